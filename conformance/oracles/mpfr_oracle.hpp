@@ -1,0 +1,73 @@
+// Independent correctly-rounded reference ("oracle") for softmx conversions.
+//
+// Written from docs/SEMANTICS.md only: its own format table, its own decoder and
+// encoder, and value-level rounding with MPFR (the two neighbours RD(x), RU(x) of an
+// exact value in the destination's value set, extended upward without bound). It shares
+// no code with the emulator (emulator/, include/) on purpose: where they disagree, one of
+// them is wrong.
+//
+// Thread safety: all scratch state is thread_local; the MPFR exponent range is never
+// changed.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <mpfr.h>
+#include <optional>
+#include <string_view>
+
+namespace softmx::oracle {
+
+enum class Fmt : uint8_t { f64, f32, f16, bf16, e4m3, e5m2, e3m2, e2m3, e2m1, int8, e8m0 };
+inline constexpr int kFmtCount = 11;
+std::optional<Fmt> fmt_from_name(std::string_view);  // exactly the names above
+std::string_view fmt_name(Fmt);
+
+enum class Mode : uint8_t { rne, rna, rz, ru, rd, ro };  // deterministic modes
+inline constexpr int kModeCount = 6;
+enum class Sat : uint8_t { finite, none };
+enum class Tiny : uint8_t { after, before };
+
+// The dialect policies of SEMANTICS.md section 5 (defaults = the "ocp" dialect)
+struct Policies {
+  bool nan_sign_positive = false;     // NanSign: false=preserve, true=positive
+  // NanPayload, per destination format (indexed by Fmt): SEMANTICS 5.5.
+  enum class Payload : uint8_t { canonical, preserve, all_ones };
+  std::array<Payload, kFmtCount> nan_payload{};
+  // nan_canonical_ones, per source format (indexed by Fmt): 0 keeps a NaN input as it is; n > 0
+  // replaces it by +NaN whose fraction is n ones (SEMANTICS 5.5).
+  std::array<uint8_t, kFmtCount> nan_canonical_ones{};
+  enum class NanToFinite : uint8_t { positive_max, signed_max, positive_zero, negative_zero } nan_to_finite =
+      NanToFinite::positive_max;
+  bool e8m0_below_nan = false;          // false = clamp_min
+  bool e8m0_negative_magnitude = false;  // false = nan
+  bool e8m0_ties_up = false;            // false = even
+  bool int8_minus2 = false;
+};
+
+struct Outcome {
+  uint64_t code = 0;
+  uint8_t flags = 0;
+  bool operator==(const Outcome&) const = default;
+};
+// Flags bits: 0x01 inexact, 0x02 underflow, 0x04 overflow, 0x08 infinite (never), 0x10 invalid.
+
+// Every deterministic mode x both saturations x both tininess rules at once, for one input.
+struct AllOutcomes {
+  Outcome r[kModeCount][2][2];
+  const Outcome& at(Mode m, Sat s, Tiny t) const { return r[(int)m][(int)s][(int)t]; }
+};
+
+AllOutcomes convert_all(Fmt src, Fmt dst, uint64_t src_bits, const Policies& = {});
+Outcome convert(Fmt src, Fmt dst, uint64_t src_bits, Mode, Sat, Tiny, const Policies& = {});
+// Stochastic rounding (SEMANTICS section 2, "rs"): r in 1..64 random bits, R < 2^r.
+Outcome convert_rs(Fmt src, Fmt dst, uint64_t src_bits, unsigned r, uint64_t R, Sat, Tiny,
+                   const Policies& = {});
+// An exact finite/zero/inf value (no NaN) given as an mpfr number of any precision.
+AllOutcomes round_value_all(mpfr_srcptr x, Fmt dst, const Policies& = {});
+// Decodes a code into an exact mpfr value (caller inits `out` with enough precision, e.g. 64
+// bits). Returns false for NaN codes (out untouched). Signed zeros keep their sign.
+bool decode(Fmt f, uint64_t code, mpfr_ptr out);
+bool is_nan_code(Fmt f, uint64_t code);
+int width(Fmt f);  // 4, 6, 8, 16, 32, 64
+
+}  // namespace softmx::oracle

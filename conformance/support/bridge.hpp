@@ -1,0 +1,77 @@
+// conformance/support/bridge.hpp: from softmx's types to the oracle's own.
+//
+// The MPFR oracle shares no code or types with the emulator; this maps names and policy values
+// across, and builds the dialect variants the suites run against it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "oracles/mpfr_oracle.hpp"
+#include "softmx/convert.hpp"
+
+namespace softmx::conformance {
+
+inline oracle::Fmt to_oracle(FormatId f) { return *oracle::fmt_from_name(format(f).name); }
+inline oracle::Mode to_oracle(Rounding r) { return static_cast<oracle::Mode>(static_cast<int>(r)); }
+inline oracle::Sat to_oracle(Saturation s) { return s == Saturation::finite ? oracle::Sat::finite : oracle::Sat::none; }
+inline oracle::Tiny to_oracle(Tininess t) { return t == Tininess::after_rounding ? oracle::Tiny::after : oracle::Tiny::before; }
+
+inline oracle::Policies to_oracle(const Dialect& d) {
+  oracle::Policies p;
+  p.nan_sign_positive = d.nan_sign == NanSign::positive;
+  for (const Format& f : all_formats()) {
+    const int i = static_cast<int>(f.id);
+    const int o = static_cast<int>(to_oracle(f.id));
+    p.nan_payload[o] = static_cast<oracle::Policies::Payload>(static_cast<int>(d.nan_payload[i]));
+    p.nan_canonical_ones[o] = d.nan_canonical_ones[i];
+  }
+  p.nan_to_finite = static_cast<oracle::Policies::NanToFinite>(static_cast<int>(d.nan_to_finite));
+  p.e8m0_below_nan = d.e8m0_below == E8m0Below::nan;
+  p.e8m0_negative_magnitude = d.e8m0_negative == E8m0Negative::magnitude;
+  p.e8m0_ties_up = d.e8m0_ties == E8m0Ties::up;
+  p.int8_minus2 = d.int8_minus2;
+  return p;
+}
+
+/// A dialect's policies with every destination, mode and saturation allowed: the suites check
+/// the policy logic against the oracle beyond what the modelled implementation offers.
+inline Dialect policies_only(const Dialect& d) {
+  Dialect p = d;
+  for (auto& s : p.support) s = {kAllRoundings, kAllSaturations, ""};
+  return p;
+}
+
+struct PolicySet {
+  std::string name;
+  Dialect dialect;
+};
+
+/// ocp, cuda's policies, and two variants that flip every other knob, so each policy value is
+/// checked against the oracle on every input.
+inline std::vector<PolicySet> policy_sets() {
+  std::vector<PolicySet> v;
+  v.push_back({"ocp", policies_only(ocp_dialect())});
+  v.push_back({"cuda-policies", policies_only(*find_dialect("cuda"))});
+  Dialect a = policies_only(ocp_dialect());
+  a.nan_sign = NanSign::positive;
+  a.nan_payload.fill(NanPayload::preserve);
+  a.nan_to_finite = NanToFinite::signed_max;
+  a.e8m0_below = E8m0Below::nan;
+  a.e8m0_negative = E8m0Negative::magnitude;
+  a.e8m0_ties = E8m0Ties::up;
+  a.int8_minus2 = true;
+  v.push_back({"variant-a", a});
+  Dialect b = policies_only(ocp_dialect());
+  b.nan_payload.fill(NanPayload::all_ones);
+  for (auto& n : b.nan_canonical_ones) n = 5;
+  b.nan_to_finite = NanToFinite::negative_zero;
+  b.int8_minus2 = true;
+  v.push_back({"variant-b", b});
+  Dialect c = policies_only(ocp_dialect());
+  c.nan_to_finite = NanToFinite::positive_zero;
+  v.push_back({"variant-c", c});
+  return v;
+}
+
+}  // namespace softmx::conformance

@@ -1,0 +1,182 @@
+// conformance/test_cli.cpp: the `softmx` command line, end to end, through the real binary.
+//
+// The stdin/stdout contract that scripts depend on, the human forms, and bad input of every
+// kind: each must give one clear error line naming where and what was expected, exit status 2,
+// and never a crash.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "softmx/prng.hpp"
+
+namespace {
+
+struct CliRun {
+  int status;  // exit status, or 128 + signal
+  std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// Runs `softmx ARGS` with `input` on stdin.
+CliRun run(const std::string& args, const std::string& input = "") {
+  static int counter = 0;
+  const std::string dir = (std::filesystem::temp_directory_path() / ("softmx_cli_" + std::to_string(::getpid()))).string();
+  std::filesystem::create_directories(dir);
+  const std::string base = dir + "/" + std::to_string(counter++);
+  std::ofstream(base + ".in", std::ios::binary) << input;
+  const std::string cmd = std::string("'") + SOFTMX_CLI + "' " + args + " < '" + base + ".in' > '" + base + ".out' 2> '" +
+                          base + ".err'";
+  const int rc = std::system(cmd.c_str());
+  CliRun r;
+  r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + (WIFSIGNALED(rc) ? WTERMSIG(rc) : 0);
+  r.out = slurp(base + ".out");
+  r.err = slurp(base + ".err");
+  return r;
+}
+
+void expect_usage_error(const CliRun& r, const std::string& fragment) {
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find(fragment), std::string::npos) << "stderr was: " << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one line: " << r.err;
+}
+
+TEST(Cli, ConvertStreamContract) {
+  const CliRun r = run("convert --from f32 --to e4m3", "43E80000\n43E80001\n7FC00000\nFF800000\n00000000\n3f800000\n");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "43E80000 7E 01\n"   // 464: tie, even 448
+            "43E80001 7E 05\n"   // above the tie: overflow, saturated
+            "7FC00000 7F 00\n"   // NaN
+            "FF800000 FE 10\n"   // -Inf -> -448, invalid
+            "00000000 00 00\n"
+            "3F800000 38 00\n");  // lower-case input echoed in TestFloat's upper case
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(Cli, ConvertOptions) {
+  EXPECT_EQ(run("convert --from f32 --to e4m3 --sat none", "43E80001\n").out, "43E80001 7F 05\n");
+  EXPECT_EQ(run("convert --from f32 --to e2m1 --round rna", "40A00000\n").out, "40A00000 7 01\n");
+  EXPECT_EQ(run("convert --from=f32 --to=e8m0 --round=rz --dialect=cuda", "C0400000\n").out, "C0400000 80 11\n");
+  EXPECT_EQ(run("convert --from e8m0 --to f32", "00\nFF\n").out, "00 00400000 00\nFF 7FC00000 00\n");
+  EXPECT_EQ(run("convert --from e8m0 --to f32 --dialect cuda", "FF\n").out, "FF 7FFF0000 00\n");
+  EXPECT_EQ(run("convert --from int8 --to f32", "80\n").out, "80 C0000000 00\n");
+  EXPECT_EQ(run("convert --from e3m2 --to f16", "1F\n").out, "1F 4F00 00\n");
+  // CRLF line ends are accepted.
+  EXPECT_EQ(run("convert --from f16 --to e5m2", "3C00\r\n").out, "3C00 3C 00\n");
+}
+
+TEST(Cli, StochasticRounding) {
+  // 1.0625 into e2m1: halfway between 1.0 and 1.5 is 1.25; f = 1/8 of an ulp... use 1.25:
+  // f = 1/2, r = 4: F = 8; R = 7 gives 15 (no carry), R = 8 gives 16 (carry: round away).
+  const CliRun r = run("convert --from f32 --to e2m1 --round rs --rbits 4", "3FA00000 7\n3FA00000 8\nBFA00000 8\n");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "3FA00000 7 2 01\n3FA00000 8 3 01\nBFA00000 8 B 01\n");
+  expect_usage_error(run("convert --from f32 --to e2m1 --round rs --rbits 4", "3FA00000\n"), "line 1");
+  expect_usage_error(run("convert --from f32 --to e2m1 --round rs --rbits 4", "3FA00000 10\n"), "below 2^4");
+  expect_usage_error(run("convert --from f32 --to e2m1 --round rs --rbits 4", "3FA00000 G\n"), "random bits");
+}
+
+TEST(Cli, ConvertValues) {
+  CliRun r = run("convert --to e4m3 464 465 -0 inf nan 1.3");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("464 -> e4m3 7E = 448  flags 01 (inexact)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("465 -> e4m3 7E = 448  flags 05 (overflow|inexact)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("-0 -> e4m3 80 = -0  flags 00 (none)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("inf -> e4m3 7E = 448  flags 10 (invalid)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1.3 -> e4m3 3A = 1.25"), std::string::npos) << r.out;
+  // The typed value is rounded once, exactly: just above the tie is not the tie.
+  r = run("convert --to e4m3 --sat none 464.0000000000000000000001");
+  EXPECT_NE(r.out.find("-> e4m3 7F = NaN  flags 05"), std::string::npos) << r.out;
+  r = run("convert --from f32 --to e8m0 40400000");
+  EXPECT_NE(r.out.find("40400000 (f32 3) -> e8m0 80 = 2  flags 01"), std::string::npos) << r.out;
+  r = run("convert --to e2m1 --round rs --rbits 2 --random 2 1.25");
+  EXPECT_NE(r.out.find("1.25 -> e2m1 3 = 1.5"), std::string::npos) << r.out;
+}
+
+TEST(Cli, Explain) {
+  CliRun r = run("explain --to e4m3 464");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("a TIE"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("7E = 448"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("beyond max finite 448"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("dialect cuda cannot convert to e4m3 with rounding rna"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("probability F/2^32 = 0.5"), std::string::npos) << r.out;
+  r = run("explain --from f32 --to e8m0 40400000");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("exponent 10000000"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("0.5 ulp from 80, 0.5 ulp from 81: a TIE"), std::string::npos) << r.out;
+  r = run("explain --to e2m1 1.3");
+  EXPECT_NE(r.out.find("0.6 ulp from 2, 0.4 ulp from 3: nearer away from zero"), std::string::npos) << r.out;
+  r = run("explain --to e8m0 1e-50");
+  EXPECT_NE(r.out.find("has no zero"), std::string::npos) << r.out;
+  for (const char* v : {"nan", "-inf", "0", "-1e300", "1e-320", "0x1.8p3"}) {
+    r = run(std::string("explain --to e5m2 ") + v);
+    EXPECT_EQ(r.status, 0) << v << ": " << r.err;
+  }
+}
+
+TEST(Cli, Listings) {
+  CliRun r = run("formats");
+  ASSERT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("e4m3"), std::string::npos);
+  EXPECT_NE(r.out.find("448"), std::string::npos);
+  r = run("dialects");
+  ASSERT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("cuda"), std::string::npos);
+  EXPECT_EQ(run("--help").status, 0);
+  EXPECT_EQ(run("").status, 2);
+}
+
+TEST(Cli, BadInputIsAClearErrorWithStatus2) {
+  expect_usage_error(run("convert --from f32 --to e4m3", "3F80000\n"), "<stdin> line 1: expected 8 hex digits (an f32 bit pattern), got \"3F80000\"");
+  expect_usage_error(run("convert --from f32 --to e4m3", "3F800000\n3F80000G\n"), "<stdin> line 2");
+  expect_usage_error(run("convert --from f32 --to e4m3", "3F800000\n\n"), "line 2: empty line");
+  expect_usage_error(run("convert --from f32 --to e4m3", "3F800000 1\n"), "expected one field");
+  expect_usage_error(run("convert --from e3m2 --to f32", "40\n"), "an e3m2 code, 00..3F");
+  expect_usage_error(run("convert --from e2m1 --to f32", "10\n"), "1 hex digit");
+  expect_usage_error(run("convert --from f33 --to e4m3"), "unknown format 'f33' for --from");
+  expect_usage_error(run("convert --from f32 --to e4m3 --round nearest"), "unknown rounding mode 'nearest'");
+  expect_usage_error(run("convert --from f32 --to e4m3 --sat maybe"), "unknown saturation");
+  expect_usage_error(run("convert --from f32 --to e4m3 --dialect torch"), "unknown dialect 'torch'");
+  expect_usage_error(run("convert --from f32 --to e4m3 --dialect cuda --round rz"), "supports: rne");
+  expect_usage_error(run("convert --from f32 --to int8 --dialect cuda"), "no MXINT8");
+  expect_usage_error(run("convert --from f32 --to e4m3 --rbits 65"), "--rbits");
+  expect_usage_error(run("convert --from f32 --to e4m3 --bogus 1"), "unknown option --bogus");
+  expect_usage_error(run("convert --to e4m3 1.2.3"), "argument \"1.2.3\"");
+  expect_usage_error(run("convert --to e4m3 --to e5m2 1"), "given twice");
+  expect_usage_error(run("convert --from f32 --to e4m3 43E8"), "argument \"43E8\"");
+  expect_usage_error(run("convert --to e4m3"), "give --from SRC");
+  expect_usage_error(run("convert --from f32"), "missing --to");
+  expect_usage_error(run("explain --to e4m3"), "exactly one VALUE");
+  expect_usage_error(run("explain --to e4m3 1e999999"), "exponent out of range");
+  expect_usage_error(run("frobnicate"), "unknown command 'frobnicate'");
+  // Lines already converted before the bad one are still written.
+  EXPECT_EQ(run("convert --from f16 --to e5m2", "3C00\nzz\n").out, "3C00 3C 00\n");
+}
+
+// Garbage never crashes the parser: every outcome is a clean exit 0 or 2.
+TEST(Cli, GarbageNeverCrashes) {
+  softmx::SplitMix64 rng(0x6A5BA6E);
+  const std::string alphabet = "0123456789abcdefABCDEFxp.+-eE \t\r\n\x01\xff";
+  for (int i = 0; i < 60; ++i) {
+    std::string in;
+    const std::size_t n = rng.below(200);
+    for (std::size_t k = 0; k < n; ++k) in += alphabet[rng.below(alphabet.size())];
+    const CliRun r = run(i % 2 ? "convert --from f16 --to e4m3" : "convert --from e2m1 --to f32 --round rs --rbits 3", in);
+    EXPECT_TRUE(r.status == 0 || r.status == 2) << "status " << r.status << " for input of " << n << " bytes";
+  }
+}
+
+}  // namespace

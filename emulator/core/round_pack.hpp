@@ -1,0 +1,306 @@
+// emulator/core/round_pack.hpp: the one generic unpack and round-and-pack algorithm (internal).
+//
+// Everything here is inline so that each kernel in convert.cpp, which passes constexpr
+// descriptors, is the same algorithm with the format's constants folded in. The
+// specification is docs/SEMANTICS.md; section numbers below refer to it.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+
+#include "softmx/context.hpp"
+#include "softmx/convert.hpp"
+#include "softmx/dialect.hpp"
+#include "softmx/format.hpp"
+#include "softmx/value.hpp"
+
+#if defined(__GNUC__)
+#define SOFTMX_INLINE inline __attribute__((always_inline))
+#else
+#define SOFTMX_INLINE inline
+#endif
+
+namespace softmx::detail {
+
+constexpr std::uint64_t low_mask(int bits) {
+  return bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Unpacking a code into an exact value.
+
+SOFTMX_INLINE Unpacked unpack_inline(const Format& f, std::uint64_t code) {
+  Unpacked u;
+  const int m = f.man_bits;
+  std::uint64_t mag = code;
+  switch (f.sign) {
+    case SignEncoding::magnitude:
+      u.sign = (code >> (f.width - 1)) & 1;
+      mag = code & f.all_ones_magnitude();
+      break;
+    case SignEncoding::twos_complement:
+      u.sign = (code >> (f.width - 1)) & 1;
+      // 0x80 gives magnitude 0x80, which reads as 2.0 in the E1M6 view (SEMANTICS 1).
+      mag = u.sign ? (~code + 1) & f.code_mask() : code;
+      break;
+    case SignEncoding::none:
+      break;
+  }
+  const std::uint64_t frac = mag & low_mask(m);
+  const std::uint64_t expf = mag >> m;
+  const std::uint64_t payload = m == 0 ? 0 : frac << (64 - m);
+  if (f.specials == Specials::ieee && expf == low_mask(f.exp_bits)) {
+    if (frac == 0) {
+      u.cls = ValueClass::inf;
+    } else {
+      u.cls = ValueClass::nan;
+      u.nan_quiet = (frac >> (m - 1)) & 1;
+      u.nan_payload = payload;
+    }
+    return u;
+  }
+  if (f.specials == Specials::fn && mag == f.all_ones_magnitude()) {
+    u.cls = ValueClass::nan;
+    u.nan_quiet = true;
+    u.nan_payload = payload;
+    return u;
+  }
+  if (f.subnormals && expf == 0) {
+    if (frac == 0) {
+      u.cls = ValueClass::zero;
+      return u;
+    }
+    const int lz = std::countl_zero(frac);
+    u.cls = ValueClass::finite;
+    u.sig = frac << lz;
+    u.exp = f.emin() - m + (63 - lz);
+    return u;
+  }
+  u.cls = ValueClass::finite;
+  u.sig = ((std::uint64_t{1} << m) | frac) << (63 - m);
+  u.exp = static_cast<std::int32_t>(expf) - f.bias;
+  return u;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Packing.
+
+/// Packs a sign and a magnitude code into a code (SEMANTICS 3).
+SOFTMX_INLINE std::uint64_t pack(const Format& f, bool sign, std::uint64_t mag) {
+  switch (f.sign) {
+    case SignEncoding::magnitude: return (std::uint64_t{sign} << (f.width - 1)) | mag;
+    case SignEncoding::twos_complement: return sign ? (~mag + 1) & f.code_mask() : mag;
+    case SignEncoding::none: break;
+  }
+  return mag;
+}
+
+/// Largest finite magnitude code for a result of this sign (int8 -2 policy, SEMANTICS 5.7).
+SOFTMX_INLINE std::uint64_t max_magnitude(const Format& f, bool sign, const Dialect& d) {
+  const bool minus2 = sign && f.sign == SignEncoding::twos_complement && d.int8_minus2;
+  return f.max_finite_magnitude() + (minus2 ? 1 : 0);
+}
+
+/// A NaN of `f` (which has NaN) for a NaN or NaN-producing input of this sign and payload
+/// (SEMANTICS 5.5).
+SOFTMX_INLINE std::uint64_t nan_code(const Format& f, bool sign, std::uint64_t payload, const Dialect& d) {
+  const bool s = d.nan_sign == NanSign::preserve && sign;
+  std::uint64_t mag = f.all_ones_magnitude();  // fn formats: their single NaN
+  if (f.specials == Specials::ieee) {
+    const int m = f.man_bits;
+    const std::uint64_t quiet = std::uint64_t{1} << (m - 1);
+    std::uint64_t frac = quiet;
+    switch (d.nan_payload[static_cast<int>(f.id)]) {
+      case NanPayload::canonical: break;
+      case NanPayload::preserve: frac |= payload >> (64 - m); break;
+      case NanPayload::all_ones: frac = low_mask(m); break;
+    }
+    mag = (low_mask(f.exp_bits) << m) | frac;
+  }
+  return pack(f, s, mag);
+}
+
+SOFTMX_INLINE std::uint64_t inf_code(const Format& f, bool sign) {
+  return pack(f, sign, low_mask(f.exp_bits) << f.man_bits);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rounding.
+
+/// The rounding increment (0 or 1) for a truncated significand given the discarded fraction:
+/// `frac` holds its leading 64 bits (bit 63 has weight 1/2 ulp) and `sticky` says whether any
+/// bit below those is set (SEMANTICS 2). `code_odd` is the last bit of the truncated result's
+/// code, which decides ties under rne and jamming under ro: for m > 0 it is the significand's
+/// last bit, for e8m0 (m = 0) the exponent's.
+SOFTMX_INLINE std::uint64_t round_increment(Rounding mode, bool sign, bool code_odd, std::uint64_t frac,
+                                            bool sticky, bool ties_up, const Context& c) {
+  // Written with & and | on bools, not && and ||: random data makes the half bit unpredictable,
+  // and this way the compiler emits flag arithmetic instead of branches.
+  constexpr std::uint64_t kHalf = std::uint64_t{1} << 63;
+  const bool inexact = (frac != 0) | sticky;
+  switch (mode) {
+    case Rounding::rne: return (frac > kHalf) | ((frac == kHalf) & (sticky | code_odd | ties_up));
+    case Rounding::rna: return frac >> 63;
+    case Rounding::rz: return 0;
+    case Rounding::ru: return inexact && !sign;
+    case Rounding::rd: return inexact && sign;
+    case Rounding::ro: return inexact && !code_odd;  // jam: make the code odd
+    case Rounding::rs: {
+      const unsigned r = std::clamp<unsigned>(c.rbits_width, 1, 64);
+      const std::uint64_t R = c.rbits & low_mask(static_cast<int>(r));
+      const std::uint64_t F = frac >> (64 - r);  // the first r discarded bits; the rest ignored
+      if (r == 64) return F + R < F;             // carry out of 64 bits
+      return (F + R) >> r;
+    }
+  }
+  return 0;
+}
+
+/// Rounds the finite non-zero v (|v| = sig * 2^(exp-63), plus sticky) at quantum 2^q into
+/// format f: returns the rounded integer significand N and whether the result is inexact.
+struct Rounded {
+  std::uint64_t n;
+  bool inexact;
+};
+SOFTMX_INLINE Rounded round_at(const Format& f, const Unpacked& v, int q, bool ties_up, const Context& c) {
+  // Bits of sig to discard: sig's bit 0 has weight 2^(exp-63), the kept LSB 2^q.
+  const int dsh = q - (v.exp - 63);  // >= 64 - p >= 11 for every destination (p <= 53)
+  std::uint64_t n0, frac;
+  bool sticky = v.sticky;
+  if (dsh == 63 - f.man_bits) {
+    // The common case, a normal result (q = exp - m): constant shifts once inlined.
+    n0 = v.sig >> (63 - f.man_bits);
+    frac = v.sig << (f.man_bits + 1);
+  } else if (dsh < 64) {
+    n0 = v.sig >> dsh;
+    frac = v.sig << (64 - dsh);
+  } else if (dsh < 128) {
+    n0 = 0;
+    frac = v.sig >> (dsh - 64);
+    if (dsh > 64) sticky |= (v.sig << (128 - dsh)) != 0;
+  } else {
+    n0 = 0;
+    frac = 0;
+    sticky = true;  // sig is non-zero
+  }
+  const bool inexact = frac != 0 || sticky;
+  // The code's last bit: the packed code is (q + m + bias - 1) * 2^m + N (SEMANTICS 3), whose
+  // first term is even unless m = 0.
+  const bool code_odd = ((n0 + (f.man_bits == 0 ? static_cast<std::uint64_t>(q + f.bias - 1) : 0)) & 1) != 0;
+  return {n0 + round_increment(c.rounding, v.sign, code_odd, frac, sticky, ties_up, c), inexact};
+}
+
+/// Tininess (SEMANTICS 5.3) of the finite non-zero v for a floating destination.
+SOFTMX_INLINE bool is_tiny(const Format& f, const Unpacked& v, bool ties_up, const Context& c) {
+  const int emin = f.emin();
+  if (v.exp == emin - 1 && c.tininess == Tininess::after_rounding) [[unlikely]] {
+    // Tiny unless rounding to p bits with unbounded exponent range carries the value up to
+    // 2^emin.
+    const Rounded r = round_at(f, v, v.exp - f.man_bits, ties_up, c);
+    return (r.n >> (f.man_bits + 1)) == 0;
+  }
+  return v.exp < emin;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Round and pack.
+
+SOFTMX_INLINE Result round_pack_inline(const Format& f, const Unpacked& in, const Context& c, const Dialect& d) {
+  bool sign = in.sign;
+  Flags extra = 0;
+
+  // Unsigned destination (e8m0): negative non-zero values (SEMANTICS 5.4).
+  if (!f.is_signed() && sign && (in.cls == ValueClass::finite || in.cls == ValueClass::inf)) {
+    if (d.e8m0_negative == E8m0Negative::nan) return {nan_code(f, false, 0, d), flag::invalid};
+    sign = false;
+    extra = flag::invalid;
+  }
+
+  if (in.cls != ValueClass::finite) [[unlikely]] switch (in.cls) {
+    case ValueClass::nan: {
+      if (f.has_nan()) return {nan_code(f, in.sign, in.nan_payload, d), in.nan_quiet ? Flags{0} : flag::invalid};
+      switch (d.nan_to_finite) {
+        case NanToFinite::positive_max: return {pack(f, false, max_magnitude(f, false, d)), flag::invalid};
+        case NanToFinite::signed_max: return {pack(f, in.sign, max_magnitude(f, in.sign, d)), flag::invalid};
+        case NanToFinite::positive_zero: return {pack(f, false, 0), flag::invalid};
+        case NanToFinite::negative_zero: return {pack(f, true, 0), flag::invalid};
+      }
+      return {0, flag::invalid};
+    }
+    case ValueClass::inf: {  // SEMANTICS 5.6
+      if (c.saturation == Saturation::none) {
+        if (f.has_inf()) return {inf_code(f, sign), extra};
+        if (f.has_nan()) return {nan_code(f, sign, 0, d), flag::invalid};
+      }
+      return {pack(f, sign, max_magnitude(f, sign, d)), flag::invalid};
+    }
+    case ValueClass::zero: {
+      if (f.has_zero()) return {pack(f, sign, 0), 0};
+      // No zero (e8m0): SEMANTICS 5.4.
+      if (d.e8m0_below == E8m0Below::nan) return {nan_code(f, false, 0, d), flag::invalid};
+      return {pack(f, false, 0), flag::underflow | flag::inexact};
+    }
+    case ValueClass::finite: break;
+  }
+
+  const int m = f.man_bits;
+  const int emin = f.emin();
+  Unpacked v = in;
+  v.sign = sign;
+  // One-bit precision (e8m0): the ties-up policy (SEMANTICS 5.4).
+  const bool ties_up = m == 0 && d.e8m0_ties == E8m0Ties::up;
+
+  if (!f.subnormals && v.exp < emin) {
+    // Below the smallest value of a format without zero or subnormals (e8m0): SEMANTICS 5.4.
+    if (d.e8m0_below == E8m0Below::nan) return {nan_code(f, false, 0, d), flag::invalid};
+    const Flags u = is_tiny(f, v, ties_up, c) ? flag::underflow : Flags{0};
+    return {pack(f, sign, 0), Flags(u | flag::inexact | extra)};
+  }
+
+  const std::uint64_t max_mag = max_magnitude(f, sign, d);
+  // An exponent above emax + 1 overflows whatever the rounding (even int8's -2 has exponent
+  // emax + 1). Clamping it to emax + 2 keeps that verdict, since the packed code is then above
+  // every finite code, and keeps the packing arithmetic below from overflowing.
+  const int emax = static_cast<int>(f.max_finite_magnitude() >> m) - f.bias;
+  v.exp = std::min(v.exp, emax + 2);
+  const int q = (f.subnormals ? std::max(v.exp, emin) : v.exp) - m;
+  const Rounded r = round_at(f, v, q, ties_up, c);
+  const bool inexact = r.inexact;
+  // SEMANTICS 3: the exponent field and the hidden bit add, so carries need no fix-up.
+  const std::int64_t base = static_cast<std::int64_t>(q + m + f.bias - 1) * (std::int64_t{1} << m);
+  const std::uint64_t mag = static_cast<std::uint64_t>(base + static_cast<std::int64_t>(r.n));
+
+  if (mag > max_mag) {  // SEMANTICS 4
+    const Rounding mode = c.rounding;
+    const bool toward_inf = mode == Rounding::rne || mode == Rounding::rna || mode == Rounding::rs ||
+                            (mode == Rounding::ru && !sign) || (mode == Rounding::rd && sign);
+    const Flags fl = flag::overflow | flag::inexact | extra;
+    if (c.saturation == Saturation::none && toward_inf) {
+      if (f.has_inf()) return {inf_code(f, sign), fl};
+      if (f.has_nan()) return {nan_code(f, sign, 0, d), fl};
+    }
+    return {pack(f, sign, max_mag), fl};
+  }
+
+  // Flags as arithmetic on bools (branch-free for the common case).
+  const bool underflow = !f.fixed_point && inexact && is_tiny(f, v, ties_up, c);
+  const Flags fl = Flags(extra | (inexact ? flag::inexact : 0) | (underflow ? flag::underflow : 0));
+  return {pack(f, sign, mag), fl};
+}
+
+/// convert = unpack, the source-side NaN policy, round_pack.
+SOFTMX_INLINE Result convert_inline(const Format& src, const Format& dst, std::uint64_t bits, const Context& c,
+                                    const Dialect& d) {
+  Unpacked u = unpack_inline(src, bits);
+  if (u.cls == ValueClass::nan) {
+    // Source-side NaN policy (SEMANTICS 5.5): the NaN an implementation's widening path makes.
+    if (const int ones = d.nan_canonical_ones[static_cast<int>(src.id)]; ones > 0) {
+      u.sign = false;
+      u.nan_payload = low_mask(ones) << (64 - ones);
+    }
+  }
+  return round_pack_inline(dst, u, c, d);
+}
+
+}  // namespace softmx::detail

@@ -1,0 +1,67 @@
+// softmx/context.hpp: the rounding context that goes into every conversion.
+//
+// A Context is a plain value passed by the caller; softmx keeps no global mode or flags.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+
+namespace softmx {
+
+/// Rounding modes (docs/SEMANTICS.md section 2).
+enum class Rounding : std::uint8_t {
+  rne,  ///< to nearest, ties to even (code parity)
+  rna,  ///< to nearest, ties away from zero
+  rz,   ///< toward zero
+  ru,   ///< toward +infinity
+  rd,   ///< toward -infinity
+  ro,   ///< to odd (von Neumann jamming): truncate, then set the last bit if inexact
+  rs,   ///< stochastic with caller-supplied random bits (Context::rbits, rbits_width)
+};
+inline constexpr int kRoundingCount = 7;
+/// The deterministic modes, in enum order (every mode but rs).
+inline constexpr Rounding kDeterministicRoundings[] = {Rounding::rne, Rounding::rna, Rounding::rz,
+                                                       Rounding::ru,  Rounding::rd,  Rounding::ro};
+
+/// What happens to values beyond the largest finite number (docs/SEMANTICS.md section 4).
+enum class Saturation : std::uint8_t {
+  finite,  ///< overflow and Inf give +-max finite (OFP8 SAT, PTX .satfinite)
+  none,    ///< OFP8 NONSAT: overflow gives Inf, or NaN where there is no Inf (e4m3, e8m0)
+};
+
+/// When a value is tiny for the underflow flag (docs/SEMANTICS.md section 5.3).
+enum class Tininess : std::uint8_t {
+  after_rounding,   ///< the default, as SoftFloat's default specialization
+  before_rounding,
+};
+
+/// Everything the caller chooses for one conversion.
+struct Context {
+  Rounding rounding = Rounding::rne;
+  Saturation saturation = Saturation::finite;
+  Tininess tininess = Tininess::after_rounding;
+  /// rs only: the number r of random bits, 1..64. The most significant of them has the
+  /// weight of half a unit in the destination's last place (SEMANTICS section 2).
+  std::uint8_t rbits_width = 32;
+  /// rs only: the random value R, 0 <= R < 2^rbits_width (higher bits must be zero).
+  std::uint64_t rbits = 0;
+};
+
+/// Canonical names: "rne" "rna" "rz" "ru" "rd" "ro" "rs".
+std::string_view name(Rounding r);
+/// "finite" "none".
+std::string_view name(Saturation s);
+/// "after" "before".
+std::string_view name(Tininess t);
+
+/// Parses a rounding mode name. Accepts the canonical names and the aliases "nearest-even",
+/// "rn", "nearest-away", "zero", "up", "down", "odd", "stochastic" (case-insensitive).
+std::optional<Rounding> parse_rounding(std::string_view s);
+/// Parses "finite" (alias "satfinite", "sat") or "none" (alias "nosat", "nonsat").
+std::optional<Saturation> parse_saturation(std::string_view s);
+/// Parses "after" or "before".
+std::optional<Tininess> parse_tininess(std::string_view s);
+
+}  // namespace softmx

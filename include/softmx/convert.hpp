@@ -1,0 +1,88 @@
+// softmx/convert.hpp: conversions between any two formats, one value or a batch.
+//
+//   Result r = softmx::convert(FormatId::f32, FormatId::e4m3, 0x43E80000, ctx, dialect);
+//   // r.code == 0x7E (448), r.flags == flag::inexact
+//
+// Every conversion is unpack(source) followed by the one generic round_pack(destination):
+// there is no per-format code. docs/SEMANTICS.md is the specification.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "softmx/context.hpp"
+#include "softmx/dialect.hpp"
+#include "softmx/flags.hpp"
+#include "softmx/format.hpp"
+#include "softmx/value.hpp"
+
+namespace softmx {
+
+/// The outcome of one conversion: the destination code (in the low `width` bits) and flags.
+struct Result {
+  std::uint64_t code = 0;
+  Flags flags = 0;
+  friend bool operator==(const Result&, const Result&) = default;
+};
+
+/// Thrown when a dialect does not support the requested destination, rounding mode or
+/// saturation (for example the cuda dialect with rz into e4m3). The message says why and
+/// what is supported.
+class Unsupported : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+/// Unpacks a code of format `f`. Precondition: code <= f.code_mask().
+Unpacked unpack(const Format& f, std::uint64_t code);
+
+/// Rounds an exact value into `dst` and packs it: the single round-and-pack routine of
+/// softmx (SEMANTICS sections 2-5). Source-side policies (canonicalize_narrow_nan) are the
+/// caller's; convert() applies them. Does not check dialect support.
+Result round_pack(const Format& dst, const Unpacked& value, const Context& ctx, const Dialect& dialect);
+
+/// Converts one code of `src` into `dst`. Precondition: bits <= format(src).code_mask().
+/// Throws Unsupported if `dialect` does not support `dst` under `ctx`.
+Result convert(FormatId src, FormatId dst, std::uint64_t bits, const Context& ctx,
+               const Dialect& dialect = ocp_dialect());
+
+/// A conversion with its formats, context and dialect fixed and checked once, so that each
+/// call is cheap (a pointer to code specialised for the format pair).
+class Converter {
+ public:
+  /// Throws Unsupported if `dialect` does not support `dst` under `ctx`.
+  Converter(FormatId src, FormatId dst, const Context& ctx, const Dialect& dialect = ocp_dialect());
+
+  /// Converts one code. Precondition: bits <= format(src).code_mask().
+  Result operator()(std::uint64_t bits) const noexcept { return fn_(bits, ctx_, *dialect_); }
+  /// rs: converts one code with its own random bits (overrides ctx.rbits).
+  Result operator()(std::uint64_t bits, std::uint64_t rbits) const noexcept {
+    Context c = ctx_;
+    c.rbits = rbits;
+    return fn_(bits, c, *dialect_);
+  }
+
+  /// Converts n codes. `in` points to n codes of the source's storage type and `out` to n
+  /// of the destination's: std::uint8_t for widths up to 8, std::uint16_t for 16,
+  /// std::uint32_t for 32, std::uint64_t for 64. `flags` may be null. For rs, `rbits` (may
+  /// be null: then ctx.rbits serves every element) gives each element's random bits.
+  void run(const void* in, void* out, Flags* flags, std::size_t n,
+           const std::uint64_t* rbits = nullptr) const;
+
+  const Context& context() const { return ctx_; }
+  const Dialect& dialect() const { return *dialect_; }
+  FormatId source() const { return src_; }
+  FormatId destination() const { return dst_; }
+
+  using Kernel = Result (*)(std::uint64_t, const Context&, const Dialect&);
+
+ private:
+  FormatId src_, dst_;
+  Context ctx_;
+  const Dialect* dialect_;
+  Kernel fn_;
+};
+
+}  // namespace softmx

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs the Debian packages softmx needs, skipping those already present.
+# Root runs apt-get directly; anyone else goes through sudo.
+set -euo pipefail
+
+packages=(g++ make cmake libgtest-dev librapidcheck-dev libmpfr-dev libgmp-dev libboost-dev libbenchmark-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "softmx: all build dependencies are installed"
+  exit 0
+fi
+echo "softmx: installing ${missing[*]}"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,171 @@
+// tools/softmx/cli.cpp: see cli.hpp.
+#include "cli.hpp"
+
+#include <algorithm>
+#include <charconv>
+
+namespace softmx::cli {
+
+std::optional<std::string> Args::get(std::string_view name) const {
+  auto it = options.find(name);
+  if (it == options.end()) return std::nullopt;
+  return it->second;
+}
+
+bool Args::has_switch(std::string_view name) const {
+  return std::find(switches.begin(), switches.end(), name) != switches.end();
+}
+
+namespace {
+
+std::string option_list(std::initializer_list<std::string_view> a, std::initializer_list<std::string_view> b) {
+  std::string s;
+  for (auto l : {a, b})
+    for (std::string_view o : l) {
+      if (!s.empty()) s += ", ";
+      s += "--";
+      s += o;
+    }
+  return s.empty() ? "none" : s;
+}
+
+bool contains(std::initializer_list<std::string_view> l, std::string_view v) {
+  return std::find(l.begin(), l.end(), v) != l.end();
+}
+
+}  // namespace
+
+Args parse_args(std::string command, int argc, char** argv, int first,
+                std::initializer_list<std::string_view> value_options,
+                std::initializer_list<std::string_view> switch_options) {
+  Args a;
+  a.command = std::move(command);
+  bool options_done = false;
+  for (int i = first; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (options_done || arg.size() < 2 || arg.substr(0, 2) != "--") {
+      a.positionals.emplace_back(arg);
+      continue;
+    }
+    if (arg == "--") {
+      options_done = true;
+      continue;
+    }
+    std::string_view name = arg.substr(2);
+    std::optional<std::string_view> value;
+    if (auto eq = name.find('='); eq != std::string_view::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+    }
+    if (contains(switch_options, name)) {
+      if (value) throw UsageError("option --" + std::string(name) + " takes no value");
+      a.switches.emplace_back(name);
+      continue;
+    }
+    if (!contains(value_options, name))
+      throw UsageError("unknown option --" + std::string(name) + " (this command accepts " +
+                       option_list(value_options, switch_options) + ")");
+    if (!value) {
+      if (i + 1 >= argc) throw UsageError("option --" + std::string(name) + " needs a value");
+      value = argv[++i];
+    }
+    if (a.options.count(name)) throw UsageError("option --" + std::string(name) + " given twice");
+    a.options.emplace(std::string(name), std::string(*value));
+  }
+  return a;
+}
+
+FormatId parse_format_arg(std::string_view option, std::string_view value) {
+  if (auto f = parse_format(value)) return *f;
+  std::string known;
+  for (const Format& f : all_formats()) {
+    if (!known.empty()) known += ", ";
+    known += f.name;
+  }
+  throw UsageError("unknown format '" + std::string(value) + "' for --" + std::string(option) + " (expected one of " +
+                   known + ")");
+}
+
+ConversionOptions conversion_options(const Args& a, bool need_to) {
+  ConversionOptions o;
+  if (auto v = a.get("from")) o.from = parse_format_arg("from", *v);
+  if (auto v = a.get("to")) {
+    o.to = parse_format_arg("to", *v);
+  } else if (need_to) {
+    throw UsageError("missing --to FORMAT (the destination format)");
+  }
+  if (auto v = a.get("round")) {
+    auto r = parse_rounding(*v);
+    if (!r) throw UsageError("unknown rounding mode '" + *v + "' for --round (expected rne, rna, rz, ru, rd, ro or rs)");
+    o.ctx.rounding = *r;
+    o.rounding_given = true;
+  }
+  if (auto v = a.get("sat")) {
+    auto s = parse_saturation(*v);
+    if (!s) throw UsageError("unknown saturation '" + *v + "' for --sat (expected finite or none)");
+    o.ctx.saturation = *s;
+  }
+  if (auto v = a.get("tininess")) {
+    auto t = parse_tininess(*v);
+    if (!t) throw UsageError("unknown tininess '" + *v + "' for --tininess (expected after or before)");
+    o.ctx.tininess = *t;
+  }
+  if (auto v = a.get("rbits")) {
+    unsigned r = 0;
+    auto [p, ec] = std::from_chars(v->data(), v->data() + v->size(), r);
+    if (ec != std::errc() || p != v->data() + v->size() || r < 1 || r > 64)
+      throw UsageError("--rbits expects the number of random bits, an integer from 1 to 64, got '" + *v + "'");
+    o.ctx.rbits_width = static_cast<std::uint8_t>(r);
+  }
+  o.dialect = &ocp_dialect();
+  if (auto v = a.get("dialect")) {
+    o.dialect = find_dialect(*v);
+    if (!o.dialect) {
+      std::string known;
+      for (const Dialect& d : all_dialects()) {
+        if (!known.empty()) known += ", ";
+        known += d.name;
+      }
+      throw UsageError("unknown dialect '" + *v + "' for --dialect (expected one of " + known + ")");
+    }
+  }
+  return o;
+}
+
+std::optional<std::uint64_t> parse_hex_exact(std::string_view s, int digits) {
+  if (static_cast<int>(s.size()) != digits || digits == 0 || digits > 16) return std::nullopt;
+  std::uint64_t v = 0;
+  for (char c : s) {
+    int d;
+    if (c >= '0' && c <= '9') d = c - '0';
+    else if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
+    else if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
+    else return std::nullopt;
+    v = v << 4 | static_cast<std::uint64_t>(d);
+  }
+  return v;
+}
+
+std::string hex(std::uint64_t v, int digits) {
+  static constexpr char kDigits[] = "0123456789ABCDEF";
+  std::string s(static_cast<std::size_t>(digits), '0');
+  for (int i = digits - 1; i >= 0; --i, v >>= 4) s[static_cast<std::size_t>(i)] = kDigits[v & 0xF];
+  return s;
+}
+
+std::string expected_code(const Format& f) {
+  const int d = f.hex_digits();
+  std::string s = std::to_string(d) + " hex digit" + (d == 1 ? "" : "s") + " (a" +
+                  (f.name[0] == 'e' || f.name[0] == 'f' || f.name[0] == 'i' ? "n " : " ") + std::string(f.name) +
+                  (f.width % 4 ? " code, " + hex(0, d) + ".." + hex(f.code_mask(), d) + ")" : " bit pattern)");
+  return s;
+}
+
+std::uint64_t parse_code(const Format& f, std::string_view text, std::string_view where) {
+  auto v = parse_hex_exact(text, f.hex_digits());
+  if (!v || *v > f.code_mask())
+    throw UsageError(std::string(where) + ": expected " + expected_code(f) + ", got \"" + std::string(text) + "\"");
+  return *v;
+}
+
+}  // namespace softmx::cli

@@ -1,0 +1,79 @@
+// tools/softmx/cli.hpp: what the subcommands share: argument parsing, errors, hex I/O.
+//
+// The command line is a thin layer: parsing and formatting around library calls that the
+// conformance suite also makes. Bad input of any kind becomes a UsageError carrying one clear
+// line (what was wrong, where, what was expected); main() prints it and exits with status 2.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "softmx/context.hpp"
+#include "softmx/dialect.hpp"
+#include "softmx/format.hpp"
+
+namespace softmx::cli {
+
+/// Exit status for bad usage or bad input.
+inline constexpr int kExitUsage = 2;
+
+/// A user error: printed as "softmx CMD: error: MESSAGE", exit status 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Parsed arguments: "--name value" / "--name=value" options, "--flag" switches, positionals.
+/// Only arguments starting with "--" are options, so "-0" and "-inf" are values; "--" ends
+/// the options.
+struct Args {
+  std::string command;
+  std::map<std::string, std::string, std::less<>> options;
+  std::vector<std::string> switches;
+  std::vector<std::string> positionals;
+
+  std::optional<std::string> get(std::string_view name) const;
+  bool has_switch(std::string_view name) const;
+};
+
+/// Parses argv[first..argc). `value_options` take a value, `switch_options` do not; anything
+/// else starting with "--" is an error naming the command's options. A repeated option is an
+/// error.
+Args parse_args(std::string command, int argc, char** argv, int first,
+                std::initializer_list<std::string_view> value_options,
+                std::initializer_list<std::string_view> switch_options = {});
+
+/// The options every conversion command shares.
+struct ConversionOptions {
+  std::optional<FormatId> from;
+  FormatId to = FormatId::f32;
+  Context ctx;
+  const Dialect* dialect = nullptr;
+  bool rounding_given = false;
+};
+
+/// Reads --from, --to (required if `need_to`), --round, --sat, --dialect, --rbits, --tininess.
+ConversionOptions conversion_options(const Args& a, bool need_to);
+
+FormatId parse_format_arg(std::string_view option, std::string_view value);
+
+/// Parses exactly `digits` hex digits into a value, or nullopt (any other length or character).
+std::optional<std::uint64_t> parse_hex_exact(std::string_view s, int digits);
+
+/// Fixed-width upper-case hex, as TestFloat writes it.
+std::string hex(std::uint64_t v, int digits);
+
+/// The phrase naming what a bit pattern of `f` must look like: "8 hex digits (an f32 bit
+/// pattern)", and for narrow formats the largest code ("2 hex digits (an e3m2 code, 00..3F)").
+std::string expected_code(const Format& f);
+
+/// Parses a raw code of `f` (exact width, in range) or throws UsageError with `where` and
+/// expected_code(f).
+std::uint64_t parse_code(const Format& f, std::string_view text, std::string_view where);
+
+}  // namespace softmx::cli

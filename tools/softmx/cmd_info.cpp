@@ -1,0 +1,69 @@
+// tools/softmx/cmd_info.cpp: `softmx formats` and `softmx dialects`, the tables as data.
+#include <cstdio>
+#include <string>
+
+#include "cli.hpp"
+#include "commands.hpp"
+#include "describe.hpp"
+#include "softmx/convert.hpp"
+
+namespace softmx::cli {
+namespace {
+
+std::string rounding_names(RoundingSet s) {
+  if (s == kAllRoundings) return "all";
+  std::string r;
+  for (int i = 0; i < kRoundingCount; ++i)
+    if (s & (1u << i)) r += (r.empty() ? "" : ",") + std::string(name(static_cast<Rounding>(i)));
+  return r.empty() ? "unsupported" : r;
+}
+
+}  // namespace
+
+int cmd_formats(int argc, char** argv) {
+  parse_args("formats", argc, argv, 2, {});
+  std::printf("%-5s %5s %4s %4s %5s  %-16s %-8s %-24s %-14s %s\n", "name", "width", "exp", "man", "bias", "sign",
+              "specials", "max finite", "min normal", "min subnormal");
+  for (const Format& f : all_formats()) {
+    const char* sign = f.sign == SignEncoding::magnitude ? "sign-magnitude"
+                       : f.sign == SignEncoding::twos_complement ? "two's complement" : "unsigned";
+    const char* sp = f.specials == Specials::ieee ? "Inf,NaN" : f.specials == Specials::fn ? "NaN only" : "none";
+    std::string maxv = value_text(f, f.max_finite_magnitude());
+    if (maxv.size() > 24) maxv = testfloat_text(f, f.max_finite_magnitude());
+    const std::string minn = f.fixed_point ? "-" : "2^" + std::to_string(f.emin());
+    const std::string mins = !f.subnormals ? "none (no zero)" : "2^" + std::to_string(f.emin() - f.man_bits);
+    std::printf("%-5s %5d %4d %4d %5d  %-16s %-8s %-24s %-14s %s\n", std::string(f.name).c_str(), f.width, f.exp_bits,
+                f.man_bits, f.bias, sign, sp, maxv.c_str(), minn.c_str(), mins.c_str());
+  }
+  return 0;
+}
+
+int cmd_dialects(int argc, char** argv) {
+  parse_args("dialects", argc, argv, 2, {});
+  for (const Dialect& d : all_dialects()) {
+    std::printf("%s: %s\n", std::string(d.name).c_str(), std::string(d.summary).c_str());
+    std::printf("  sources        %s\n", std::string(d.sources).c_str());
+    std::printf("  nan_sign %s, nan_to_finite %s, e8m0_below %s, e8m0_negative %s, e8m0_ties %s, int8_minus2 %s\n",
+                std::string(name(d.nan_sign)).c_str(), std::string(name(d.nan_to_finite)).c_str(),
+                std::string(name(d.e8m0_below)).c_str(), std::string(name(d.e8m0_negative)).c_str(),
+                std::string(name(d.e8m0_ties)).c_str(), d.int8_minus2 ? "yes" : "no");
+    std::string payload, canon;
+    for (const Format& f : all_formats()) {
+      const int i = static_cast<int>(f.id);
+      if (f.specials == Specials::ieee) payload += " " + std::string(f.name) + "=" + std::string(name(d.nan_payload[i]));
+      if (d.nan_canonical_ones[i]) canon += " " + std::string(f.name) + "=" + std::to_string(d.nan_canonical_ones[i]);
+    }
+    std::printf("  nan_payload   %s\n", payload.c_str());
+    std::printf("  nan_canonical_ones %s\n", canon.empty() ? " none" : canon.c_str());
+    for (const Format& f : all_formats()) {
+      const DestinationSupport& s = d.support[static_cast<int>(f.id)];
+      if (s.roundings == kAllRoundings && s.saturations == kAllSaturations) continue;
+      std::printf("  to %-5s      rounding %s%s\n", std::string(f.name).c_str(), rounding_names(s.roundings).c_str(),
+                  s.why.empty() ? "" : ("  (" + std::string(s.why) + ")").c_str());
+    }
+    std::printf("\n");
+  }
+  return 0;
+}
+
+}  // namespace softmx::cli

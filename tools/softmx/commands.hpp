@@ -1,0 +1,12 @@
+// tools/softmx/commands.hpp: the subcommands. Each returns the process exit status and throws
+// UsageError for bad usage or input.
+#pragma once
+
+namespace softmx::cli {
+
+int cmd_convert(int argc, char** argv);
+int cmd_explain(int argc, char** argv);
+int cmd_formats(int argc, char** argv);
+int cmd_dialects(int argc, char** argv);
+
+}  // namespace softmx::cli

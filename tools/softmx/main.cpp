@@ -1,0 +1,66 @@
+// tools/softmx/main.cpp: the `softmx` command line.
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <iostream>
+#include <string>
+
+#include "cli.hpp"
+#include "commands.hpp"
+
+namespace {
+
+constexpr const char* kUsage =
+    "softmx: a bit-exact model of the OCP Microscaling (MX) formats\n"
+    "\n"
+    "usage:\n"
+    "  softmx convert --from SRC --to DST [options] < codes   raw hex in, \"INPUT RESULT FLAGS\" out\n"
+    "  softmx convert --to DST [options] VALUE...             decimal values (inf, nan, -0 too)\n"
+    "  softmx explain --to DST [options] VALUE                the anatomy of one conversion\n"
+    "  softmx explain --from SRC --to DST [options] HEX\n"
+    "  softmx formats                                         the format table\n"
+    "  softmx dialects                                        the dialects and their policies\n"
+    "\n"
+    "options:\n"
+    "  --round rne|rna|rz|ru|rd|ro|rs   rounding (default rne)\n"
+    "  --sat finite|none                saturation (default finite)\n"
+    "  --dialect ocp|cuda               policies (default ocp)\n"
+    "  --rbits R                        random bits for rs, 1..64 (default 32); stdin lines carry\n"
+    "                                   them as a second hex field, VALUE arguments take --random HEX\n"
+    "  --tininess after|before          underflow detection (default after)\n"
+    "\n"
+    "formats: f64 f32 f16 bf16 e4m3 e5m2 e3m2 e2m3 e2m1 int8 e8m0\n"
+    "flags (two hex digits, TestFloat's bits): 01 inexact, 02 underflow, 04 overflow, 08 infinite, 10 invalid\n"
+    "exit status: 0 success, 2 bad usage or input\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::ios::sync_with_stdio(false);
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
+    std::fputs(kUsage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? softmx::cli::kExitUsage : 0;
+  }
+  const std::string cmd = argv[1];
+  try {
+    if (cmd == "convert") return softmx::cli::cmd_convert(argc, argv);
+    if (cmd == "explain") return softmx::cli::cmd_explain(argc, argv);
+    if (cmd == "formats") return softmx::cli::cmd_formats(argc, argv);
+    if (cmd == "dialects") return softmx::cli::cmd_dialects(argc, argv);
+    if (cmd == "--version" || cmd == "version") {
+      std::puts("softmx 0.1.0");
+      return 0;
+    }
+    std::fprintf(stderr, "softmx: error: unknown command '%s' (expected convert, explain, formats or dialects; see softmx --help)\n",
+                 cmd.c_str());
+    return softmx::cli::kExitUsage;
+  } catch (const softmx::cli::UsageError& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "softmx %s: error: %s\n", cmd.c_str(), e.what());
+    return softmx::cli::kExitUsage;
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "softmx %s: internal error: %s\n", cmd.c_str(), e.what());
+    return 70;
+  }
+}
