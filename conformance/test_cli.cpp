@@ -111,7 +111,8 @@ TEST(Cli, Explain) {
   EXPECT_NE(r.out.find("a TIE"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("7E = 448"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("beyond max finite 448"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("dialect cuda cannot convert to e4m3 with rounding rna"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("n/a: dialect cuda to e4m3: rounding rne only"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("hex float  0x1.dp+8"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("probability F/2^32 = 0.5"), std::string::npos) << r.out;
   r = run("explain --from f32 --to e8m0 40400000");
   ASSERT_EQ(r.status, 0) << r.err;
@@ -132,6 +133,8 @@ TEST(Cli, Listings) {
   ASSERT_EQ(r.status, 0);
   EXPECT_NE(r.out.find("e4m3"), std::string::npos);
   EXPECT_NE(r.out.find("448"), std::string::npos);
+  EXPECT_NE(r.out.find("0x1.fffffep+127"), std::string::npos) << r.out;  // f32 max
+  EXPECT_NE(r.out.find("0x1p+127"), std::string::npos) << r.out;         // e8m0 max
   r = run("dialects");
   ASSERT_EQ(r.status, 0);
   EXPECT_NE(r.out.find("cuda"), std::string::npos);

@@ -109,7 +109,10 @@ int cmd_explain(int argc, char** argv) {
     const Format& src = format(*o.from);
     std::printf("  fields     %s   [%s]\n", fields_text(src, *in.code).c_str(), testfloat_text(src, *in.code).c_str());
   }
-  if (in.u.cls == ValueClass::finite) std::printf("  binary     %s\n", binary_text(in.u, dst.man_bits).c_str());
+  if (in.u.cls == ValueClass::finite) {
+    std::printf("  binary     %s\n", binary_text(in.u, dst.man_bits).c_str());
+    std::printf("  hex float  %s\n", hexfloat_text(in.u).c_str());
+  }
   std::printf("destination %s\n", describe_format(dst).c_str());
 
   // ---- neighbours, in magnitude ----
@@ -187,9 +190,20 @@ int cmd_explain(int argc, char** argv) {
       const bool given = r == o.ctx.rounding && s == o.ctx.saturation;
       std::printf("%s %-4s %-7s", given ? "*" : " ", std::string(name(r)).c_str(), std::string(name(s)).c_str());
       for (const Dialect& d : all_dialects()) {
-        if (auto why = unsupported_reason(d, o.to, c)) {
+        if (unsupported_reason(d, o.to, c)) {
           std::printf("  %-30s", "n/a");
-          if (std::find(notes.begin(), notes.end(), *why) == notes.end()) notes.push_back(*why);
+          const DestinationSupport& sup = d.support[static_cast<int>(o.to)];
+          std::string note = "dialect " + std::string(d.name) + " to " + std::string(dst.name) + ": ";
+          if (sup.roundings == 0) {
+            note += "unsupported";
+          } else {
+            note += "rounding";
+            for (Rounding m : kDeterministicRoundings)
+              if (sup.roundings & rounding_bit(m)) note += " " + std::string(name(m));
+            note += " only";
+          }
+          note += " (" + std::string(sup.why) + ")";
+          if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
           continue;
         }
         const Result res = in.code ? convert(*o.from, o.to, *in.code, c, d) : round_pack(dst, in.u, c, d);

@@ -14,7 +14,10 @@ std::string rounding_names(RoundingSet s) {
   if (s == kAllRoundings) return "all";
   std::string r;
   for (int i = 0; i < kRoundingCount; ++i)
-    if (s & (1u << i)) r += (r.empty() ? "" : ",") + std::string(name(static_cast<Rounding>(i)));
+    if (s & (1u << i)) {
+      if (!r.empty()) r += ',';
+      r += name(static_cast<Rounding>(i));
+    }
   return r.empty() ? "unsupported" : r;
 }
 
@@ -29,7 +32,7 @@ int cmd_formats(int argc, char** argv) {
                        : f.sign == SignEncoding::twos_complement ? "two's complement" : "unsigned";
     const char* sp = f.specials == Specials::ieee ? "Inf,NaN" : f.specials == Specials::fn ? "NaN only" : "none";
     std::string maxv = value_text(f, f.max_finite_magnitude());
-    if (maxv.size() > 24) maxv = testfloat_text(f, f.max_finite_magnitude());
+    if (maxv.size() > 24) maxv = hexfloat_text(unpack(f, f.max_finite_magnitude()));
     const std::string minn = f.fixed_point ? "-" : "2^" + std::to_string(f.emin());
     const std::string mins = !f.subnormals ? "none (no zero)" : "2^" + std::to_string(f.emin() - f.man_bits);
     std::printf("%-5s %5d %4d %4d %5d  %-16s %-8s %-24s %-14s %s\n", std::string(f.name).c_str(), f.width, f.exp_bits,
@@ -50,16 +53,19 @@ int cmd_dialects(int argc, char** argv) {
     std::string payload, canon;
     for (const Format& f : all_formats()) {
       const int i = static_cast<int>(f.id);
-      if (f.specials == Specials::ieee) payload += " " + std::string(f.name) + "=" + std::string(name(d.nan_payload[i]));
-      if (d.nan_canonical_ones[i]) canon += " " + std::string(f.name) + "=" + std::to_string(d.nan_canonical_ones[i]);
+      if (f.specials == Specials::ieee) payload.append(" ").append(f.name).append("=").append(name(d.nan_payload[i]));
+      if (d.nan_canonical_ones[i])
+        canon.append(" ").append(f.name).append("=").append(std::to_string(d.nan_canonical_ones[i]));
     }
     std::printf("  nan_payload   %s\n", payload.c_str());
     std::printf("  nan_canonical_ones %s\n", canon.empty() ? " none" : canon.c_str());
     for (const Format& f : all_formats()) {
       const DestinationSupport& s = d.support[static_cast<int>(f.id)];
       if (s.roundings == kAllRoundings && s.saturations == kAllSaturations) continue;
+      std::string why;
+      if (!s.why.empty()) why.append("  (").append(s.why).append(")");
       std::printf("  to %-5s      rounding %s%s\n", std::string(f.name).c_str(), rounding_names(s.roundings).c_str(),
-                  s.why.empty() ? "" : ("  (" + std::string(s.why) + ")").c_str());
+                  why.c_str());
     }
     std::printf("\n");
   }

@@ -1,6 +1,8 @@
 // tools/softmx/describe.cpp: see describe.hpp.
 #include "describe.hpp"
 
+#include <cctype>
+
 #include "cli.hpp"
 #include "softmx/convert.hpp"
 
@@ -67,6 +69,22 @@ std::string fields_text(const Format& f, std::uint64_t code) {
   s += ")";
   if (f.man_bits) s += "  fraction " + bits(mag & ((std::uint64_t{1} << f.man_bits) - 1), f.man_bits);
   return s;
+}
+
+std::string hexfloat_text(const Unpacked& u) {
+  const std::string sign = u.sign ? "-" : "";
+  switch (u.cls) {
+    case ValueClass::nan: return sign + "NaN";
+    case ValueClass::inf: return sign + "inf";
+    case ValueClass::zero: return sign + "0";
+    case ValueClass::finite: break;
+  }
+  // sig = 1.f (bit 63 the leading one): 15 hex digits of fraction, trailing zeros dropped.
+  std::string frac = hex(u.sig << 1 >> 4, 15);
+  while (!frac.empty() && frac.back() == '0') frac.pop_back();
+  for (char& c : frac) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return sign + "0x1" + (frac.empty() ? "" : "." + frac) + (u.sticky ? "..." : "") + "p" +
+         (u.exp >= 0 ? "+" : "") + std::to_string(u.exp);
 }
 
 std::string binary_text(const Unpacked& u, int frac_bits) {

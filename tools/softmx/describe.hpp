@@ -22,6 +22,10 @@ std::string testfloat_text(const Format& f, std::uint64_t code);
 /// The bit fields spelled out: "sign 0  exponent 1111 (15: 2^8)  fraction 110".
 std::string fields_text(const Format& f, std::uint64_t code);
 
+/// A value as a C99 hex float ("0x1.fffffep+127", "-0x1p-9", "0", "inf", "NaN"); a sticky
+/// value (a decimal that is not dyadic) gets "..." before the exponent.
+std::string hexfloat_text(const Unpacked& u);
+
 /// A finite non-sticky value in binary scientific notation with `frac_bits` fraction digits
 /// ("+1.110 x 2^8"); zero, Inf and NaN spelled out.
 std::string binary_text(const Unpacked& u, int frac_bits);
