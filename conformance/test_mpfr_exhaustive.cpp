@@ -6,52 +6,21 @@
 // variants that flip every knob). Codes and flags must match exactly.
 #include <gtest/gtest.h>
 
-#include <sstream>
 #include <tuple>
 
-#include "support/bridge.hpp"
-#include "support/report.hpp"
+#include "support/mpfr_compare.hpp"
 
 namespace softmx {
 namespace {
 
 using conformance::Tally;
 
-std::string describe(FormatId src, FormatId dst, const std::string& pol, Rounding r, Saturation s, Tininess t,
-                     std::uint64_t x, const Result& got, const oracle::Outcome& want) {
-  std::ostringstream o;
-  o << std::hex << std::uppercase << pol << " " << format(src).name << "->" << format(dst).name << " " << name(r) << " "
-    << name(s) << " tiny-" << name(t) << ": input " << x << " softmx " << got.code << "/" << int(got.flags)
-    << " oracle " << want.code << "/" << int(want.flags);
-  return o.str();
-}
-
 // Checks `n` consecutive codes from 0 of src into dst under every mode, saturation, tininess
 // and policy set.
 void check_range(FormatId src, FormatId dst, std::uint64_t n, Tally& t) {
   for (const auto& ps : conformance::policy_sets()) {
-    const oracle::Policies pol = conformance::to_oracle(ps.dialect);
-    std::vector<Converter> convs;
-    for (Rounding r : kDeterministicRoundings)
-      for (Saturation s : {Saturation::finite, Saturation::none})
-        for (Tininess tn : {Tininess::after_rounding, Tininess::before_rounding}) {
-          Context c;
-          c.rounding = r;
-          c.saturation = s;
-          c.tininess = tn;
-          convs.emplace_back(src, dst, c, ps.dialect);
-        }
-    for (std::uint64_t x = 0; x < n; ++x) {
-      const oracle::AllOutcomes all = oracle::convert_all(conformance::to_oracle(src), conformance::to_oracle(dst), x, pol);
-      for (const Converter& conv : convs) {
-        const Context& c = conv.context();
-        const oracle::Outcome& want = all.at(conformance::to_oracle(c.rounding), conformance::to_oracle(c.saturation),
-                                             conformance::to_oracle(c.tininess));
-        const Result got = conv(x);
-        t.check(got.code == want.code && got.flags == want.flags,
-                [&] { return describe(src, dst, ps.name, c.rounding, c.saturation, c.tininess, x, got, want); });
-      }
-    }
+    const conformance::MpfrComparison cmp(src, dst, ps.dialect, ps.name);
+    for (std::uint64_t x = 0; x < n; ++x) cmp.check(x, t);
   }
 }
 

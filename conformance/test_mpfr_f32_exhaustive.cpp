@@ -7,12 +7,10 @@
 #include <atomic>
 #include <cstdio>
 #include <mutex>
-#include <sstream>
 #include <thread>
 #include <unistd.h>
 
-#include "support/bridge.hpp"
-#include "support/report.hpp"
+#include "support/mpfr_compare.hpp"
 
 namespace softmx {
 namespace {
@@ -21,18 +19,7 @@ class EveryF32Input : public ::testing::TestWithParam<FormatId> {};
 
 TEST_P(EveryF32Input, MatchesMpfr) {
   const FormatId dst = GetParam();
-  const Dialect& d = ocp_dialect();
-  const oracle::Policies pol = conformance::to_oracle(d);
-  std::vector<Converter> convs;
-  for (Rounding r : kDeterministicRoundings)
-    for (Saturation s : {Saturation::finite, Saturation::none})
-      for (Tininess tn : {Tininess::after_rounding, Tininess::before_rounding}) {
-        Context c;
-        c.rounding = r;
-        c.saturation = s;
-        c.tininess = tn;
-        convs.emplace_back(FormatId::f32, dst, c, d);
-      }
+  const conformance::MpfrComparison cmp(FormatId::f32, dst, ocp_dialect());
   constexpr std::uint64_t kChunk = 1u << 20, kChunks = (std::uint64_t{1} << 32) / kChunk;
   std::atomic<std::uint64_t> next{0}, done{0};
   std::mutex mu;
@@ -42,22 +29,7 @@ TEST_P(EveryF32Input, MatchesMpfr) {
   auto worker = [&] {
     conformance::Tally t(total.name());
     for (std::uint64_t k; (k = next.fetch_add(1)) < kChunks;) {
-      for (std::uint64_t x = k * kChunk; x < (k + 1) * kChunk; ++x) {
-        const auto all = oracle::convert_all(oracle::Fmt::f32, conformance::to_oracle(dst), x, pol);
-        for (const Converter& conv : convs) {
-          const Context& c = conv.context();
-          const auto& want = all.at(conformance::to_oracle(c.rounding), conformance::to_oracle(c.saturation),
-                                    conformance::to_oracle(c.tininess));
-          const Result got = conv(x);
-          t.check(got.code == want.code && got.flags == want.flags, [&] {
-            std::ostringstream o;
-            o << std::hex << std::uppercase << name(c.rounding) << " " << name(c.saturation) << " tiny-"
-              << name(c.tininess) << ": input " << x << " softmx " << got.code << "/" << int(got.flags) << " oracle "
-              << want.code << "/" << int(want.flags);
-            return o.str();
-          });
-        }
-      }
+      for (std::uint64_t x = k * kChunk; x < (k + 1) * kChunk; ++x) cmp.check(x, t);
       const std::uint64_t n = ++done;
       if (tty) std::fprintf(stderr, "\r%s: %5.1f%%", std::string(format(dst).name).c_str(), 100.0 * n / kChunks);
     }

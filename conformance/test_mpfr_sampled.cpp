@@ -6,12 +6,10 @@
 // deterministic mode, both saturations, both tininess rules, and the policy sets.
 #include <gtest/gtest.h>
 
-#include <sstream>
 #include <tuple>
 
-#include "support/bridge.hpp"
 #include "support/inputs.hpp"
-#include "support/report.hpp"
+#include "support/mpfr_compare.hpp"
 
 namespace softmx {
 namespace {
@@ -36,34 +34,8 @@ TEST_P(SampledSource, MatchesMpfr) {
   for (std::size_t p = 0; p < sets.size(); ++p) {
     // Random inputs under ocp and cuda's policies; boundaries under every policy set.
     const std::size_t n = p < 2 ? inputs.size() : boundaries;
-    const oracle::Policies pol = conformance::to_oracle(sets[p].dialect);
-    std::vector<Converter> convs;
-    for (Rounding r : kDeterministicRoundings)
-      for (Saturation s : {Saturation::finite, Saturation::none})
-        for (Tininess tn : {Tininess::after_rounding, Tininess::before_rounding}) {
-          Context c;
-          c.rounding = r;
-          c.saturation = s;
-          c.tininess = tn;
-          convs.emplace_back(src, dst, c, sets[p].dialect);
-        }
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::uint64_t x = inputs[i];
-      const auto all = oracle::convert_all(conformance::to_oracle(src), conformance::to_oracle(dst), x, pol);
-      for (const Converter& conv : convs) {
-        const Context& c = conv.context();
-        const auto& want = all.at(conformance::to_oracle(c.rounding), conformance::to_oracle(c.saturation),
-                                  conformance::to_oracle(c.tininess));
-        const Result got = conv(x);
-        t.check(got.code == want.code && got.flags == want.flags, [&] {
-          std::ostringstream o;
-          o << std::hex << std::uppercase << sets[p].name << " " << name(c.rounding) << " " << name(c.saturation)
-            << " tiny-" << name(c.tininess) << ": input " << x << " softmx " << got.code << "/" << int(got.flags)
-            << " oracle " << want.code << "/" << int(want.flags);
-          return o.str();
-        });
-      }
-    }
+    const conformance::MpfrComparison cmp(src, dst, sets[p].dialect, sets[p].name);
+    for (std::size_t i = 0; i < n; ++i) cmp.check(inputs[i], t);
   }
   t.report();
 }

@@ -3,11 +3,10 @@
 // Each entry is data: policy values (docs/SEMANTICS.md section 5) and, per destination, the
 // rounding modes and saturations the modelled implementation offers. docs/DIALECTS.md says
 // where every value comes from.
-#include <algorithm>
 #include <array>
-#include <cctype>
 #include <string>
 
+#include "core/ascii.hpp"
 #include "softmx/dialect.hpp"
 
 namespace softmx {
@@ -93,12 +92,6 @@ constexpr Dialect make_cuda() {
 
 const std::array<Dialect, 2> kDialects = {make_ocp(), make_cuda()};
 
-std::string lower(std::string_view s) {
-  std::string r(s);
-  std::transform(r.begin(), r.end(), r.begin(), [](unsigned char c) { return std::tolower(c); });
-  return r;
-}
-
 std::string rounding_list(RoundingSet set) {
   std::string s;
   for (int i = 0; i < kRoundingCount; ++i)
@@ -116,7 +109,7 @@ const Dialect& ocp_dialect() { return kDialects[0]; }
 std::span<const Dialect> all_dialects() { return kDialects; }
 
 const Dialect* find_dialect(std::string_view n) {
-  const std::string k = lower(n);
+  const std::string k = detail::ascii_lower(n);
   for (const Dialect& d : kDialects)
     if (k == d.name) return &d;
   return nullptr;

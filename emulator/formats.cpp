@@ -1,9 +1,8 @@
 // emulator/formats.cpp: format lookup by id and by name.
-#include <algorithm>
-#include <cctype>
 #include <string>
 #include <utility>
 
+#include "core/ascii.hpp"
 #include "core/format_table.hpp"
 
 namespace softmx {
@@ -13,8 +12,7 @@ const Format& format(FormatId id) { return detail::fmt(id); }
 std::span<const Format> all_formats() { return detail::kFormats; }
 
 std::optional<FormatId> parse_format(std::string_view name) {
-  std::string s(name);
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::string s = detail::ascii_lower(name);
   // Canonical names first, then the spellings other libraries use for the same encodings.
   static constexpr std::pair<std::string_view, FormatId> kNames[] = {
       {"f64", FormatId::f64},          {"fp64", FormatId::f64},         {"double", FormatId::f64},

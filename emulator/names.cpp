@@ -1,24 +1,17 @@
 // emulator/names.cpp: names of rounding modes, saturations, tininess and flags.
-#include <algorithm>
-#include <cctype>
 #include <string>
 #include <utility>
 
+#include "core/ascii.hpp"
 #include "softmx/context.hpp"
 #include "softmx/flags.hpp"
 
 namespace softmx {
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string r(s);
-  std::transform(r.begin(), r.end(), r.begin(), [](unsigned char c) { return std::tolower(c); });
-  return r;
-}
-
 template <class T, std::size_t N>
 std::optional<T> lookup(std::string_view s, const std::pair<std::string_view, T> (&table)[N]) {
-  const std::string k = lower(s);
+  const std::string k = detail::ascii_lower(s);
   for (const auto& [n, v] : table)
     if (k == n) return v;
   return std::nullopt;

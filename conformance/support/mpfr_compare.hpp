@@ -1,0 +1,56 @@
+// conformance/support/mpfr_compare.hpp: one input against the MPFR oracle under every
+// deterministic mode, both saturations and both tininess rules.
+#pragma once
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/bridge.hpp"
+#include "support/report.hpp"
+
+namespace softmx::conformance {
+
+/// Converters for every (mode, saturation, tininess) of one (source, destination, dialect),
+/// checked against one oracle::convert_all() call per input.
+class MpfrComparison {
+ public:
+  MpfrComparison(FormatId src, FormatId dst, const Dialect& dialect, std::string label = "")
+      : src_(src), dst_(dst), policies_(to_oracle(dialect)), label_(std::move(label)) {
+    for (Rounding r : kDeterministicRoundings)
+      for (Saturation s : {Saturation::finite, Saturation::none})
+        for (Tininess tn : {Tininess::after_rounding, Tininess::before_rounding}) {
+          Context c;
+          c.rounding = r;
+          c.saturation = s;
+          c.tininess = tn;
+          convs_.emplace_back(src, dst, c, dialect);
+        }
+  }
+
+  /// Counts 24 cases for the source code `x` in `t`, each a mismatch when code or flags differ.
+  void check(std::uint64_t x, Tally& t) const {
+    const auto all = oracle::convert_all(to_oracle(src_), to_oracle(dst_), x, policies_);
+    for (const Converter& conv : convs_) {
+      const Context& c = conv.context();
+      const oracle::Outcome& want = all.at(to_oracle(c.rounding), to_oracle(c.saturation), to_oracle(c.tininess));
+      const Result got = conv(x);
+      t.check(got.code == want.code && got.flags == want.flags, [&] {
+        std::ostringstream o;
+        o << std::hex << std::uppercase << label_ << (label_.empty() ? "" : " ") << format(src_).name << "->"
+          << format(dst_).name << " " << name(c.rounding) << " " << name(c.saturation) << " tiny-" << name(c.tininess)
+          << ": input " << x << " softmx " << got.code << "/" << int(got.flags) << " oracle " << want.code << "/"
+          << int(want.flags);
+        return o.str();
+      });
+    }
+  }
+
+ private:
+  FormatId src_, dst_;
+  oracle::Policies policies_;
+  std::string label_;
+  std::vector<Converter> convs_;
+};
+
+}  // namespace softmx::conformance
