@@ -712,7 +712,7 @@ TEST(OracleSelf, NaNRules) {
   expect_all(all(Fmt::e8m0, Fmt::f32, 0xFF, def), R(0x7FC00000, 0), "e8m0 nan");
   expect_all(all(Fmt::e8m0, Fmt::e4m3, 0xFF, def), R(0x7F, 0), "e8m0 nan -> e4m3");
   expect_all(all(Fmt::e4m3, Fmt::e8m0, 0xFF, def), R(0xFF, 0), "e4m3 nan -> e8m0");
-  // canonicalize_narrow_nan: every non-f64 NaN becomes f32 0x7FFFFFFF first
+  // nan_canonical_ones = 23 for every source but f64: their NaNs become f32 0x7FFFFFFF first
   expect_all(all(Fmt::f32, Fmt::e5m2, 0xFFC00000, can), R(0x7E, 0), "canon sign");
   Policies canpay = can;
   canpay.nan_payload.fill(Policies::Payload::preserve);

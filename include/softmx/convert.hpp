@@ -39,7 +39,7 @@ class Unsupported : public std::invalid_argument {
 Unpacked unpack(const Format& f, std::uint64_t code);
 
 /// Rounds an exact value into `dst` and packs it: the single round-and-pack routine of
-/// softmx (SEMANTICS sections 2-5). Source-side policies (canonicalize_narrow_nan) are the
+/// softmx (SEMANTICS sections 2-5). Source-side policies (nan_canonical_ones) are the
 /// caller's; convert() applies them. Does not check dialect support.
 Result round_pack(const Format& dst, const Unpacked& value, const Context& ctx, const Dialect& dialect);
 
