@@ -72,8 +72,12 @@ std::string describe_format(const Format& f) {
   }
   const std::uint64_t maxc = f.max_finite_magnitude();
   s += "; max finite " + value_text(f, maxc) + " (" + hex(maxc, f.hex_digits()) + ")";
-  s += "; min normal " + pow2_text(f.emin());
-  if (f.subnormals && !f.fixed_point) s += ", min subnormal " + pow2_text(f.emin() - f.man_bits);
+  if (f.fixed_point) {
+    s += "; step " + pow2_text(-f.man_bits) + "; 80 decodes as -2";
+  } else {
+    s += "; min normal " + pow2_text(f.emin());
+    if (f.subnormals) s += ", min subnormal " + pow2_text(f.emin() - f.man_bits);
+  }
   if (!f.has_zero()) s += "; no zero";
   if (f.has_inf()) s += "; Inf " + hex(inf_code(f), f.hex_digits());
   else if (f.sign != SignEncoding::none || f.has_nan()) s += "; no Inf";
