@@ -73,6 +73,11 @@ TEST(Cli, ConvertOptions) {
   EXPECT_EQ(run("convert --from e8m0 --to f32 --dialect cuda", "FF\n").out, "FF 7FFF0000 00\n");
   EXPECT_EQ(run("convert --from int8 --to f32", "80\n").out, "80 C0000000 00\n");
   EXPECT_EQ(run("convert --from e3m2 --to f16", "1F\n").out, "1F 4F00 00\n");
+  // Without --round/--sat a dialect uses its own defaults: CUDA's E8M0 rounds up, ml_dtypes
+  // does not saturate.
+  EXPECT_EQ(run("convert --from f32 --to e8m0 --dialect cuda", "40400000\n").out, "40400000 81 01\n");
+  EXPECT_EQ(run("convert --from f32 --to e4m3 --dialect ml_dtypes", "43E88000\n").out, "43E88000 7F 05\n");
+  EXPECT_EQ(run("convert --from f32 --to e4m3", "43E88000\n").out, "43E88000 7E 05\n");
   // CRLF line ends are accepted.
   EXPECT_EQ(run("convert --from f16 --to e5m2", "3C00\r\n").out, "3C00 3C 00\n");
 }
@@ -167,6 +172,94 @@ TEST(Cli, BadInputIsAClearErrorWithStatus2) {
   expect_usage_error(run("frobnicate"), "unknown command 'frobnicate'");
   // Lines already converted before the bad one are still written.
   EXPECT_EQ(run("convert --from f16 --to e5m2", "3C00\nzz\n").out, "3C00 3C 00\n");
+}
+
+TEST(Cli, QuantizeAndDequantize) {
+  // [1914, 1, 2, 0] in E4M3 blocks of 4: floor saturates 478.5; rceil keeps 240 * 8.
+  CliRun r = run("quantize --to e4m3 --block 4", "44EF4000 3F800000\n40000000 00000000\n");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "81 7E 28 30 00\n");
+  EXPECT_EQ(run("quantize --to e4m3 --block 4 --scale rceil", "44EF4000 3F800000 40000000 00000000\n").out,
+            "82 77 20 28 00\n");
+  EXPECT_EQ(run("quantize --to e4m3 --block 4 --dialect transformer-engine", "44EF4000 3F800000 40000000 00000000\n").out,
+            "82 77 20 28 00\n");
+  EXPECT_EQ(run("quantize --to e2m1 --block 2 --dialect microxcaling", "40800000 40200000\n").out, "7F 6 5\n");
+  EXPECT_EQ(run("quantize --to e2m1 --block 2", "40800000 40200000\n").out, "7F 6 4\n");
+  // Round trip through dequantize.
+  r = run("dequantize --from e4m3 --block 4", "82 77 20 28 00\n");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "44F00000\n3F800000\n40000000\n00000000\n");
+  EXPECT_EQ(run("dequantize --from e2m1 --block 2 --to bf16", "FF 1 2\n").out, "7FC0\n7FC0\n");  // NaN scale
+  // NVFP4: header, then blocks of 16 with E4M3 scales; dequantize reads the header back.
+  std::string in;
+  for (int i = 1; i <= 16; ++i) in += "40C00000\n";  // 6.0
+  r = run("quantize --to nvfp4", in);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "# nvfp4 global_amax=40C00000 encode_scale=43E00000\n7E 7 7 7 7 7 7 7 7 7 7 7 7 7 7 7 7\n");
+  EXPECT_EQ(run("dequantize --from nvfp4", r.out).out.substr(0, 9), "40C00000\n");
+  // Errors.
+  expect_usage_error(run("quantize --to e4m3 --block 4", "3F800000 3F800000 3F800000\n"), "short block");
+  expect_usage_error(run("quantize --to e4m3 --block 2", "3F800000 3F80000\n"), "<stdin> line 1: expected 8 hex digits");
+  expect_usage_error(run("quantize --to f16"), "MX element format");
+  expect_usage_error(run("quantize --to e4m3 --scale round"), "unknown scale rule 'round'");
+  expect_usage_error(run("quantize --to e4m3 --dialect ml_dtypes", "3F800000\n"), "no block quantization");
+  expect_usage_error(run("quantize --to int8 --dialect torchao", "3F800000\n"), "no MXINT8");
+  expect_usage_error(run("quantize --to e2m1 --block 1 --dialect gfloat", "7FC00000\n"), "cannot encode NaN");
+  expect_usage_error(run("quantize --to nvfp4 --block 32", ""), "--block must be 16");
+  expect_usage_error(run("quantize --to e4m3", ""), "no values");
+  expect_usage_error(run("dequantize --from e2m1 --block 2", "7F 1\n"), "expected a scale and 2 codes (3 fields), got 2");
+  expect_usage_error(run("dequantize --from e2m1 --block 2", "7F 1 10\n"), "1 hex digit");
+  expect_usage_error(run("dequantize --from e2m1 --block 2", "7G 1 1\n"), "E8M0 scale");
+  expect_usage_error(run("dequantize --from nvfp4", "7E 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1\n"), "encode scale");
+}
+
+TEST(Cli, Dot) {
+  CliRun r = run("dot --a e4m3 --b e4m3 --block 2", "7F 38 38 7F 38 38\n80 38 B8 7F 40 38\n");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "40000000 00\n40000000 00\n");  // 1*1 + 1*1 = 2; 2 * (1*2 + (-1)*1) = 2
+  // DotGeneral over two block pairs: A blocks then B blocks.
+  EXPECT_EQ(run("dot --a e2m1 --b e2m1 --block 1 --blocks 2", "7F 2 80 2 7F 2 7F 2\n").out, "40400000 00\n");
+  // Overflow: IEEE Inf by default, max finite with --sat finite.
+  EXPECT_EQ(run("dot --a e4m3 --b e4m3 --block 1", "FE 7E FE 7E\n").out, "7F800000 05\n");
+  EXPECT_EQ(run("dot --a e4m3 --b e4m3 --block 1 --sat finite", "FE 7E FE 7E\n").out, "7F7FFFFF 05\n");
+  EXPECT_EQ(run("dot --a e4m3 --b e4m3 --block 1", "FF 38 7F 38\n").out, "7FC00000 00\n");  // NaN scale
+  expect_usage_error(run("dot --a e4m3 --b e4m3 --block 2", "7F 38 7F 38\n"), "expected 1 block");
+  expect_usage_error(run("dot --a e4m3 --b e4m3 --block 1", "7F 38 7F 3G\n"), "field 4");
+  expect_usage_error(run("dot --a e4m3 --b e4m3 --acc fast"), "unknown accumulation 'fast'");
+  expect_usage_error(run("dot --a f32 --b e4m3"), "MX element format");
+}
+
+TEST(Cli, GemmGolden) {
+  const std::string dir = (std::filesystem::temp_directory_path() / ("softmx_gemm_" + std::to_string(::getpid()))).string();
+  std::filesystem::remove_all(dir);
+  CliRun r = run("gemm-golden --out '" + dir + "' --m 8 --n 4 --k 40 --a e2m1 --b e3m2 --seed 3");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string manifest = slurp(dir + "/manifest.txt");
+  EXPECT_NE(manifest.find("m = 8"), std::string::npos);
+  EXPECT_NE(manifest.find("k = 40"), std::string::npos);
+  // Every listed file exists with the stated size and SHA-256 (checked with coreutils).
+  for (const char* f : {"a_f32.bin", "b_f32.bin", "a.bin", "a_scale.bin", "b.bin", "b_scale.bin", "c_golden.bin"}) {
+    const std::string path = dir + "/" + f;
+    ASSERT_TRUE(std::filesystem::exists(path)) << f;
+    const std::string cmd = "sha256sum '" + path + "' > '" + path + ".sum'";
+    ASSERT_EQ(std::system(cmd.c_str()), 0);
+    const std::string digest = slurp(path + ".sum").substr(0, 64);
+    EXPECT_NE(manifest.find(std::string("file = ") + f + " bytes=" + std::to_string(std::filesystem::file_size(path)) +
+                            " sha256=" + digest),
+              std::string::npos)
+        << f;
+  }
+  EXPECT_EQ(std::filesystem::file_size(dir + "/a.bin"), 8u * 20);   // 40 FP4 codes per row: 20 bytes
+  EXPECT_EQ(std::filesystem::file_size(dir + "/b.bin"), 4u * 30);   // 40 FP6 codes: 30 bytes
+  EXPECT_EQ(std::filesystem::file_size(dir + "/a_scale.bin"), 8u * 2);
+  EXPECT_EQ(std::filesystem::file_size(dir + "/c_golden.bin"), 8u * 4 * 4);
+  // Deterministic: the same command writes the same bytes.
+  const std::string first = slurp(dir + "/c_golden.bin");
+  ASSERT_EQ(run("gemm-golden --out '" + dir + "' --m 8 --n 4 --k 40 --a e2m1 --b e3m2 --seed 3").status, 0);
+  EXPECT_EQ(slurp(dir + "/c_golden.bin"), first);
+  expect_usage_error(run("gemm-golden --m 4"), "missing --out");
+  expect_usage_error(run("gemm-golden --out '" + dir + "' --m 0"), "--m expects");
+  std::filesystem::remove_all(dir);
 }
 
 // Garbage never crashes the parser: every outcome is a clean exit 0 or 2.

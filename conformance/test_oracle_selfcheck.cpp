@@ -472,7 +472,20 @@ TEST(OracleSelf, E8m0Specials) {
   expect_all(o::convert_all(Fmt::f32, Fmt::e8m0, 0x80000000), R(0x00, U | X), "e8m0 -0");
   Policies bn;
   bn.e8m0_below_nan = true;
-  expect_all(o::convert_all(Fmt::f32, Fmt::e8m0, 0, bn), R(0xFF, V), "e8m0 0 below nan");
+  // Zero has its own knob: below = nan alone leaves zero at 0x00.
+  expect_all(o::convert_all(Fmt::f32, Fmt::e8m0, 0, bn), R(0x00, U | X), "e8m0 0 below nan, zero min");
+  Policies zn;
+  zn.e8m0_zero_nan = true;
+  expect_all(o::convert_all(Fmt::f32, Fmt::e8m0, 0, zn), R(0xFF, V), "e8m0 0 zero nan");
+  expect_all(o::convert_all(Fmt::f32, Fmt::e8m0, 0x00200000, zn), R(0x00, U | X), "e8m0 2^-128 zero nan only");
+  // ml_dtypes / PyTorch: (2^-127, 2^-126) rounds up to 0x01 under rne; exactly 2^-127 stays.
+  Policies lb;
+  lb.e8m0_lowest_binade_rounds_up = true;
+  EXPECT_EQ(o::convert(Fmt::f32, Fmt::e8m0, 0x00400001, Mode::rne, Sat::finite, Tiny::after, lb), R(0x01, X));
+  EXPECT_EQ(o::convert(Fmt::f32, Fmt::e8m0, 0x00500000, Mode::rne, Sat::finite, Tiny::after, lb), R(0x01, X));
+  EXPECT_EQ(o::convert(Fmt::f32, Fmt::e8m0, 0x00500000, Mode::rne, Sat::finite, Tiny::after), R(0x00, X));
+  EXPECT_EQ(o::convert(Fmt::f32, Fmt::e8m0, 0x00400000, Mode::rne, Sat::finite, Tiny::after, lb), R(0x00, 0));
+  EXPECT_EQ(o::convert(Fmt::f32, Fmt::e8m0, 0x00500000, Mode::rz, Sat::finite, Tiny::after, lb), R(0x00, X));
   expect_all(o::convert_all(Fmt::f32, Fmt::e8m0, 0x00200000, bn), R(0xFF, V), "e8m0 2^-128 below nan");
   // negative
   expect_all(o::convert_all(Fmt::f32, Fmt::e8m0, f32b(-1.f)), R(0xFF, V), "e8m0 -1");
@@ -671,10 +684,10 @@ void canonicalize_narrow(Policies& p) {
 
 TEST(OracleSelf, NaNRules) {
   Policies def, pos, pay, can, pospay;
-  pos.nan_sign_positive = true;
+  pos.nan_sign = Policies::NanSign::positive;
   pay.nan_payload.fill(Policies::Payload::preserve);
   canonicalize_narrow(can);
-  pospay.nan_sign_positive = true;
+  pospay.nan_sign = Policies::NanSign::positive;
   pospay.nan_payload.fill(Policies::Payload::preserve);
   auto all = [](Fmt s, Fmt d, uint64_t c, const Policies& p) { return o::convert_all(s, d, c, p); };
   // quiet / signalling, canonical

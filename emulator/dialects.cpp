@@ -20,7 +20,7 @@ constexpr RoundingSet bits(std::initializer_list<Rounding> rs) {
 
 constexpr std::array<DestinationSupport, kFormatCount> all_supported() {
   std::array<DestinationSupport, kFormatCount> a{};
-  for (auto& s : a) s = {kAllRoundings, kAllSaturations, ""};
+  for (auto& s : a) s = {kAllRoundings, kAllSaturations, "", Rounding::rne, Saturation::finite};
   return a;
 }
 
@@ -28,8 +28,22 @@ constexpr void set(std::array<DestinationSupport, kFormatCount>& a, FormatId id,
   a[static_cast<int>(id)] = s;
 }
 
-// The OCP MX v1.0 and OFP8 v1.0 specification. Every mode and saturation is available; the
-// implementation-defined points are decided as documented in docs/DIALECTS.md.
+constexpr void unsupported(std::array<DestinationSupport, kFormatCount>& a, FormatId id, std::string_view why) {
+  a[static_cast<int>(id)] = {0, 0, why, Rounding::rne, Saturation::finite};
+}
+
+constexpr SaturationSet sats(std::initializer_list<Saturation> ss) {
+  SaturationSet r = 0;
+  for (Saturation x : ss) r |= saturation_bit(x);
+  return r;
+}
+
+constexpr SaturationSet kFinite = saturation_bit(Saturation::finite);
+constexpr SaturationSet kNone = saturation_bit(Saturation::none);
+
+// ---------------------------------------------------------------------------------------------
+// ocp: the OCP MX v1.0 and OFP8 v1.0 specification. Every mode and saturation is available;
+// the implementation-defined points are decided as documented in docs/DIALECTS.md.
 constexpr Dialect make_ocp() {
   Dialect d;
   d.name = "ocp";
@@ -40,22 +54,34 @@ constexpr Dialect make_ocp() {
   d.nan_payload.fill(NanPayload::canonical);
   d.nan_to_finite = NanToFinite::positive_max;
   d.e8m0_below = E8m0Below::clamp_min;
+  d.e8m0_zero = E8m0Zero::min_scale;
   d.e8m0_negative = E8m0Negative::nan;
   d.e8m0_ties = E8m0Ties::even;
   d.int8_minus2 = false;
   d.support = all_supported();
+  // OCP MX 6.3 (floor); the open points as microxcaling, the spec authors' reference code,
+  // decides them: zero block 2^-127, NaN or Inf amax makes the scale NaN, an exponent above
+  // 127 is NaN. Elements under a NaN scale carry no information: ocp stores 0.
+  d.block.scale_rule = ScaleRule::floor;
+  d.block.zero_block_scale = ZeroBlockScale::min_scale;
+  d.block.nan_block = NanBlock::nan_scale;
+  d.block.inf_block = InfBlock::nan_scale;
+  d.block.nan_scale_elements = NanScaleElements::zero;
+  d.block.scale_overflow = ScaleOverflow::nan;
   return d;
 }
 
-// NVIDIA's host/software conversion functions in cuda_fp8.hpp, cuda_fp6.hpp, cuda_fp4.hpp
-// (CUDA 13.0), float and double inputs alike.
+// ---------------------------------------------------------------------------------------------
+// cuda: NVIDIA's host/software conversion functions in cuda_fp8.hpp, cuda_fp6.hpp,
+// cuda_fp4.hpp (CUDA 13.0), float and double inputs alike; blocks as cuDNN documents them.
 constexpr Dialect make_cuda() {
   Dialect d;
   d.name = "cuda";
   d.summary = "what NVIDIA's cuda_fp8.hpp / cuda_fp6.hpp / cuda_fp4.hpp conversion functions compute (CUDA 13.0)";
   d.sources = "CUDA 13.0 headers: __nv_cvt_{float,double,halfraw,bfloat16raw}_to_{fp8,fp6,fp4}, "
               "__nv_cvt_{float,double,bfloat16raw}_to_e8m0, __nv_cvt_fp8_to_halfraw, __nv_cvt_e8m0_to_bf16raw "
-              "and the __nv_fp8_e4m3/e5m2/e8m0 operators";
+              "and the __nv_fp8_e4m3/e5m2/e8m0 operators; blocks: cuDNN BLOCK_SCALE_QUANTIZE "
+              "(scale = round-up(amax / max), elements round-to-even)";
   // The float path replaces any NaN by 0x7FFFFFFF before converting, so FP8 from float/half/bf16
   // gives 0x7F; the double path keeps the sign and, for E5M2, the fraction's next bit.
   d.nan_sign = NanSign::preserve;
@@ -71,6 +97,7 @@ constexpr Dialect make_cuda() {
   // __nv_cvt_bfloat16raw_to_e8m0 takes the exponent field and ignores the sign; zero and tiny
   // values give 0x00.
   d.e8m0_below = E8m0Below::clamp_min;
+  d.e8m0_zero = E8m0Zero::min_scale;
   d.e8m0_negative = E8m0Negative::magnitude;
   d.e8m0_ties = E8m0Ties::even;  // unused: only rz and ru exist
   d.int8_minus2 = false;
@@ -85,12 +112,235 @@ constexpr Dialect make_cuda() {
   set(d.support, FormatId::e2m1, {rn_rz, kAllSaturations, fp6});
   set(d.support, FormatId::e8m0,
       {bits({Rounding::rz, Rounding::ru}), kAllSaturations,
-       "__nv_cvt_*_to_e8m0 accept cudaRoundZero and cudaRoundPosInf only"});
-  set(d.support, FormatId::int8, {0, 0, "CUDA has no MXINT8 conversion"});
+       "__nv_cvt_*_to_e8m0 accept cudaRoundZero and cudaRoundPosInf only", Rounding::ru, Saturation::finite});
+  unsupported(d.support, FormatId::int8, "CUDA has no MXINT8 conversion");
+  // cuDNN: scale = quantize_round_up(amax / vmax), output = round_to_even(vals / scale): exact
+  // RCEIL. Its NaN and Inf handling is undocumented: softmx follows cvt.rp.satfinite.ue8m0
+  // (NaN -> 0xFF, Inf -> 0xFE) and the FP8 conversions (NaN elements -> 0x7F).
+  d.block.scale_rule = ScaleRule::rceil;
+  d.block.zero_block_scale = ZeroBlockScale::min_scale;
+  d.block.nan_block = NanBlock::nan_scale;
+  d.block.inf_block = InfBlock::max_scale;
+  d.block.nan_scale_elements = NanScaleElements::nan;
+  d.block.scale_overflow = ScaleOverflow::clamp;
   return d;
 }
 
-const std::array<Dialect, 2> kDialects = {make_ocp(), make_cuda()};
+// ---------------------------------------------------------------------------------------------
+// torchao: torchao/prototype/mx_formats (to_mx, ScaleCalculationMode) with PyTorch's casts.
+constexpr Dialect make_torchao() {
+  Dialect d;
+  d.name = "torchao";
+  d.summary = "torchao's MX formats (to_mx: FLOOR default, CEIL, EVEN, RCEIL) with PyTorch's float8 and e8m0 casts";
+  d.sources = "pytorch/ao torchao/prototype/mx_formats/mx_tensor.py (to_mx, _to_mx_rceil, "
+              "_e8m0_scale_to_reciprocal_fp32), constants.py, torchao/prototype/custom_fp_utils.py "
+              "(_f32_to_fpx_unpacked); PyTorch c10 Float8_e4m3fn/e5m2 and headeronly Float8_e8m0fnu casts; "
+              "docs/research/block-dialects.md sections 2 and 7";
+  // PyTorch's FP8 casts keep a NaN's sign; E5M2 NaN is 0x7F | sign (the fp8_max branch).
+  d.nan_sign = NanSign::preserve;
+  d.nan_payload.fill(NanPayload::canonical);
+  d.nan_payload[static_cast<int>(FormatId::e5m2)] = NanPayload::all_ones;
+  // _f32_to_fpx_unpacked has no NaN branch: an x86 quiet NaN (0x7FC0000x) goes through the
+  // normal-number bit arithmetic and comes out as 1.5 (E2M1 0x3, E2M3 0x0C, E3M2 0x0E), with
+  // its sign. (On CUDA, 0x7FFFFFFF gives 2.0 instead: softmx models the CPU.)
+  d.nan_to_finite = NanToFinite::signed_value;
+  d.nan_finite_value = 1.5;
+  // PyTorch fp8e8m0fnu_from_fp32_value: sign ignored, zero -> 0x00, ties round up on the
+  // implicit bit (3.0 -> 4.0), f32 subnormals above 2^-127 -> 0x01, overflow and Inf -> 0xFF.
+  d.e8m0_below = E8m0Below::clamp_min;
+  d.e8m0_zero = E8m0Zero::min_scale;
+  d.e8m0_negative = E8m0Negative::magnitude;
+  d.e8m0_ties = E8m0Ties::up;
+  d.e8m0_lowest_binade_rounds_up = true;
+  d.int8_minus2 = false;
+  d.support = all_supported();
+  const RoundingSet rn = bits({Rounding::rne});
+  set(d.support, FormatId::e4m3, {rn, kAllSaturations, "PyTorch's float8 casts round to nearest even"});
+  set(d.support, FormatId::e5m2, {rn, kAllSaturations, "PyTorch's float8 casts round to nearest even"});
+  constexpr std::string_view fpx = "_f32_to_fpx_unpacked rounds to nearest even and saturates";
+  set(d.support, FormatId::e3m2, {rn, kFinite, fpx});
+  set(d.support, FormatId::e2m3, {rn, kFinite, fpx});
+  set(d.support, FormatId::e2m1, {rn, kFinite, fpx});
+  set(d.support, FormatId::e8m0,
+      {rn, kNone, "PyTorch's float8_e8m0fnu cast rounds to nearest (ties up) and overflows to NaN", Rounding::rne,
+       Saturation::none});
+  unsupported(d.support, FormatId::int8, "torchao has no MXINT8 (\"TODO(future PR): add support for MX int8\")");
+  // to_mx: amax propagates NaN; a non-finite amax gives 0xFF and every element NaN (the exact
+  // reciprocal of 0xFF is NaN); the zero block clamps to 0x00; elements are V * (1/X) in f32
+  // with an exact reciprocal; RCEIL divides by max_pos as max_abs * (1.0 / max_pos) in f32;
+  // EVEN rounds the f32 amax bits, so a carry past 2^128 gives Inf and 0xFF.
+  d.block.scale_rule = ScaleRule::floor;
+  d.block.zero_block_scale = ZeroBlockScale::min_scale;
+  d.block.nan_block = NanBlock::nan_scale;
+  d.block.inf_block = InfBlock::nan_scale;
+  d.block.nan_scale_elements = NanScaleElements::nan;
+  d.block.scale_overflow = ScaleOverflow::nan;
+  d.block.rceil_f32_reciprocal = true;
+  d.block.even_f32_overflow_nan = true;
+  d.block.element_scaling = ElementScaling::f32_reciprocal;
+  return d;
+}
+
+// ---------------------------------------------------------------------------------------------
+// ml_dtypes: scalar conversions only (float8_e4m3fn, e5m2, float6_e3m2fn, e2m3fn, float4_e2m1fn,
+// float8_e8m0fnu), with its default ConvertFrom<kSaturate = false, kTruncate = false>.
+constexpr Dialect make_ml_dtypes() {
+  Dialect d;
+  d.name = "ml_dtypes";
+  d.summary = "ml_dtypes' scalar casts (non-saturating, round to nearest even); no block quantization";
+  d.sources = "jax-ml/ml_dtypes ml_dtypes/include/float8.h (ConvertImpl, RoundBitsToNearestEven), "
+              "include/mxfloat.h; issues 298, 400; PR 398 (E8M0 ties); docs/research/block-dialects.md section 3";
+  d.nan_sign = NanSign::preserve;  // NaN -> +-quiet_NaN() by the input's sign
+  d.nan_payload.fill(NanPayload::canonical);
+  // FP4/FP6 quiet_NaN() is the -0 code, and -quiet_NaN() flips its sign: +NaN -> -0, -NaN -> +0.
+  d.nan_to_finite = NanToFinite::flipped_zero;
+  // E8M0: the implicit bit is the round-off LSB, so every tie rounds up (3.0 -> 4.0); zero and
+  // negatives have no representation and become NaN (kSaturate = false); f32 subnormals above
+  // 2^-127 round up to 2^-126.
+  d.e8m0_below = E8m0Below::clamp_min;
+  d.e8m0_zero = E8m0Zero::nan;
+  d.e8m0_negative = E8m0Negative::nan;
+  d.e8m0_ties = E8m0Ties::up;
+  d.e8m0_lowest_binade_rounds_up = true;
+  d.int8_minus2 = false;
+  d.support = all_supported();
+  constexpr std::string_view why = "ml_dtypes' casts round to nearest even (kTruncate = false); by default "
+                                   "they do not saturate (kSaturate = false)";
+  for (FormatId f : {FormatId::e4m3, FormatId::e5m2, FormatId::e3m2, FormatId::e2m3, FormatId::e2m1, FormatId::e8m0})
+    set(d.support, f, {bits({Rounding::rne}), kAllSaturations, why, Rounding::rne, Saturation::none});
+  for (FormatId f : {FormatId::f64, FormatId::f32, FormatId::f16, FormatId::bf16})
+    d.support[static_cast<int>(f)].default_saturation = Saturation::none;
+  unsupported(d.support, FormatId::int8, "ml_dtypes has no MXINT8 type");
+  d.block.unsupported = "ml_dtypes has scalar types only, no block quantization";
+  return d;
+}
+
+// ---------------------------------------------------------------------------------------------
+// microxcaling: Microsoft's MX reference emulation, its custom_cuda path (exact exponent
+// extraction; the default Python path differs, see docs/DIALECTS.md).
+constexpr Dialect make_microxcaling() {
+  Dialect d;
+  d.name = "microxcaling";
+  d.summary = "microsoft/microxcaling (the MX spec authors' emulation library), custom_cuda path: "
+              "floor scale, ties-away elements";
+  d.sources = "microsoft/microxcaling mx/mx_ops.py (_shared_exponents, _quantize_mx), mx/elemwise_ops.py "
+              "(_quantize_elemwise_core, _round_mantissa), mx/formats.py, mx/cpp/shared_exp.cuh, quantize.cuh; "
+              "docs/research/block-dialects.md section 1";
+  d.nan_sign = NanSign::preserve;
+  d.nan_payload.fill(NanPayload::canonical);
+  d.nan_to_finite = NanToFinite::positive_max;  // undefined there (its output is float)
+  d.int8_minus2 = false;                        // clamps to +-127/64: -2 is never produced
+  d.support = all_supported();
+  // Element rounding: "nearest" (the default) = floor(|x| + 0.5) = ties away; "even"; "floor" =
+  // toward zero. Saturation: always clamps to +-max_norm.
+  const RoundingSet modes = bits({Rounding::rna, Rounding::rne, Rounding::rz});
+  constexpr std::string_view why = "microxcaling rounds \"nearest\" (ties away, the default), \"even\" or "
+                                   "\"floor\" (toward zero), and always saturates";
+  for (FormatId f : {FormatId::e4m3, FormatId::e5m2, FormatId::e3m2, FormatId::e2m3, FormatId::e2m1, FormatId::int8})
+    set(d.support, f, {modes, kFinite, why, Rounding::rna, Saturation::finite});
+  unsupported(d.support, FormatId::e8m0, "microxcaling takes scales from exponent bits; it has no float-to-E8M0 cast");
+  // Scale: floor (exponent bits), below -127 clamps, above 127 is NaN; a NaN or Inf amax makes
+  // the shared exponent NaN and every element NaN; the zero block gets 0x00.
+  d.block.scale_rule = ScaleRule::floor;
+  d.block.zero_block_scale = ZeroBlockScale::min_scale;
+  d.block.nan_block = NanBlock::nan_scale;
+  d.block.inf_block = InfBlock::nan_scale;
+  d.block.nan_scale_elements = NanScaleElements::nan;
+  d.block.scale_overflow = ScaleOverflow::nan;
+  d.block.element_rounding = Rounding::rna;
+  d.block.element_saturation = Saturation::finite;
+  return d;
+}
+
+// ---------------------------------------------------------------------------------------------
+// transformer-engine: NVIDIA TransformerEngine's MXFP8 quantization kernels (and NVFP4 in
+// softmx/nvfp4.hpp).
+constexpr Dialect make_transformer_engine() {
+  Dialect d;
+  d.name = "transformer-engine";
+  d.summary = "NVIDIA TransformerEngine MXFP8: RCEIL on an f32 quotient, NaN-ignoring amax, "
+              "cvt.rn.satfinite elements, its scale-multiplier quirks";
+  d.sources = "NVIDIA/TransformerEngine transformer_engine/common/cast/mxfp8/quantize_mxfp8.cuh, "
+              "dequantize_mxfp8.cuh, common/util/ptx.cuh (float_to_e8m0, exp2f_rcp, exp2f, mul_cvt_2x), "
+              "cast/nvfp4/*; docs/research/block-dialects.md section 4";
+  // cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 on the GPU: NaN -> 0x7F (the sign the hardware gives
+  // is not determined; softmx uses +).
+  d.nan_sign = NanSign::positive;
+  d.nan_payload.fill(NanPayload::all_ones);
+  d.nan_to_finite = NanToFinite::positive_max;
+  // float_to_e8m0: NaN -> 0xFF, Inf -> 0xFE, 0 -> 0x00, sign dropped, rounding up.
+  d.e8m0_below = E8m0Below::clamp_min;
+  d.e8m0_zero = E8m0Zero::min_scale;
+  d.e8m0_negative = E8m0Negative::magnitude;
+  d.support = all_supported();
+  const RoundingSet rn = bits({Rounding::rne});
+  constexpr std::string_view cvt = "TransformerEngine converts with cvt.rn.satfinite";
+  set(d.support, FormatId::e4m3, {rn, kFinite, cvt});
+  set(d.support, FormatId::e5m2, {rn, kFinite, cvt});
+  set(d.support, FormatId::e2m1, {rn, kFinite, cvt});
+  set(d.support, FormatId::e8m0,
+      {bits({Rounding::ru}), kFinite, "float_to_e8m0 rounds up (cvt.rp.satfinite.ue8m0x2.f32)", Rounding::ru,
+       Saturation::finite});
+  unsupported(d.support, FormatId::e3m2, "TransformerEngine has no FP6 quantization");
+  unsupported(d.support, FormatId::e2m3, "TransformerEngine has no FP6 quantization");
+  unsupported(d.support, FormatId::int8, "TransformerEngine has no MXINT8 quantization");
+  // MXFP8: biased = float_to_e8m0(amax * max_norm_rcp) (an f32 multiply, then rounding up);
+  // amax = fmaxf(.., fabsf(x)) from 0 ignores NaN; Inf -> 0xFE; the element multiplier is
+  // exp2f_rcp(biased): 1.0 for 0x00 and +0.0 for 0xFE; dequantization multiplies by the f32
+  // with bits biased << 23 (0x00 -> 0.0, 0xFF -> +Inf).
+  d.block.scale_rule = ScaleRule::rceil;
+  d.block.zero_block_scale = ZeroBlockScale::min_scale;
+  d.block.nan_block = NanBlock::propagate;
+  d.block.inf_block = InfBlock::max_scale;
+  d.block.nan_scale_elements = NanScaleElements::nan;
+  d.block.scale_overflow = ScaleOverflow::clamp;
+  d.block.rceil_f32_reciprocal = true;
+  d.block.element_scaling = ElementScaling::te_int_reciprocal;
+  d.block.dequant_scaling = DequantScaling::te_bits;
+  return d;
+}
+
+// ---------------------------------------------------------------------------------------------
+// gfloat: Graphcore's generic float library (quantize_block / encode_block).
+constexpr Dialect make_gfloat() {
+  Dialect d;
+  d.name = "gfloat";
+  d.summary = "graphcore-research/gfloat: floor scale in float64, NaN as the all-ones code, MXINT8 with -2";
+  d.sources = "graphcore-research/gfloat src/gfloat/block.py (compute_scale_amax, quantize_block, encode_block), "
+              "round.py (round_float), encode.py, formats.py; docs/research/block-dialects.md section 5";
+  // encode_float(NaN) is code_of_nan: the all-ones code (E4M3 and E5M2 0xFF, sign bit set).
+  d.nan_sign = NanSign::negative;
+  d.nan_payload.fill(NanPayload::all_ones);
+  // FP6, FP4, INT8: ValueError("No NaN in format").
+  d.nan_to_finite = NanToFinite::error;
+  // E8M0: round_float with precision 1 ties to the even code; no zero (0.0 -> code_of_nan).
+  d.e8m0_below = E8m0Below::clamp_min;
+  d.e8m0_zero = E8m0Zero::nan;
+  d.e8m0_negative = E8m0Negative::nan;
+  d.e8m0_ties = E8m0Ties::even;
+  d.int8_minus2 = true;  // format_info_ocp_int8: min = -2
+  d.support = all_supported();
+  const RoundingSet modes = bits({Rounding::rne, Rounding::rna, Rounding::rz, Rounding::ru, Rounding::rd});
+  constexpr std::string_view why = "gfloat's deterministic RoundModes: TiesToEven, TiesToAway, TowardZero, "
+                                   "TowardPositive, TowardNegative (its stochastic modes use other bit alignments)";
+  for (FormatId f : {FormatId::e4m3, FormatId::e5m2, FormatId::e3m2, FormatId::e2m3, FormatId::e2m1,
+                                    FormatId::int8, FormatId::e8m0})
+    set(d.support, f, {modes, kAllSaturations, why});
+  // compute_scale_amax: floor(log2(amax)) - emax clipped to [-127, 127] (float64 log2: exact for
+  // f32-valued data); zero block 2^-127; NaN amax -> scale NaN (0xFF) with NaN elements; Inf
+  // amax -> clip -> 0xFE, the Inf element saturated; elements vals / scale in float64.
+  d.block.scale_rule = ScaleRule::floor;
+  d.block.zero_block_scale = ZeroBlockScale::min_scale;
+  d.block.nan_block = NanBlock::nan_scale;
+  d.block.inf_block = InfBlock::max_scale;
+  d.block.nan_scale_elements = NanScaleElements::nan;
+  d.block.scale_overflow = ScaleOverflow::clamp;
+  return d;
+}
+
+const std::array<Dialect, 7> kDialects = {make_ocp(),           make_cuda(),         make_torchao(),
+                                          make_ml_dtypes(),     make_microxcaling(), make_transformer_engine(),
+                                          make_gfloat()};
 
 std::string rounding_list(RoundingSet set) {
   std::string s;
@@ -129,7 +379,14 @@ std::optional<std::string> unsupported_reason(const Dialect& d, FormatId dst, co
   return std::nullopt;
 }
 
-std::string_view name(NanSign v) { return v == NanSign::preserve ? "preserve" : "positive"; }
+std::string_view name(NanSign v) {
+  switch (v) {
+    case NanSign::preserve: return "preserve";
+    case NanSign::positive: return "positive";
+    case NanSign::negative: return "negative";
+  }
+  return "?";
+}
 std::string_view name(NanPayload v) {
   switch (v) {
     case NanPayload::canonical: return "canonical";
@@ -144,11 +401,43 @@ std::string_view name(NanToFinite v) {
     case NanToFinite::signed_max: return "signed_max";
     case NanToFinite::positive_zero: return "positive_zero";
     case NanToFinite::negative_zero: return "negative_zero";
+    case NanToFinite::flipped_zero: return "flipped_zero";
+    case NanToFinite::signed_value: return "signed_value";
+    case NanToFinite::error: return "error";
   }
   return "?";
 }
 std::string_view name(E8m0Below v) { return v == E8m0Below::clamp_min ? "clamp_min" : "nan"; }
+std::string_view name(E8m0Zero v) { return v == E8m0Zero::min_scale ? "min_scale" : "nan"; }
 std::string_view name(E8m0Negative v) { return v == E8m0Negative::nan ? "nan" : "magnitude"; }
 std::string_view name(E8m0Ties v) { return v == E8m0Ties::even ? "even" : "up"; }
+std::string_view name(ZeroBlockScale v) { return v == ZeroBlockScale::min_scale ? "min_scale" : "unit_scale"; }
+std::string_view name(NanBlock v) { return v == NanBlock::nan_scale ? "nan_scale" : "propagate"; }
+std::string_view name(InfBlock v) {
+  switch (v) {
+    case InfBlock::nan_scale: return "nan_scale";
+    case InfBlock::max_scale: return "max_scale";
+    case InfBlock::ignore: return "ignore";
+  }
+  return "?";
+}
+std::string_view name(NanScaleElements v) {
+  switch (v) {
+    case NanScaleElements::convert: return "convert";
+    case NanScaleElements::zero: return "zero";
+    case NanScaleElements::nan: return "nan";
+  }
+  return "?";
+}
+std::string_view name(ScaleOverflow v) { return v == ScaleOverflow::clamp ? "clamp" : "nan"; }
+std::string_view name(ElementScaling v) {
+  switch (v) {
+    case ElementScaling::exact: return "exact";
+    case ElementScaling::f32_reciprocal: return "f32_reciprocal";
+    case ElementScaling::te_int_reciprocal: return "te_int_reciprocal";
+  }
+  return "?";
+}
+std::string_view name(DequantScaling v) { return v == DequantScaling::exact ? "exact" : "te_bits"; }
 
 }  // namespace softmx

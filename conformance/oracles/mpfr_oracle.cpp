@@ -219,7 +219,8 @@ uint64_t inf_code(const FI& D, bool neg) { return (neg ? sign_bit(D) : 0) | (exp
 // A NaN of the destination (which has NaN), with payload `frac` of `fm` bits (0 = none).
 uint64_t nan_code(const FI& D, bool neg, uint64_t frac, int fm, const Policies& pol) {
   if (D.kind == Kind::e8m0) return 0xFF;
-  uint64_t sign = (neg && !pol.nan_sign_positive) ? sign_bit(D) : 0;
+  using NS = Policies::NanSign;
+  uint64_t sign = (pol.nan_sign == NS::negative || (neg && pol.nan_sign == NS::preserve)) ? sign_bit(D) : 0;
   if (D.kind == Kind::fn) return sign | (sign_bit(D) - 1);  // the all-ones magnitude
   uint64_t quiet = 1ull << (D.m - 1);
   uint64_t payload = quiet;
@@ -233,6 +234,8 @@ uint64_t nan_code(const FI& D, bool neg, uint64_t frac, int fm, const Policies& 
   return sign | (exp_ones(D) << D.m) | payload;
 }
 
+uint64_t signed_value_code(const FI& D, bool neg, const Policies& pol);
+
 // A NaN input (sign, fraction of fm bits, signalling?) into D.
 Outcome nan_into(const FI& D, bool neg, uint64_t frac, int fm, bool signalling, const Policies& pol) {
   uint8_t fl = signalling ? kV : 0;
@@ -243,6 +246,9 @@ Outcome nan_into(const FI& D, bool neg, uint64_t frac, int fm, bool signalling, 
     case Policies::NanToFinite::signed_max: return {max_code(D, neg, pol), fl};
     case Policies::NanToFinite::positive_zero: return {zero_code(D, false), fl};
     case Policies::NanToFinite::negative_zero: return {zero_code(D, true), fl};
+    case Policies::NanToFinite::flipped_zero: return {zero_code(D, !neg), fl};
+    case Policies::NanToFinite::signed_value: return {signed_value_code(D, neg, pol), fl};
+    case Policies::NanToFinite::error: return {0, fl};
   }
   return {0, fl};
 }
@@ -304,7 +310,7 @@ void round_core(const FI& D, mpfr_srcptr x, const Policies& pol, int m0, int m1,
 
   if (mpfr_zero_p(x)) {  // 5.2, 5.4
     if (!e8) return fill(T, m0, m1, {zero_code(D, neg), 0});
-    return fill(T, m0, m1, pol.e8m0_below_nan ? Outcome{0xFF, kV} : Outcome{0x00, (uint8_t)(kU | kX)});
+    return fill(T, m0, m1, pol.e8m0_zero_nan ? Outcome{0xFF, kV} : Outcome{0x00, (uint8_t)(kU | kX)});
   }
 
   uint8_t extra = 0;
@@ -348,8 +354,12 @@ void round_core(const FI& D, mpfr_srcptr x, const Policies& pol, int m0, int m1,
   const uint64_t code_lo = ovf_lo ? 0 : encode(D, b.lo, neg, w.tmp);
   const uint64_t code_hi = b.exact ? code_lo : (ovf_hi ? 0 : encode(D, b.hi, neg, w.tmp));
 
+  // PyTorch / ml_dtypes E8M0: under the nearest modes every value in (2^-127, 2^-126) rounds up.
+  const bool lowest_up = e8 && pol.e8m0_lowest_binade_rounds_up && !b.exact &&
+                         mpfr_cmp_ui_2exp(w.a, 1, D.emin + 1) < 0;
   for (int mi = m0; mi < m1; ++mi) {
     bool up = pick_up(mi, neg, b, ties_up, rs, w);
+    if (lowest_up && (mi == (int)Mode::rne || mi == (int)Mode::rna)) up = true;
     if (up ? ovf_hi : ovf_lo) {
       for (int s = 0; s < 2; ++s) {
         Outcome o = overflow_outcome(D, neg, mi, (Sat)s, pol);
@@ -375,6 +385,18 @@ void round_core(const FI& D, mpfr_srcptr x, const Policies& pol, int m0, int m1,
       T[mi][s][(int)Tiny::before] = {code, fb};
     }
   }
+}
+
+// nan_finite_value with the sign, rounded into D (rne, saturating), for NaN -> signed_value.
+uint64_t signed_value_code(const FI& D, bool neg, const Policies& pol) {
+  mpfr_t v;
+  mpfr_init2(v, 64);
+  mpfr_set_d(v, neg ? -pol.nan_finite_value : pol.nan_finite_value, MPFR_RNDN);
+  Table T;
+  Work& w = work();
+  round_core(D, v, pol, (int)Mode::rne, (int)Mode::rne + 1, RsReq{}, T, w);
+  mpfr_clear(v);
+  return T[(int)Mode::rne][(int)Sat::finite][(int)Tiny::after].code;
 }
 
 void from_code(Fmt src, Fmt dst, uint64_t bits, const Policies& pol, int m0, int m1, const RsReq& rs, Table& T) {

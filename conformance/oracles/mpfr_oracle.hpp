@@ -29,16 +29,23 @@ enum class Tiny : uint8_t { after, before };
 
 // The dialect policies of SEMANTICS.md section 5 (defaults = the "ocp" dialect)
 struct Policies {
-  bool nan_sign_positive = false;     // NanSign: false=preserve, true=positive
+  enum class NanSign : uint8_t { preserve, positive, negative } nan_sign = NanSign::preserve;
   // NanPayload, per destination format (indexed by Fmt): SEMANTICS 5.5.
   enum class Payload : uint8_t { canonical, preserve, all_ones };
   std::array<Payload, kFmtCount> nan_payload{};
   // nan_canonical_ones, per source format (indexed by Fmt): 0 keeps a NaN input as it is; n > 0
   // replaces it by +NaN whose fraction is n ones (SEMANTICS 5.5).
   std::array<uint8_t, kFmtCount> nan_canonical_ones{};
-  enum class NanToFinite : uint8_t { positive_max, signed_max, positive_zero, negative_zero } nan_to_finite =
-      NanToFinite::positive_max;
-  bool e8m0_below_nan = false;          // false = clamp_min
+  enum class NanToFinite : uint8_t {
+    positive_max, signed_max, positive_zero, negative_zero,
+    flipped_zero,  // zero with the opposite of the NaN's sign
+    signed_value,  // nan_finite_value with the NaN's sign, rounded rne saturating
+    error,         // code 0 (the caller reports the error)
+  } nan_to_finite = NanToFinite::positive_max;
+  double nan_finite_value = 0;
+  bool e8m0_below_nan = false;          // 0 < |x| < 2^-127: false = clamp_min
+  bool e8m0_zero_nan = false;           // zero: false = 0x00
+  bool e8m0_lowest_binade_rounds_up = false;  // rne/rna: (2^-127, 2^-126) -> 0x01
   bool e8m0_negative_magnitude = false;  // false = nan
   bool e8m0_ties_up = false;            // false = even
   bool int8_minus2 = false;

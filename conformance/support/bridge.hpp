@@ -19,7 +19,7 @@ inline oracle::Tiny to_oracle(Tininess t) { return t == Tininess::after_rounding
 
 inline oracle::Policies to_oracle(const Dialect& d) {
   oracle::Policies p;
-  p.nan_sign_positive = d.nan_sign == NanSign::positive;
+  p.nan_sign = static_cast<oracle::Policies::NanSign>(static_cast<int>(d.nan_sign));
   for (const Format& f : all_formats()) {
     const int i = static_cast<int>(f.id);
     const int o = static_cast<int>(to_oracle(f.id));
@@ -27,7 +27,10 @@ inline oracle::Policies to_oracle(const Dialect& d) {
     p.nan_canonical_ones[o] = d.nan_canonical_ones[i];
   }
   p.nan_to_finite = static_cast<oracle::Policies::NanToFinite>(static_cast<int>(d.nan_to_finite));
+  p.nan_finite_value = d.nan_finite_value;
   p.e8m0_below_nan = d.e8m0_below == E8m0Below::nan;
+  p.e8m0_zero_nan = d.e8m0_zero == E8m0Zero::nan;
+  p.e8m0_lowest_binade_rounds_up = d.e8m0_lowest_binade_rounds_up;
   p.e8m0_negative_magnitude = d.e8m0_negative == E8m0Negative::magnitude;
   p.e8m0_ties_up = d.e8m0_ties == E8m0Ties::up;
   p.int8_minus2 = d.int8_minus2;
@@ -47,12 +50,11 @@ struct PolicySet {
   Dialect dialect;
 };
 
-/// ocp, cuda's policies, and two variants that flip every other knob, so each policy value is
-/// checked against the oracle on every input.
+/// Every built-in dialect's policies, and variants that flip the remaining knobs, so each
+/// policy value is checked against the oracle on every input.
 inline std::vector<PolicySet> policy_sets() {
   std::vector<PolicySet> v;
-  v.push_back({"ocp", policies_only(ocp_dialect())});
-  v.push_back({"cuda-policies", policies_only(*find_dialect("cuda"))});
+  for (const Dialect& d : all_dialects()) v.push_back({std::string(d.name), policies_only(d)});
   Dialect a = policies_only(ocp_dialect());
   a.nan_sign = NanSign::positive;
   a.nan_payload.fill(NanPayload::preserve);
@@ -70,6 +72,8 @@ inline std::vector<PolicySet> policy_sets() {
   v.push_back({"variant-b", b});
   Dialect c = policies_only(ocp_dialect());
   c.nan_to_finite = NanToFinite::positive_zero;
+  c.e8m0_below = E8m0Below::nan;
+  c.e8m0_lowest_binade_rounds_up = true;
   v.push_back({"variant-c", c});
   return v;
 }

@@ -33,6 +33,19 @@ using KernelRow = std::array<std::array<KernelPair, kRoundingCount>, kFormatCoun
 /// The row for `src`; defined by the per-source translation units.
 const KernelRow& kernels_from(FormatId src);
 
+/// round_pack with the destination format and the rounding mode as constants.
+using RoundPackKernel = Result (*)(const Unpacked& v, const Context& c, const Dialect& d);
+
+template <int D, int R>
+Result round_pack_kernel(const Unpacked& v, const Context& c, const Dialect& d) {
+  Context k = c;
+  k.rounding = static_cast<Rounding>(R);
+  return round_pack_inline(kFormats[D], v, k, d);
+}
+
+/// The specialised round_pack for (destination, rounding); defined in kernels/round_pack.cpp.
+RoundPackKernel round_pack_kernel_for(FormatId dst, Rounding r);
+
 /// Storage type of a code of width W bits.
 template <int W>
 using Storage = std::conditional_t<(W <= 8), std::uint8_t,

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstdint>
 
 #include "softmx/context.hpp"
@@ -105,7 +106,7 @@ SOFTMX_INLINE std::uint64_t max_magnitude(const Format& f, bool sign, const Dial
 /// A NaN of `f` (which has NaN) for a NaN or NaN-producing input of this sign and payload
 /// (SEMANTICS 5.5).
 SOFTMX_INLINE std::uint64_t nan_code(const Format& f, bool sign, std::uint64_t payload, const Dialect& d) {
-  const bool s = d.nan_sign == NanSign::preserve && sign;
+  const bool s = d.nan_sign == NanSign::negative || (d.nan_sign == NanSign::preserve && sign);
   std::uint64_t mag = f.all_ones_magnitude();  // fn formats: their single NaN
   if (f.specials == Specials::ieee) {
     const int m = f.man_bits;
@@ -225,6 +226,19 @@ SOFTMX_INLINE Result round_pack_inline(const Format& f, const Unpacked& in, cons
         case NanToFinite::signed_max: return {pack(f, in.sign, max_magnitude(f, in.sign, d)), flag::invalid};
         case NanToFinite::positive_zero: return {pack(f, false, 0), flag::invalid};
         case NanToFinite::negative_zero: return {pack(f, true, 0), flag::invalid};
+        case NanToFinite::flipped_zero: return {pack(f, !in.sign, 0), flag::invalid};
+        case NanToFinite::signed_value: {
+          // The dialect's value (finite, non-negative), rounded into f (rne, saturating) by
+          // the out-of-line round_pack: a rare path.
+          if (!(d.nan_finite_value > 0)) return {pack(f, in.sign, 0), flag::invalid};
+          Unpacked v;
+          v.cls = ValueClass::finite;
+          v.sign = in.sign;
+          v.exp = std::ilogb(d.nan_finite_value);
+          v.sig = static_cast<std::uint64_t>(std::ldexp(d.nan_finite_value, 63 - v.exp));
+          return {round_pack(f, v, Context{}, d).code, flag::invalid};
+        }
+        case NanToFinite::error: return {0, flag::invalid};
       }
       return {0, flag::invalid};
     }
@@ -238,7 +252,7 @@ SOFTMX_INLINE Result round_pack_inline(const Format& f, const Unpacked& in, cons
     case ValueClass::zero: {
       if (f.has_zero()) return {pack(f, sign, 0), 0};
       // No zero (e8m0): SEMANTICS 5.4.
-      if (d.e8m0_below == E8m0Below::nan) return {nan_code(f, false, 0, d), flag::invalid};
+      if (d.e8m0_zero == E8m0Zero::nan) return {nan_code(f, false, 0, d), flag::invalid};
       return {pack(f, false, 0), flag::underflow | flag::inexact};
     }
     case ValueClass::finite: break;
@@ -258,6 +272,12 @@ SOFTMX_INLINE Result round_pack_inline(const Format& f, const Unpacked& in, cons
     return {pack(f, sign, 0), Flags(u | flag::inexact | extra)};
   }
 
+  // PyTorch's and ml_dtypes' E8M0 casts: every value in (2^-127, 2^-126) rounds up.
+  Context cq = c;
+  if (m == 0 && d.e8m0_lowest_binade_rounds_up && v.exp == emin &&
+      (c.rounding == Rounding::rne || c.rounding == Rounding::rna))
+    cq.rounding = Rounding::ru;
+
   const std::uint64_t max_mag = max_magnitude(f, sign, d);
   // An exponent above emax + 1 overflows whatever the rounding (even int8's -2 has exponent
   // emax + 1). Clamping it to emax + 2 keeps that verdict, since the packed code is then above
@@ -265,7 +285,7 @@ SOFTMX_INLINE Result round_pack_inline(const Format& f, const Unpacked& in, cons
   const int emax = static_cast<int>(f.max_finite_magnitude() >> m) - f.bias;
   v.exp = std::min(v.exp, emax + 2);
   const int q = (f.subnormals ? std::max(v.exp, emin) : v.exp) - m;
-  const Rounded r = round_at(f, v, q, ties_up, c);
+  const Rounded r = round_at(f, v, q, ties_up, cq);
   const bool inexact = r.inexact;
   // SEMANTICS 3: the exponent field and the hidden bit add, so carries need no fix-up.
   const std::int64_t base = static_cast<std::int64_t>(q + m + f.bias - 1) * (std::int64_t{1} << m);

@@ -19,7 +19,11 @@
 namespace softmx {
 
 /// Sign of a NaN result (SEMANTICS 5.5).
-enum class NanSign : std::uint8_t { preserve, positive };
+enum class NanSign : std::uint8_t {
+  preserve,  ///< the input's sign
+  positive,
+  negative,  ///< the all-ones code (gfloat's code_of_nan: e4m3 and e5m2 0xFF)
+};
 /// Fraction of a NaN result in an ieee-encoded destination (SEMANTICS 5.5).
 enum class NanPayload : std::uint8_t {
   canonical,  ///< only the quiet bit set
@@ -27,13 +31,94 @@ enum class NanPayload : std::uint8_t {
   all_ones,   ///< every fraction bit set (CUDA's float-to-half/bfloat16 give 0x7FFF)
 };
 /// What a NaN becomes in a format without NaN (e3m2, e2m3, e2m1, int8). Always invalid.
-enum class NanToFinite : std::uint8_t { positive_max, signed_max, positive_zero, negative_zero };
-/// E8M0 for zero and for 0 < |x| < 2^-127 (SEMANTICS 5.4).
+enum class NanToFinite : std::uint8_t {
+  positive_max,
+  signed_max,     ///< max with the NaN's sign
+  positive_zero,
+  negative_zero,
+  flipped_zero,   ///< zero with the opposite of the NaN's sign (ml_dtypes: quiet_NaN() is the -0 code)
+  signed_value,   ///< Dialect::nan_finite_value with the NaN's sign (torchao's FP4/FP6 cast on x86: 1.5)
+  error,          ///< the implementation raises an error (gfloat); softmx gives code 0 and invalid,
+                  ///< and the block and command layers report it as an error
+};
+/// E8M0 for 0 < |x| < 2^-127 (SEMANTICS 5.4).
 enum class E8m0Below : std::uint8_t { clamp_min, nan };
+/// E8M0 for zero (SEMANTICS 5.4).
+enum class E8m0Zero : std::uint8_t { min_scale, nan };
 /// E8M0 for negative non-zero inputs (SEMANTICS 5.4).
 enum class E8m0Negative : std::uint8_t { nan, magnitude };
 /// E8M0 ties under rne (SEMANTICS 5.4).
 enum class E8m0Ties : std::uint8_t { even, up };
+
+/// How a block's shared scale exponent is chosen (docs/BLOCKS.md 1 step 2).
+enum class ScaleRule : std::uint8_t {
+  floor,  ///< OCP MX 6.3: floor(log2 amax) - emax_E
+  ceil,   ///< ceil(log2 amax) - emax_E (torchao CEIL)
+  even,   ///< floor(log2 R(amax)) - emax_E, amax rounded to m_E + 1 bits ties away (torchao EVEN)
+  rceil,  ///< smallest s with max_E * 2^s >= amax (NVIDIA cuBLAS / TransformerEngine)
+};
+/// The scale of a block whose values are all zero (docs/BLOCKS.md 1 step 4).
+enum class ZeroBlockScale : std::uint8_t {
+  min_scale,   ///< 0x00 = 2^-127
+  unit_scale,  ///< 0x7F = 1.0
+};
+/// A block with a NaN in it.
+enum class NanBlock : std::uint8_t {
+  nan_scale,  ///< scale 0xFF
+  propagate,  ///< scale from the finite values; the NaN element follows the element rules
+};
+/// A block with an Inf (and no NaN) in it.
+enum class InfBlock : std::uint8_t {
+  nan_scale,  ///< scale 0xFF
+  max_scale,  ///< scale 0xFE (2^127); elements converted with it
+  ignore,     ///< scale from the finite values; the Inf element follows the element rules
+};
+/// The element codes of a block whose scale is NaN.
+enum class NanScaleElements : std::uint8_t {
+  convert,  ///< each element converted as usual (with the scale 2^0 for finite ones)
+  zero,     ///< every element code 0
+  nan,      ///< every element converted from NaN: a NaN element's own NaN, the others +NaN
+            ///< (what V * NaN gives on x86, which propagates the first NaN operand)
+};
+/// A scale exponent above 127 (only wide inputs reach it).
+enum class ScaleOverflow : std::uint8_t { clamp, nan };
+/// How V / X is formed before the element rounding (docs/BLOCKS.md 1 step 5).
+enum class ElementScaling : std::uint8_t {
+  exact,              ///< exponent arithmetic: no rounding before the element's
+  f32_reciprocal,     ///< V * 2^-s rounded to f32 first (torchao: exact 1/X, f32 product)
+  te_int_reciprocal,  ///< TransformerEngine's ptx.cuh: multiplier 1.0 for scale 0x00, +0.0 for
+                      ///< 0xFE, else 2^(127 - S); the f32 product rounded first
+};
+/// How a block's scale is applied when dequantizing (docs/BLOCKS.md 2).
+enum class DequantScaling : std::uint8_t {
+  exact,    ///< value * 2^(S - 127), rounded once; 0xFF gives NaN
+  te_bits,  ///< TransformerEngine: scale = the f32 with bits S << 23 (0x00 -> 0.0, 0xFF -> +Inf),
+            ///< product rounded to f32, then converted to the destination
+};
+
+/// The block-level policies of a dialect (docs/BLOCKS.md 1).
+struct BlockPolicies {
+  /// Empty when the dialect quantizes blocks; otherwise why not ("ml_dtypes has no block
+  /// quantization").
+  std::string_view unsupported;
+  ScaleRule scale_rule = ScaleRule::floor;
+  ZeroBlockScale zero_block_scale = ZeroBlockScale::min_scale;
+  NanBlock nan_block = NanBlock::nan_scale;
+  InfBlock inf_block = InfBlock::nan_scale;
+  NanScaleElements nan_scale_elements = NanScaleElements::zero;
+  ScaleOverflow scale_overflow = ScaleOverflow::clamp;
+  /// rceil: the quotient amax / max_E formed as amax * RN_f32(1 / max_E), rounded to f32, and
+  /// then rounded up to a power of two (torchao, TransformerEngine), instead of exactly.
+  bool rceil_f32_reciprocal = false;
+  /// even: the rounded amax is an f32, so a carry past 2^128 makes it Inf and the scale NaN
+  /// (torchao).
+  bool even_f32_overflow_nan = false;
+  ElementScaling element_scaling = ElementScaling::exact;
+  DequantScaling dequant_scaling = DequantScaling::exact;
+  /// The element rounding and saturation a quantizer uses unless told otherwise.
+  Rounding element_rounding = Rounding::rne;
+  Saturation element_saturation = Saturation::finite;
+};
 
 /// A set of rounding modes, one bit per Rounding value (bit i = Rounding(i)).
 using RoundingSet = std::uint8_t;
@@ -44,11 +129,13 @@ inline constexpr SaturationSet kAllSaturations = 0x3;
 constexpr RoundingSet rounding_bit(Rounding r) { return RoundingSet(1u << static_cast<unsigned>(r)); }
 constexpr SaturationSet saturation_bit(Saturation s) { return SaturationSet(1u << static_cast<unsigned>(s)); }
 
-/// What a dialect accepts for one destination format.
+/// What a dialect accepts for one destination format, and what it uses when not told.
 struct DestinationSupport {
   RoundingSet roundings = kAllRoundings;      ///< 0: the dialect cannot produce this format
   SaturationSet saturations = kAllSaturations;
   std::string_view why;  ///< for error messages: where the restriction comes from
+  Rounding default_rounding = Rounding::rne;
+  Saturation default_saturation = Saturation::finite;
 };
 
 /// A dialect: element-conversion policies plus what it supports. See docs/SEMANTICS.md 5.
@@ -66,11 +153,19 @@ struct Dialect {
   /// NaN into 0x7FFFFFFF: 23 ones; its E8M0 decode goes through bf16 0x7FFF: 7 ones).
   std::array<std::uint8_t, kFormatCount> nan_canonical_ones{};
   NanToFinite nan_to_finite = NanToFinite::positive_max;
+  double nan_finite_value = 0;  ///< for NanToFinite::signed_value
   E8m0Below e8m0_below = E8m0Below::clamp_min;
+  E8m0Zero e8m0_zero = E8m0Zero::min_scale;
   E8m0Negative e8m0_negative = E8m0Negative::nan;
   E8m0Ties e8m0_ties = E8m0Ties::even;
+  /// E8M0 under rne/rna: every value in (2^-127, 2^-126) rounds up to 2^-126, as PyTorch's and
+  /// ml_dtypes' casts do (they round on the bits of an f32 subnormal, whose implicit bit is 0).
+  bool e8m0_lowest_binade_rounds_up = false;
   /// MXINT8: may negative results use 0x80 (-2)?
   bool int8_minus2 = false;
+
+  /// Block-level policies.
+  BlockPolicies block{};
 
   /// Per destination format (indexed by FormatId).
   std::array<DestinationSupport, kFormatCount> support{};
@@ -95,7 +190,15 @@ std::string_view name(NanSign);
 std::string_view name(NanPayload);
 std::string_view name(NanToFinite);
 std::string_view name(E8m0Below);
+std::string_view name(E8m0Zero);
 std::string_view name(E8m0Negative);
 std::string_view name(E8m0Ties);
+std::string_view name(ZeroBlockScale);
+std::string_view name(NanBlock);
+std::string_view name(InfBlock);
+std::string_view name(NanScaleElements);
+std::string_view name(ScaleOverflow);
+std::string_view name(ElementScaling);
+std::string_view name(DequantScaling);
 
 }  // namespace softmx

@@ -33,7 +33,8 @@ class SplitMix64 {
   /// A value in [0, n) for n > 0, by Lemire's multiply-shift (bias below 2^-64 * n; the
   /// stream stays a pure function of the seed).
   constexpr std::uint64_t below(std::uint64_t n) {
-    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(next()) * n) >> 64);
+    __extension__ using u128 = unsigned __int128;
+    return static_cast<std::uint64_t>((static_cast<u128>(next()) * n) >> 64);
   }
 
  private:

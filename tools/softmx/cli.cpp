@@ -117,6 +117,7 @@ ConversionOptions conversion_options(const Args& a, bool need_to) {
       throw UsageError("--rbits expects the number of random bits, an integer from 1 to 64, got '" + *v + "'");
     o.ctx.rbits_width = static_cast<std::uint8_t>(r);
   }
+  const bool sat_given = a.get("sat").has_value();
   o.dialect = &ocp_dialect();
   if (auto v = a.get("dialect")) {
     o.dialect = find_dialect(*v);
@@ -128,6 +129,12 @@ ConversionOptions conversion_options(const Args& a, bool need_to) {
       }
       throw UsageError("unknown dialect '" + *v + "' for --dialect (expected one of " + known + ")");
     }
+  }
+  // What the dialect uses for this destination unless told otherwise (ocp: rne, satfinite).
+  if (a.get("to")) {
+    const DestinationSupport& s = o.dialect->support[static_cast<int>(o.to)];
+    if (!o.rounding_given) o.ctx.rounding = s.default_rounding;
+    if (!sat_given) o.ctx.saturation = s.default_saturation;
   }
   return o;
 }

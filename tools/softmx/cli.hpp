@@ -58,6 +58,8 @@ struct ConversionOptions {
 };
 
 /// Reads --from, --to (required if `need_to`), --round, --sat, --dialect, --rbits, --tininess.
+/// With --to given, an unset --round or --sat takes the dialect's default for that destination
+/// (DestinationSupport; ocp: rne and satfinite).
 ConversionOptions conversion_options(const Args& a, bool need_to);
 
 FormatId parse_format_arg(std::string_view option, std::string_view value);

@@ -87,14 +87,19 @@ std::string describe_format(const Format& f) {
   return s;
 }
 
+// One result in a table cell: code, value (shortened with ~), raised flag letters.
 std::string cell(const Format& dst, const Result& r) {
   std::string v = value_text(dst, r.code);
-  if (v.size() > 14) v = v.substr(0, 13) + "~";
-  char buf[96];
-  std::snprintf(buf, sizeof buf, "%s %-14s %s", hex(r.code, dst.hex_digits()).c_str(), v.c_str(),
-                flags_letters(r.flags).c_str());
+  if (v.size() > 9) v = v.substr(0, 8) + "~";
+  std::string flags;
+  for (char c : flags_letters(r.flags))
+    if (c != '.') flags += c;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%s %-9s %s", hex(r.code, dst.hex_digits()).c_str(), v.c_str(), flags.c_str());
   return buf;
 }
+
+constexpr int kCell = 19;
 
 }  // namespace
 
@@ -183,7 +188,7 @@ int cmd_explain(int argc, char** argv) {
   std::printf("results      (tininess %s rounding; * marks the options given)\n",
               o.ctx.tininess == Tininess::after_rounding ? "after" : "before");
   std::printf("  %-4s %-7s", "mode", "sat");
-  for (const Dialect& d : all_dialects()) std::printf("  %-30s", std::string(d.name).c_str());
+  for (const Dialect& d : all_dialects()) std::printf(" %-*s", kCell, std::string(d.name).c_str());
   std::printf("\n");
   std::vector<std::string> notes;
   for (Rounding r : kDeterministicRoundings) {
@@ -195,7 +200,7 @@ int cmd_explain(int argc, char** argv) {
       std::printf("%s %-4s %-7s", given ? "*" : " ", std::string(name(r)).c_str(), std::string(name(s)).c_str());
       for (const Dialect& d : all_dialects()) {
         if (unsupported_reason(d, o.to, c)) {
-          std::printf("  %-30s", "n/a");
+          std::printf(" %-*s", kCell, "n/a");
           const DestinationSupport& sup = d.support[static_cast<int>(o.to)];
           std::string note = "dialect " + std::string(d.name) + " to " + std::string(dst.name) + ": ";
           if (sup.roundings == 0) {
@@ -211,13 +216,13 @@ int cmd_explain(int argc, char** argv) {
           continue;
         }
         const Result res = in.code ? convert(*o.from, o.to, *in.code, c, d) : round_pack(dst, in.u, c, d);
-        std::printf("  %-30s", cell(dst, res).c_str());
+        std::printf(" %-*s", kCell, cell(dst, res).c_str());
       }
       std::printf("\n");
     }
   }
   for (const std::string& n : notes) std::printf("  n/a: %s\n", n.c_str());
-  std::printf("  flags: v invalid, i infinite, o overflow, u underflow, x inexact\n");
+  std::printf("  flags raised: v invalid, i infinite, o overflow, u underflow, x inexact\n");
 
   // ---- stochastic rounding ----
   const unsigned r = o.ctx.rbits_width;

@@ -5,6 +5,7 @@
 #include "cli.hpp"
 #include "commands.hpp"
 #include "describe.hpp"
+#include "softmx/block.hpp"
 #include "softmx/convert.hpp"
 
 namespace softmx::cli {
@@ -46,10 +47,12 @@ int cmd_dialects(int argc, char** argv) {
   for (const Dialect& d : all_dialects()) {
     std::printf("%s: %s\n", std::string(d.name).c_str(), std::string(d.summary).c_str());
     std::printf("  sources        %s\n", std::string(d.sources).c_str());
-    std::printf("  nan_sign %s, nan_to_finite %s, e8m0_below %s, e8m0_negative %s, e8m0_ties %s, int8_minus2 %s\n",
+    std::printf("  nan_sign %s, nan_to_finite %s, e8m0_below %s, e8m0_zero %s, e8m0_negative %s, e8m0_ties %s,\n"
+                "  e8m0_lowest_binade_rounds_up %s, int8_minus2 %s\n",
                 std::string(name(d.nan_sign)).c_str(), std::string(name(d.nan_to_finite)).c_str(),
-                std::string(name(d.e8m0_below)).c_str(), std::string(name(d.e8m0_negative)).c_str(),
-                std::string(name(d.e8m0_ties)).c_str(), d.int8_minus2 ? "yes" : "no");
+                std::string(name(d.e8m0_below)).c_str(), std::string(name(d.e8m0_zero)).c_str(),
+                std::string(name(d.e8m0_negative)).c_str(), std::string(name(d.e8m0_ties)).c_str(),
+                d.e8m0_lowest_binade_rounds_up ? "yes" : "no", d.int8_minus2 ? "yes" : "no");
     std::string payload, canon;
     for (const Format& f : all_formats()) {
       const int i = static_cast<int>(f.id);
@@ -59,13 +62,27 @@ int cmd_dialects(int argc, char** argv) {
     }
     std::printf("  nan_payload   %s\n", payload.c_str());
     std::printf("  nan_canonical_ones %s\n", canon.empty() ? " none" : canon.c_str());
+    const BlockPolicies& b = d.block;
+    if (!b.unsupported.empty()) {
+      std::printf("  blocks        %s\n", std::string(b.unsupported).c_str());
+    } else {
+      std::printf("  blocks        scale %s%s%s, zero block %s, NaN %s, Inf %s, NaN-scale elements %s, "
+                  "exponent > 127 %s,\n                V/X %s, dequantize %s, elements %s %s\n",
+                  std::string(name(b.scale_rule)).c_str(), b.rceil_f32_reciprocal ? " (rceil in f32)" : "",
+                  b.even_f32_overflow_nan ? " (even overflows to NaN)" : "", std::string(name(b.zero_block_scale)).c_str(),
+                  std::string(name(b.nan_block)).c_str(), std::string(name(b.inf_block)).c_str(),
+                  std::string(name(b.nan_scale_elements)).c_str(), std::string(name(b.scale_overflow)).c_str(),
+                  std::string(name(b.element_scaling)).c_str(), std::string(name(b.dequant_scaling)).c_str(),
+                  std::string(name(b.element_rounding)).c_str(), std::string(name(b.element_saturation)).c_str());
+    }
     for (const Format& f : all_formats()) {
       const DestinationSupport& s = d.support[static_cast<int>(f.id)];
       if (s.roundings == kAllRoundings && s.saturations == kAllSaturations) continue;
       std::string why;
       if (!s.why.empty()) why.append("  (").append(s.why).append(")");
-      std::printf("  to %-5s      rounding %s%s\n", std::string(f.name).c_str(), rounding_names(s.roundings).c_str(),
-                  why.c_str());
+      std::printf("  to %-5s      rounding %s (default %s, saturation default %s)%s\n", std::string(f.name).c_str(),
+                  rounding_names(s.roundings).c_str(), std::string(name(s.default_rounding)).c_str(),
+                  std::string(name(s.default_saturation)).c_str(), why.c_str());
     }
     std::printf("\n");
   }

@@ -18,13 +18,21 @@ constexpr const char* kUsage =
     "  softmx convert --to DST [options] VALUE...             decimal values (inf, nan, -0 too)\n"
     "  softmx explain --to DST [options] VALUE                the anatomy of one conversion\n"
     "  softmx explain --from SRC --to DST [options] HEX\n"
+    "  softmx quantize --to FMT [--from f32] [--block K] [--scale RULE] [options] < codes\n"
+    "                                                         MX blocks: one \"SCALE CODE...\" line per block\n"
+    "  softmx dequantize --from FMT [--to f32] [--block K]   the inverse, one code per line\n"
+    "  softmx dot --a FMT --b FMT [--block K] [--blocks N] [--acc exact|fp32-sequential]\n"
+    "                                                         \"SCALE_A CODE_A... SCALE_B CODE_B...\" -> \"RESULT FLAGS\"\n"
+    "  softmx gemm-golden --out DIR [--m M --n N --k K --a FMT --b FMT --seed S]  golden GEMM data\n"
     "  softmx formats                                         the format table\n"
     "  softmx dialects                                        the dialects and their policies\n"
     "\n"
     "options:\n"
     "  --round rne|rna|rz|ru|rd|ro|rs   rounding (default rne)\n"
     "  --sat finite|none                saturation (default finite)\n"
-    "  --dialect ocp|cuda               policies (default ocp)\n"
+    "  --dialect NAME                   ocp (default), cuda, torchao, ml_dtypes, microxcaling,\n"
+    "                                   transformer-engine, gfloat\n"
+    "  --scale floor|ceil|even|rceil    block scale rule (default: the dialect's)\n"
     "  --rbits R                        random bits for rs, 1..64 (default 32); stdin lines carry\n"
     "                                   them as a second hex field, VALUE arguments take --random HEX\n"
     "  --tininess after|before          underflow detection (default after)\n"
@@ -47,11 +55,17 @@ int main(int argc, char** argv) {
     if (cmd == "explain") return softmx::cli::cmd_explain(argc, argv);
     if (cmd == "formats") return softmx::cli::cmd_formats(argc, argv);
     if (cmd == "dialects") return softmx::cli::cmd_dialects(argc, argv);
+    if (cmd == "quantize") return softmx::cli::cmd_quantize(argc, argv);
+    if (cmd == "dequantize") return softmx::cli::cmd_dequantize(argc, argv);
+    if (cmd == "dot") return softmx::cli::cmd_dot(argc, argv);
+    if (cmd == "gemm-golden") return softmx::cli::cmd_gemm_golden(argc, argv);
     if (cmd == "--version" || cmd == "version") {
       std::puts("softmx 0.1.0");
       return 0;
     }
-    std::fprintf(stderr, "softmx: error: unknown command '%s' (expected convert, explain, formats or dialects; see softmx --help)\n",
+    std::fprintf(stderr,
+                 "softmx: error: unknown command '%s' (expected convert, explain, quantize, dequantize, dot, "
+                 "gemm-golden, formats or dialects; see softmx --help)\n",
                  cmd.c_str());
     return softmx::cli::kExitUsage;
   } catch (const softmx::cli::UsageError& e) {

@@ -1,0 +1,166 @@
+// conformance/oracles/dot_oracle.cpp: see dot_oracle.hpp.
+#include "oracles/dot_oracle.hpp"
+
+namespace softmx::oracle {
+namespace {
+
+constexpr mpfr_prec_t kWide = 2048;  // every term of an MX dot lies within 2^-300 .. 2^400
+
+struct Mp {
+  mpfr_t v;
+  explicit Mp(mpfr_prec_t p = kWide) { mpfr_init2(v, p); }
+  ~Mp() { mpfr_clear(v); }
+  Mp(const Mp&) = delete;
+  Mp& operator=(const Mp&) = delete;
+};
+
+constexpr uint8_t kInvalid = 0x10;
+
+bool signalling_e5m2(Fmt f, uint8_t code) {
+  // e5m2 is the only ieee-encoded element format: NaN with the fraction's top bit clear.
+  return f == Fmt::e5m2 && is_nan_code(f, code) && !((code >> 1) & 1);
+}
+
+// Specials of the whole DotGeneral, decided before any arithmetic: NaN (and whether invalid),
+// +Inf, -Inf.
+struct Specials {
+  bool nan = false, pos = false, neg = false, invalid = false;
+};
+
+Specials scan(const std::vector<OBlock>& a, const std::vector<OBlock>& b) {
+  Specials s;
+  Mp x(64), y(64);
+  for (size_t j = 0; j < a.size(); ++j) {
+    if (a[j].scale == 0xFF || b[j].scale == 0xFF) s.nan = true;
+    for (size_t i = 0; i < a[j].codes.size(); ++i) {
+      const bool xn = !decode(a[j].fmt, a[j].codes[i], x.v), yn = !decode(b[j].fmt, b[j].codes[i], y.v);
+      if (xn || yn) {
+        s.nan = true;
+        if ((xn && signalling_e5m2(a[j].fmt, a[j].codes[i])) || (yn && signalling_e5m2(b[j].fmt, b[j].codes[i])))
+          s.invalid = true;
+        continue;
+      }
+      if (!mpfr_inf_p(x.v) && !mpfr_inf_p(y.v)) continue;
+      if (mpfr_zero_p(x.v) || mpfr_zero_p(y.v)) {
+        s.nan = s.invalid = true;
+        continue;
+      }
+      ((mpfr_signbit(x.v) != 0) != (mpfr_signbit(y.v) != 0) ? s.neg : s.pos) = true;
+    }
+  }
+  if (s.pos && s.neg && !s.nan) s.nan = s.invalid = true;  // Inf - Inf
+  return s;
+}
+
+AllOutcomes special_outcomes(const Specials& s) {
+  Mp r(24);
+  if (s.nan) mpfr_set_nan(r.v);
+  else mpfr_set_inf(r.v, s.neg ? -1 : 1);
+  AllOutcomes all = round_value_all(r.v, Fmt::f32);
+  if (s.nan) {
+    for (auto& m : all.r)
+      for (auto& sat : m)
+        for (auto& t : sat) {
+          t.code = 0x7FC00000;  // the canonical quiet NaN, positive
+          t.flags = s.invalid ? kInvalid : 0;
+        }
+  }
+  return all;
+}
+
+// The exact value of one product times its scales (finite operands only), into `out`.
+void term(const OBlock& a, const OBlock& b, size_t i, mpfr_ptr out) {
+  Mp x(64), y(64);
+  decode(a.fmt, a.codes[i], x.v);
+  decode(b.fmt, b.codes[i], y.v);
+  mpfr_mul(out, x.v, y.v, MPFR_RNDN);  // exact at kWide
+  mpfr_mul_2si(out, out, (long)a.scale - 127 + (long)b.scale - 127, MPFR_RNDN);
+}
+
+}  // namespace
+
+AllOutcomes dot_exact(const std::vector<OBlock>& a, const std::vector<OBlock>& b) {
+  const Specials s = scan(a, b);
+  if (s.nan || s.pos || s.neg) return special_outcomes(s);
+  Mp sum, t;
+  mpfr_set_zero(sum.v, 1);
+  bool all_neg_zero = true, all_pos_zero = true;
+  for (size_t j = 0; j < a.size(); ++j)
+    for (size_t i = 0; i < a[j].codes.size(); ++i) {
+      term(a[j], b[j], i, t.v);
+      if (mpfr_zero_p(t.v)) {
+        (mpfr_signbit(t.v) ? all_pos_zero : all_neg_zero) = false;
+      } else {
+        all_neg_zero = all_pos_zero = false;
+      }
+      mpfr_add(sum.v, sum.v, t.v, MPFR_RNDN);  // exact
+    }
+  if (!mpfr_zero_p(sum.v)) return round_value_all(sum.v, Fmt::f32);
+  // An exact zero: -0 if every product is -0; +0 if every product is +0; otherwise +0, but
+  // -0 under rd (IEEE 754 6.3).
+  Mp pz(24), nz(24);
+  mpfr_set_zero(pz.v, 1);
+  mpfr_set_zero(nz.v, -1);
+  AllOutcomes all = round_value_all(all_neg_zero ? nz.v : pz.v, Fmt::f32);
+  if (!all_neg_zero && !all_pos_zero) {
+    const AllOutcomes neg = round_value_all(nz.v, Fmt::f32);
+    for (int s2 = 0; s2 < 2; ++s2)
+      for (int t2 = 0; t2 < 2; ++t2) all.r[(int)Mode::rd][s2][t2] = neg.r[(int)Mode::rd][s2][t2];
+  }
+  return all;
+}
+
+namespace {
+
+// round_f32(x + y) under one mode, IEEE 754 6.3 zero signs; returns the f32 outcome and
+// leaves the rounded value in `out`.
+Outcome add_round(mpfr_srcptr x, mpfr_srcptr y, Mode mode, Sat sat, Tiny tiny, mpfr_ptr out) {
+  Mp s;
+  mpfr_add(s.v, x, y, MPFR_RNDN);  // exact at kWide
+  if (mpfr_zero_p(s.v)) {
+    const bool xz = mpfr_zero_p(x), yz = mpfr_zero_p(y);
+    bool neg;
+    if (xz && yz && (mpfr_signbit(x) != 0) == (mpfr_signbit(y) != 0)) neg = mpfr_signbit(x) != 0;
+    else neg = mode == Mode::rd;
+    mpfr_set_zero(s.v, neg ? -1 : 1);
+  }
+  const Outcome o = round_value_all(s.v, Fmt::f32).at(mode, sat, tiny);
+  decode(Fmt::f32, o.code, out);
+  return o;
+}
+
+}  // namespace
+
+Outcome dot_fp32_sequential(const std::vector<OBlock>& a, const std::vector<OBlock>& b, Mode mode, Sat sat,
+                            Tiny tiny) {
+  const Specials sp = scan(a, b);
+  if (sp.nan || sp.pos || sp.neg) return special_outcomes(sp).at(mode, sat, tiny);
+  uint8_t flags = 0;
+  Mp acc, sum, p, x(64), y(64), d;
+  mpfr_set_zero(acc.v, 1);
+  for (size_t j = 0; j < a.size(); ++j) {
+    mpfr_set_zero(sum.v, 1);
+    for (size_t i = 0; i < a[j].codes.size(); ++i) {
+      decode(a[j].fmt, a[j].codes[i], x.v);
+      decode(b[j].fmt, b[j].codes[i], y.v);
+      mpfr_mul(p.v, x.v, y.v, MPFR_RNDN);  // exact
+      flags |= add_round(sum.v, p.v, mode, sat, tiny, sum.v).flags;
+    }
+    // d_j = round_f32(s_j * 2^(sa + sb))
+    mpfr_mul_2si(d.v, sum.v, (long)a[j].scale - 127 + (long)b[j].scale - 127, MPFR_RNDN);
+    const Outcome od = round_value_all(d.v, Fmt::f32).at(mode, sat, tiny);
+    flags |= od.flags;
+    decode(Fmt::f32, od.code, d.v);
+    if (mpfr_inf_p(d.v) && mpfr_inf_p(acc.v) && mpfr_signbit(d.v) != mpfr_signbit(acc.v))
+      return {0x7FC00000, uint8_t(flags | kInvalid)};  // +Inf + -Inf
+    if (mpfr_inf_p(d.v) || mpfr_inf_p(acc.v)) {
+      if (!mpfr_inf_p(acc.v)) mpfr_set(acc.v, d.v, MPFR_RNDN);
+      continue;
+    }
+    flags |= add_round(acc.v, d.v, mode, sat, tiny, acc.v).flags;
+  }
+  const Outcome last = round_value_all(acc.v, Fmt::f32).at(mode, sat, tiny);
+  return {last.code, uint8_t(flags | last.flags)};
+}
+
+}  // namespace softmx::oracle

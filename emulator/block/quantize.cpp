@@ -1,0 +1,344 @@
+// emulator/block/quantize.cpp: block quantization and dequantization (docs/BLOCKS.md 1-2).
+#include <algorithm>
+#include <bit>
+#include <stdexcept>
+#include <string>
+
+#include "block/block_quantizer.hpp"
+#include "core/ascii.hpp"
+#include "softmx/block.hpp"
+#include "softmx/convert.hpp"
+
+namespace softmx {
+namespace {
+
+bool is_element(FormatId f) {
+  return f == FormatId::e4m3 || f == FormatId::e5m2 || f == FormatId::e3m2 || f == FormatId::e2m3 ||
+         f == FormatId::e2m1 || f == FormatId::int8;
+}
+
+std::uint64_t load(FormatId src, const void* values, std::size_t i) {
+  switch (format(src).width) {
+    case 16: return static_cast<const std::uint16_t*>(values)[i];
+    case 32: return static_cast<const std::uint32_t*>(values)[i];
+    default: return static_cast<const std::uint64_t*>(values)[i];
+  }
+}
+
+// True when the normalized significand of a is greater than b's (compares 1.f fractions).
+bool fraction_greater(const Unpacked& a, const Unpacked& b) {
+  return a.sig > b.sig || (a.sig == b.sig && a.sticky && !b.sticky);
+}
+
+__extension__ using u128 = unsigned __int128;
+
+const Format& f32() { return format(FormatId::f32); }
+
+Context rne_none() {
+  Context c;
+  c.saturation = Saturation::none;
+  return c;
+}
+
+// x rounded to f32 (rne, Inf on overflow) and read back exactly.
+Unpacked to_f32(const Unpacked& x) { return unpack(f32(), round_pack(f32(), x, rne_none(), ocp_dialect()).code); }
+
+// RN_f32(1 / max_E): the reciprocal an implementation stores as a float constant.
+Unpacked f32_reciprocal_of_max(FormatId element) {
+  const Unpacked max = unpack(format(element), format(element).max_finite_magnitude());
+  const std::uint64_t m = max.sig >> std::countr_zero(max.sig);  // odd integer significand
+  const int e = max.exp - (63 - std::countr_zero(max.sig));       // max = m * 2^e
+  // 1/max = 2^127 / m * 2^(-127 - e): a 128-by-64-bit division keeps 64+ bits and a sticky.
+  const u128 num = static_cast<u128>(1) << 127;
+  const u128 q = num / m;
+  Unpacked r;
+  r.cls = ValueClass::finite;
+  const int lz = std::countl_zero(static_cast<std::uint64_t>(q >> 64));
+  const int top = 127 - (q >> 64 ? lz : 64 + std::countl_zero(static_cast<std::uint64_t>(q)));
+  r.sig = static_cast<std::uint64_t>(q >> (top - 63));
+  r.sticky = (q & ((static_cast<u128>(1) << (top - 63)) - 1)) != 0 || num % m != 0;
+  r.exp = top - 127 - e;
+  return to_f32(r);
+}
+
+// round_f32(a * b) for finite non-zero a, b.
+Unpacked f32_product(const Unpacked& a, const Unpacked& b) {
+  const u128 p = static_cast<u128>(a.sig) * b.sig;  // (1..4) * 2^126
+  Unpacked r;
+  r.cls = ValueClass::finite;
+  r.sign = a.sign != b.sign;
+  const bool carry = static_cast<std::uint64_t>(p >> 127) != 0;
+  r.sig = static_cast<std::uint64_t>(p >> (carry ? 64 : 63));
+  // The bits below the 64 kept: all of the low word, or its low 63 bits.
+  const std::uint64_t low = static_cast<std::uint64_t>(p);
+  r.sticky = (carry ? low != 0 : (low << 1) != 0) || a.sticky || b.sticky;
+  r.exp = a.exp + b.exp + (carry ? 1 : 0);
+  return to_f32(r);
+}
+
+// The scale of a block with finite amax > 0 under the dialect's rule and policies: the
+// exponent s, or nan.
+struct Scale {
+  int s = 0;
+  bool nan = false;
+};
+
+Scale block_scale(const Unpacked& amax, ScaleRule rule, FormatId element, const BlockPolicies& p) {
+  if (rule == ScaleRule::rceil && p.rceil_f32_reciprocal) {
+    // descale = RN_f32(amax_f32 * RN_f32(1 / max_E)), then rounded up to a power of two.
+    const Unpacked a = to_f32(amax);
+    if (a.cls == ValueClass::inf) return {127, p.scale_overflow == ScaleOverflow::nan};
+    const Unpacked d = f32_product(a, f32_reciprocal_of_max(element));
+    if (d.cls == ValueClass::zero) return {-127, false};
+    const bool power_of_two = d.sig == (std::uint64_t{1} << 63);
+    return {d.exp + (power_of_two ? 0 : 1), false};
+  }
+  if (rule == ScaleRule::even && p.even_f32_overflow_nan && scale_exponent(rule, amax, element) + element_emax(element) > 127)
+    return {0, true};  // the rounded f32 amax became Inf
+  return {scale_exponent(rule, amax, element), false};
+}
+
+}  // namespace
+
+int element_emax(FormatId element) {
+  const Format& f = format(element);
+  return static_cast<int>(f.max_finite_magnitude() >> f.man_bits) - f.bias;
+}
+
+int scale_exponent(ScaleRule rule, const Unpacked& amax, FormatId element) {
+  const int emax = element_emax(element);
+  switch (rule) {
+    case ScaleRule::floor: return amax.exp - emax;
+    case ScaleRule::ceil: {
+      const bool power_of_two = amax.sig == (std::uint64_t{1} << 63) && !amax.sticky;
+      return amax.exp + (power_of_two ? 0 : 1) - emax;
+    }
+    case ScaleRule::even: {
+      // Round amax to m_E + 1 significant bits, ties away: a carry into the next binade
+      // happens iff those bits are all ones and the next bit is one.
+      const int m = format(element).man_bits;
+      const std::uint64_t kept_and_half = amax.sig >> (62 - m);  // m + 2 bits
+      const bool carry = kept_and_half == (std::uint64_t{1} << (m + 2)) - 1;
+      return amax.exp + (carry ? 1 : 0) - emax;
+    }
+    case ScaleRule::rceil: {
+      // Smallest s with max_E * 2^s >= amax.
+      const Unpacked max = unpack(format(element), format(element).max_finite_magnitude());
+      return amax.exp - max.exp + (fraction_greater(amax, max) ? 1 : 0);
+    }
+  }
+  return 0;
+}
+
+namespace detail {
+
+BlockQuantizer::BlockQuantizer(FormatId src, const BlockOptions& o)
+    : src_(src), o_(o), d_(o.dialect ? *o.dialect : ocp_dialect()) {
+  if (!is_ieee_host_format(src))
+    throw std::invalid_argument("quantize: the source must be f64, f32, f16 or bf16, not " +
+                                std::string(format(src).name));
+  if (!is_element(o.element))
+    throw std::invalid_argument("quantize: " + std::string(format(o.element).name) + " is not an MX element format");
+  if (!d_.block.unsupported.empty())
+    throw std::invalid_argument("quantize: dialect " + std::string(d_.name) + ": " + std::string(d_.block.unsupported));
+  ctx_.rounding = o.rounding.value_or(d_.block.element_rounding);
+  ctx_.saturation = o.saturation.value_or(d_.block.element_saturation);
+  ctx_.tininess = o.tininess;
+  ctx_.rbits_width = o.rbits_width;
+  if (auto why = unsupported_reason(d_, o.element, ctx_)) throw std::invalid_argument("quantize: " + *why);
+  rule_ = o.rule.value_or(d_.block.scale_rule);
+  round_pack_ = round_pack_kernel_for(o.element, ctx_.rounding);
+}
+
+std::uint8_t BlockQuantizer::run(const void* values, std::size_t count, const std::uint64_t* rbits,
+                                 std::uint8_t* codes, Flags& flags) {
+  const Dialect& d = d_;
+  const BlockPolicies& bp = d.block;
+  if (count == 0) throw std::invalid_argument("quantize: a block needs at least one value");
+  if (stochastic() && !rbits) throw std::invalid_argument("quantize: stochastic rounding needs one random value per element");
+
+  // Step 1: classify the block; amax over the finite values, exactly.
+  v_.resize(count);
+  std::vector<Unpacked>& v = v_;
+  bool has_nan = false, has_inf = false;
+  Unpacked amax;  // zero
+  // Dialects that compute in f32 (torchao, TransformerEngine) take f32 data: wider sources
+  // are first rounded to f32, as a cast would.
+  const Format& sf = format(src_);
+  const bool f32_data = bp.element_scaling != ElementScaling::exact && sf.width > 32;
+  for (std::size_t i = 0; i < count; ++i) {
+    v[i] = unpack_inline(sf, load(src_, values, i));
+    if (f32_data && v[i].cls != ValueClass::nan) v[i] = to_f32(v[i]);
+    switch (v[i].cls) {
+      case ValueClass::nan: has_nan = true; break;
+      case ValueClass::inf: has_inf = true; break;
+      case ValueClass::zero: break;
+      case ValueClass::finite:
+        if (amax.cls == ValueClass::zero || v[i].exp > amax.exp || (v[i].exp == amax.exp && v[i].sig > amax.sig)) {
+          amax = v[i];
+          amax.sign = false;
+        }
+        break;
+    }
+  }
+
+  // Steps 2-4: the scale.
+  bool nan_scale = false;
+  bool scale_invalid = false;  // a NaN scale not inherited from a quiet NaN raises invalid
+  int s = 0;
+  if (has_nan && bp.nan_block == NanBlock::nan_scale) {
+    nan_scale = true;
+    for (std::size_t i = 0; i < count; ++i) scale_invalid |= v[i].cls == ValueClass::nan && !v[i].nan_quiet;
+  } else if (has_inf && bp.inf_block == InfBlock::nan_scale) {
+    nan_scale = scale_invalid = true;
+  } else if (has_inf && bp.inf_block == InfBlock::max_scale) {
+    s = 127;
+  } else if (amax.cls == ValueClass::zero) {
+    s = bp.zero_block_scale == ZeroBlockScale::min_scale ? -127 : 0;
+  } else {
+    if (o_.custom_rule) {
+      s = o_.custom_rule(amax, format(o_.element));
+    } else {
+      const Scale sc = block_scale(amax, rule_, o_.element, bp);
+      s = sc.s;
+      if (sc.nan) nan_scale = scale_invalid = true;
+    }
+    if (s > 127) {
+      if (bp.scale_overflow == ScaleOverflow::nan) nan_scale = scale_invalid = true;
+      s = 127;
+    }
+    s = std::max(s, -127);
+  }
+  const std::uint8_t S = nan_scale ? 0xFF : static_cast<std::uint8_t>(s + 127);
+  if (scale_invalid) flags |= flag::invalid;
+  if (nan_scale) {
+    switch (bp.nan_scale_elements) {
+      case NanScaleElements::zero:
+        std::fill(codes, codes + count, std::uint8_t{0});
+        return S;
+      case NanScaleElements::nan:
+        for (std::size_t i = 0; i < count; ++i)
+          if (v[i].cls != ValueClass::nan) {  // V * NaN: the NaN operand's NaN, here +qNaN
+            v[i] = Unpacked{};
+            v[i].cls = ValueClass::nan;
+            v[i].nan_payload = std::uint64_t{1} << 63;
+          }
+        break;
+      case NanScaleElements::convert: break;
+    }
+    s = 0;
+  }
+
+  // An implementation that cannot encode a NaN element raises (gfloat: "No NaN in format").
+  if (d.nan_to_finite == NanToFinite::error && !format(o_.element).has_nan())
+    for (std::size_t i = 0; i < count; ++i)
+      if (v[i].cls == ValueClass::nan)
+        throw std::invalid_argument("quantize: dialect " + std::string(d.name) + " cannot encode NaN in " +
+                                    std::string(format(o_.element).name) + " (it raises \"No NaN in format\")");
+
+  // Step 5: the elements: V / X (exactly, or as the dialect's arithmetic forms it), rounded
+  // once into the element format.
+  Context c = ctx_;
+  for (std::size_t i = 0; i < count; ++i) {
+    Unpacked& u = v[i];
+    switch (bp.element_scaling) {
+      case ElementScaling::exact:
+        if (u.cls == ValueClass::finite) u.exp -= s;
+        break;
+      case ElementScaling::f32_reciprocal:  // V * 2^-s in f32 (the reciprocal itself is exact)
+        if (u.cls == ValueClass::finite) {
+          u.exp -= s;
+          u = to_f32(u);
+        }
+        break;
+      case ElementScaling::te_int_reciprocal:  // V * m in f32, m = 1.0 (0x00), +0.0 (0xFE), 2^(127-S)
+        if (nan_scale) break;
+        if (S == 0xFE) {
+          if (u.cls == ValueClass::inf) {  // Inf * 0 = NaN
+            u = Unpacked{};
+            u.cls = ValueClass::nan;
+            u.nan_payload = std::uint64_t{1} << 63;
+          } else if (u.cls == ValueClass::finite) {
+            u.cls = ValueClass::zero;  // keeps the sign
+          }
+        } else if (u.cls == ValueClass::finite) {
+          if (S != 0) u.exp += 127 - S;
+          u = to_f32(u);
+        }
+        break;
+    }
+    if (stochastic()) c.rbits = rbits[i];
+    const Result r = round_pack_(u, c, d);
+    codes[i] = static_cast<std::uint8_t>(r.code);
+    flags |= r.flags;
+  }
+  return S;
+}
+
+}  // namespace detail
+
+QuantizedBlock quantize_block(FormatId src, const void* values, std::size_t count, const BlockOptions& o) {
+  if (count == 0) throw std::invalid_argument("quantize: a block needs at least one value");
+  detail::BlockQuantizer bq(src, o);
+  if (bq.stochastic() && o.rbits.size() < count)
+    throw std::invalid_argument("quantize: stochastic rounding needs one random value per element (" +
+                                std::to_string(count) + "), got " + std::to_string(o.rbits.size()));
+  QuantizedBlock q;
+  q.codes.resize(count);
+  q.scale = bq.run(values, count, bq.stochastic() ? o.rbits.data() : nullptr, q.codes.data(), q.flags);
+  return q;
+}
+
+Result dequantize_element(FormatId element, std::uint8_t scale, std::uint8_t code, FormatId dst, const Context& ctx,
+                          const Dialect& dialect) {
+  Unpacked u = unpack(format(element), code);
+  if (dialect.block.dequant_scaling == DequantScaling::te_bits) {
+    // TransformerEngine: float(S << 23) * float(element) in f32, then cast to the destination.
+    auto nan = [] {
+      Unpacked n;
+      n.cls = ValueClass::nan;
+      n.nan_payload = std::uint64_t{1} << 63;
+      return n;
+    };
+    if (u.cls == ValueClass::nan) {
+    } else if (scale == 0x00) {  // the scale is 0.0
+      if (u.cls == ValueClass::inf) u = nan();
+      else u.cls = ValueClass::zero;
+    } else if (scale == 0xFF) {  // the scale is +Inf
+      if (u.cls == ValueClass::zero) u = nan();
+      else u.cls = ValueClass::inf;
+    } else if (u.cls == ValueClass::finite) {
+      u.exp += scale - 127;
+      u = to_f32(u);
+    }
+    const Result r32 = round_pack(f32(), u, rne_none(), dialect);
+    return convert(FormatId::f32, dst, r32.code, ctx, dialect);
+  }
+  if (scale == 0xFF) {  // OCP MX 6.2: a NaN scale makes every element NaN
+    u = Unpacked{};
+    u.cls = ValueClass::nan;
+    u.nan_payload = std::uint64_t{1} << 63;
+  } else if (u.cls == ValueClass::finite) {
+    u.exp += scale - 127;
+  }
+  return round_pack(format(dst), u, ctx, dialect);
+}
+
+std::string_view name(ScaleRule r) {
+  switch (r) {
+    case ScaleRule::floor: return "floor";
+    case ScaleRule::ceil: return "ceil";
+    case ScaleRule::even: return "even";
+    case ScaleRule::rceil: return "rceil";
+  }
+  return "?";
+}
+
+std::optional<ScaleRule> parse_scale_rule(std::string_view s) {
+  const std::string k = detail::ascii_lower(s);
+  for (ScaleRule r : {ScaleRule::floor, ScaleRule::ceil, ScaleRule::even, ScaleRule::rceil})
+    if (k == name(r)) return r;
+  return std::nullopt;
+}
+
+}  // namespace softmx

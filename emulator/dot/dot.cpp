@@ -1,0 +1,241 @@
+// emulator/dot/dot.cpp: Dot and DotGeneral with the exact and fp32-sequential models
+// (docs/BLOCKS.md section 5).
+#include "softmx/dot.hpp"
+
+#include <bit>
+#include <stdexcept>
+#include <string>
+
+#include "dot/wide_accumulator.hpp"
+
+namespace softmx {
+namespace {
+
+using detail::WideAccumulator;
+
+const Format& f32_format() { return format(FormatId::f32); }
+
+bool is_element(FormatId f) {
+  return f == FormatId::e4m3 || f == FormatId::e5m2 || f == FormatId::e3m2 || f == FormatId::e2m3 ||
+         f == FormatId::e2m1 || f == FormatId::int8;
+}
+
+/// An element value as an exact small integer times a power of two (or a special).
+struct Term {
+  ValueClass cls = ValueClass::zero;
+  bool sign = false;
+  bool signalling = false;
+  std::uint64_t mag = 0;  // odd (or 1), at most 8 bits for the MX element formats
+  int exp = 0;            // value = (-1)^sign * mag * 2^exp
+};
+
+Term element_term(FormatId f, std::uint8_t code) {
+  const Unpacked u = unpack(format(f), code);
+  Term t;
+  t.cls = u.cls;
+  t.sign = u.sign;
+  t.signalling = u.cls == ValueClass::nan && !u.nan_quiet;
+  if (u.cls == ValueClass::finite) {
+    const int tz = std::countr_zero(u.sig);
+    t.mag = u.sig >> tz;
+    t.exp = u.exp - 63 + tz;
+  }
+  return t;
+}
+
+/// What the special inputs of a DotGeneral decide, if anything: NaN, +Inf or -Inf.
+struct SpecialOutcome {
+  bool nan = false, pos_inf = false, neg_inf = false;
+  Flags flags = 0;
+};
+
+// Result of an infinite or NaN sum, through round_pack so saturation applies as for any
+// f32 destination (SEMANTICS 5.5, 5.6).
+Result special_result(const SpecialOutcome& s, const Context& out) {
+  Unpacked u;
+  if (s.nan || (s.pos_inf && s.neg_inf)) {
+    u.cls = ValueClass::nan;
+    u.nan_payload = std::uint64_t{1} << 63;  // the canonical quiet NaN
+    Result r = round_pack(f32_format(), u, out, ocp_dialect());
+    r.flags |= s.flags;
+    if (s.pos_inf && s.neg_inf && !s.nan) r.flags |= flag::invalid;  // Inf - Inf
+    return r;
+  }
+  u.cls = ValueClass::inf;
+  u.sign = s.neg_inf;
+  Result r = round_pack(f32_format(), u, out, ocp_dialect());
+  r.flags |= s.flags;
+  return r;
+}
+
+void validate(std::span<const BlockRef> a, std::span<const BlockRef> b) {
+  if (a.empty() || a.size() != b.size())
+    throw std::invalid_argument("dot: A has " + std::to_string(a.size()) + " blocks and B " + std::to_string(b.size()) +
+                                "; they need the same number, at least one");
+  for (std::size_t j = 0; j < a.size(); ++j) {
+    if (a[j].codes.empty() || a[j].codes.size() != b[j].codes.size())
+      throw std::invalid_argument("dot: block pair " + std::to_string(j) + " has " + std::to_string(a[j].codes.size()) +
+                                  " and " + std::to_string(b[j].codes.size()) + " elements; they need the same number");
+    for (const BlockRef* blk : {&a[j], &b[j]}) {
+      if (!is_element(blk->format))
+        throw std::invalid_argument("dot: " + std::string(format(blk->format).name) + " is not an MX element format");
+      for (std::uint8_t c : blk->codes)
+        if (c > format(blk->format).code_mask())
+          throw std::invalid_argument("dot: code " + std::to_string(c) + " is out of range for " +
+                                      std::string(format(blk->format).name));
+    }
+  }
+}
+
+/// Scans the specials of all pairs: NaN scale or element, Inf elements, Inf * 0.
+SpecialOutcome scan_specials(std::span<const BlockRef> a, std::span<const BlockRef> b) {
+  SpecialOutcome s;
+  for (std::size_t j = 0; j < a.size(); ++j) {
+    if (a[j].scale == 0xFF || b[j].scale == 0xFF) s.nan = true;  // OCP 6.2: a NaN scale makes every element NaN
+    for (std::size_t i = 0; i < a[j].codes.size(); ++i) {
+      const Term x = element_term(a[j].format, a[j].codes[i]);
+      const Term y = element_term(b[j].format, b[j].codes[i]);
+      if (x.cls == ValueClass::nan || y.cls == ValueClass::nan) {
+        s.nan = true;
+        if (x.signalling || y.signalling) s.flags |= flag::invalid;
+        continue;
+      }
+      const bool xi = x.cls == ValueClass::inf, yi = y.cls == ValueClass::inf;
+      if (!xi && !yi) continue;
+      if (x.cls == ValueClass::zero || y.cls == ValueClass::zero) {  // Inf * 0
+        s.nan = true;
+        s.flags |= flag::invalid;
+        continue;
+      }
+      (x.sign != y.sign ? s.neg_inf : s.pos_inf) = true;
+    }
+  }
+  return s;
+}
+
+// Sign of an exact zero sum (BLOCKS.md 5), as IEEE 754 6.3 gives it for additions in any
+// order: every product -0: -0; every product +0: +0; otherwise (mixed zeros, or non-zero
+// products that cancel) +0, or -0 under rd.
+Result zero_result(bool all_negative_zero, bool all_positive_zero, const Context& out) {
+  Unpacked z;
+  z.sign = all_negative_zero || (!all_positive_zero && out.rounding == Rounding::rd);
+  return round_pack(f32_format(), z, out, ocp_dialect());
+}
+
+class ExactModel final : public AccumulationModel {
+ public:
+  std::string_view name() const override { return "exact"; }
+  Result dot_general(std::span<const BlockRef> a, std::span<const BlockRef> b, const Context& out) const override {
+    const SpecialOutcome s = scan_specials(a, b);
+    if (s.nan || s.pos_inf || s.neg_inf) return special_result(s, out);
+    WideAccumulator acc;
+    bool all_negative_zero = true, all_positive_zero = true;
+    for (std::size_t j = 0; j < a.size(); ++j) {
+      const int scale = (a[j].scale - 127) + (b[j].scale - 127);
+      for (std::size_t i = 0; i < a[j].codes.size(); ++i) {
+        const Term x = element_term(a[j].format, a[j].codes[i]);
+        const Term y = element_term(b[j].format, b[j].codes[i]);
+        const bool neg = x.sign != y.sign;
+        if (x.cls == ValueClass::zero || y.cls == ValueClass::zero) {
+          all_negative_zero &= neg;
+          all_positive_zero &= !neg;
+          continue;
+        }
+        all_negative_zero = all_positive_zero = false;
+        acc.add(neg, x.mag * y.mag, x.exp + y.exp + scale);
+      }
+    }
+    if (acc.is_zero()) return zero_result(all_negative_zero, all_positive_zero, out);
+    return round_pack(f32_format(), acc.to_unpacked(), out, ocp_dialect());
+  }
+};
+
+/// round_f32(x + y) for exact values x, y (zero, finite or Inf; no NaN), IEEE 754: zero
+/// signs per 6.3, Inf - Inf is NaN with invalid.
+Result add_f32(const Unpacked& x, const Unpacked& y, const Context& out) {
+  if (x.cls == ValueClass::inf || y.cls == ValueClass::inf) {
+    SpecialOutcome s;
+    for (const Unpacked* v : {&x, &y})
+      if (v->cls == ValueClass::inf) (v->sign ? s.neg_inf : s.pos_inf) = true;
+    return special_result(s, out);
+  }
+  if (x.cls == ValueClass::zero && y.cls == ValueClass::zero) {
+    Unpacked z;
+    z.sign = (x.sign && y.sign) || (x.sign != y.sign && out.rounding == Rounding::rd);
+    return round_pack(f32_format(), z, out, ocp_dialect());
+  }
+  WideAccumulator acc;
+  for (const Unpacked* v : {&x, &y})
+    if (v->cls == ValueClass::finite) {
+      const int tz = std::countr_zero(v->sig);
+      acc.add(v->sign, v->sig >> tz, v->exp - 63 + tz);
+    }
+  if (acc.is_zero()) return zero_result(false, false, out);  // non-zero operands that cancel
+  return round_pack(f32_format(), acc.to_unpacked(), out, ocp_dialect());
+}
+
+class Fp32SequentialModel final : public AccumulationModel {
+ public:
+  std::string_view name() const override { return "fp32-sequential"; }
+  Result dot_general(std::span<const BlockRef> a, std::span<const BlockRef> b, const Context& out) const override {
+    const SpecialOutcome s = scan_specials(a, b);
+    if (s.nan || s.pos_inf || s.neg_inf) return special_result(s, out);
+    const Format& f32 = f32_format();
+    Flags flags = 0;
+    Unpacked acc;  // +0
+    for (std::size_t j = 0; j < a.size(); ++j) {
+      Unpacked sum;  // +0
+      for (std::size_t i = 0; i < a[j].codes.size(); ++i) {
+        const Term x = element_term(a[j].format, a[j].codes[i]);
+        const Term y = element_term(b[j].format, b[j].codes[i]);
+        Unpacked p;  // the product, exact in f32
+        p.sign = x.sign != y.sign;
+        if (x.cls == ValueClass::finite && y.cls == ValueClass::finite) {
+          const std::uint64_t m = x.mag * y.mag;
+          const int lz = std::countl_zero(m);
+          p.cls = ValueClass::finite;
+          p.sig = m << lz;
+          p.exp = x.exp + y.exp + (63 - lz);
+        }
+        const Result r = add_f32(sum, p, out);
+        flags |= r.flags;
+        sum = unpack(f32, r.code);
+      }
+      // d_j = round_f32(s_j * 2^(sa + sb)): the scale applied exactly, one rounding.
+      if (sum.cls == ValueClass::finite) sum.exp += (a[j].scale - 127) + (b[j].scale - 127);
+      const Result d = round_pack(f32, sum, out, ocp_dialect());
+      flags |= d.flags;
+      const Result r = add_f32(acc, unpack(f32, d.code), out);
+      flags |= r.flags;
+      acc = unpack(f32, r.code);
+      if (acc.cls == ValueClass::nan) return {r.code, flags};  // +Inf + -Inf: nothing can change it
+    }
+    return {round_pack(f32, acc, out, ocp_dialect()).code, flags};
+  }
+};
+
+const ExactModel kExact;
+const Fp32SequentialModel kFp32Sequential;
+
+}  // namespace
+
+const AccumulationModel& exact_accumulation() { return kExact; }
+const AccumulationModel& fp32_sequential_accumulation() { return kFp32Sequential; }
+
+const AccumulationModel* find_accumulation_model(std::string_view name) {
+  if (name == kExact.name()) return &kExact;
+  if (name == kFp32Sequential.name() || name == "fp32_sequential") return &kFp32Sequential;
+  return nullptr;
+}
+
+Result dot_general(std::span<const BlockRef> a, std::span<const BlockRef> b, const Context& out,
+                   const AccumulationModel& model) {
+  validate(a, b);
+  return model.dot_general(a, b, out);
+}
+
+Result dot(const BlockRef& a, const BlockRef& b, const Context& out, const AccumulationModel& model) {
+  return dot_general(std::span(&a, 1), std::span(&b, 1), out, model);
+}
+
+}  // namespace softmx

@@ -1,0 +1,100 @@
+// softmx/block.hpp: MX blocks: shared scales, quantize, dequantize, whole tensors
+// (OCP MX v1.0 sections 5-6; docs/BLOCKS.md is the specification).
+//
+//   BlockOptions opt;                     // element e4m3, the dialect's scale rule and rounding
+//   QuantizedBlock q = quantize_block(FormatId::f32, inputs, 32, opt);
+//   // q.scale: the E8M0 code; q.codes: 32 element codes; q.flags: OR of the element flags
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "softmx/context.hpp"
+#include "softmx/convert.hpp"
+#include "softmx/dialect.hpp"
+#include "softmx/flags.hpp"
+#include "softmx/format.hpp"
+#include "softmx/value.hpp"
+
+namespace softmx {
+
+/// A scale rule chosen by a user: given the block's amax (finite, > 0) and the element
+/// format, the scale exponent s (X = 2^s) before clamping into E8M0's range.
+using CustomScaleRule = std::function<int(const Unpacked& amax, const Format& element)>;
+
+/// emax_E of BLOCKS.md 1 (e4m3 8, e5m2 15, e3m2 4, e2m3 2, e2m1 2, int8 0): the exponent of
+/// the element format's largest binade.
+int element_emax(FormatId element);
+
+/// Options of a block quantization. Unset fields take the dialect's defaults.
+struct BlockOptions {
+  FormatId element = FormatId::e4m3;
+  const Dialect* dialect = nullptr;              ///< nullptr: ocp
+  std::optional<ScaleRule> rule;                 ///< default: the dialect's
+  CustomScaleRule custom_rule;                   ///< overrides `rule` when set
+  std::optional<Rounding> rounding;              ///< element rounding; default: the dialect's
+  std::optional<Saturation> saturation;          ///< element saturation; default: the dialect's
+  Tininess tininess = Tininess::after_rounding;
+  std::uint8_t rbits_width = 32;                 ///< rs: random bits per element
+  std::span<const std::uint64_t> rbits;          ///< rs: one value per element (required for rs)
+};
+
+/// One quantized block.
+struct QuantizedBlock {
+  std::uint8_t scale = 0;              ///< E8M0 code
+  std::vector<std::uint8_t> codes;     ///< element codes, one per byte
+  Flags flags = 0;                     ///< OR of the element flags (+ invalid for a NaN scale)
+};
+
+/// The scale exponent s of a block whose finite values have maximum magnitude `amax` (finite,
+/// non-zero) under `rule`, before clamping (BLOCKS.md 1 step 2).
+int scale_exponent(ScaleRule rule, const Unpacked& amax, FormatId element);
+
+/// Quantizes k = count values of `src` (codes in the source's storage type: std::uint16_t for
+/// f16/bf16, std::uint32_t for f32, std::uint64_t for f64) into one block. Throws
+/// std::invalid_argument for k = 0, a source that is not f64/f32/f16/bf16, an element format
+/// that is not an MX element format, rs without one random value per element, or a dialect
+/// that does not support the element format under the options.
+QuantizedBlock quantize_block(FormatId src, const void* values, std::size_t count, const BlockOptions& options);
+
+/// Dequantizes one element: value(code) * 2^(scale - 127), rounded once into `dst`
+/// (BLOCKS.md 2). A NaN scale (0xFF) gives NaN.
+Result dequantize_element(FormatId element, std::uint8_t scale, std::uint8_t code, FormatId dst, const Context& ctx,
+                          const Dialect& dialect = ocp_dialect());
+
+/// An N-d row-major tensor quantized along one axis (BLOCKS.md 3).
+struct MxTensor {
+  FormatId element = FormatId::e4m3;
+  std::vector<std::size_t> shape;          ///< the data's shape
+  std::size_t axis = 0;                    ///< the blocked axis
+  std::size_t block = 32;                  ///< k
+  std::vector<std::size_t> scale_shape;    ///< shape with shape[axis] -> ceil(shape[axis] / k)
+  std::vector<std::uint8_t> scales;        ///< E8M0 codes, row-major in scale_shape
+  std::vector<std::uint8_t> codes;         ///< element codes, one per byte, row-major in shape
+  Flags flags = 0;
+};
+
+/// Quantizes a row-major tensor of `src` codes (storage type as for quantize_block) along
+/// `axis` in blocks of k; a last partial block along the axis is quantized as if padded with
+/// zeros. For rs, options.rbits holds one value per element in the tensor's row-major order.
+/// Throws std::invalid_argument for an empty shape, axis >= rank, k = 0, and quantize_block's
+/// reasons.
+MxTensor quantize_tensor(FormatId src, const void* data, std::span<const std::size_t> shape, std::size_t axis,
+                         std::size_t k, const BlockOptions& options);
+
+/// Dequantizes a tensor into `dst` codes (storage type of dst), row-major in t.shape; returns
+/// the OR of the flags.
+Flags dequantize_tensor(const MxTensor& t, FormatId dst, void* out, const Context& ctx,
+                        const Dialect& dialect = ocp_dialect());
+
+/// Canonical names: "floor" "ceil" "even" "rceil".
+std::string_view name(ScaleRule r);
+/// Parses a scale rule name (case-insensitive).
+std::optional<ScaleRule> parse_scale_rule(std::string_view s);
+
+}  // namespace softmx

@@ -1,0 +1,57 @@
+// softmx/dot.hpp: Dot and DotGeneral over MX blocks (OCP MX v1.0 section 6; docs/BLOCKS.md 5).
+//
+//   Dot(A, B)        = X_A * X_B * sum_i P^A_i * P^B_i            over one block pair
+//   DotGeneral(A, B) = sum_j Dot(A_j, B_j)                         over n block pairs
+//
+// The result is an f32 code with flags. How the sum is accumulated is a model: `exact` (the
+// exact sum rounded once), `fp32-sequential` (FP32 additions in order, as BLOCKS.md defines),
+// or any AccumulationModel (a hardware model implements the interface).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "softmx/context.hpp"
+#include "softmx/convert.hpp"
+#include "softmx/format.hpp"
+
+namespace softmx {
+
+/// One MX block: its element format, its E8M0 scale code and its element codes (one code
+/// per byte, unpacked; see pack.hpp to unpack stored data).
+struct BlockRef {
+  FormatId format;
+  std::uint8_t scale;
+  std::span<const std::uint8_t> codes;
+};
+
+/// An accumulation model: how DotGeneral sums. Implementations must be deterministic.
+class AccumulationModel {
+ public:
+  virtual ~AccumulationModel() = default;
+  /// The model's name ("exact", "fp32-sequential").
+  virtual std::string_view name() const = 0;
+  /// DotGeneral over the block pairs (a[j], b[j]), as an f32 code with flags. Preconditions
+  /// (checked by dot_general()): a.size() == b.size() >= 1 and a[j].codes.size() ==
+  /// b[j].codes.size() >= 1 for every j.
+  virtual Result dot_general(std::span<const BlockRef> a, std::span<const BlockRef> b,
+                             const Context& out) const = 0;
+};
+
+/// The built-in models.
+const AccumulationModel& exact_accumulation();
+const AccumulationModel& fp32_sequential_accumulation();
+/// Looks a model up by name ("exact", "fp32-sequential"); nullptr if unknown.
+const AccumulationModel* find_accumulation_model(std::string_view name);
+
+/// DotGeneral. Throws std::invalid_argument when the preconditions above fail, when a block's
+/// element format is not an MX element format, or a code is out of its format's range.
+Result dot_general(std::span<const BlockRef> a, std::span<const BlockRef> b, const Context& out,
+                   const AccumulationModel& model = exact_accumulation());
+
+/// Dot over one block pair.
+Result dot(const BlockRef& a, const BlockRef& b, const Context& out,
+           const AccumulationModel& model = exact_accumulation());
+
+}  // namespace softmx

@@ -1,0 +1,319 @@
+// tools/softmx/cmd_block.cpp: `softmx quantize` and `softmx dequantize`.
+//
+//   softmx quantize --to FMT [--from f32] [--block K] [--scale RULE] [--round MODE]
+//                   [--sat finite|none] [--dialect NAME] [--rbits R] < codes
+//     reads raw hex codes of --from (whitespace-separated, K per block; with --round rs each
+//     code is followed by its random bits) and writes one line per block: SCALE CODE ... in
+//     raw hex. --to nvfp4: blocks of 16, E4M3 scales, and a first line
+//     "# nvfp4 global_amax=XXXXXXXX encode_scale=XXXXXXXX" (f32 bits); --global-amax HEX sets the
+//     tensor's amax instead of reading all the input first.
+//
+//   softmx dequantize --from FMT [--to f32] [--block K] [--round] [--sat] [--dialect NAME]
+//     reads lines SCALE CODE ... (K codes) and writes one raw hex code of --to per element.
+#include <bit>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "commands.hpp"
+#include "softmx/block.hpp"
+#include "softmx/nvfp4.hpp"
+#include "tokens.hpp"
+
+namespace softmx::cli {
+namespace {
+
+bool is_element(FormatId f) {
+  return f == FormatId::e4m3 || f == FormatId::e5m2 || f == FormatId::e3m2 || f == FormatId::e2m3 ||
+         f == FormatId::e2m1 || f == FormatId::int8;
+}
+
+std::string element_list() { return "e4m3, e5m2, e3m2, e2m3, e2m1, int8 or nvfp4"; }
+
+std::size_t parse_block_size(const Args& a, std::size_t dflt) {
+  auto v = a.get("block");
+  if (!v) return dflt;
+  std::size_t k = 0;
+  for (char c : *v) {
+    if (c < '0' || c > '9' || k > 100000000) throw UsageError("--block expects a positive integer, got '" + *v + "'");
+    k = k * 10 + static_cast<std::size_t>(c - '0');
+  }
+  if (v->empty() || k == 0) throw UsageError("--block expects a positive integer, got '" + *v + "'");
+  return k;
+}
+
+std::uint64_t parse_hex_field(std::string_view text, int digits, const std::string& where, const std::string& what) {
+  auto v = parse_hex_exact(text, digits);
+  if (!v) throw UsageError(where + ": expected " + what + ", got \"" + std::string(text) + "\"");
+  return *v;
+}
+
+void write_block_line(std::string& out, std::uint64_t scale, int scale_digits, const std::vector<std::uint8_t>& codes,
+                      int code_digits) {
+  out += hex(scale, scale_digits);
+  for (std::uint8_t c : codes) {
+    out += ' ';
+    out += hex(c, code_digits);
+  }
+  out += '\n';
+}
+
+// Reads every value (and, for rs, its random bits) from stdin.
+struct Inputs {
+  std::vector<std::uint64_t> codes, rbits;
+  std::vector<std::uint64_t> lines;
+};
+
+Inputs read_values(const Format& src, bool rs, unsigned rwidth, std::size_t k) {
+  TokenReader tr(std::cin);
+  Inputs in;
+  std::string tok;
+  const int rdigits = static_cast<int>((rwidth + 3) / 4);
+  while (tr.next(tok)) {
+    in.codes.push_back(parse_code(src, tok, tr.where()));
+    in.lines.push_back(tr.line());
+    if (rs) {
+      if (!tr.next(tok))
+        throw UsageError(tr.where() + ": the input ends after a value; with --round rs each value is followed by " +
+                         std::to_string(rdigits) + " hex digits of random bits");
+      auto r = parse_hex_exact(tok, rdigits);
+      if (!r || (rwidth < 64 && (*r >> rwidth)))
+        throw UsageError(tr.where() + ": expected the random bits as " + std::to_string(rdigits) +
+                         " hex digits (below 2^" + std::to_string(rwidth) + "), got \"" + tok + "\"");
+      in.rbits.push_back(*r);
+    }
+  }
+  if (in.codes.size() % k)
+    throw UsageError("<stdin>: short block: the input ends after " + std::to_string(in.codes.size() % k) + " of the " +
+                     std::to_string(k) + " values of block " + std::to_string(in.codes.size() / k + 1) +
+                     (in.lines.empty() ? "" : " (line " + std::to_string(in.lines.back()) + ")"));
+  if (in.codes.empty()) throw UsageError("<stdin>: no values to quantize");
+  return in;
+}
+
+int quantize_nvfp4_stream(const Args& a, FormatId src, const ConversionOptions& co) {
+  if (parse_block_size(a, 16) != 16) throw UsageError("nvfp4 blocks hold 16 values; --block must be 16");
+  if (src != FormatId::f32 && src != FormatId::bf16 && src != FormatId::f16)
+    throw UsageError("nvfp4 quantizes f32, bf16 or f16 input, not " + std::string(format(src).name));
+  if (co.ctx.rounding != Rounding::rne && co.ctx.rounding != Rounding::rs)
+    throw UsageError("nvfp4 elements round with rne or rs, not " + std::string(name(co.ctx.rounding)));
+  const bool rs = co.ctx.rounding == Rounding::rs;
+  const Inputs in = read_values(format(src), rs, co.ctx.rbits_width, 16);
+  Nvfp4Options o;
+  o.rounding = co.ctx.rounding;
+  o.rbits_width = co.ctx.rbits_width;
+  o.rbits = in.rbits;
+  if (auto g = a.get("global-amax"))
+    o.global_amax = std::bit_cast<float>(static_cast<std::uint32_t>(
+        parse_hex_field(*g, 8, "--global-amax", "8 hex digits (the f32 bits of the tensor's amax)")));
+  if (auto m = a.get("nvfp4-multiplier")) {
+    if (*m == "division") o.multiplier = Nvfp4Multiplier::division;
+    else if (*m == "reciprocal-product") o.multiplier = Nvfp4Multiplier::reciprocal_product;
+    else throw UsageError("--nvfp4-multiplier expects division or reciprocal-product, got '" + *m + "'");
+  }
+  std::vector<std::uint32_t> f32(in.codes.size());
+  std::vector<std::uint16_t> f16(in.codes.size());
+  for (std::size_t i = 0; i < in.codes.size(); ++i) {
+    f32[i] = static_cast<std::uint32_t>(in.codes[i]);
+    f16[i] = static_cast<std::uint16_t>(in.codes[i]);
+  }
+  const std::size_t shape[1] = {in.codes.size()};
+  const Nvfp4Tensor t = quantize_nvfp4(src, src == FormatId::f32 ? static_cast<const void*>(f32.data()) : f16.data(),
+                                       shape, 0, o);
+  std::string out = "# nvfp4 global_amax=" + hex(t.global_amax, 8) + " encode_scale=" + hex(t.encode_scale, 8) + "\n";
+  for (std::size_t b = 0; b < t.scales.size(); ++b)
+    write_block_line(out, t.scales[b], 2,
+                     std::vector<std::uint8_t>(t.codes.begin() + static_cast<long>(16 * b),
+                                               t.codes.begin() + static_cast<long>(16 * b + 16)),
+                     1);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return 0;
+}
+
+}  // namespace
+
+int cmd_quantize(int argc, char** argv) {
+  const Args a = parse_args("quantize", argc, argv, 2,
+                            {"to", "from", "block", "scale", "round", "sat", "dialect", "rbits", "tininess",
+                             "global-amax", "nvfp4-multiplier"});
+  if (!a.positionals.empty()) throw UsageError("unexpected argument '" + a.positionals[0] + "' (values are read from stdin)");
+  const auto to = a.get("to");
+  if (!to) throw UsageError("missing --to FORMAT (" + element_list() + ")");
+  const FormatId src = a.get("from") ? parse_format_arg("from", *a.get("from")) : FormatId::f32;
+  if (!is_ieee_host_format(src)) throw UsageError("--from must be f64, f32, f16 or bf16, not " + *a.get("from"));
+  // Parse the common options with a stand-in destination; the element format is checked next.
+  Args common = a;
+  common.options.erase("to");
+  ConversionOptions co = conversion_options(common, false);
+  if (*to == "nvfp4") return quantize_nvfp4_stream(a, src, co);
+  const FormatId elem = parse_format_arg("to", *to);
+  if (!is_element(elem)) throw UsageError("--to must be an MX element format (" + element_list() + "), not " + *to);
+  const std::size_t k = parse_block_size(a, 32);
+  BlockOptions o;
+  o.element = elem;
+  o.dialect = co.dialect;
+  if (auto r = a.get("scale")) {
+    o.rule = parse_scale_rule(*r);
+    if (!o.rule) throw UsageError("unknown scale rule '" + *r + "' for --scale (expected floor, ceil, even or rceil)");
+  }
+  if (co.rounding_given) o.rounding = co.ctx.rounding;
+  if (a.get("sat")) o.saturation = co.ctx.saturation;
+  o.tininess = co.ctx.tininess;
+  o.rbits_width = co.ctx.rbits_width;
+  Context ec;
+  ec.rounding = o.rounding.value_or(co.dialect->block.element_rounding);
+  ec.saturation = o.saturation.value_or(co.dialect->block.element_saturation);
+  if (!co.dialect->block.unsupported.empty())
+    throw UsageError("dialect " + std::string(co.dialect->name) + ": " + std::string(co.dialect->block.unsupported));
+  if (auto why = unsupported_reason(*co.dialect, elem, ec)) throw UsageError(*why);
+  const bool rs = ec.rounding == Rounding::rs;
+
+  // Stream: read k values, quantize, write; constant memory whatever the input size.
+  TokenReader tr(std::cin);
+  const Format& sf = format(src);
+  const int rdigits = (o.rbits_width + 3) / 4;
+  std::vector<std::uint64_t> block, rbits;
+  std::vector<unsigned char> storage(k * (sf.width / 8));
+  std::string out, tok;
+  std::uint64_t blocks = 0;
+  for (;;) {
+    block.clear();
+    rbits.clear();
+    std::uint64_t last_line = 0;
+    while (block.size() < k && tr.next(tok)) {
+      block.push_back(parse_code(sf, tok, tr.where()));
+      last_line = tr.line();
+      if (rs) {
+        if (!tr.next(tok))
+          throw UsageError(tr.where() + ": the input ends after a value; with --round rs each value is followed by " +
+                           std::to_string(rdigits) + " hex digits of random bits");
+        rbits.push_back(parse_hex_field(tok, rdigits, tr.where(), std::to_string(rdigits) + " hex digits of random bits"));
+      }
+    }
+    if (block.empty()) break;
+    if (block.size() < k) {
+      std::fwrite(out.data(), 1, out.size(), stdout);
+      throw UsageError("<stdin>: short block: the input ends after " + std::to_string(block.size()) + " of the " +
+                       std::to_string(k) + " values of block " + std::to_string(blocks + 1) + " (line " +
+                       std::to_string(last_line) + ")");
+    }
+    for (std::size_t i = 0; i < k; ++i) std::memcpy(&storage[i * (sf.width / 8)], &block[i], sf.width / 8);
+    BlockOptions bo = o;
+    if (rs) bo.rbits = rbits;
+    QuantizedBlock q;
+    try {
+      q = quantize_block(src, storage.data(), k, bo);
+    } catch (const std::invalid_argument& e) {
+      std::fwrite(out.data(), 1, out.size(), stdout);
+      throw UsageError("block " + std::to_string(blocks + 1) + " (ending at line " + std::to_string(last_line) +
+                       "): " + e.what());
+    }
+    write_block_line(out, q.scale, 2, q.codes, format(elem).hex_digits());
+    ++blocks;
+    if (out.size() > (1 << 16)) {
+      std::fwrite(out.data(), 1, out.size(), stdout);
+      out.clear();
+    }
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  if (blocks == 0) throw UsageError("<stdin>: no values to quantize");
+  return 0;
+}
+
+int cmd_dequantize(int argc, char** argv) {
+  const Args a = parse_args("dequantize", argc, argv, 2,
+                            {"from", "to", "block", "round", "sat", "dialect", "tininess", "encode-scale"});
+  if (!a.positionals.empty()) throw UsageError("unexpected argument '" + a.positionals[0] + "' (blocks are read from stdin)");
+  const auto from = a.get("from");
+  if (!from) throw UsageError("missing --from FORMAT (the element format: " + element_list() + ")");
+  Args common = a;
+  common.options.erase("from");
+  if (!a.get("to")) common.options.emplace("to", "f32");
+  const ConversionOptions co = conversion_options(common, true);
+  if (!is_ieee_host_format(co.to)) throw UsageError("--to must be f64, f32, f16 or bf16");
+  const bool nvfp4 = *from == "nvfp4";
+  const FormatId elem = nvfp4 ? FormatId::e2m1 : parse_format_arg("from", *from);
+  if (!is_element(elem)) throw UsageError("--from must be an MX element format (" + element_list() + "), not " + *from);
+  const std::size_t k = parse_block_size(a, nvfp4 ? 16 : 32);
+  if (nvfp4 && k != 16) throw UsageError("nvfp4 blocks hold 16 values; --block must be 16");
+  const Format& ef = format(elem);
+  const Format& df = format(co.to);
+  std::optional<std::uint32_t> encode_scale;
+  if (auto e = a.get("encode-scale"))
+    encode_scale = static_cast<std::uint32_t>(parse_hex_field(*e, 8, "--encode-scale", "8 hex digits (f32 bits)"));
+
+  std::string line, out;
+  std::uint64_t lineno = 0;
+  while (std::getline(std::cin, line)) {
+    ++lineno;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const std::string where = "<stdin> line " + std::to_string(lineno);
+    if (nvfp4 && line.rfind("# nvfp4", 0) == 0) {  // the header quantize writes
+      const auto pos = line.find("encode_scale=");
+      if (pos == std::string::npos) throw UsageError(where + ": the nvfp4 header has no encode_scale=XXXXXXXX");
+      encode_scale = static_cast<std::uint32_t>(
+          parse_hex_field(line.substr(pos + 13, 8), 8, where, "encode_scale as 8 hex digits"));
+      continue;
+    }
+    std::vector<std::string> f;
+    {
+      std::size_t i = 0;
+      while (i < line.size()) {
+        while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+        std::size_t j = i;
+        while (j < line.size() && line[j] != ' ' && line[j] != '\t') ++j;
+        if (j > i) f.push_back(line.substr(i, j - i));
+        i = j;
+      }
+    }
+    if (f.size() != k + 1) {
+      std::fwrite(out.data(), 1, out.size(), stdout);
+      throw UsageError(where + ": expected a scale and " + std::to_string(k) + " codes (" + std::to_string(k + 1) +
+                       " fields), got " + std::to_string(f.size()));
+    }
+    std::vector<std::uint8_t> codes;
+    std::uint64_t scale;
+    try {
+      scale = parse_hex_field(f[0], 2, where, nvfp4 ? "an E4M3 scale (2 hex digits)" : "an E8M0 scale (2 hex digits)");
+      for (std::size_t i = 1; i <= k; ++i) codes.push_back(static_cast<std::uint8_t>(parse_code(ef, f[i], where)));
+    } catch (const UsageError&) {
+      std::fwrite(out.data(), 1, out.size(), stdout);
+      throw;
+    }
+    if (nvfp4) {
+      if (!encode_scale) throw UsageError(where + ": nvfp4 needs the encode scale: the \"# nvfp4\" header line or --encode-scale");
+      Nvfp4Tensor t;
+      t.shape = {k};
+      t.encode_scale = *encode_scale;
+      t.scales = {static_cast<std::uint8_t>(scale)};
+      t.codes = codes;
+      std::vector<std::uint64_t> vals(k);
+      std::vector<unsigned char> buf(k * 8);
+      dequantize_nvfp4(t, co.to, buf.data(), co.ctx);
+      for (std::size_t i = 0; i < k; ++i) {
+        std::uint64_t v = 0;
+        std::memcpy(&v, &buf[i * (df.width / 8)], df.width / 8);
+        out += hex(v, df.hex_digits());
+        out += '\n';
+      }
+    } else {
+      for (std::uint8_t c : codes) {
+        const Result r = dequantize_element(elem, static_cast<std::uint8_t>(scale), c, co.to, co.ctx, *co.dialect);
+        out += hex(r.code, df.hex_digits());
+        out += '\n';
+      }
+    }
+    if (out.size() > (1 << 16)) {
+      std::fwrite(out.data(), 1, out.size(), stdout);
+      out.clear();
+    }
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  if (std::cin.bad()) throw UsageError("<stdin>: read error");
+  return 0;
+}
+
+}  // namespace softmx::cli

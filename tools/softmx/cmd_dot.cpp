@@ -1,0 +1,111 @@
+// tools/softmx/cmd_dot.cpp: `softmx dot`.
+//
+//   softmx dot --a FMT --b FMT [--block K] [--blocks N] [--acc exact|fp32-sequential]
+//              [--round MODE] [--sat finite|none]
+//   reads lines "SCALE_A CODE_A... SCALE_B CODE_B..." (for N > 1: the N blocks of A, then the N
+//   blocks of B, each a scale and K codes) and writes "RESULT FLAGS": the f32 raw hex of
+//   DotGeneral (OCP MX section 6) and the flags. Saturation defaults to none (IEEE f32).
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "commands.hpp"
+#include "softmx/dot.hpp"
+
+namespace softmx::cli {
+namespace {
+
+std::size_t positive(const Args& a, const char* opt, std::size_t dflt) {
+  auto v = a.get(opt);
+  if (!v) return dflt;
+  std::size_t k = 0;
+  for (char c : *v) {
+    if (c < '0' || c > '9' || k > 100000000) throw UsageError(std::string("--") + opt + " expects a positive integer, got '" + *v + "'");
+    k = k * 10 + static_cast<std::size_t>(c - '0');
+  }
+  if (v->empty() || k == 0) throw UsageError(std::string("--") + opt + " expects a positive integer, got '" + *v + "'");
+  return k;
+}
+
+FormatId element_arg(const Args& a, const char* opt) {
+  auto v = a.get(opt);
+  if (!v) throw UsageError(std::string("missing --") + opt + " FORMAT (e4m3, e5m2, e3m2, e2m3, e2m1 or int8)");
+  const FormatId f = parse_format_arg(opt, *v);
+  if (f != FormatId::e4m3 && f != FormatId::e5m2 && f != FormatId::e3m2 && f != FormatId::e2m3 && f != FormatId::e2m1 &&
+      f != FormatId::int8)
+    throw UsageError(std::string("--") + opt + " must be an MX element format (e4m3, e5m2, e3m2, e2m3, e2m1, int8), not " + *v);
+  return f;
+}
+
+}  // namespace
+
+int cmd_dot(int argc, char** argv) {
+  const Args a = parse_args("dot", argc, argv, 2, {"a", "b", "block", "blocks", "acc", "round", "sat", "tininess"});
+  if (!a.positionals.empty()) throw UsageError("unexpected argument '" + a.positionals[0] + "' (blocks are read from stdin)");
+  const FormatId fa = element_arg(a, "a"), fb = element_arg(a, "b");
+  const std::size_t k = positive(a, "block", 32), n = positive(a, "blocks", 1);
+  const AccumulationModel* model = find_accumulation_model(a.get("acc").value_or("exact"));
+  if (!model) throw UsageError("unknown accumulation '" + *a.get("acc") + "' for --acc (expected exact or fp32-sequential)");
+  Args common = a;
+  for (const char* o : {"a", "b", "block", "blocks", "acc"}) common.options.erase(o);
+  if (!a.get("sat")) common.options.emplace("sat", "none");
+  const ConversionOptions co = conversion_options(common, false);
+  if (co.ctx.rounding == Rounding::rs) throw UsageError("--round rs is not available for dot (no random bits per result)");
+
+  std::string line, out;
+  std::uint64_t lineno = 0;
+  const std::size_t want = 2 * n * (k + 1);
+  std::vector<std::vector<std::uint8_t>> codes(2 * n);
+  std::vector<BlockRef> ra(n), rb(n);
+  while (std::getline(std::cin, line)) {
+    ++lineno;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const std::string where = "<stdin> line " + std::to_string(lineno);
+    std::vector<std::string> f;
+    for (std::size_t i = 0; i < line.size();) {
+      while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+      std::size_t j = i;
+      while (j < line.size() && line[j] != ' ' && line[j] != '\t') ++j;
+      if (j > i) f.push_back(line.substr(i, j - i));
+      i = j;
+    }
+    try {
+      if (f.size() != want)
+        throw UsageError(where + ": expected " + std::to_string(n) + " block" + (n > 1 ? "s" : "") +
+                         " of A then of B, each a scale and " + std::to_string(k) + " codes (" + std::to_string(want) +
+                         " fields), got " + std::to_string(f.size()));
+      std::size_t at = 0;
+      for (std::size_t side = 0; side < 2; ++side)
+        for (std::size_t j = 0; j < n; ++j) {
+          const FormatId fmt = side ? fb : fa;
+          auto s = parse_hex_exact(f[at], 2);
+          if (!s) throw UsageError(where + ": field " + std::to_string(at + 1) + ": expected an E8M0 scale (2 hex digits), got \"" + f[at] + "\"");
+          ++at;
+          auto& c = codes[side * n + j];
+          c.clear();
+          for (std::size_t i = 0; i < k; ++i, ++at)
+            c.push_back(static_cast<std::uint8_t>(parse_code(format(fmt), f[at], where + ": field " + std::to_string(at + 1))));
+          (side ? rb : ra)[j] = BlockRef{fmt, static_cast<std::uint8_t>(*s), c};
+        }
+    } catch (const UsageError&) {
+      std::fwrite(out.data(), 1, out.size(), stdout);
+      throw;
+    }
+    const Result r = dot_general(ra, rb, co.ctx, *model);
+    out += hex(r.code, 8);
+    out += ' ';
+    out += hex(r.flags, 2);
+    out += '\n';
+    if (out.size() > (1 << 16)) {
+      std::fwrite(out.data(), 1, out.size(), stdout);
+      out.clear();
+    }
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  if (std::cin.bad()) throw UsageError("<stdin>: read error");
+  return 0;
+}
+
+}  // namespace softmx::cli

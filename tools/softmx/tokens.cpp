@@ -1,0 +1,27 @@
+// tools/softmx/tokens.cpp: see tokens.hpp.
+#include "tokens.hpp"
+
+#include "cli.hpp"
+
+namespace softmx::cli {
+
+bool TokenReader::next(std::string& token) {
+  for (;;) {
+    while (pos_ < buf_.size() && (buf_[pos_] == ' ' || buf_[pos_] == '\t' || buf_[pos_] == '\r')) ++pos_;
+    if (pos_ < buf_.size()) {
+      const std::size_t start = pos_;
+      while (pos_ < buf_.size() && buf_[pos_] != ' ' && buf_[pos_] != '\t' && buf_[pos_] != '\r') ++pos_;
+      token.assign(buf_, start, pos_ - start);
+      token_line_ = line_;
+      return true;
+    }
+    if (!std::getline(in_, buf_)) {
+      if (in_.bad()) throw UsageError(name_ + ": read error");
+      return false;
+    }
+    ++line_;
+    pos_ = 0;
+  }
+}
+
+}  // namespace softmx::cli
