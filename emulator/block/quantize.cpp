@@ -12,10 +12,6 @@
 namespace softmx {
 namespace {
 
-bool is_element(FormatId f) {
-  return f == FormatId::e4m3 || f == FormatId::e5m2 || f == FormatId::e3m2 || f == FormatId::e2m3 ||
-         f == FormatId::e2m1 || f == FormatId::int8;
-}
 
 std::uint64_t load(FormatId src, const void* values, std::size_t i) {
   switch (format(src).width) {
@@ -137,7 +133,7 @@ BlockQuantizer::BlockQuantizer(FormatId src, const BlockOptions& o)
   if (!is_ieee_host_format(src))
     throw std::invalid_argument("quantize: the source must be f64, f32, f16 or bf16, not " +
                                 std::string(format(src).name));
-  if (!is_element(o.element))
+  if (!is_mx_element(o.element))
     throw std::invalid_argument("quantize: " + std::string(format(o.element).name) + " is not an MX element format");
   if (!d_.block.unsupported.empty())
     throw std::invalid_argument("quantize: dialect " + std::string(d_.name) + ": " + std::string(d_.block.unsupported));

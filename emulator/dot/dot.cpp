@@ -15,10 +15,6 @@ using detail::WideAccumulator;
 
 const Format& f32_format() { return format(FormatId::f32); }
 
-bool is_element(FormatId f) {
-  return f == FormatId::e4m3 || f == FormatId::e5m2 || f == FormatId::e3m2 || f == FormatId::e2m3 ||
-         f == FormatId::e2m1 || f == FormatId::int8;
-}
 
 /// An element value as an exact small integer times a power of two (or a special).
 struct Term {
@@ -77,7 +73,7 @@ void validate(std::span<const BlockRef> a, std::span<const BlockRef> b) {
       throw std::invalid_argument("dot: block pair " + std::to_string(j) + " has " + std::to_string(a[j].codes.size()) +
                                   " and " + std::to_string(b[j].codes.size()) + " elements; they need the same number");
     for (const BlockRef* blk : {&a[j], &b[j]}) {
-      if (!is_element(blk->format))
+      if (!is_mx_element(blk->format))
         throw std::invalid_argument("dot: " + std::string(format(blk->format).name) + " is not an MX element format");
       for (std::uint8_t c : blk->codes)
         if (c > format(blk->format).code_mask())

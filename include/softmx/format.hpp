@@ -95,6 +95,12 @@ std::span<const Format> all_formats();
 /// case-insensitively. Returns nullopt for anything else.
 std::optional<FormatId> parse_format(std::string_view name);
 
+/// True for the MX element formats: e4m3, e5m2, e3m2, e2m3, e2m1, int8.
+constexpr bool is_mx_element(FormatId id) {
+  return id == FormatId::e4m3 || id == FormatId::e5m2 || id == FormatId::e3m2 || id == FormatId::e2m3 ||
+         id == FormatId::e2m1 || id == FormatId::int8;
+}
+
 /// True for f64, f32, f16 and bf16 (the IEEE-style host formats).
 constexpr bool is_ieee_host_format(FormatId id) {
   return id == FormatId::f64 || id == FormatId::f32 || id == FormatId::f16 || id == FormatId::bf16;

@@ -153,6 +153,36 @@ std::optional<std::uint64_t> parse_hex_exact(std::string_view s, int digits) {
   return v;
 }
 
+std::vector<std::string_view> split_fields(std::string_view line) {
+  std::vector<std::string_view> f;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    std::size_t j = i;
+    while (j < line.size() && line[j] != ' ' && line[j] != '\t') ++j;
+    if (j > i) f.push_back(line.substr(i, j - i));
+    i = j;
+  }
+  return f;
+}
+
+std::uint64_t parse_count(const Args& a, const char* opt, std::uint64_t dflt, std::uint64_t max) {
+  auto v = a.get(opt);
+  if (!v) return dflt;
+  std::uint64_t k = 0;
+  bool ok = !v->empty();
+  for (char c : *v) {
+    if (c < '0' || c > '9' || k > max) {
+      ok = false;
+      break;
+    }
+    k = k * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  if (!ok || k == 0 || k > max)
+    throw UsageError(std::string("--") + opt + " expects an integer from 1 to " + std::to_string(max) + ", got '" + *v + "'");
+  return k;
+}
+
 std::string hex(std::uint64_t v, int digits) {
   static constexpr char kDigits[] = "0123456789ABCDEF";
   std::string s(static_cast<std::size_t>(digits), '0');

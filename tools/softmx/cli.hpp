@@ -67,6 +67,13 @@ FormatId parse_format_arg(std::string_view option, std::string_view value);
 /// Parses exactly `digits` hex digits into a value, or nullopt (any other length or character).
 std::optional<std::uint64_t> parse_hex_exact(std::string_view s, int digits);
 
+/// The whitespace-separated fields (spaces and tabs) of one line.
+std::vector<std::string_view> split_fields(std::string_view line);
+
+/// The integer value of option `opt` (1..max), or `dflt` when it is absent; UsageError for
+/// anything else ("--block expects an integer from 1 to 65536, got 'x'").
+std::uint64_t parse_count(const Args& a, const char* opt, std::uint64_t dflt, std::uint64_t max);
+
 /// Fixed-width upper-case hex, as TestFloat writes it.
 std::string hex(std::uint64_t v, int digits);
 

@@ -26,24 +26,10 @@
 namespace softmx::cli {
 namespace {
 
-bool is_element(FormatId f) {
-  return f == FormatId::e4m3 || f == FormatId::e5m2 || f == FormatId::e3m2 || f == FormatId::e2m3 ||
-         f == FormatId::e2m1 || f == FormatId::int8;
-}
 
 std::string element_list() { return "e4m3, e5m2, e3m2, e2m3, e2m1, int8 or nvfp4"; }
 
-std::size_t parse_block_size(const Args& a, std::size_t dflt) {
-  auto v = a.get("block");
-  if (!v) return dflt;
-  std::size_t k = 0;
-  for (char c : *v) {
-    if (c < '0' || c > '9' || k > 100000000) throw UsageError("--block expects a positive integer, got '" + *v + "'");
-    k = k * 10 + static_cast<std::size_t>(c - '0');
-  }
-  if (v->empty() || k == 0) throw UsageError("--block expects a positive integer, got '" + *v + "'");
-  return k;
-}
+std::size_t parse_block_size(const Args& a, std::size_t dflt) { return parse_count(a, "block", dflt, 1 << 20); }
 
 std::uint64_t parse_hex_field(std::string_view text, int digits, const std::string& where, const std::string& what) {
   auto v = parse_hex_exact(text, digits);
@@ -150,7 +136,7 @@ int cmd_quantize(int argc, char** argv) {
   ConversionOptions co = conversion_options(common, false);
   if (*to == "nvfp4") return quantize_nvfp4_stream(a, src, co);
   const FormatId elem = parse_format_arg("to", *to);
-  if (!is_element(elem)) throw UsageError("--to must be an MX element format (" + element_list() + "), not " + *to);
+  if (!is_mx_element(elem)) throw UsageError("--to must be an MX element format (" + element_list() + "), not " + *to);
   const std::size_t k = parse_block_size(a, 32);
   BlockOptions o;
   o.element = elem;
@@ -236,7 +222,7 @@ int cmd_dequantize(int argc, char** argv) {
   if (!is_ieee_host_format(co.to)) throw UsageError("--to must be f64, f32, f16 or bf16");
   const bool nvfp4 = *from == "nvfp4";
   const FormatId elem = nvfp4 ? FormatId::e2m1 : parse_format_arg("from", *from);
-  if (!is_element(elem)) throw UsageError("--from must be an MX element format (" + element_list() + "), not " + *from);
+  if (!is_mx_element(elem)) throw UsageError("--from must be an MX element format (" + element_list() + "), not " + *from);
   const std::size_t k = parse_block_size(a, nvfp4 ? 16 : 32);
   if (nvfp4 && k != 16) throw UsageError("nvfp4 blocks hold 16 values; --block must be 16");
   const Format& ef = format(elem);
@@ -258,17 +244,7 @@ int cmd_dequantize(int argc, char** argv) {
           parse_hex_field(line.substr(pos + 13, 8), 8, where, "encode_scale as 8 hex digits"));
       continue;
     }
-    std::vector<std::string> f;
-    {
-      std::size_t i = 0;
-      while (i < line.size()) {
-        while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-        std::size_t j = i;
-        while (j < line.size() && line[j] != ' ' && line[j] != '\t') ++j;
-        if (j > i) f.push_back(line.substr(i, j - i));
-        i = j;
-      }
-    }
+    const auto f = split_fields(line);
     if (f.size() != k + 1) {
       std::fwrite(out.data(), 1, out.size(), stdout);
       throw UsageError(where + ": expected a scale and " + std::to_string(k) + " codes (" + std::to_string(k + 1) +

@@ -17,19 +17,6 @@
 namespace softmx::cli {
 namespace {
 
-std::vector<std::string_view> fields(std::string_view line) {
-  std::vector<std::string_view> f;
-  std::size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-    std::size_t j = i;
-    while (j < line.size() && line[j] != ' ' && line[j] != '\t') ++j;
-    if (j > i) f.push_back(line.substr(i, j - i));
-    i = j;
-  }
-  return f;
-}
-
 Converter make_converter(FormatId src, const ConversionOptions& o) {
   try {
     return Converter(src, o.to, o.ctx, *o.dialect);
@@ -66,7 +53,7 @@ int convert_stream(const ConversionOptions& o) {
     ++lineno;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     const std::string where = "<stdin> line " + std::to_string(lineno);
-    const auto f = fields(line);
+    const auto f = split_fields(line);
     const std::size_t want = rs ? 2 : 1;
     if (f.size() != want) {
       flush();

@@ -17,24 +17,11 @@
 namespace softmx::cli {
 namespace {
 
-std::size_t positive(const Args& a, const char* opt, std::size_t dflt) {
-  auto v = a.get(opt);
-  if (!v) return dflt;
-  std::size_t k = 0;
-  for (char c : *v) {
-    if (c < '0' || c > '9' || k > 100000000) throw UsageError(std::string("--") + opt + " expects a positive integer, got '" + *v + "'");
-    k = k * 10 + static_cast<std::size_t>(c - '0');
-  }
-  if (v->empty() || k == 0) throw UsageError(std::string("--") + opt + " expects a positive integer, got '" + *v + "'");
-  return k;
-}
-
 FormatId element_arg(const Args& a, const char* opt) {
   auto v = a.get(opt);
   if (!v) throw UsageError(std::string("missing --") + opt + " FORMAT (e4m3, e5m2, e3m2, e2m3, e2m1 or int8)");
   const FormatId f = parse_format_arg(opt, *v);
-  if (f != FormatId::e4m3 && f != FormatId::e5m2 && f != FormatId::e3m2 && f != FormatId::e2m3 && f != FormatId::e2m1 &&
-      f != FormatId::int8)
+  if (!is_mx_element(f))
     throw UsageError(std::string("--") + opt + " must be an MX element format (e4m3, e5m2, e3m2, e2m3, e2m1, int8), not " + *v);
   return f;
 }
@@ -45,7 +32,7 @@ int cmd_dot(int argc, char** argv) {
   const Args a = parse_args("dot", argc, argv, 2, {"a", "b", "block", "blocks", "acc", "round", "sat", "tininess"});
   if (!a.positionals.empty()) throw UsageError("unexpected argument '" + a.positionals[0] + "' (blocks are read from stdin)");
   const FormatId fa = element_arg(a, "a"), fb = element_arg(a, "b");
-  const std::size_t k = positive(a, "block", 32), n = positive(a, "blocks", 1);
+  const std::size_t k = parse_count(a, "block", 32, 1 << 20), n = parse_count(a, "blocks", 1, 1 << 20);
   const AccumulationModel* model = find_accumulation_model(a.get("acc").value_or("exact"));
   if (!model) throw UsageError("unknown accumulation '" + *a.get("acc") + "' for --acc (expected exact or fp32-sequential)");
   Args common = a;
@@ -63,14 +50,7 @@ int cmd_dot(int argc, char** argv) {
     ++lineno;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     const std::string where = "<stdin> line " + std::to_string(lineno);
-    std::vector<std::string> f;
-    for (std::size_t i = 0; i < line.size();) {
-      while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-      std::size_t j = i;
-      while (j < line.size() && line[j] != ' ' && line[j] != '\t') ++j;
-      if (j > i) f.push_back(line.substr(i, j - i));
-      i = j;
-    }
+    const auto f = split_fields(line);
     try {
       if (f.size() != want)
         throw UsageError(where + ": expected " + std::to_string(n) + " block" + (n > 1 ? "s" : "") +
@@ -81,7 +61,7 @@ int cmd_dot(int argc, char** argv) {
         for (std::size_t j = 0; j < n; ++j) {
           const FormatId fmt = side ? fb : fa;
           auto s = parse_hex_exact(f[at], 2);
-          if (!s) throw UsageError(where + ": field " + std::to_string(at + 1) + ": expected an E8M0 scale (2 hex digits), got \"" + f[at] + "\"");
+          if (!s) throw UsageError(where + ": field " + std::to_string(at + 1) + ": expected an E8M0 scale (2 hex digits), got \"" + std::string(f[at]) + "\"");
           ++at;
           auto& c = codes[side * n + j];
           c.clear();

@@ -28,25 +28,11 @@
 namespace softmx::cli {
 namespace {
 
-std::uint64_t number(const Args& a, const char* opt, std::uint64_t dflt, std::uint64_t max) {
-  auto v = a.get(opt);
-  if (!v) return dflt;
-  std::uint64_t k = 0;
-  for (char c : *v) {
-    if (c < '0' || c > '9' || k > max) throw UsageError(std::string("--") + opt + " expects an integer from 1 to " + std::to_string(max) + ", got '" + *v + "'");
-    k = k * 10 + static_cast<std::uint64_t>(c - '0');
-  }
-  if (v->empty() || k == 0 || k > max)
-    throw UsageError(std::string("--") + opt + " expects an integer from 1 to " + std::to_string(max) + ", got '" + *v + "'");
-  return k;
-}
-
 FormatId element_arg(const Args& a, const char* opt, FormatId dflt) {
   auto v = a.get(opt);
   if (!v) return dflt;
   const FormatId f = parse_format_arg(opt, *v);
-  if (f != FormatId::e4m3 && f != FormatId::e5m2 && f != FormatId::e3m2 && f != FormatId::e2m3 && f != FormatId::e2m1 &&
-      f != FormatId::int8)
+  if (!is_mx_element(f))
     throw UsageError(std::string("--") + opt + " must be an MX element format (e4m3, e5m2, e3m2, e2m3, e2m1, int8), not " + *v);
   return f;
 }
@@ -77,9 +63,9 @@ int cmd_gemm_golden(int argc, char** argv) {
   if (!a.positionals.empty()) throw UsageError("unexpected argument '" + a.positionals[0] + "'");
   const auto out_dir = a.get("out");
   if (!out_dir) throw UsageError("missing --out DIR (where the golden files go)");
-  const std::size_t M = number(a, "m", 64, 1 << 14), N = number(a, "n", 64, 1 << 14), K = number(a, "k", 256, 1 << 16);
-  const std::size_t blk = number(a, "block", 32, 1 << 16);
-  const std::uint64_t seed = a.get("seed") ? number(a, "seed", 1, ~std::uint64_t{0} >> 1) : 1;
+  const std::size_t M = parse_count(a, "m", 64, 1 << 14), N = parse_count(a, "n", 64, 1 << 14), K = parse_count(a, "k", 256, 1 << 16);
+  const std::size_t blk = parse_count(a, "block", 32, 1 << 16);
+  const std::uint64_t seed = a.get("seed") ? parse_count(a, "seed", 1, ~std::uint64_t{0} >> 1) : 1;
   const FormatId fa = element_arg(a, "a", FormatId::e2m1), fb = element_arg(a, "b", FormatId::e2m1);
   const AccumulationModel* model = find_accumulation_model(a.get("acc").value_or("exact"));
   if (!model) throw UsageError("unknown accumulation '" + *a.get("acc") + "' for --acc (expected exact or fp32-sequential)");
