@@ -221,22 +221,23 @@ RC_GTEST_PROP(DotProperties, DotGeneralIsTheSumOfDots, ()) {
   Context ctx;
   ctx.rounding = *rc::gen::elementOf(std::vector<Rounding>(std::begin(kDeterministicRoundings), std::end(kDeterministicRoundings)));
   const auto a = refs(c.fa, c.sa, c.ca), b = refs(c.fb, c.sb, c.cb);
-  // Sum the Dots (each exact in f32) exactly with MPFR and round once with the oracle.
-  mpfr_t sum, v;
-  mpfr_init2(sum, 2048);
-  mpfr_init2(v, 64);
-  mpfr_set_zero(sum, 1);
+  // Sum the Dots (each exact in f32) exactly with MPFR and round once with the oracle. The
+  // MPFR values are released by their destructors: RC_PRE leaves the function by throwing.
+  struct Mpfr {
+    mpfr_t v;
+    explicit Mpfr(mpfr_prec_t p) { mpfr_init2(v, p); }
+    ~Mpfr() { mpfr_clear(v); }
+  } sum(2048), v(64);
+  mpfr_set_zero(sum.v, 1);
   for (std::size_t j = 0; j < a.size(); ++j) {
     Context exact_ctx;
     const Result d = dot(a[j], b[j], exact_ctx);
     RC_PRE(!(d.flags & flag::inexact));
-    oracle::decode(oracle::Fmt::f32, d.code, v);
-    mpfr_add(sum, sum, v, MPFR_RNDN);
+    oracle::decode(oracle::Fmt::f32, d.code, v.v);
+    mpfr_add(sum.v, sum.v, v.v, MPFR_RNDN);
   }
   const Result general = dot_general(a, b, ctx);
-  const oracle::AllOutcomes want = oracle::round_value_all(sum, oracle::Fmt::f32);
-  mpfr_clear(sum);
-  mpfr_clear(v);
+  const oracle::AllOutcomes want = oracle::round_value_all(sum.v, oracle::Fmt::f32);
   const oracle::Outcome& w = want.at(conformance::to_oracle(ctx.rounding), oracle::Sat::finite, oracle::Tiny::after);
   if (w.code != 0 && w.code != 0x80000000u) RC_ASSERT(general.code == w.code);  // zero signs differ by definition
 }
