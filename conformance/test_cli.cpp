@@ -199,6 +199,9 @@ TEST(Cli, QuantizeAndDequantize) {
   EXPECT_EQ(run("dequantize --from nvfp4", r.out).out.substr(0, 9), "40C00000\n");
   // Errors.
   expect_usage_error(run("quantize --to e4m3 --block 4", "3F800000 3F800000 3F800000\n"), "short block");
+  // Blocks finished before a bad line are still written.
+  EXPECT_EQ(run("quantize --to e2m1 --block 2", "3F800000 40000000\n3F80000\n").out, "7E 4 6\n");
+  EXPECT_EQ(run("dot --a e4m3 --b e4m3 --block 2", "7F 38 38 7F 38 38\nxx\n").out, "40000000 00\n");
   expect_usage_error(run("quantize --to e4m3 --block 2", "3F800000 3F80000\n"), "<stdin> line 1: expected 8 hex digits");
   expect_usage_error(run("quantize --to f16"), "MX element format");
   expect_usage_error(run("quantize --to e4m3 --scale round"), "unknown scale rule 'round'");

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -73,6 +74,28 @@ std::vector<std::string_view> split_fields(std::string_view line);
 /// The integer value of option `opt` (1..max), or `dflt` when it is absent; UsageError for
 /// anything else ("--block expects an integer from 1 to 65536, got 'x'").
 std::uint64_t parse_count(const Args& a, const char* opt, std::uint64_t dflt, std::uint64_t max);
+
+/// Buffered standard output. Append to text(); call chunk() after each record to write in
+/// 64 KiB pieces. Whatever was appended is written when the object goes away, also while an
+/// error unwinds, so the results before a bad input line are never lost.
+class Output {
+ public:
+  Output() { buf_.reserve(1 << 16); }
+  Output(const Output&) = delete;
+  Output& operator=(const Output&) = delete;
+  ~Output() { flush(); }
+  std::string& text() { return buf_; }
+  void chunk() {
+    if (buf_.size() >= (1 << 16)) flush();
+  }
+  void flush() {
+    std::fwrite(buf_.data(), 1, buf_.size(), stdout);
+    buf_.clear();
+  }
+
+ private:
+  std::string buf_;
+};
 
 /// Fixed-width upper-case hex, as TestFloat writes it.
 std::string hex(std::uint64_t v, int digits);

@@ -109,13 +109,14 @@ int quantize_nvfp4_stream(const Args& a, FormatId src, const ConversionOptions& 
   const std::size_t shape[1] = {in.codes.size()};
   const Nvfp4Tensor t = quantize_nvfp4(src, src == FormatId::f32 ? static_cast<const void*>(f32.data()) : f16.data(),
                                        shape, 0, o);
-  std::string out = "# nvfp4 global_amax=" + hex(t.global_amax, 8) + " encode_scale=" + hex(t.encode_scale, 8) + "\n";
+  Output output;
+  std::string& out = output.text();
+  out = "# nvfp4 global_amax=" + hex(t.global_amax, 8) + " encode_scale=" + hex(t.encode_scale, 8) + "\n";
   for (std::size_t b = 0; b < t.scales.size(); ++b)
     write_block_line(out, t.scales[b], 2,
                      std::vector<std::uint8_t>(t.codes.begin() + static_cast<long>(16 * b),
                                                t.codes.begin() + static_cast<long>(16 * b + 16)),
                      1);
-  std::fwrite(out.data(), 1, out.size(), stdout);
   return 0;
 }
 
@@ -163,7 +164,9 @@ int cmd_quantize(int argc, char** argv) {
   const int rdigits = (o.rbits_width + 3) / 4;
   std::vector<std::uint64_t> block, rbits;
   std::vector<unsigned char> storage(k * (sf.width / 8));
-  std::string out, tok;
+  Output output;
+  std::string& out = output.text();
+  std::string tok;
   std::uint64_t blocks = 0;
   for (;;) {
     block.clear();
@@ -181,7 +184,6 @@ int cmd_quantize(int argc, char** argv) {
     }
     if (block.empty()) break;
     if (block.size() < k) {
-      std::fwrite(out.data(), 1, out.size(), stdout);
       throw UsageError("<stdin>: short block: the input ends after " + std::to_string(block.size()) + " of the " +
                        std::to_string(k) + " values of block " + std::to_string(blocks + 1) + " (line " +
                        std::to_string(last_line) + ")");
@@ -193,18 +195,13 @@ int cmd_quantize(int argc, char** argv) {
     try {
       q = quantize_block(src, storage.data(), k, bo);
     } catch (const std::invalid_argument& e) {
-      std::fwrite(out.data(), 1, out.size(), stdout);
       throw UsageError("block " + std::to_string(blocks + 1) + " (ending at line " + std::to_string(last_line) +
                        "): " + e.what());
     }
     write_block_line(out, q.scale, 2, q.codes, format(elem).hex_digits());
     ++blocks;
-    if (out.size() > (1 << 16)) {
-      std::fwrite(out.data(), 1, out.size(), stdout);
-      out.clear();
-    }
+    output.chunk();
   }
-  std::fwrite(out.data(), 1, out.size(), stdout);
   if (blocks == 0) throw UsageError("<stdin>: no values to quantize");
   return 0;
 }
@@ -231,7 +228,9 @@ int cmd_dequantize(int argc, char** argv) {
   if (auto e = a.get("encode-scale"))
     encode_scale = static_cast<std::uint32_t>(parse_hex_field(*e, 8, "--encode-scale", "8 hex digits (f32 bits)"));
 
-  std::string line, out;
+  std::string line;
+  Output output;
+  std::string& out = output.text();
   std::uint64_t lineno = 0;
   while (std::getline(std::cin, line)) {
     ++lineno;
@@ -245,20 +244,13 @@ int cmd_dequantize(int argc, char** argv) {
       continue;
     }
     const auto f = split_fields(line);
-    if (f.size() != k + 1) {
-      std::fwrite(out.data(), 1, out.size(), stdout);
+    if (f.size() != k + 1)
       throw UsageError(where + ": expected a scale and " + std::to_string(k) + " codes (" + std::to_string(k + 1) +
                        " fields), got " + std::to_string(f.size()));
-    }
+    const std::uint64_t scale =
+        parse_hex_field(f[0], 2, where, nvfp4 ? "an E4M3 scale (2 hex digits)" : "an E8M0 scale (2 hex digits)");
     std::vector<std::uint8_t> codes;
-    std::uint64_t scale;
-    try {
-      scale = parse_hex_field(f[0], 2, where, nvfp4 ? "an E4M3 scale (2 hex digits)" : "an E8M0 scale (2 hex digits)");
-      for (std::size_t i = 1; i <= k; ++i) codes.push_back(static_cast<std::uint8_t>(parse_code(ef, f[i], where)));
-    } catch (const UsageError&) {
-      std::fwrite(out.data(), 1, out.size(), stdout);
-      throw;
-    }
+    for (std::size_t i = 1; i <= k; ++i) codes.push_back(static_cast<std::uint8_t>(parse_code(ef, f[i], where)));
     if (nvfp4) {
       if (!encode_scale) throw UsageError(where + ": nvfp4 needs the encode scale: the \"# nvfp4\" header line or --encode-scale");
       Nvfp4Tensor t;
@@ -266,7 +258,6 @@ int cmd_dequantize(int argc, char** argv) {
       t.encode_scale = *encode_scale;
       t.scales = {static_cast<std::uint8_t>(scale)};
       t.codes = codes;
-      std::vector<std::uint64_t> vals(k);
       std::vector<unsigned char> buf(k * 8);
       dequantize_nvfp4(t, co.to, buf.data(), co.ctx);
       for (std::size_t i = 0; i < k; ++i) {
@@ -282,12 +273,8 @@ int cmd_dequantize(int argc, char** argv) {
         out += '\n';
       }
     }
-    if (out.size() > (1 << 16)) {
-      std::fwrite(out.data(), 1, out.size(), stdout);
-      out.clear();
-    }
+    output.chunk();
   }
-  std::fwrite(out.data(), 1, out.size(), stdout);
   if (std::cin.bad()) throw UsageError("<stdin>: read error");
   return 0;
 }

@@ -42,13 +42,10 @@ int convert_stream(const ConversionOptions& o) {
   const Converter conv = make_converter(*o.from, o);
   const bool rs = o.ctx.rounding == Rounding::rs;
   const int rdigits = (o.ctx.rbits_width + 3) / 4;
-  std::string line, out;
-  out.reserve(1 << 16);
+  std::string line;
+  Output output;
+  std::string& out = output.text();
   std::uint64_t lineno = 0;
-  auto flush = [&] {
-    std::fwrite(out.data(), 1, out.size(), stdout);
-    out.clear();
-  };
   while (std::getline(std::cin, line)) {
     ++lineno;
     if (!line.empty() && line.back() == '\r') line.pop_back();
@@ -56,7 +53,6 @@ int convert_stream(const ConversionOptions& o) {
     const auto f = split_fields(line);
     const std::size_t want = rs ? 2 : 1;
     if (f.size() != want) {
-      flush();
       if (f.empty())
         throw UsageError(where + ": empty line; expected " + expected_code(src) + (rs ? " and the random bits" : ""));
       if (rs)
@@ -65,14 +61,8 @@ int convert_stream(const ConversionOptions& o) {
       throw UsageError(where + ": expected one field, " + expected_code(src) + ", got " + std::to_string(f.size()) +
                        " (random bits are read only with --round rs)");
     }
-    std::uint64_t code, r = 0;
-    try {
-      code = parse_code(src, f[0], where);
-      if (rs) r = parse_random(f[1], o.ctx.rbits_width, where);
-    } catch (const UsageError&) {
-      flush();
-      throw;
-    }
+    const std::uint64_t code = parse_code(src, f[0], where);
+    const std::uint64_t r = rs ? parse_random(f[1], o.ctx.rbits_width, where) : 0;
     const Result res = rs ? conv(code, r) : conv(code);
     out += hex(code, src.hex_digits());
     out += ' ';
@@ -84,9 +74,8 @@ int convert_stream(const ConversionOptions& o) {
     out += ' ';
     out += hex(res.flags, 2);
     out += '\n';
-    if (out.size() >= (1 << 16) - 128) flush();
+    output.chunk();
   }
-  flush();
   if (std::cin.bad()) throw UsageError("<stdin>: read error");
   return 0;
 }

@@ -41,7 +41,9 @@ int cmd_dot(int argc, char** argv) {
   const ConversionOptions co = conversion_options(common, false);
   if (co.ctx.rounding == Rounding::rs) throw UsageError("--round rs is not available for dot (no random bits per result)");
 
-  std::string line, out;
+  std::string line;
+  Output output;
+  std::string& out = output.text();
   std::uint64_t lineno = 0;
   const std::size_t want = 2 * n * (k + 1);
   std::vector<std::vector<std::uint8_t>> codes(2 * n);
@@ -51,7 +53,7 @@ int cmd_dot(int argc, char** argv) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     const std::string where = "<stdin> line " + std::to_string(lineno);
     const auto f = split_fields(line);
-    try {
+    {
       if (f.size() != want)
         throw UsageError(where + ": expected " + std::to_string(n) + " block" + (n > 1 ? "s" : "") +
                          " of A then of B, each a scale and " + std::to_string(k) + " codes (" + std::to_string(want) +
@@ -69,21 +71,14 @@ int cmd_dot(int argc, char** argv) {
             c.push_back(static_cast<std::uint8_t>(parse_code(format(fmt), f[at], where + ": field " + std::to_string(at + 1))));
           (side ? rb : ra)[j] = BlockRef{fmt, static_cast<std::uint8_t>(*s), c};
         }
-    } catch (const UsageError&) {
-      std::fwrite(out.data(), 1, out.size(), stdout);
-      throw;
     }
     const Result r = dot_general(ra, rb, co.ctx, *model);
     out += hex(r.code, 8);
     out += ' ';
     out += hex(r.flags, 2);
     out += '\n';
-    if (out.size() > (1 << 16)) {
-      std::fwrite(out.data(), 1, out.size(), stdout);
-      out.clear();
-    }
+    output.chunk();
   }
-  std::fwrite(out.data(), 1, out.size(), stdout);
   if (std::cin.bad()) throw UsageError("<stdin>: read error");
   return 0;
 }
