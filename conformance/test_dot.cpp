@@ -69,25 +69,20 @@ std::string describe(const Pair& p, const char* model, Rounding r, Saturation s,
 // Checks both models of one case under every mode, saturation and tininess.
 void check(const Pair& p, Tally& t, bool sequential = true) {
   const oracle::AllOutcomes exact = oracle::dot_exact(p.oa, p.ob);
-  for (Rounding r : kDeterministicRoundings)
-    for (Saturation s : {Saturation::finite, Saturation::none})
-      for (Tininess tn : {Tininess::after_rounding, Tininess::before_rounding}) {
-        Context c;
-        c.rounding = r;
-        c.saturation = s;
-        c.tininess = tn;
-        const auto mo = conformance::to_oracle(r);
-        const auto so = conformance::to_oracle(s);
-        const auto to = conformance::to_oracle(tn);
-        const Result got = dot_general(p.a, p.b, c, exact_accumulation());
-        const oracle::Outcome& want = exact.at(mo, so, to);
-        t.check(got.code == want.code && got.flags == want.flags, [&] { return describe(p, "exact", r, s, tn, got, want); });
-        if (!sequential) continue;
-        const Result gs = dot_general(p.a, p.b, c, fp32_sequential_accumulation());
-        const oracle::Outcome ws = oracle::dot_fp32_sequential(p.oa, p.ob, mo, so, to);
-        t.check(gs.code == ws.code && gs.flags == ws.flags,
-                [&] { return describe(p, "fp32-sequential", r, s, tn, gs, ws); });
-      }
+  for (const Context& c : conformance::all_contexts()) {
+    const auto mo = conformance::to_oracle(c.rounding);
+    const auto so = conformance::to_oracle(c.saturation);
+    const auto to = conformance::to_oracle(c.tininess);
+    const Result got = dot_general(p.a, p.b, c, exact_accumulation());
+    const oracle::Outcome& want = exact.at(mo, so, to);
+    t.check(got.code == want.code && got.flags == want.flags,
+            [&] { return describe(p, "exact", c.rounding, c.saturation, c.tininess, got, want); });
+    if (!sequential) continue;
+    const Result gs = dot_general(p.a, p.b, c, fp32_sequential_accumulation());
+    const oracle::Outcome ws = oracle::dot_fp32_sequential(p.oa, p.ob, mo, so, to);
+    t.check(gs.code == ws.code && gs.flags == ws.flags,
+            [&] { return describe(p, "fp32-sequential", c.rounding, c.saturation, c.tininess, gs, ws); });
+  }
 }
 
 TEST(Dot, EveryCodePairOfEveryFormatPairThroughOneProduct) {

@@ -37,6 +37,22 @@ inline oracle::Policies to_oracle(const Dialect& d) {
   return p;
 }
 
+/// Every deterministic rounding mode x both saturations x both tininess rules (24 contexts),
+/// in that nesting order.
+inline std::vector<Context> all_contexts() {
+  std::vector<Context> v;
+  for (Rounding r : kDeterministicRoundings)
+    for (Saturation s : {Saturation::finite, Saturation::none})
+      for (Tininess tn : {Tininess::after_rounding, Tininess::before_rounding}) {
+        Context c;
+        c.rounding = r;
+        c.saturation = s;
+        c.tininess = tn;
+        v.push_back(c);
+      }
+  return v;
+}
+
 /// A dialect's policies with every destination, mode and saturation allowed: the suites check
 /// the policy logic against the oracle beyond what the modelled implementation offers.
 inline Dialect policies_only(const Dialect& d) {

@@ -17,15 +17,7 @@ class MpfrComparison {
  public:
   MpfrComparison(FormatId src, FormatId dst, const Dialect& dialect, std::string label = "")
       : src_(src), dst_(dst), policies_(to_oracle(dialect)), label_(std::move(label)) {
-    for (Rounding r : kDeterministicRoundings)
-      for (Saturation s : {Saturation::finite, Saturation::none})
-        for (Tininess tn : {Tininess::after_rounding, Tininess::before_rounding}) {
-          Context c;
-          c.rounding = r;
-          c.saturation = s;
-          c.tininess = tn;
-          convs_.emplace_back(src, dst, c, dialect);
-        }
+    for (const Context& c : all_contexts()) convs_.emplace_back(src, dst, c, dialect);
   }
 
   /// Counts 24 cases for the source code `x` in `t`, each a mismatch when code or flags differ.

@@ -231,11 +231,9 @@ int cmd_dequantize(int argc, char** argv) {
   std::string line;
   Output output;
   std::string& out = output.text();
-  std::uint64_t lineno = 0;
-  while (std::getline(std::cin, line)) {
-    ++lineno;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    const std::string where = "<stdin> line " + std::to_string(lineno);
+  LineReader lines(std::cin);
+  while (lines.next(line)) {
+    const std::string where = lines.where();
     if (nvfp4 && line.rfind("# nvfp4", 0) == 0) {  // the header quantize writes
       const auto pos = line.find("encode_scale=");
       if (pos == std::string::npos) throw UsageError(where + ": the nvfp4 header has no encode_scale=XXXXXXXX");
@@ -275,7 +273,6 @@ int cmd_dequantize(int argc, char** argv) {
     }
     output.chunk();
   }
-  if (std::cin.bad()) throw UsageError("<stdin>: read error");
   return 0;
 }
 

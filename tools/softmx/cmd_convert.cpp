@@ -10,6 +10,7 @@
 
 #include "cli.hpp"
 #include "commands.hpp"
+#include "tokens.hpp"
 #include "describe.hpp"
 #include "softmx/convert.hpp"
 #include "softmx/exact.hpp"
@@ -45,11 +46,9 @@ int convert_stream(const ConversionOptions& o) {
   std::string line;
   Output output;
   std::string& out = output.text();
-  std::uint64_t lineno = 0;
-  while (std::getline(std::cin, line)) {
-    ++lineno;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    const std::string where = "<stdin> line " + std::to_string(lineno);
+  LineReader lines(std::cin);
+  while (lines.next(line)) {
+    const std::string where = lines.where();
     const auto f = split_fields(line);
     const std::size_t want = rs ? 2 : 1;
     if (f.size() != want) {
@@ -76,7 +75,6 @@ int convert_stream(const ConversionOptions& o) {
     out += '\n';
     output.chunk();
   }
-  if (std::cin.bad()) throw UsageError("<stdin>: read error");
   return 0;
 }
 

@@ -12,6 +12,7 @@
 
 #include "cli.hpp"
 #include "commands.hpp"
+#include "tokens.hpp"
 #include "softmx/dot.hpp"
 
 namespace softmx::cli {
@@ -44,14 +45,12 @@ int cmd_dot(int argc, char** argv) {
   std::string line;
   Output output;
   std::string& out = output.text();
-  std::uint64_t lineno = 0;
   const std::size_t want = 2 * n * (k + 1);
   std::vector<std::vector<std::uint8_t>> codes(2 * n);
   std::vector<BlockRef> ra(n), rb(n);
-  while (std::getline(std::cin, line)) {
-    ++lineno;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    const std::string where = "<stdin> line " + std::to_string(lineno);
+  LineReader lines(std::cin);
+  while (lines.next(line)) {
+    const std::string where = lines.where();
     const auto f = split_fields(line);
     {
       if (f.size() != want)
@@ -79,7 +78,6 @@ int cmd_dot(int argc, char** argv) {
     out += '\n';
     output.chunk();
   }
-  if (std::cin.bad()) throw UsageError("<stdin>: read error");
   return 0;
 }
 

@@ -24,4 +24,14 @@ bool TokenReader::next(std::string& token) {
   }
 }
 
+bool LineReader::next(std::string& line) {
+  if (!std::getline(in_, line)) {
+    if (in_.bad()) throw UsageError(name_ + ": read error");
+    return false;
+  }
+  ++line_;
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  return true;
+}
+
 }  // namespace softmx::cli

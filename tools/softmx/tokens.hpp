@@ -28,4 +28,20 @@ class TokenReader {
   std::uint64_t line_ = 0, token_line_ = 0;
 };
 
+/// Lines from a stream (a trailing '\r' removed), counted, so errors can name the line.
+class LineReader {
+ public:
+  explicit LineReader(std::istream& in, std::string name = "<stdin>") : in_(in), name_(std::move(name)) {}
+
+  /// The next line, or false at the end of the input (a read error throws UsageError).
+  bool next(std::string& line);
+  /// "<stdin> line N" for the last line returned.
+  std::string where() const { return name_ + " line " + std::to_string(line_); }
+
+ private:
+  std::istream& in_;
+  std::string name_;
+  std::uint64_t line_ = 0;
+};
+
 }  // namespace softmx::cli
