@@ -12,5 +12,11 @@ int cmd_quantize(int argc, char** argv);
 int cmd_dequantize(int argc, char** argv);
 int cmd_dot(int argc, char** argv);
 int cmd_gemm_golden(int argc, char** argv);
+int cmd_gen(int argc, char** argv);
+int cmd_verify(int argc, char** argv);
+int cmd_sweep(int argc, char** argv);
+int cmd_merge(int argc, char** argv);
+int cmd_diff(int argc, char** argv);
+int cmd_identify(int argc, char** argv);
 
 }  // namespace softmx::cli

@@ -59,13 +59,19 @@ int main(int argc, char** argv) {
     if (cmd == "dequantize") return softmx::cli::cmd_dequantize(argc, argv);
     if (cmd == "dot") return softmx::cli::cmd_dot(argc, argv);
     if (cmd == "gemm-golden") return softmx::cli::cmd_gemm_golden(argc, argv);
+    if (cmd == "gen") return softmx::cli::cmd_gen(argc, argv);
+    if (cmd == "verify") return softmx::cli::cmd_verify(argc, argv);
+    if (cmd == "sweep") return softmx::cli::cmd_sweep(argc, argv);
+    if (cmd == "merge") return softmx::cli::cmd_merge(argc, argv);
+    if (cmd == "diff") return softmx::cli::cmd_diff(argc, argv);
+    if (cmd == "identify") return softmx::cli::cmd_identify(argc, argv);
     if (cmd == "--version" || cmd == "version") {
       std::puts("softmx 0.1.0");
       return 0;
     }
     std::fprintf(stderr,
                  "softmx: error: unknown command '%s' (expected convert, explain, quantize, dequantize, dot, "
-                 "gemm-golden, formats or dialects; see softmx --help)\n",
+                 "gemm-golden, gen, verify, sweep, merge, diff, identify, formats or dialects; see softmx --help)\n",
                  cmd.c_str());
     return softmx::cli::kExitUsage;
   } catch (const softmx::cli::UsageError& e) {

@@ -1,0 +1,95 @@
+// tools/softmx/vectors/header.hpp: the header of a softmx vector file (vectors/README.md 2-3).
+//
+// A Header says completely what every data line of a file means: the operation, formats,
+// rounding context, dialect and block shape. It is parsed from and written as "key = value"
+// lines; parsing is strict (unknown or inapplicable keys, missing required keys, bad values
+// are errors naming the file and line), because a typo that silently fell back to a default
+// would make a conformance file lie.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "softmx/context.hpp"
+#include "softmx/dialect.hpp"
+#include "softmx/format.hpp"
+
+namespace softmx::vec {
+
+/// The first line of every vector file.
+inline constexpr std::string_view kMagicKey = "softmx-vectors";
+inline constexpr int kFormatVersion = 1;
+
+enum class Operation : std::uint8_t { convert, quantize, dequantize, dot };
+enum class Layout : std::uint8_t { cases, runs };
+
+std::string_view name(Operation op);
+std::optional<Operation> parse_operation(std::string_view s);
+
+struct Header {
+  Operation operation = Operation::convert;
+  Layout layout = Layout::cases;
+  /// convert: source and destination; quantize: source (f64/f32/f16/bf16) and element format;
+  /// dequantize: element format and destination (f64/f32/f16/bf16); dot: the A and B element
+  /// formats (keys `a` and `b`; the result is f32).
+  FormatId from = FormatId::f32, to = FormatId::e4m3;
+  /// rounding, saturation, tininess, rbits_width (rs). ctx.rbits is unused (lines carry R).
+  Context ctx;
+  /// The dialect's name as written (convert, quantize, dequantize).
+  std::string dialect = "ocp";
+  std::uint32_t block = 0;    ///< quantize, dot: k
+  std::uint32_t blocks = 0;   ///< dot: n
+  ScaleRule scale = ScaleRule::floor;  ///< quantize
+  std::string accumulation = "exact";  ///< dot
+  std::uint64_t first = 0, last = 0;   ///< runs: the inclusive input range
+
+  // Provenance: written by gen and sweep, read back but never used to compute.
+  std::string level;
+  std::optional<std::uint64_t> seed;
+  std::string generator;
+  /// x- keys in file order (kept so tools that copy a header keep them).
+  std::vector<std::pair<std::string, std::string>> extra;
+
+  /// The Dialect named by `dialect` (ocp when the operation has none). Precondition: the
+  /// header was validated (parse or validate()).
+  const Dialect& dialect_ref() const;
+  /// Checks the header as a whole: required keys present and consistent (formats allowed for
+  /// the operation, rbits with rs, runs only for deterministic convert, first <= last within
+  /// the source's width). Throws cli::UsageError with `where` in the message.
+  void validate(std::string_view where) const;
+};
+
+/// Collects header lines one at a time (the reader feeds them; tests and fuzzers too).
+class HeaderParser {
+ public:
+  /// One "key = value" line (comments and blank lines must not be passed). `where` names the
+  /// line for errors ("results.txt line 3"). The first line must be the magic line.
+  void add(std::string_view line, const std::string& where);
+  /// True once the magic line has been seen.
+  bool started() const { return started_; }
+  /// Finishes: applies the keys, checks completeness and consistency. `where` names the
+  /// place for errors about missing keys (the file).
+  Header finish(const std::string& where) const;
+
+ private:
+  bool started_ = false;
+  std::vector<std::pair<std::string, std::string>> keys_;  // in order, after the magic line
+  std::vector<std::string> wheres_;
+};
+
+/// The header as text: the magic line and every applicable key, one per line, in a fixed
+/// order (so the same header gives the same bytes), ending in '\n'.
+std::string header_text(const Header& h);
+
+/// The header lines as comments with the given prefix ("// " for $readmemh).
+std::string header_text_commented(const Header& h, std::string_view prefix);
+
+/// A one-line description of the operation for messages: "convert f32 -> e4m3 rne satfinite
+/// (ocp)".
+std::string describe(const Header& h);
+
+}  // namespace softmx::vec
