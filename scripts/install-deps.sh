@@ -4,6 +4,10 @@
 set -euo pipefail
 
 packages=(g++ make cmake libgtest-dev librapidcheck-dev libmpfr-dev libgmp-dev libboost-dev libbenchmark-dev)
+# The fuzz targets (scripts/fuzz.sh) need clang and libFuzzer. Debian 12 ships clang's runtime
+# libraries, libFuzzer's libclang_rt.fuzzer*.a among them, in libclang-rt-14-dev, which clang does
+# not pull in; the libclang-rt-dev metapackage names the one that matches the default clang.
+packages+=(clang libclang-rt-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

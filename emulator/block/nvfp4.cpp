@@ -130,6 +130,13 @@ Flags dequantize_nvfp4(const Nvfp4Tensor& t, FormatId dst, void* out, const Cont
   if (t.codes.size() != outer * len * inner || t.scales.size() != outer * nb * inner)
     throw std::invalid_argument("nvfp4: the tensor's scales or codes do not match its shape");
   const Unpacked s_enc = unpack(format(FormatId::f32), t.encode_scale);
+  // The division below needs a finite non-zero S_enc (quantize_nvfp4 never makes a zero, Inf or
+  // NaN one: S_enc is at most FLT_MAX, and 1.0 instead of 0).
+  if (s_enc.cls != ValueClass::finite) {
+    char bits[9];
+    std::snprintf(bits, sizeof bits, "%08X", static_cast<unsigned>(t.encode_scale));
+    throw std::invalid_argument(std::string("nvfp4: the encode scale must be a finite non-zero f32, not ") + bits);
+  }
   const Format& d = format(dst);
   const std::size_t bytes = d.width <= 8 ? 1 : d.width / 8;
   Flags flags = 0;
@@ -142,7 +149,7 @@ Flags dequantize_nvfp4(const Nvfp4Tensor& t, FormatId dst, void* out, const Cont
     Result r;
     if (x.cls == ValueClass::zero || sdec.cls == ValueClass::zero) {
       Unpacked z;
-      z.sign = x.sign != sdec.sign;
+      z.sign = (x.sign != sdec.sign) != s_enc.sign;
       r = round_pack(d, z, ctx, ocp_dialect());
     } else if (sdec.cls == ValueClass::nan) {
       r = round_pack(d, detail::nan_value(), ctx, ocp_dialect());
@@ -161,7 +168,7 @@ Flags dequantize_nvfp4(const Nvfp4Tensor& t, FormatId dst, void* out, const Cont
       const bool big = static_cast<std::uint64_t>(q >> 64) != 0;
       Unpacked qv;
       qv.cls = ValueClass::finite;
-      qv.sign = p.sign;
+      qv.sign = p.sign != s_enc.sign;  // a negative S_enc comes from a negative global_amax
       qv.sig = static_cast<std::uint64_t>(q >> (big ? 1 : 0));
       qv.sticky = num % s_enc.sig != 0 || (big && (q & 1));
       qv.exp = p.exp - s_enc.exp - (big ? 0 : 1);

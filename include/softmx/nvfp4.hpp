@@ -61,6 +61,8 @@ Nvfp4Tensor quantize_nvfp4(FormatId src, const void* data, std::span<const std::
                            const Nvfp4Options& options = {});
 
 /// Dequantizes into `dst` codes (storage type of dst), row-major; returns the OR of the flags.
+/// Throws std::invalid_argument for a bad shape, or an encode scale that is zero, Inf or NaN
+/// (quantize_nvfp4 never makes one).
 Flags dequantize_nvfp4(const Nvfp4Tensor& t, FormatId dst, void* out, const Context& ctx);
 
 }  // namespace softmx

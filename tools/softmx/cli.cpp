@@ -172,11 +172,13 @@ std::uint64_t parse_count(const Args& a, const char* opt, std::uint64_t dflt, st
   std::uint64_t k = 0;
   bool ok = !v->empty();
   for (char c : *v) {
-    if (c < '0' || c > '9' || k > max) {
+    // Stop before k * 10 + d exceeds max (so it cannot wrap around 2^64 either).
+    const auto d = static_cast<std::uint64_t>(c - '0');
+    if (c < '0' || c > '9' || d > max || k > (max - d) / 10) {
       ok = false;
       break;
     }
-    k = k * 10 + static_cast<std::uint64_t>(c - '0');
+    k = k * 10 + d;
   }
   if (!ok || k == 0 || k > max)
     throw UsageError(std::string("--") + opt + " expects an integer from 1 to " + std::to_string(max) + ", got '" + *v + "'");

@@ -257,7 +257,11 @@ int cmd_dequantize(int argc, char** argv) {
       t.scales = {static_cast<std::uint8_t>(scale)};
       t.codes = codes;
       std::vector<unsigned char> buf(k * 8);
-      dequantize_nvfp4(t, co.to, buf.data(), co.ctx);
+      try {
+        dequantize_nvfp4(t, co.to, buf.data(), co.ctx);
+      } catch (const std::invalid_argument& e) {  // an encode scale that is zero, Inf or NaN
+        throw UsageError(where + ": " + e.what());
+      }
       for (std::size_t i = 0; i < k; ++i) {
         std::uint64_t v = 0;
         std::memcpy(&v, &buf[i * (df.width / 8)], df.width / 8);

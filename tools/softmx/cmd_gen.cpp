@@ -1,7 +1,260 @@
-// tools/softmx/cmd_gen.cpp: placeholder, being written.
+// tools/softmx/cmd_gen.cpp: `softmx gen`, test vectors with softmx's results
+// (vectors/README.md: the format in sections 2-4, the cases in section 6).
+//
+//   softmx gen convert --from SRC --to DST [--round M] [--sat S] [--tininess T] [--dialect D] [--rbits R]
+//   softmx gen quantize --to ELEM [--from f32] [--block 32] [--scale RULE] [same options]
+//   softmx gen dequantize --from ELEM [--to f32] [--round M] [--sat S] [--tininess T] [--dialect D]
+//   softmx gen dot --a ELEM --b ELEM [--block 32] [--blocks 1] [--acc exact|fp32-sequential]
+//                  [--round M] [--sat S] [--tininess T]
+//   and for every operation: [--level 1|2] [--seed S] [--count N] [--inputs-only]
+//                            [--export readmemh] [-o FILE | --out FILE]
+//
+// Every option is resolved here to an explicit header (the dialect's defaults included), so a
+// file says completely what was computed; vectors/generate.cpp chooses the cases.
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <vector>
+
 #include "cli.hpp"
 #include "commands.hpp"
+#include "softmx/block.hpp"
+#include "softmx/dot.hpp"
+#include "vectors/generate.hpp"
+#include "vectors/header.hpp"
+#include "vectors/operation.hpp"
+#include "vectors/output_file.hpp"
 
 namespace softmx::cli {
-int cmd_gen(int, char**) { throw UsageError("not implemented yet"); }
+namespace {
+
+using vec::Header;
+using vec::Operation;
+
+/// The largest --count accepted: a level-2 file of this many cases is already gigabytes.
+constexpr std::uint64_t kMaxCount = 1'000'000'000;
+
+/// The options each operation takes besides the common ones (level, seed, count, export, out,
+/// inputs-only).
+std::vector<std::string_view> own_options(Operation op) {
+  switch (op) {
+    case Operation::convert: return {"from", "to", "round", "sat", "tininess", "dialect", "rbits"};
+    case Operation::quantize: return {"from", "to", "block", "scale", "round", "sat", "tininess", "dialect", "rbits"};
+    case Operation::dequantize: return {"from", "to", "round", "sat", "tininess", "dialect"};
+    case Operation::dot: return {"a", "b", "block", "blocks", "acc", "round", "sat", "tininess"};
+  }
+  return {};
+}
+
+/// Rejects options that do not apply to `op` (parse_args accepted the union of all of them).
+void check_applicable(const Args& a, Operation op) {
+  static constexpr std::string_view kCommon[] = {"level", "seed", "count", "export", "out"};
+  const auto own = own_options(op);
+  for (const auto& [name, value] : a.options) {
+    if (std::find(std::begin(kCommon), std::end(kCommon), name) != std::end(kCommon)) continue;
+    if (std::find(own.begin(), own.end(), name) != own.end()) continue;
+    std::string list;
+    for (std::string_view o : own) list += (list.empty() ? "--" : ", --") + std::string(o);
+    throw UsageError("--" + name + " does not apply to gen " + std::string(vec::name(op)) + " (it takes " + list +
+                     " and the common --level, --seed, --count, --inputs-only, --export, -o)");
+  }
+}
+
+/// Pulls "-o FILE" out of argv (parse_args reads only "--" options) into `out`.
+std::vector<char*> take_short_output(int argc, char** argv, std::optional<std::string>& out) {
+  std::vector<char*> rest(argv, argv + 2);
+  for (int i = 2; i < argc; ++i) {
+    if (std::string_view(argv[i]) == "--") {
+      rest.insert(rest.end(), argv + i, argv + argc);
+      break;
+    }
+    if (std::string_view(argv[i]) != "-o") {
+      rest.push_back(argv[i]);
+      continue;
+    }
+    if (i + 1 >= argc) throw UsageError("-o needs a file name");
+    if (out) throw UsageError("option -o given twice");
+    out = argv[++i];
+  }
+  return rest;
+}
+
+FormatId element_option(const Args& a, const char* opt, std::string_view role) {
+  const auto v = a.get(opt);
+  if (!v) throw UsageError(std::string("missing --") + opt + " FORMAT (" + std::string(role) + ": e4m3, e5m2, e3m2, e2m3, e2m1 or int8)");
+  const FormatId f = parse_format_arg(opt, *v);
+  if (!is_mx_element(f))
+    throw UsageError(std::string("--") + opt + " must be an MX element format (e4m3, e5m2, e3m2, e2m3, e2m1 or int8), not " + *v);
+  return f;
+}
+
+void require_host(FormatId f, const char* opt) {
+  if (!is_ieee_host_format(f))
+    throw UsageError(std::string("--") + opt + " must be f64, f32, f16 or bf16, not " + std::string(format(f).name));
+}
+
+/// Copies the context and dialect of parsed conversion options into a header.
+void set_context(Header& h, const ConversionOptions& co) {
+  h.ctx.rounding = co.ctx.rounding;
+  h.ctx.saturation = co.ctx.saturation;
+  h.ctx.tininess = co.ctx.tininess;
+  h.ctx.rbits_width = co.ctx.rbits_width;
+  h.dialect = std::string(co.dialect->name);
+}
+
+Header convert_header(const Args& a) {
+  const ConversionOptions co = conversion_options(a, true);
+  if (!co.from) throw UsageError("missing --from FORMAT (the source format)");
+  Header h;
+  h.operation = Operation::convert;
+  h.from = *co.from;
+  h.to = co.to;
+  set_context(h, co);
+  return h;
+}
+
+/// As `softmx quantize`: element rounding, saturation and the scale rule default to the
+/// dialect's block policies.
+Header quantize_header(const Args& a) {
+  Header h;
+  h.operation = Operation::quantize;
+  h.from = a.get("from") ? parse_format_arg("from", *a.get("from")) : FormatId::f32;
+  require_host(h.from, "from");
+  h.to = element_option(a, "to", "the element format");
+  Args common = a;
+  common.options.erase("to");  // the dialect's per-destination conversion defaults do not apply
+  const ConversionOptions co = conversion_options(common, false);
+  const BlockPolicies& bp = co.dialect->block;
+  set_context(h, co);
+  if (!co.rounding_given) h.ctx.rounding = bp.element_rounding;
+  if (!a.get("sat")) h.ctx.saturation = bp.element_saturation;
+  h.block = static_cast<std::uint32_t>(parse_count(a, "block", 32, 4096));
+  h.scale = bp.scale_rule;
+  if (const auto r = a.get("scale")) {
+    const auto rule = parse_scale_rule(*r);
+    if (!rule) throw UsageError("unknown scale rule '" + *r + "' for --scale (expected floor, ceil, even or rceil)");
+    h.scale = *rule;
+  }
+  return h;
+}
+
+/// As `softmx dequantize`: --to defaults to f32, with the dialect's defaults for it.
+Header dequantize_header(const Args& a) {
+  Header h;
+  h.operation = Operation::dequantize;
+  h.from = element_option(a, "from", "the element format");
+  Args common = a;
+  common.options.erase("from");
+  if (!a.get("to")) common.options.emplace("to", "f32");
+  const ConversionOptions co = conversion_options(common, true);
+  require_host(co.to, "to");
+  h.to = co.to;
+  set_context(h, co);
+  return h;
+}
+
+/// As `softmx dot`: saturation defaults to none (IEEE f32 arithmetic); no dialect.
+Header dot_header(const Args& a) {
+  Header h;
+  h.operation = Operation::dot;
+  h.from = element_option(a, "a", "the A blocks' element format");
+  h.to = element_option(a, "b", "the B blocks' element format");
+  h.block = static_cast<std::uint32_t>(parse_count(a, "block", 32, 4096));
+  h.blocks = static_cast<std::uint32_t>(parse_count(a, "blocks", 1, 1024));
+  const std::string acc = a.get("acc").value_or("exact");
+  if (!find_accumulation_model(acc))
+    throw UsageError("unknown accumulation '" + acc + "' for --acc (expected exact or fp32-sequential)");
+  h.accumulation = acc;
+  Args common = a;
+  for (const char* o : {"a", "b", "block", "blocks", "acc"}) common.options.erase(o);
+  if (!a.get("sat")) common.options.emplace("sat", "none");
+  set_context(h, conversion_options(common, false));
+  h.dialect = "ocp";
+  return h;
+}
+
+Header make_header(Operation op, const Args& a) {
+  Header h;
+  switch (op) {
+    case Operation::convert: h = convert_header(a); break;
+    case Operation::quantize: h = quantize_header(a); break;
+    case Operation::dequantize: h = dequantize_header(a); break;
+    case Operation::dot: h = dot_header(a); break;
+  }
+  const bool rs = h.ctx.rounding == Rounding::rs;
+  if (rs && (op == Operation::dequantize || op == Operation::dot))
+    throw UsageError("--round rs is not available for gen " + std::string(vec::name(op)) +
+                     " (its lines carry no random bits)");
+  if (!rs && a.get("rbits")) throw UsageError("--rbits applies only with --round rs");
+  h.validate("gen");
+  return h;
+}
+
+std::uint64_t parse_seed(const std::string& v) {
+  std::uint64_t s = 0;
+  bool ok = !v.empty() && v.size() <= 20;
+  for (char c : v) {
+    const auto d = static_cast<std::uint64_t>(c - '0');
+    if (c < '0' || c > '9' || s > (~std::uint64_t{0} - d) / 10) {
+      ok = false;
+      break;
+    }
+    s = s * 10 + d;
+  }
+  if (!ok) throw UsageError("--seed expects a decimal integer from 0 to 18446744073709551615, got '" + v + "'");
+  return s;
+}
+
+vec::GenOptions gen_options(const Args& a, const Header& h) {
+  vec::GenOptions o;
+  if (const auto v = a.get("level")) {
+    if (*v != "1" && *v != "2") throw UsageError("--level expects 1 or 2, got '" + *v + "'");
+    o.level = *v == "1" ? 1 : 2;
+  }
+  if (const auto v = a.get("seed")) o.seed = parse_seed(*v);
+  if (a.get("count")) {
+    if (o.level != 2) throw UsageError("--count sets the number of random cases of --level 2");
+    if (vec::exhaustive(h))
+      throw UsageError("--count does not apply: gen " + vec::describe(h) +
+                       " is exhaustive at every level (vectors/README.md section 6)");
+    o.count = parse_count(a, "count", 1, kMaxCount);
+  }
+  return o;
+}
+
+}  // namespace
+
+int cmd_gen(int argc, char** argv) {
+  std::optional<std::string> out_path;
+  std::vector<char*> args = take_short_output(argc, argv, out_path);
+  const Args a = parse_args("gen", static_cast<int>(args.size()), args.data(), 2,
+                            {"from", "to", "a", "b", "block", "blocks", "acc", "scale", "round", "sat", "tininess",
+                             "dialect", "rbits", "level", "seed", "count", "export", "out"},
+                            {"inputs-only"});
+  if (a.positionals.empty())
+    throw UsageError("missing OPERATION: gen convert, quantize, dequantize or dot (vectors/README.md)");
+  if (a.positionals.size() > 1) throw UsageError("unexpected argument '" + a.positionals[1] + "' (gen takes one OPERATION)");
+  const auto op = vec::parse_operation(a.positionals[0]);
+  if (!op)
+    throw UsageError("unknown operation '" + a.positionals[0] + "' (expected convert, quantize, dequantize or dot)");
+  check_applicable(a, *op);
+  if (a.get("out")) {
+    if (out_path) throw UsageError("give the output file once, as -o FILE or --out FILE");
+    out_path = a.get("out");
+  }
+  vec::WriteOptions w;
+  w.inputs_only = a.has_switch("inputs-only");
+  if (const auto e = a.get("export")) {
+    if (*e != "readmemh") throw UsageError("unknown export '" + *e + "' for --export (expected readmemh)");
+    w.readmemh = true;
+  }
+  const Header h = make_header(*op, a);
+  const vec::GenOptions o = gen_options(a, h);
+  const vec::Evaluator ev(h);  // checks that the dialect supports the operation, before any output
+  vec::OutputFile out(out_path.value_or(""));
+  vec::write_vectors(ev, o, w, out);
+  out.commit();
+  return 0;
+}
+
 }  // namespace softmx::cli

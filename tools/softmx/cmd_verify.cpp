@@ -1,7 +1,171 @@
-// tools/softmx/cmd_verify.cpp: placeholder, being written.
+// tools/softmx/cmd_verify.cpp: `softmx verify`, TestFloat's testfloat_ver for vector files.
+//
+//   softmx verify [--max-errors N] [--threads N] [--json] RESULTS-FILE
+//
+// Reads a file of device results in the vector format (vectors/README.md), recomputes every
+// line (every input of every run, for a run table) with softmx under the file's header, and
+// prints each disagreement with the values decomposed, the flags spelled out and the settings
+// (rounding, saturation, dialect, ...) that would have produced the device's result. Ends with
+// a summary line. Exit status 0: all agree; 1: any disagreement; 2: bad input.
+#include <cstdio>
+#include <string>
+#include <vector>
+
 #include "cli.hpp"
 #include "commands.hpp"
+#include "vectors/candidates.hpp"
+#include "vectors/reader.hpp"
+#include "vectors/report.hpp"
+#include "vectors/run_check.hpp"
 
 namespace softmx::cli {
-int cmd_verify(int, char**) { throw UsageError("not implemented yet"); }
+namespace {
+
+std::string json_escape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '"' || c == '\\') o += '\\', o += c;
+    else if (static_cast<unsigned char>(c) < 0x20) {
+      char b[8];
+      std::snprintf(b, sizeof b, "\\u%04x", c);
+      o += b;
+    } else o += c;
+  }
+  return o;
+}
+
+struct Summary {
+  std::string file, operation, layout;
+  std::uint64_t cases = 0;         // lines (cases) or inputs (runs)
+  std::uint64_t runs = 0;
+  std::uint64_t result_mismatches = 0, flags_only_mismatches = 0;
+  std::uint64_t flags_compared = 0;
+  std::uint64_t reported = 0;
+  std::uint64_t ranges = 0;        // runs: mismatching ranges found
+};
+
+}  // namespace
+
+int cmd_verify(int argc, char** argv) {
+  const Args a = parse_args("verify", argc, argv, 2, {"max-errors", "threads"}, {"json"});
+  if (a.positionals.size() != 1) throw UsageError("expected one RESULTS-FILE (a vector file with the device's results; '-' for stdin)");
+  const std::uint64_t max_errors = a.get("max-errors") ? parse_count(a, "max-errors", 20, 1ull << 62) : 20;
+  const unsigned threads = static_cast<unsigned>(parse_count(a, "threads", vec::default_threads(), 1024));
+  const bool json = a.has_switch("json");
+
+  auto reader = vec::VectorReader::open(a.positionals[0]);
+  const vec::Header& h = reader->header();
+  const vec::Evaluator eval(h);
+  const vec::LineLayout& l = reader->layout();
+  // The settings softmx can imitate, to say where a device's result comes from. Built lazily:
+  // only a mismatch needs them.
+  std::vector<vec::Candidate> cands;
+  bool cands_built = false;
+  auto candidates = [&](bool flags) -> const std::vector<vec::Candidate>* {
+    if (!cands_built) {
+      cands = vec::make_candidates(h, flags);
+      cands_built = true;
+    }
+    return &cands;
+  };
+
+  Summary s;
+  s.file = reader->name();
+  s.operation = vec::describe(h);
+  s.layout = h.layout == vec::Layout::runs ? "runs" : "cases";
+  std::string text;      // mismatch reports (text mode: streamed to stdout)
+  std::string json_items;
+  Output out;
+  auto report = [&](const std::string& r, const std::string& json_item) {
+    ++s.reported;
+    if (json) {
+      if (!json_items.empty()) json_items += ",\n    ";
+      json_items += json_item;
+    } else {
+      out.text() += r;
+      out.chunk();
+    }
+  };
+
+  if (h.layout == vec::Layout::runs) {
+    const vec::RunCheckStats st = vec::check_runs(
+        *reader, *eval.converter(), threads,
+        [&](const vec::RangeMismatch& m) {
+          ++s.ranges;
+          if (s.reported >= max_errors) return;
+          const int d = l.operands[0].digits, rd = l.results[0].digits;
+          report(vec::range_report(l, m, candidates(m.has_flags)),
+                 "{\"first\": \"" + hex(m.first, d) + "\", \"last\": \"" + hex(m.last, d) + "\", \"count\": " +
+                     std::to_string(m.count()) + ", \"device\": \"" + hex(m.got, rd) + "\", \"expected\": \"" + hex(m.want, rd) +
+                     "\", \"device_flags\": " + (m.has_flags ? "\"" + hex(m.got_flags, 2) + "\"" : std::string("null")) +
+                     ", \"expected_flags\": \"" + hex(m.want_flags, 2) + "\"}");
+        },
+        !json);
+    s.cases = st.inputs;
+    s.runs = st.runs;
+    s.result_mismatches = st.result_mismatches;
+    s.flags_only_mismatches = st.flags_only_mismatches;
+    s.flags_compared = st.flags_compared ? st.inputs : 0;
+  } else {
+    vec::Record r;
+    std::vector<std::uint64_t> want(l.results.size());
+    while (reader->next(r)) {
+      if (r.results.empty())
+        throw UsageError(reader->where() + ": no results on this line (verify needs " + l.columns() +
+                         ": the device's results after the operands; FLAGS may be left off)");
+      ++s.cases;
+      const Flags wf = eval.evaluate(r.operands, want);
+      s.flags_compared += r.has_flags;
+      const bool res_bad = r.results != want;
+      const bool flags_bad = r.has_flags && r.flags != wf;
+      if (!res_bad && !flags_bad) continue;
+      ++(res_bad ? s.result_mismatches : s.flags_only_mismatches);
+      if (s.reported >= max_errors) continue;
+      std::string item = "{\"line\": " + std::to_string(reader->line()) + ", \"operands\": \"" +
+                         vec::fields_hex(l.operands, r.operands) + "\", \"device\": \"" + vec::fields_hex(l.results, r.results) +
+                         "\", \"expected\": \"" + vec::fields_hex(l.results, want) + "\", \"device_flags\": " +
+                         (r.has_flags ? "\"" + hex(r.flags, 2) + "\"" : std::string("null")) + ", \"expected_flags\": \"" +
+                         hex(wf, 2) + "\"}";
+      report(vec::case_report(reader->where(), l, r.operands, r.results, r.has_flags, r.flags, want, wf,
+                              candidates(r.has_flags)),
+             item);
+    }
+    if (s.cases == 0) throw UsageError(reader->name() + ": no data lines (expected " + l.columns() + " lines after the header)");
+  }
+
+  const std::uint64_t bad = s.result_mismatches + s.flags_only_mismatches;
+  const char* unit = h.layout == vec::Layout::runs ? "inputs" : "cases";
+  if (json) {
+    std::printf(
+        "{\n  \"file\": \"%s\",\n  \"operation\": \"%s\",\n  \"layout\": \"%s\",\n  \"%s\": %llu,\n%s"
+        "  \"matched\": %llu,\n  \"mismatched\": %llu,\n  \"result_mismatches\": %llu,\n  \"flags_only_mismatches\": %llu,\n"
+        "  \"flags_compared\": %llu,\n  \"status\": \"%s\",\n  \"mismatches\": [%s%s%s]\n}\n",
+        json_escape(s.file).c_str(), json_escape(s.operation).c_str(), s.layout.c_str(), unit,
+        static_cast<unsigned long long>(s.cases),
+        h.layout == vec::Layout::runs ? ("  \"runs\": " + std::to_string(s.runs) + ",\n").c_str() : "",
+        static_cast<unsigned long long>(s.cases - bad), static_cast<unsigned long long>(bad),
+        static_cast<unsigned long long>(s.result_mismatches), static_cast<unsigned long long>(s.flags_only_mismatches),
+        static_cast<unsigned long long>(s.flags_compared), bad ? "fail" : "pass", json_items.empty() ? "" : "\n    ",
+        json_items.c_str(), json_items.empty() ? "" : "\n  ");
+    return bad ? 1 : 0;
+  }
+  std::string line = "verify: " + s.file + ": " + s.operation + ": " + std::to_string(s.cases) + " " + unit;
+  if (h.layout == vec::Layout::runs) line += " in " + std::to_string(s.runs) + " runs";
+  if (!bad) {
+    line += ", all match";
+  } else {
+    line += ", " + std::to_string(bad) + " mismatch" + (bad == 1 ? "" : "es") + " (" + std::to_string(s.result_mismatches) +
+            " in results, " + std::to_string(s.flags_only_mismatches) + " in flags only)";
+    if (h.layout == vec::Layout::runs)
+      line += " in " + std::to_string(s.ranges) + " range" + (s.ranges == 1 ? "" : "s");
+    const std::uint64_t found = h.layout == vec::Layout::runs ? s.ranges : bad;
+    if (s.reported < found) line += "; the first " + std::to_string(s.reported) + " shown (--max-errors)";
+  }
+  line += s.flags_compared == s.cases ? "; flags compared on all"
+          : s.flags_compared == 0    ? "; flags not given, not compared"
+                                     : "; flags compared on " + std::to_string(s.flags_compared);
+  out.text() += line + "\n";
+  return bad ? 1 : 0;
+}
+
 }  // namespace softmx::cli

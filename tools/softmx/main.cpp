@@ -7,6 +7,7 @@
 
 #include "cli.hpp"
 #include "commands.hpp"
+#include "vectors/generate.hpp"
 
 namespace {
 
@@ -24,6 +25,17 @@ constexpr const char* kUsage =
     "  softmx dot --a FMT --b FMT [--block K] [--blocks N] [--acc exact|fp32-sequential]\n"
     "                                                         \"SCALE_A CODE_A... SCALE_B CODE_B...\" -> \"RESULT FLAGS\"\n"
     "  softmx gemm-golden --out DIR [--m M --n N --k K --a FMT --b FMT --seed S]  golden GEMM data\n"
+    "  softmx gen OPERATION [options] [--level 1|2] [--seed S] [--count N] [--inputs-only]\n"
+    "             [--export readmemh] [-o FILE]               test vectors with softmx's results (vectors/README.md):\n"
+    "                                                         convert, quantize, dequantize or dot, options as above\n"
+    "  softmx sweep --from SRC --to DST [options] [--threads N] [--shard I/N] [-o FILE]\n"
+    "                                                         every input of SRC (up to 32 bits) as a run table\n"
+    "  softmx merge [-o FILE] TABLE...                        run tables of shards joined into one\n"
+    "  softmx diff [--max-ranges N] TABLE-A TABLE-B           where two run tables disagree, and why\n"
+    "  softmx verify [--max-errors N] [--json] [--threads N] RESULTS\n"
+    "                                                         check a device's results (or run table) line by line\n"
+    "  softmx identify [--top N] [--exact N] [--max-errors N] RESULTS\n"
+    "                                                         which dialect, rounding and saturation a device implements\n"
     "  softmx formats                                         the format table\n"
     "  softmx dialects                                        the dialects and their policies\n"
     "\n"
@@ -39,7 +51,7 @@ constexpr const char* kUsage =
     "\n"
     "formats: f64 f32 f16 bf16 e4m3 e5m2 e3m2 e2m3 e2m1 int8 e8m0\n"
     "flags (two hex digits, TestFloat's bits): 01 inexact, 02 underflow, 04 overflow, 08 infinite, 10 invalid\n"
-    "exit status: 0 success, 2 bad usage or input\n";
+    "exit status: 0 success, 2 bad usage or input; verify, identify and diff: 1 when results disagree\n";
 
 }  // namespace
 
@@ -66,7 +78,7 @@ int main(int argc, char** argv) {
     if (cmd == "diff") return softmx::cli::cmd_diff(argc, argv);
     if (cmd == "identify") return softmx::cli::cmd_identify(argc, argv);
     if (cmd == "--version" || cmd == "version") {
-      std::puts("softmx 0.1.0");
+      std::puts(std::string(softmx::vec::kGeneratorName).c_str());
       return 0;
     }
     std::fprintf(stderr,

@@ -261,6 +261,9 @@ void Header::validate(std::string_view where_sv) const {
     if (last > format(from).code_mask()) throw fail("last is beyond the source format's codes");
   }
   if (ctx.rounding == Rounding::rs && (ctx.rbits_width < 1 || ctx.rbits_width > 64)) throw fail("rbits must be 1..64");
+  // Only convert and quantize lines carry random bits (vectors/README.md 4).
+  if (ctx.rounding == Rounding::rs && (operation == Operation::dequantize || operation == Operation::dot))
+    throw fail("rounding = rs needs random bits on each line, which " + std::string(name(operation)) + " lines do not carry");
 }
 
 std::string header_text(const Header& h) {

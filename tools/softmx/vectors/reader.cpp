@@ -78,6 +78,13 @@ std::unique_ptr<VectorReader> VectorReader::open(const std::string& path) {
   return r;
 }
 
+std::unique_ptr<VectorReader> VectorReader::from_string(std::string text, std::string name) {
+  auto in = std::make_unique<std::istringstream>(std::move(text));
+  auto r = std::make_unique<VectorReader>(*in, std::move(name));
+  r->owned_ = std::move(in);
+  return r;
+}
+
 bool VectorReader::next_data_line(std::string& line) {
   if (has_pending_) {
     line = std::move(pending_);

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <istream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,8 @@ class VectorReader {
   VectorReader(std::istream& in, std::string name);
   /// Opens `path` ("-" for standard input) and reads its header.
   static std::unique_ptr<VectorReader> open(const std::string& path);
+  /// Reads from a copy of `text` (tests, fuzzers, and input read into memory).
+  static std::unique_ptr<VectorReader> from_string(std::string text, std::string name);
 
   const Header& header() const { return header_; }
   const LineLayout& layout() const { return layout_; }
@@ -61,7 +64,7 @@ class VectorReader {
   bool next_data_line(std::string& line);
   void parse_record(const std::string& line, Record& r);
 
-  std::unique_ptr<std::ifstream> owned_;
+  std::unique_ptr<std::istream> owned_;
   std::string name_;
   cli::LineReader lines_;
   Header header_;

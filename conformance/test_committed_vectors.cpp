@@ -1,0 +1,98 @@
+// conformance/test_committed_vectors.cpp: the canonical vector sets under vectors/ are what
+// softmx computes today, byte for byte.
+//
+// vectors/MANIFEST lists every committed file with its SHA-256 and the command that makes it.
+// This test checks each file's SHA-256, that no file is unlisted, and then regenerates the set
+// with scripts/make-vectors.sh into a temporary folder and requires identical bytes. The
+// default run regenerates everything but the 104 run tables from f32 (--small: minutes of
+// sweeps on two cores); with SOFTMX_VECTORS_ALL=1 (ctest -L long runs it so, through
+// test_committed_vectors_all) it regenerates every file and compares MANIFEST too. A change in
+// any result of the emulator, the generator or the file format fails here until the vectors
+// are regenerated and the change reviewed.
+#include <gtest/gtest.h>
+
+#include <iostream>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "sha256.hpp"
+#include "support/cli_run.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using softmx::testing::run_shell;
+using softmx::testing::scratch_dir;
+using softmx::testing::slurp;
+
+const fs::path kVectors = fs::path(SOFTMX_SOURCE_DIR) / "vectors";
+
+struct Entry {
+  std::string sha, path, command;
+};
+
+std::vector<Entry> manifest(const fs::path& file) {
+  std::ifstream in(file);
+  std::vector<Entry> v;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const auto t1 = line.find('\t'), t2 = line.find('\t', t1 + 1);
+    EXPECT_NE(t2, std::string::npos) << "MANIFEST line without three tab-separated fields: " << line;
+    if (t2 == std::string::npos) continue;
+    v.push_back(Entry{line.substr(0, t1), line.substr(t1 + 1, t2 - t1 - 1), line.substr(t2 + 1)});
+  }
+  return v;
+}
+
+TEST(CommittedVectors, EveryFileIsListedWithItsSha256) {
+  const auto entries = manifest(kVectors / "MANIFEST");
+  ASSERT_GT(entries.size(), 100u);
+  std::set<std::string> listed;
+  for (const auto& e : entries) {
+    listed.insert(e.path);
+    const std::string bytes = slurp((kVectors / e.path).string());
+    ASSERT_FALSE(bytes.empty()) << e.path << " is missing or empty";
+    EXPECT_EQ(softmx::cli::sha256_hex({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()}), e.sha) << e.path;
+    EXPECT_EQ(e.command.rfind("softmx ", 0), 0u) << e.path << ": " << e.command;
+  }
+  for (const auto& f : fs::recursive_directory_iterator(kVectors)) {
+    if (!f.is_regular_file()) continue;
+    const std::string rel = fs::relative(f.path(), kVectors).string();
+    if (rel == "README.md" || rel == "MANIFEST") continue;
+    EXPECT_TRUE(listed.count(rel)) << rel << " is in vectors/ but not in its MANIFEST";
+  }
+}
+
+TEST(CommittedVectors, RegenerateToIdenticalBytes) {
+  const char* all_env = std::getenv("SOFTMX_VECTORS_ALL");
+  const bool all = all_env && std::string(all_env) == "1";
+  const std::string dir = scratch_dir("vectors") + "/regen";
+  fs::remove_all(dir);
+  const auto r = run_shell("SOFTMX='" + std::string(SOFTMX_CLI) + "' '" + SOFTMX_SOURCE_DIR + "/scripts/make-vectors.sh' " +
+                           (all ? "" : "--small ") + "'" + dir + "'");
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  std::cout << r.out;
+  if (all) {
+    EXPECT_EQ(slurp(dir + "/MANIFEST"), slurp((kVectors / "MANIFEST").string())) << "MANIFEST differs";
+  }
+  // Every regenerated file is listed in the committed MANIFEST with the same line.
+  const std::string committed = slurp((kVectors / "MANIFEST").string());
+  for (const auto& e : manifest(fs::path(dir) / "MANIFEST"))
+    EXPECT_NE(committed.find(e.sha + "\t" + e.path + "\t" + e.command + "\n"), std::string::npos) << e.path;
+  std::size_t files = 0;
+  for (const auto& e : manifest(fs::path(dir) / "MANIFEST")) {
+    ++files;
+    EXPECT_EQ(slurp(dir + "/" + e.path), slurp((kVectors / e.path).string())) << e.path << " differs from the committed file";
+  }
+  EXPECT_GT(files, 100u);
+  fs::remove_all(dir);
+}
+
+}  // namespace

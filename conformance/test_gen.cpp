@@ -1,0 +1,569 @@
+// conformance/test_gen.cpp: `softmx gen` (vectors/README.md sections 6 and 7), end to end.
+//
+// Runs the real binary and reads its files back with the vector reader; every result line is
+// recomputed through the library's own entry points (convert, quantize_block,
+// dequantize_element, dot_general), not through the Evaluator gen used. Pins what level 1
+// contains (every E4M3 value and midpoint with its neighbours, every f16 input, blocks that
+// tell the scale rules apart, dot cases that tell the accumulation models apart), that level 2
+// extends level 1, determinism by seed, the inputs-only and $readmemh forms, atomic -o, and
+// the errors.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "softmx/block.hpp"
+#include "softmx/convert.hpp"
+#include "softmx/dot.hpp"
+#include "vectors/reader.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using softmx::FormatId;
+using softmx::vec::Header;
+using softmx::vec::Operation;
+using softmx::vec::Record;
+
+struct GenRun {
+  int status = 0;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+/// A fresh directory for this process's files, removed at exit.
+class ScratchDir {
+ public:
+  ScratchDir() : path_(fs::temp_directory_path() / ("softmx_gen_" + std::to_string(::getpid()))) {
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+fs::path scratch() {
+  static const ScratchDir dir;
+  return dir.path();
+}
+
+/// Runs `softmx gen ARGS` with `cwd` as working directory.
+GenRun gen(const std::string& args, const fs::path& cwd = scratch()) {
+  static int counter = 0;
+  const fs::path base = scratch() / ("run" + std::to_string(counter++));
+  const std::string cmd = "cd '" + cwd.string() + "' && '" + SOFTMX_CLI + "' gen " + args + " > '" + base.string() +
+                          ".out' 2> '" + base.string() + ".err'";
+  const int rc = std::system(cmd.c_str());
+  GenRun r;
+  r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + (WIFSIGNALED(rc) ? WTERMSIG(rc) : 0);
+  r.out = slurp(base.string() + ".out");
+  r.err = slurp(base.string() + ".err");
+  fs::remove(base.string() + ".out");
+  fs::remove(base.string() + ".err");
+  return r;
+}
+
+/// A file read back: its header and every record.
+struct File {
+  Header header;
+  std::vector<Record> records;
+};
+
+File parse(const std::string& text) {
+  std::istringstream in(text);
+  softmx::vec::VectorReader reader(in, "gen output");
+  File f;
+  f.header = reader.header();
+  Record r;
+  while (reader.next(r)) f.records.push_back(r);
+  return f;
+}
+
+File gen_file(const std::string& args) {
+  const GenRun r = gen(args);
+  EXPECT_EQ(r.status, 0) << args << ": " << r.err;
+  return parse(r.out);
+}
+
+/// The data lines of a file (neither header nor comment).
+std::vector<std::string> data_lines(const std::string& text) {
+  std::vector<std::string> v;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty() && line[0] != '#' && line.find('=') == std::string::npos) v.push_back(line);
+  return v;
+}
+
+std::set<std::uint64_t> inputs_of(const File& f) {
+  std::set<std::uint64_t> s;
+  for (const Record& r : f.records) s.insert(r.operands[0]);
+  return s;
+}
+
+void expect_usage_error(const GenRun& r, const std::string& fragment) {
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find(fragment), std::string::npos) << "stderr was: " << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one line: " << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Every line equals the library's own computation.
+
+void expect_convert_lines(const File& f) {
+  const Header& h = f.header;
+  ASSERT_EQ(h.operation, Operation::convert);
+  const softmx::Dialect& d = h.dialect_ref();
+  const bool rs = h.ctx.rounding == softmx::Rounding::rs;
+  ASSERT_FALSE(f.records.empty());
+  for (const Record& r : f.records) {
+    softmx::Context c = h.ctx;
+    if (rs) c.rbits = r.operands.at(1);
+    const softmx::Result want = softmx::convert(h.from, h.to, r.operands[0], c, d);
+    ASSERT_TRUE(r.has_flags);
+    ASSERT_EQ(r.results.at(0), want.code) << std::hex << "input " << r.operands[0];
+    ASSERT_EQ(r.flags, want.flags) << std::hex << "input " << r.operands[0];
+  }
+}
+
+softmx::QuantizedBlock quantize_reference(const Header& h, const Record& r) {
+  const std::size_t k = h.block;
+  softmx::BlockOptions o;
+  o.element = h.to;
+  o.dialect = &h.dialect_ref();
+  o.rule = h.scale;
+  o.rounding = h.ctx.rounding;
+  o.saturation = h.ctx.saturation;
+  o.tininess = h.ctx.tininess;
+  o.rbits_width = h.ctx.rbits_width;
+  std::vector<std::uint64_t> rbits;
+  if (h.ctx.rounding == softmx::Rounding::rs) {
+    rbits.assign(r.operands.begin() + static_cast<long>(k), r.operands.end());
+    o.rbits = rbits;
+  }
+  switch (softmx::format(h.from).width) {
+    case 16: {
+      std::vector<std::uint16_t> v(r.operands.begin(), r.operands.begin() + static_cast<long>(k));
+      return softmx::quantize_block(h.from, v.data(), k, o);
+    }
+    case 32: {
+      std::vector<std::uint32_t> v(r.operands.begin(), r.operands.begin() + static_cast<long>(k));
+      return softmx::quantize_block(h.from, v.data(), k, o);
+    }
+    default: {
+      std::vector<std::uint64_t> v(r.operands.begin(), r.operands.begin() + static_cast<long>(k));
+      return softmx::quantize_block(h.from, v.data(), k, o);
+    }
+  }
+}
+
+void expect_quantize_lines(const File& f) {
+  ASSERT_FALSE(f.records.empty());
+  for (const Record& r : f.records) {
+    const softmx::QuantizedBlock q = quantize_reference(f.header, r);
+    ASSERT_EQ(r.results.size(), f.header.block + 1);
+    ASSERT_EQ(r.results[0], q.scale);
+    for (std::size_t i = 0; i < f.header.block; ++i) ASSERT_EQ(r.results[1 + i], q.codes[i]) << "element " << i;
+    ASSERT_EQ(r.flags, q.flags);
+  }
+}
+
+softmx::Result dot_reference(const Header& h, const Record& r) {
+  const std::size_t k = h.block, n = h.blocks;
+  std::vector<std::vector<std::uint8_t>> codes(2 * n);
+  std::vector<softmx::BlockRef> a, b;
+  for (std::size_t j = 0; j < n; ++j) {
+    const std::size_t base = j * (2 * k + 2);
+    for (std::size_t i = 0; i < k; ++i) {
+      codes[2 * j].push_back(static_cast<std::uint8_t>(r.operands[base + 1 + i]));
+      codes[2 * j + 1].push_back(static_cast<std::uint8_t>(r.operands[base + 2 + k + i]));
+    }
+  }
+  for (std::size_t j = 0; j < n; ++j) {
+    const std::size_t base = j * (2 * k + 2);
+    a.push_back({h.from, static_cast<std::uint8_t>(r.operands[base]), codes[2 * j]});
+    b.push_back({h.to, static_cast<std::uint8_t>(r.operands[base + 1 + k]), codes[2 * j + 1]});
+  }
+  return softmx::dot_general(a, b, h.ctx, *softmx::find_accumulation_model(h.accumulation));
+}
+
+void expect_dot_lines(const File& f) {
+  ASSERT_FALSE(f.records.empty());
+  for (const Record& r : f.records) {
+    const softmx::Result want = dot_reference(f.header, r);
+    ASSERT_EQ(r.results.at(0), want.code);
+    ASSERT_EQ(r.flags, want.flags);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// convert
+
+/// The f32 code of an E4M3 magnitude code's value (0x7F: 480, continuing the binade pattern).
+std::uint32_t f32_of_e4m3_magnitude(unsigned mag) {
+  const unsigned e = mag >> 3, frac = mag & 7;
+  const double v = e == 0 ? std::ldexp(frac, -9) : std::ldexp(8 + frac, static_cast<int>(e) - 7 - 3);
+  return std::bit_cast<std::uint32_t>(static_cast<float>(v));
+}
+
+TEST(Gen, ConvertF32ToE4m3Level1HoldsEveryBoundary) {
+  const GenRun run = gen("convert --from f32 --to e4m3");
+  ASSERT_EQ(run.status, 0) << run.err;
+  const File f = parse(run.out);
+  EXPECT_EQ(f.header.level, "1");
+  ASSERT_TRUE(f.header.seed.has_value());
+  EXPECT_EQ(*f.header.seed, 1u);
+  EXPECT_EQ(f.header.generator, "softmx 0.1.0");
+  EXPECT_EQ(f.header.dialect, "ocp");
+  EXPECT_NE(run.out.find("\n# IN OUT FLAGS\n"), std::string::npos);
+  expect_convert_lines(f);
+
+  // Ascending, no duplicates, the count vectors/README.md section 6 states.
+  for (std::size_t i = 1; i < f.records.size(); ++i) ASSERT_LT(f.records[i - 1].operands[0], f.records[i].operands[0]);
+  EXPECT_EQ(f.records.size(), 2886u);
+
+  // Every E4M3 value and every midpoint (including 464 above max finite and the virtual
+  // neighbours up to two binades above), both signs, one f32 ulp either side.
+  const std::set<std::uint64_t> in = inputs_of(f);
+  for (unsigned mag = 0; mag <= 0x8E; ++mag) {
+    const std::uint32_t v = f32_of_e4m3_magnitude(mag);
+    std::vector<std::uint32_t> points = {v};
+    if (mag < 0x8E) {
+      const double mid = (static_cast<double>(std::bit_cast<float>(v)) +
+                          static_cast<double>(std::bit_cast<float>(f32_of_e4m3_magnitude(mag + 1)))) / 2;
+      points.push_back(std::bit_cast<std::uint32_t>(static_cast<float>(mid)));
+    }
+    for (std::uint32_t p : points)
+      for (std::uint32_t x : {p - 1, p, p + 1}) {
+        if (p == 0 && x == p - 1) continue;
+        EXPECT_TRUE(in.count(x)) << std::hex << "missing " << x << " (magnitude " << mag << ")";
+        EXPECT_TRUE(in.count(x | 0x80000000u)) << std::hex << "missing " << (x | 0x80000000u);
+      }
+  }
+  for (std::uint64_t x : {0x43E00000u /* 448 */, 0x43E80000u /* 464 */, 0x43E7FFFFu, 0x43E80001u, 0xC3E80000u,
+                          0x3A800000u /* 2^-10, half the min subnormal */, 0x7F800000u, 0xFF800000u, 0x7FC00000u,
+                          0x7F800001u /* signalling */, 0x7FFFFFFFu, 0x7F7FFFFFu, 0x00800000u, 0x00000001u, 0x007FFFFFu})
+    EXPECT_TRUE(in.count(x)) << std::hex << x;
+}
+
+TEST(Gen, ConvertLinesMatchTheLibrary) {
+  for (const std::string args :
+       {"convert --from f64 --to e2m1 --round rd", "convert --from f32 --to e8m0 --dialect cuda",
+        "convert --from f32 --to int8 --dialect gfloat --sat none", "convert --from f64 --to f32 --round ro",
+        "convert --from f32 --to e5m2 --round rs --rbits 5 --level 2 --count 3000 --seed 7",
+        "convert --from f32 --to e3m2 --tininess before --level 2 --count 3000", "convert --from e8m0 --to f16",
+        "convert --from e2m3 --to e4m3 --round rs --rbits 3", "convert --from f32 --to f16 --round rz --level 2 --count 2000"}) {
+    SCOPED_TRACE(args);
+    expect_convert_lines(gen_file(args));
+  }
+}
+
+TEST(Gen, NarrowSourcesAreExhaustive) {
+  const GenRun one = gen("convert --from f16 --to e5m2 --round ru");
+  ASSERT_EQ(one.status, 0) << one.err;
+  const File f = parse(one.out);
+  ASSERT_EQ(f.records.size(), 65536u);
+  for (std::size_t i = 0; i < f.records.size(); ++i) ASSERT_EQ(f.records[i].operands[0], i);
+  expect_convert_lines(f);
+  // Level 2 adds nothing to an exhaustive set: only the header's level differs.
+  const GenRun two = gen("convert --from f16 --to e5m2 --round ru --level 2");
+  ASSERT_EQ(two.status, 0) << two.err;
+  EXPECT_EQ(data_lines(one.out), data_lines(two.out));
+  EXPECT_EQ(parse(two.out).header.level, "2");
+
+  // rs: every input with each of the fixed R values 0, 1, 2^(r-1)-1, 2^(r-1), 2^r-1.
+  const File rs = gen_file("convert --from e4m3 --to e2m1 --round rs --rbits 4");
+  ASSERT_EQ(rs.records.size(), 256u * 5);
+  const std::uint64_t want[] = {0, 1, 7, 8, 15};
+  for (std::size_t i = 0; i < rs.records.size(); ++i) {
+    ASSERT_EQ(rs.records[i].operands[0], i / 5);
+    ASSERT_EQ(rs.records[i].operands[1], want[i % 5]);
+  }
+  expect_convert_lines(rs);
+}
+
+TEST(Gen, DequantizeIsEveryScaleTimesEveryCode) {
+  const File f = gen_file("dequantize --from e2m1 --to bf16 --round rz");
+  ASSERT_EQ(f.records.size(), 256u * 16);
+  const softmx::Dialect& d = f.header.dialect_ref();
+  for (std::size_t i = 0; i < f.records.size(); ++i) {
+    const Record& r = f.records[i];
+    ASSERT_EQ(r.operands[0], i / 16);
+    ASSERT_EQ(r.operands[1], i % 16);
+    const softmx::Result want =
+        softmx::dequantize_element(FormatId::e2m1, static_cast<std::uint8_t>(r.operands[0]),
+                                   static_cast<std::uint8_t>(r.operands[1]), FormatId::bf16, f.header.ctx, d);
+    ASSERT_EQ(r.results[0], want.code);
+    ASSERT_EQ(r.flags, want.flags);
+  }
+  EXPECT_EQ(gen_file("dequantize --from e4m3 --dialect transformer-engine").records.size(), 65536u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// quantize
+
+TEST(Gen, QuantizeLinesMatchTheLibrary) {
+  for (const std::string args :
+       {"quantize --to e4m3", "quantize --to e4m3 --level 2 --count 300 --seed 3",
+        "quantize --from f16 --to e2m1 --block 8 --scale rceil --level 2 --count 200",
+        "quantize --from f64 --to int8 --block 4 --dialect gfloat", "quantize --from bf16 --to e5m2 --dialect torchao",
+        "quantize --to e4m3 --block 16 --dialect transformer-engine --level 2 --count 200",
+        "quantize --to e2m3 --block 8 --round rs --rbits 8 --level 2 --count 100", "quantize --to e4m3 --block 1",
+        "quantize --to e2m1 --dialect gfloat --block 8 --level 2 --count 300"}) {
+    SCOPED_TRACE(args);
+    expect_quantize_lines(gen_file(args));
+  }
+}
+
+TEST(Gen, QuantizeLevel1ExercisesScalesAndSpecials) {
+  const File f = gen_file("quantize --to e4m3");
+  EXPECT_EQ(f.records.size(), 179u);
+  std::set<std::uint64_t> scales;
+  bool zero_block = false, nan_in = false, inf_in = false;
+  for (const Record& r : f.records) {
+    scales.insert(r.results[0]);
+    zero_block |= std::all_of(r.operands.begin(), r.operands.end(), [](std::uint64_t x) { return x == 0; });
+    for (std::uint64_t x : r.operands) {
+      nan_in |= (x & 0x7FFFFFFF) > 0x7F800000;
+      inf_in |= (x & 0x7FFFFFFF) == 0x7F800000;
+    }
+  }
+  EXPECT_TRUE(zero_block && nan_in && inf_in);
+  for (std::uint64_t s : {0x00u, 0x01u, 0x7Fu, 0x80u, 0xF6u, 0xFFu}) EXPECT_TRUE(scales.count(s)) << std::hex << s;
+
+  // The same blocks under each pair of scale rules: some scale differs (the amax scan sits on
+  // the thresholds that tell them apart).
+  const char* rules[] = {"floor", "ceil", "even", "rceil"};
+  std::map<std::string, std::vector<std::uint64_t>> by_rule;
+  for (const char* rule : rules) {
+    const File g = gen_file(std::string("quantize --to e4m3 --scale ") + rule);
+    ASSERT_EQ(g.records.size(), f.records.size());
+    for (const Record& r : g.records) by_rule[rule].push_back(r.results[0]);
+  }
+  for (const char* x : rules)
+    for (const char* y : rules)
+      if (std::string(x) < y) {
+        EXPECT_NE(by_rule[x], by_rule[y]) << x << " vs " << y;
+      }
+
+  // Only f64 sources reach scale exponents above 127 (amax >= 2^136 for e4m3): the NaN scale
+  // under ocp (scale_overflow = nan), 2^127 under gfloat (clamp).
+  auto scale_of_huge_finite_blocks = [](const std::string& args) {
+    std::set<std::uint64_t> s;
+    for (const Record& r : gen_file(args).records) {
+      const bool finite = std::all_of(r.operands.begin(), r.operands.end(),
+                                      [](std::uint64_t x) { return std::isfinite(std::bit_cast<double>(x)); });
+      if (finite && std::fabs(std::bit_cast<double>(r.operands[0])) >= 0x1p136) s.insert(r.results[0]);
+    }
+    return s;
+  };
+  EXPECT_EQ(scale_of_huge_finite_blocks("quantize --from f64 --to e4m3"), std::set<std::uint64_t>{0xFF});
+  EXPECT_EQ(scale_of_huge_finite_blocks("quantize --from f64 --to e4m3 --dialect gfloat"), std::set<std::uint64_t>{0xFE});
+}
+
+// ---------------------------------------------------------------------------------------------
+// dot
+
+TEST(Gen, DotLinesMatchTheLibrary) {
+  for (const std::string args :
+       {"dot --a e4m3 --b e4m3", "dot --a e4m3 --b e5m2 --block 4 --blocks 3 --level 2 --count 300",
+        "dot --a e2m1 --b int8 --block 8 --blocks 2 --acc fp32-sequential --level 2 --count 300",
+        "dot --a e5m2 --b e3m2 --block 2 --round rd --sat finite", "dot --a e2m3 --b e2m3 --block 1 --blocks 4"}) {
+    SCOPED_TRACE(args);
+    expect_dot_lines(gen_file(args));
+  }
+}
+
+TEST(Gen, DotLevel1TellsTheAccumulationModelsApart) {
+  const File exact = gen_file("dot --a e4m3 --b e4m3");
+  const File seq = gen_file("dot --a e4m3 --b e4m3 --acc fp32-sequential");
+  ASSERT_EQ(exact.records.size(), seq.records.size());
+  std::size_t differ = 0;
+  bool nan_scale = false, overflow = false, underflow = false;
+  for (std::size_t i = 0; i < exact.records.size(); ++i) {
+    differ += exact.records[i].results[0] != seq.records[i].results[0];
+    nan_scale |= exact.records[i].operands[0] == 0xFF;
+    overflow |= (exact.records[i].flags & softmx::flag::overflow) != 0;
+    underflow |= (exact.records[i].flags & softmx::flag::underflow) != 0;
+  }
+  EXPECT_GE(differ, 1u);
+  EXPECT_TRUE(nan_scale && overflow && underflow);
+  // Across block pairs too (x + tiny - x over three pairs).
+  const File e3 = gen_file("dot --a e2m1 --b e2m1 --blocks 3");
+  const File s3 = gen_file("dot --a e2m1 --b e2m1 --blocks 3 --acc fp32-sequential");
+  std::size_t differ3 = 0;
+  for (std::size_t i = 0; i < e3.records.size(); ++i) differ3 += e3.records[i].results[0] != s3.records[i].results[0];
+  EXPECT_GE(differ3, 1u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Levels, seeds, forms
+
+TEST(Gen, Level2ExtendsLevel1) {
+  for (const auto& [args, extra] : std::vector<std::pair<std::string, std::size_t>>{
+           {"convert --from f32 --to e4m3", 100000},
+           {"quantize --to e2m1 --block 8", 2000},
+           {"dot --a e4m3 --b e2m1 --block 4", 2000},
+           {"quantize --to e5m2 --round rs --rbits 4 --block 4", 2000},
+       }) {
+    SCOPED_TRACE(args);
+    const GenRun one = gen(args), two = gen(args + " --level 2");
+    ASSERT_EQ(one.status, 0) << one.err;
+    ASSERT_EQ(two.status, 0) << two.err;
+    const auto l1 = data_lines(one.out), l2 = data_lines(two.out);
+    ASSERT_EQ(l2.size(), l1.size() + extra);
+    EXPECT_TRUE(std::equal(l1.begin(), l1.end(), l2.begin()));
+    const GenRun counted = gen(args + " --level 2 --count 17");
+    ASSERT_EQ(counted.status, 0) << counted.err;
+    const auto lc = data_lines(counted.out);
+    ASSERT_EQ(lc.size(), l1.size() + 17);
+    EXPECT_TRUE(std::equal(lc.begin(), lc.end(), l2.begin()));  // the first 17 random cases
+  }
+}
+
+TEST(Gen, SameSeedSameBytesOtherSeedOtherCases) {
+  const std::string args = "convert --from f32 --to e4m3 --level 2 --count 500";
+  const GenRun a = gen(args + " --seed 42"), b = gen(args + " --seed 42"), c = gen(args + " --seed 43");
+  ASSERT_EQ(a.status, 0) << a.err;
+  EXPECT_EQ(a.out, b.out);
+  EXPECT_NE(a.out.find("\nseed = 42\n"), std::string::npos);
+  const auto la = data_lines(a.out), lc = data_lines(c.out);
+  ASSERT_EQ(la.size(), lc.size());
+  const std::size_t l1 = la.size() - 500;
+  EXPECT_TRUE(std::equal(la.begin(), la.begin() + static_cast<long>(l1), lc.begin()));  // level 1: no draws
+  std::size_t same = 0;
+  for (std::size_t i = l1; i < la.size(); ++i) same += la[i] == lc[i];
+  EXPECT_LT(same, 50u);
+  // The default seed is 1, and seed 0 is a seed like any other.
+  EXPECT_EQ(gen("convert --from f32 --to e4m3 --level 2 --count 50").out,
+            gen("convert --from f32 --to e4m3 --level 2 --count 50 --seed 1").out);
+  EXPECT_EQ(gen("dot --a e4m3 --b e4m3 --level 2 --count 20 --seed 0").status, 0);
+}
+
+TEST(Gen, InputsOnlyHasTheOperandsOfTheFullFile) {
+  for (const std::string args : {"convert --from f32 --to e4m3 --round rs --rbits 12 --level 2 --count 200",
+                                 "quantize --to e2m1 --dialect gfloat --block 8 --level 2 --count 300",
+                                 "dot --a e5m2 --b e4m3 --block 3 --blocks 2"}) {
+    SCOPED_TRACE(args);
+    const File full = gen_file(args);
+    const GenRun inputs = gen(args + " --inputs-only");
+    ASSERT_EQ(inputs.status, 0) << inputs.err;
+    const File in = parse(inputs.out);
+    ASSERT_EQ(in.records.size(), full.records.size());
+    for (std::size_t i = 0; i < in.records.size(); ++i) {
+      EXPECT_TRUE(in.records[i].results.empty());
+      EXPECT_FALSE(in.records[i].has_flags);
+      ASSERT_EQ(in.records[i].operands, full.records[i].operands);
+    }
+    const auto lines = data_lines(inputs.out);
+    const std::size_t fields = softmx::vec::line_layout(full.header).operands.size();
+    for (const std::string& l : lines) ASSERT_EQ(static_cast<std::size_t>(std::count(l.begin(), l.end(), ' ')) + 1, fields);
+  }
+  // gfloat refuses NaN elements into e2m1: such blocks are left out of both forms.
+  const File g = gen_file("quantize --to e2m1 --dialect gfloat --block 8 --level 2 --count 300");
+  EXPECT_LT(g.records.size(), gen_file("quantize --to e2m1 --block 8 --level 2 --count 300").records.size());
+}
+
+TEST(Gen, ReadmemhWordsAreTheConcatenatedFields) {
+  for (const std::string args : {"convert --from f32 --to e2m1 --round rs --rbits 7", "quantize --to e4m3 --block 4",
+                                 "dot --a e2m1 --b e2m1 --block 2 --blocks 2"}) {
+    for (const std::string form : {"", " --inputs-only"}) {
+      SCOPED_TRACE(args + form);
+      const GenRun text = gen(args + form), mem = gen(args + form + " --export readmemh");
+      ASSERT_EQ(mem.status, 0) << mem.err;
+      std::vector<std::string> words, comments;
+      std::istringstream in(mem.out);
+      for (std::string line; std::getline(in, line);) (line.rfind("//", 0) == 0 ? comments : words).push_back(line);
+      const auto lines = data_lines(text.out);
+      ASSERT_EQ(words.size(), lines.size());
+      for (std::size_t i = 0; i < words.size(); ++i) {
+        std::string joined = lines[i];
+        joined.erase(std::remove(joined.begin(), joined.end(), ' '), joined.end());
+        ASSERT_EQ(words[i], joined);
+        ASSERT_EQ(words[i].size(), words[0].size());
+        ASSERT_TRUE(std::all_of(words[i].begin(), words[i].end(), [](char c) { return std::isxdigit(c) && !std::islower(c); }));
+      }
+      ASSERT_FALSE(comments.empty());
+      EXPECT_EQ(comments[0], "// softmx-vectors = 1");
+      EXPECT_NE(mem.out.find("// generator = softmx 0.1.0\n"), std::string::npos);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output files and errors
+
+TEST(Gen, OutputFileIsWrittenAtomically) {
+  const fs::path dir = scratch() / "out";
+  fs::create_directories(dir);
+  const GenRun ok = gen("convert --from f32 --to e4m3 -o v.txt", dir);
+  ASSERT_EQ(ok.status, 0) << ok.err;
+  EXPECT_EQ(ok.out, "");
+  EXPECT_EQ(slurp(dir / "v.txt"), gen("convert --from f32 --to e4m3").out);
+  EXPECT_EQ(gen("convert --from f32 --to e4m3 --out w.txt", dir).status, 0);
+  EXPECT_EQ(slurp(dir / "w.txt"), slurp(dir / "v.txt"));
+
+  // Failures leave an existing target as it was, and no temporary behind.
+  std::ofstream(dir / "keep.txt") << "old contents\n";
+  expect_usage_error(gen("convert --from f32 --to e4m3 --level 3 -o keep.txt", dir), "--level expects 1 or 2");
+  expect_usage_error(gen("convert --from f32 --to e4m3 --dialect cuda --round rz -o keep.txt", dir), "rz");
+  expect_usage_error(gen("quantize --to e4m3 --dialect ml_dtypes --out keep.txt", dir), "no block quantization");
+  EXPECT_EQ(slurp(dir / "keep.txt"), "old contents\n");
+  std::set<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.insert(e.path().filename().string());
+  EXPECT_EQ(names, (std::set<std::string>{"keep.txt", "v.txt", "w.txt"}));
+  expect_usage_error(gen("convert --from f32 --to e4m3 -o a.txt --out b.txt", dir), "once");
+  expect_usage_error(gen("convert --from f32 --to e4m3 -o", dir), "-o needs a file name");
+  expect_usage_error(gen("convert --from f32 --to e4m3 -o missing-dir/x.txt", dir), "cannot write");
+}
+
+TEST(Gen, BadOptionsAreUsageErrors) {
+  expect_usage_error(gen(""), "missing OPERATION");
+  expect_usage_error(gen("transpose"), "unknown operation 'transpose'");
+  expect_usage_error(gen("convert --from f32 --to e9m9"), "unknown format 'e9m9'");
+  expect_usage_error(gen("convert --from f32 --to e4m3 --dialect cuda --round rz"), "dialect cuda cannot convert to e4m3");
+  expect_usage_error(gen("convert --from f32 --to e4m3 --level 3"), "--level expects 1 or 2, got '3'");
+  expect_usage_error(gen("convert --from f32 --to e4m3 --count 10"), "--count sets the number of random cases of --level 2");
+  expect_usage_error(gen("convert --from f16 --to e4m3 --level 2 --count 10"), "exhaustive");
+  expect_usage_error(gen("dequantize --from e4m3 --level 2 --count 10"), "exhaustive");
+  expect_usage_error(gen("convert --from f32 --to e4m3 --block 8"), "--block does not apply to gen convert");
+  expect_usage_error(gen("dot --a e4m3 --b e4m3 --dialect ocp"), "--dialect does not apply to gen dot");
+  expect_usage_error(gen("dot --a e4m3 --b e4m3 --round rs"), "rs is not available");
+  expect_usage_error(gen("quantize --to f32"), "MX element format");
+  expect_usage_error(gen("quantize --from e4m3 --to e2m1"), "--from must be f64, f32, f16 or bf16");
+  expect_usage_error(gen("quantize --to e4m3 --block 4097"), "--block expects an integer from 1 to 4096");
+  expect_usage_error(gen("quantize --to e4m3 --scale nearest"), "unknown scale rule 'nearest'");
+  expect_usage_error(gen("convert --from f32 --to e4m3 --rbits 8"), "--rbits applies only with --round rs");
+  expect_usage_error(gen("convert --from f32 --to e4m3 --seed x"), "--seed expects a decimal integer");
+  expect_usage_error(gen("convert --from f32 --to e4m3 --export verilog"), "unknown export 'verilog'");
+  expect_usage_error(gen("convert --from f32 --to e4m3 --frobnicate 1"), "unknown option --frobnicate");
+  expect_usage_error(gen("convert --to e4m3"), "missing --from");
+  expect_usage_error(gen("convert quantize --from f32 --to e4m3"), "unexpected argument 'quantize'");
+}
+
+}  // namespace

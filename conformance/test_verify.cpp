@@ -1,0 +1,285 @@
+// conformance/test_verify.cpp: `softmx verify` and `softmx identify`, end to end through the
+// real binary, on files whose disagreements are planted: each must be found, counted and
+// explained exactly; an implementation with another rounding or dialect must be named.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "softmx/block.hpp"
+#include "softmx/convert.hpp"
+#include "softmx/dot.hpp"
+#include "support/cli_run.hpp"
+
+namespace {
+
+using namespace softmx;
+using softmx::testing::run_cli;
+using softmx::testing::scratch_dir;
+using softmx::testing::slurp;
+using softmx::testing::write_file;
+
+std::string header(const std::string& body) { return "softmx-vectors = 1\n" + body; }
+
+const std::string kF32E4m3 = header(
+    "operation = convert\nfrom = f32\nto = e4m3\nrounding = rne\nsaturation = finite\ntininess = after\ndialect = ocp\n");
+
+// "IN OUT FLAGS" for each input, converted by softmx under `ctx` and `dialect`.
+std::string case_lines(FormatId src, FormatId dst, const std::vector<std::uint64_t>& inputs, const Context& ctx,
+                       const Dialect& dialect = ocp_dialect(), bool flags = true) {
+  std::string s;
+  for (std::uint64_t x : inputs) {
+    const Result r = convert(src, dst, x, ctx, dialect);
+    s += cli::hex(x, format(src).hex_digits()) + " " + cli::hex(r.code, format(dst).hex_digits());
+    if (flags) s += " " + cli::hex(r.flags, 2);
+    s += "\n";
+  }
+  return s;
+}
+
+// The canonical run table of a 16-bit-source conversion, computed input by input.
+std::string run_lines(FormatId src, FormatId dst, const Context& ctx, const Dialect& dialect, bool flags = true) {
+  std::string s;
+  Result prev{~0ull, 0xFF};
+  for (std::uint64_t x = 0; x <= 0xFFFF; ++x) {
+    const Result r = convert(src, dst, x, ctx, dialect);
+    if (r.code == prev.code && (!flags || r.flags == prev.flags)) continue;
+    prev = r;
+    s += cli::hex(x, 4) + " " + cli::hex(r.code, format(dst).hex_digits());
+    if (flags) s += " " + cli::hex(r.flags, 2);
+    s += "\n";
+  }
+  return s;
+}
+
+std::vector<std::uint64_t> some_f32_inputs() {
+  std::vector<std::uint64_t> v;
+  for (std::uint64_t m = 0; m < 256; ++m) v.push_back(0x3F800000u + (m << 15));  // 1 .. 2, every e4m3 tie included
+  v.push_back(0x7FC00000u);
+  v.push_back(0xFF800000u);
+  v.push_back(0x43E80000u);  // 464: the tie above max
+  return v;
+}
+
+TEST(Verify, AllMatchExitsZero) {
+  const std::string dir = scratch_dir("verify");
+  write_file(dir + "/ok.vec", kF32E4m3 + case_lines(FormatId::f32, FormatId::e4m3, some_f32_inputs(), {}));
+  const auto r = run_cli("verify " + dir + "/ok.vec");
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("259 cases, all match; flags compared on all"), std::string::npos) << r.out;
+}
+
+TEST(Verify, PlantedRoundingFaultIsReportedAndAttributed) {
+  const std::string dir = scratch_dir("verify");
+  // The device rounds ties away: results from rna, header says rne.
+  Context rna;
+  rna.rounding = Rounding::rna;
+  const std::string body = case_lines(FormatId::f32, FormatId::e4m3, some_f32_inputs(), rna);
+  write_file(dir + "/rna.vec", kF32E4m3 + body);
+  const std::string before = slurp(dir + "/rna.vec");
+  const auto r = run_cli("verify --max-errors 1000 " + dir + "/rna.vec");
+  EXPECT_EQ(r.status, 1);
+  // In [1, 2) the e4m3 step is 1/8; the inputs 1 + m/256 hold eight ties (m = 16, 48, ...,
+  // 240). rne and rna differ on the four whose lower neighbour is even (m = 16, 80, 144,
+  // 208: lines 25, 89, 153, 217). And 464, the tie between 448 (even) and the virtual 480:
+  // rne keeps 448, rna goes to 480 and saturates to 448 with overflow (flags 05, not 01).
+  std::size_t reports = 0;
+  for (std::size_t at = 0; (at = r.out.find(" => ", at)) != std::string::npos; ++at) ++reports;
+  EXPECT_EQ(reports, 5u) << r.out;
+  EXPECT_NE(r.out.find("5 mismatches (4 in results, 1 in flags only)"), std::string::npos) << r.out;
+  // The first: 1.0625 (3F880000) is a tie between 1 (38) and 1.125 (39): rne 38, rna 39.
+  EXPECT_NE(r.out.find("rna.vec line 25: 3F880000 => 39 01 expected 38 01"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("+7F.080000  1.0625"), std::string::npos);
+  EXPECT_NE(r.out.find("device 39  +7.1  1.125"), std::string::npos);
+  EXPECT_NE(r.out.find("the device's result comes from: rna (either saturation, either tininess, any dialect); ru"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(slurp(dir + "/rna.vec"), before) << "verify must not modify its input";
+
+  // --max-errors limits the reports, not the counts.
+  const auto r2 = run_cli("verify --max-errors 3 " + dir + "/rna.vec");
+  EXPECT_EQ(r2.status, 1);
+  EXPECT_NE(r2.out.find("5 mismatches"), std::string::npos);
+  EXPECT_NE(r2.out.find("the first 3 shown (--max-errors)"), std::string::npos) << r2.out;
+
+  // --json: one document for dashboards.
+  const auto j = run_cli("verify --json " + dir + "/rna.vec");
+  EXPECT_EQ(j.status, 1);
+  EXPECT_EQ(j.out.front(), '{');
+  EXPECT_NE(j.out.find("\"cases\": 259"), std::string::npos) << j.out;
+  EXPECT_NE(j.out.find("\"mismatched\": 5"), std::string::npos);
+  EXPECT_NE(j.out.find("\"status\": \"fail\""), std::string::npos);
+  EXPECT_NE(j.out.find("{\"line\": 25, \"operands\": \"3F880000\", \"device\": \"39\", \"expected\": \"38\""),
+            std::string::npos)
+      << j.out;
+}
+
+TEST(Verify, FlagsOnlyAndMissingFlags) {
+  const std::string dir = scratch_dir("verify");
+  write_file(dir + "/f.vec", kF32E4m3 + "3F800000 38 01\n3F880000 38\n43E80000 7E 01\n");
+  const auto r = run_cli("verify " + dir + "/f.vec");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("1 mismatch (0 in results, 1 in flags only); flags compared on 2"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("FLAGS   device ....x (inexact)  softmx ..... (none)"), std::string::npos) << r.out;
+}
+
+TEST(Verify, BlockOperationsPointAtTheElement) {
+  const std::string dir = scratch_dir("verify");
+  // quantize k = 4: the device gets element 3 wrong.
+  const std::uint32_t in[4] = {0x3F800000, 0x40400000, 0x3F880000, 0xC0000000};  // 1, 3, 1.0625, -2
+  BlockOptions o;
+  o.element = FormatId::e4m3;
+  const QuantizedBlock q = quantize_block(FormatId::f32, in, 4, o);
+  std::string line;
+  for (auto x : in) line += cli::hex(x, 8) + " ";
+  std::vector<std::uint64_t> outc(q.codes.begin(), q.codes.end());
+  outc[2] ^= 1;
+  line += cli::hex(q.scale, 2);
+  for (auto c : outc) line += " " + cli::hex(c, 2);
+  line += " " + cli::hex(q.flags, 2) + "\n";
+  write_file(dir + "/q.vec",
+             header("operation = quantize\nfrom = f32\nto = e4m3\nrounding = rne\nsaturation = finite\ntininess = after\n"
+                    "dialect = ocp\nblock = 4\nscale = floor\n") +
+                 line);
+  const auto r = run_cli("verify " + dir + "/q.vec");
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.out.find("    IN_3    3F880000"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("    OUT_3   device"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("OUT_1"), std::string::npos) << "only the differing element is shown";
+
+  // dot k = 1: a wrong f32 result.
+  write_file(dir + "/d.vec", header("operation = dot\na = e4m3\nb = e4m3\nrounding = rne\nsaturation = finite\n"
+                                    "tininess = after\nblock = 1\nblocks = 1\naccumulation = exact\n") +
+                                 "7F 38 7F 40 3F800000 00\n"   // 1 * 2 = 2: wrong
+                                 "7F 38 7F 40 40000000 00\n");  // right
+  const auto d = run_cli("verify " + dir + "/d.vec");
+  EXPECT_EQ(d.status, 1);
+  EXPECT_NE(d.out.find("2 cases, 1 mismatch (1 in results, 0 in flags only)"), std::string::npos) << d.out;
+  EXPECT_NE(d.out.find("softmx 40000000  +80.000000  2"), std::string::npos) << d.out;
+}
+
+TEST(Verify, RunTablesAreCheckedOnEveryInput) {
+  const std::string dir = scratch_dir("verify");
+  const std::string head = header(
+      "operation = convert\nlayout = runs\nfrom = f16\nto = e5m2\nrounding = rne\nsaturation = finite\n"
+      "tininess = after\ndialect = ocp\nfirst = 0000\nlast = FFFF\n");
+  const std::string good = run_lines(FormatId::f16, FormatId::e5m2, {}, ocp_dialect());
+  write_file(dir + "/good.runs", head + good);
+  const std::size_t nruns = static_cast<std::size_t>(std::count(good.begin(), good.end(), '\n'));
+  const auto r = run_cli("verify " + dir + "/good.runs");
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("65536 inputs in " + std::to_string(nruns) + " runs, all match"), std::string::npos) << r.out;
+
+  // A device whose table merges two runs: the inputs of the second get the first's result.
+  // Take the run starting at 3C00 (1.0 exact) and drop the line after it.
+  std::string bad = good;
+  const std::size_t at = bad.find("\n3C00 ");
+  ASSERT_NE(at, std::string::npos);
+  const std::size_t next = bad.find('\n', at + 1);
+  const std::size_t after = bad.find('\n', next + 1);
+  const std::string dropped = bad.substr(next + 1, after - next - 1);
+  bad.erase(next + 1, after - next);
+  write_file(dir + "/bad.runs", head + bad);
+  const auto b = run_cli("verify " + dir + "/bad.runs");
+  EXPECT_EQ(b.status, 1);
+  const std::string first = dropped.substr(0, 4);
+  EXPECT_NE(b.out.find("inputs " + first + ".."), std::string::npos) << b.out << "\ndropped: " << dropped;
+  EXPECT_NE(b.out.find("in 1 range"), std::string::npos) << b.out;
+
+  // Without flags: results only.
+  write_file(dir + "/noflags.runs", head + run_lines(FormatId::f16, FormatId::e5m2, {}, ocp_dialect(), false));
+  const auto n = run_cli("verify " + dir + "/noflags.runs");
+  EXPECT_EQ(n.status, 0) << n.out << n.err;
+  EXPECT_NE(n.out.find("flags not given, not compared"), std::string::npos) << n.out;
+}
+
+// A table larger than one window of the checker (2^23 inputs on two threads), so that runs end
+// exactly at window boundaries and a window starts with no run read yet.
+TEST(Verify, LargeRunTablesSpanManyWindows) {
+  const std::string dir = scratch_dir("verify");
+  // f32 -> e5m2 over the shard 31/64: inputs 7C000000..7FFFFFFF (Inf, NaN and the top binades).
+  auto r = run_cli("sweep --from f32 --to e5m2 --shard 31/64 -o " + dir + "/shard.runs");
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = run_cli("verify --threads 2 " + dir + "/shard.runs");
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("67108864 inputs in"), std::string::npos) << r.out;
+  // The same checked with a wrong saturation in the header: every overflowing input differs.
+  std::string t = slurp(dir + "/shard.runs");
+  t.replace(t.find("saturation = finite"), 19, "saturation = none");
+  write_file(dir + "/wrongsat.runs", t);
+  r = run_cli("verify --threads 2 --max-errors 100 " + dir + "/wrongsat.runs");
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  // Inf (7F800000) is a range of its own: the table says max with invalid (SEMANTICS 4: Inf into
+  // a saturating conversion), softmx without saturation Inf (7C), exact.
+  EXPECT_NE(r.out.find("inputs 7F800000..7F800000 (1 input): => 7B 10 expected 7C 00"), std::string::npos) << r.out;
+}
+
+TEST(Verify, BadInputExitsTwoNamingTheLine) {
+  const std::string dir = scratch_dir("verify");
+  write_file(dir + "/noresult.vec", kF32E4m3 + "3F800000 38 00\n3F800000\n");
+  auto r = run_cli("verify " + dir + "/noresult.vec");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("noresult.vec line 10: no results on this line"), std::string::npos) << r.err;
+  r = run_cli("verify " + dir + "/missing.vec");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("cannot open " + dir + "/missing.vec"), std::string::npos) << r.err;
+  write_file(dir + "/empty.vec", kF32E4m3);
+  r = run_cli("verify " + dir + "/empty.vec");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("no data lines"), std::string::npos) << r.err;
+  r = run_cli("verify");
+  EXPECT_EQ(r.status, 2);
+  r = run_cli("verify -", kF32E4m3 + "3F800000 38 00\n");
+  EXPECT_EQ(r.status, 0) << r.err;
+}
+
+TEST(Identify, NamesTiesAwayFromZero) {
+  const std::string dir = scratch_dir("identify");
+  Context rna;
+  rna.rounding = Rounding::rna;
+  write_file(dir + "/rna.vec", kF32E4m3 + case_lines(FormatId::f32, FormatId::e4m3, some_f32_inputs(), rna));
+  const auto r = run_cli("identify " + dir + "/rna.vec");
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("1     259/259 (100%)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("best: rna finite, dialect ocp: agrees on every case"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("differs from the header: rounding rna instead of rne"), std::string::npos) << r.out;
+}
+
+TEST(Identify, NamesADialectWhoseE8m0TiesGoUp) {
+  const std::string dir = scratch_dir("identify");
+  Context nonsat;
+  nonsat.saturation = Saturation::none;
+  // bf16 -> e8m0 rne: torchao's cast rounds ties (1.5 * 2^k) up; the header claims ocp.
+  const std::string head = header(
+      "operation = convert\nlayout = runs\nfrom = bf16\nto = e8m0\nrounding = rne\nsaturation = none\n"
+      "tininess = after\ndialect = ocp\nfirst = 0000\nlast = FFFF\n");
+  write_file(dir + "/up.runs", head + run_lines(FormatId::bf16, FormatId::e8m0, nonsat, *find_dialect("torchao")));
+  const auto r = run_cli("identify " + dir + "/up.runs");
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("agrees on every input"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("differs from the header: dialect "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("e8m0_ties up (ocp: even)"), std::string::npos) << r.out;
+  // The header's own settings rank below: they disagree on the ties.
+  const auto v = run_cli("verify --max-errors 1 " + dir + "/up.runs");
+  EXPECT_EQ(v.status, 1);
+}
+
+TEST(Identify, ListsWhatTheBestStillDisagreesOn) {
+  const std::string dir = scratch_dir("identify");
+  // rne everywhere except one input made wrong by hand.
+  std::string body = case_lines(FormatId::f32, FormatId::e4m3, some_f32_inputs(), {});
+  const std::size_t at = body.find("3F800000 38 00");
+  ASSERT_NE(at, std::string::npos);
+  body.replace(at, 14, "3F800000 40 00");
+  write_file(dir + "/one.vec", kF32E4m3 + body);
+  const auto r = run_cli("identify " + dir + "/one.vec");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("best: rne finite, dialect ocp: disagrees on 1 of 259 cases"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the header's own settings"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("3F800000 => 40 00 expected 38 00"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("none of the"), std::string::npos) << r.out;
+}
+
+}  // namespace

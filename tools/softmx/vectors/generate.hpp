@@ -1,0 +1,70 @@
+// tools/softmx/vectors/generate.hpp: the cases `softmx gen` writes (vectors/README.md 6).
+//
+// Which operands a vector file holds is decided here, once, as a pure function of the header,
+// the level and the seed: the same arguments give the same bytes on every machine. The
+// results are softmx's (Evaluator); this file only chooses operands and writes lines.
+//
+// Cases are produced one at a time through a callback, so exhaustive sets (every f16 input,
+// every scale x code) and large random sets are written in constant memory. Only the small
+// structured sets of level 1 (boundary inputs, special blocks) are built in memory first, to
+// be sorted or deduplicated.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string_view>
+
+#include "vectors/header.hpp"
+#include "vectors/operation.hpp"
+#include "vectors/output_file.hpp"
+
+namespace softmx::vec {
+
+/// The program and version written as the header's `generator` (what `softmx --version`
+/// prints).
+inline constexpr std::string_view kGeneratorName = "softmx 0.1.0";
+
+/// Default numbers of random cases that level 2 adds (vectors/README.md 6).
+inline constexpr std::uint64_t kDefaultConvertRandom = 100000;
+inline constexpr std::uint64_t kDefaultQuantizeRandom = 2000;
+inline constexpr std::uint64_t kDefaultDotRandom = 2000;
+
+/// How the cases are chosen.
+struct GenOptions {
+  int level = 1;                        ///< 1 or 2
+  std::uint64_t seed = 1;               ///< seeds the one SplitMix64 stream of the file
+  std::optional<std::uint64_t> count;   ///< level 2: random cases; unset: the operation's default
+};
+
+/// How the cases are written.
+struct WriteOptions {
+  bool inputs_only = false;  ///< operands only (what a device under test reads)
+  bool readmemh = false;     ///< `// ` header comments and one word per case (README 7)
+};
+
+/// True when level 1 already holds every possible case, so that level 2 adds nothing: convert
+/// from a source of at most 16 bits with a deterministic rounding, and dequantize.
+/// Precondition: h validated.
+bool exhaustive(const Header& h);
+
+/// The number of random cases level 2 adds for `h` (0 at level 1 and for exhaustive sets).
+std::uint64_t random_count(const Header& h, const GenOptions& o);
+
+/// Receives the operands of one case (layout: line_layout(h).operands). The span is valid
+/// only during the call.
+using CaseSink = std::function<void(std::span<const std::uint64_t>)>;
+
+/// Calls `emit` once per case, in file order: the level-1 cases, then (level 2) the random
+/// ones. Candidates only: write_vectors() leaves out the quantize blocks the dialect refuses.
+/// Preconditions: h validated, o.level 1 or 2, rounding not rs for dequantize and dot (their
+/// lines carry no random bits).
+void for_each_case(const Header& h, const GenOptions& o, const CaseSink& emit);
+
+/// Writes a whole vector file to `out`: the header (with level, seed and generator set from
+/// `o`), a comment naming the columns, then one line per case with softmx's results (computed
+/// by `ev`) unless inputs_only. Does not commit `out`. Returns the number of cases written.
+std::uint64_t write_vectors(const Evaluator& ev, const GenOptions& o, const WriteOptions& w, OutputFile& out);
+
+}  // namespace softmx::vec

@@ -1,0 +1,104 @@
+// tools/softmx/vectors/report.cpp: see report.hpp.
+#include "vectors/report.hpp"
+
+#include "cli.hpp"
+#include "describe.hpp"
+
+namespace softmx::vec {
+namespace {
+
+std::string pad(std::string s, std::size_t w) {
+  if (s.size() < w) s.append(w - s.size(), ' ');
+  return s;
+}
+
+// The operand that goes with result i, where there is one (quantize: IN_i for OUT_i).
+std::ptrdiff_t partner_operand(const LineLayout& l, std::size_t result) {
+  if (l.results.size() > 1 && result >= 1 && l.operands.size() >= l.results.size() - 1) return static_cast<std::ptrdiff_t>(result - 1);
+  return -1;
+}
+
+}  // namespace
+
+std::string decompose(const Field& f, std::uint64_t v) {
+  if (!f.format) return cli::hex(v, f.digits);
+  const Format& fm = format(*f.format);
+  return cli::testfloat_text(fm, v) + "  " + cli::value_text(fm, v);
+}
+
+std::string fields_hex(const std::vector<Field>& layout, std::span<const std::uint64_t> v) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size() && i < layout.size(); ++i) {
+    if (i) s += ' ';
+    s += cli::hex(v[i], layout[i].digits);
+  }
+  return s;
+}
+
+std::string producers(const std::vector<Candidate>& cands, std::span<const std::uint64_t> operands,
+                      std::span<const std::uint64_t> results, bool has_flags, Flags flags) {
+  std::vector<std::size_t> hits;
+  std::vector<std::uint64_t> r(results.size());
+  for (std::size_t i = 0; i < cands.size(); ++i) {
+    const Flags f = cands[i].eval->evaluate(operands, r);
+    if (std::equal(r.begin(), r.end(), results.begin()) && (!has_flags || f == flags)) hits.push_back(i);
+  }
+  if (hits.empty()) return "none of the " + std::to_string(cands.size()) + " settings softmx models";
+  return group_text(cands, hits);
+}
+
+std::string case_report(const std::string& where, const LineLayout& l, std::span<const std::uint64_t> operands,
+                        std::span<const std::uint64_t> got, bool has_flags, Flags got_flags,
+                        std::span<const std::uint64_t> want, Flags want_flags, const std::vector<Candidate>* cands) {
+  std::string s = where + ": " + fields_hex(l.operands, operands) + " => " + fields_hex(l.results, got);
+  if (has_flags) s += " " + cli::hex(got_flags, 2);
+  s += " expected " + fields_hex(l.results, want) + " " + cli::hex(want_flags, 2) + "\n";
+  // Operands: all of them when there are few; otherwise those that go with a differing result.
+  const bool few = l.operands.size() <= 4;
+  if (few)
+    for (std::size_t i = 0; i < l.operands.size(); ++i)
+      s += "    " + pad(l.operands[i].label, 8) + cli::hex(operands[i], l.operands[i].digits) + "  " +
+           decompose(l.operands[i], operands[i]) + "\n";
+  for (std::size_t i = 0; i < l.results.size(); ++i) {
+    if (got[i] == want[i]) continue;
+    const std::ptrdiff_t p = partner_operand(l, i);
+    if (!few && p >= 0) {
+      const auto pi = static_cast<std::size_t>(p);
+      s += "    " + pad(l.operands[pi].label, 8) + cli::hex(operands[pi], l.operands[pi].digits) + "  " +
+           decompose(l.operands[pi], operands[pi]) + "\n";
+    }
+    s += "    " + pad(l.results[i].label, 8) + "device " + cli::hex(got[i], l.results[i].digits) + "  " +
+         pad(decompose(l.results[i], got[i]), 26) + "  softmx " + cli::hex(want[i], l.results[i].digits) + "  " +
+         decompose(l.results[i], want[i]) + "\n";
+  }
+  if (has_flags) {
+    s += "    " + pad("FLAGS", 8) + "device " + flags_letters(got_flags) + " (" + flags_words(got_flags) + ")  softmx " +
+         flags_letters(want_flags) + " (" + flags_words(want_flags) + ")\n";
+  } else {
+    s += "    " + pad("FLAGS", 8) + "not given by the device; softmx " + flags_letters(want_flags) + "\n";
+  }
+  if (cands) s += "    the device's result comes from: " + producers(*cands, operands, got, has_flags, got_flags) + "\n";
+  return s;
+}
+
+std::string range_report(const LineLayout& l, const RangeMismatch& m, const std::vector<Candidate>* cands) {
+  const int d = l.operands[0].digits;
+  std::string s = "inputs " + cli::hex(m.first, d) + ".." + cli::hex(m.last, d) + " (" + std::to_string(m.count()) +
+                  (m.count() == 1 ? " input" : " inputs") + "): => " + cli::hex(m.got, l.results[0].digits);
+  if (m.has_flags) s += " " + cli::hex(m.got_flags, 2);
+  s += " expected " + cli::hex(m.want, l.results[0].digits) + " " + cli::hex(m.want_flags, 2) + "\n";
+  Field in = l.operands[0];
+  s += "    " + pad("IN", 8) + cli::hex(m.first, d) + "  " + decompose(in, m.first) + (m.count() > 1 ? "  (first of the range)" : "") + "\n";
+  if (m.got != m.want)
+    s += "    " + pad("OUT", 8) + "device " + cli::hex(m.got, l.results[0].digits) + "  " + pad(decompose(l.results[0], m.got), 26) +
+         "  softmx " + cli::hex(m.want, l.results[0].digits) + "  " + decompose(l.results[0], m.want) + "\n";
+  if (m.has_flags)
+    s += "    " + pad("FLAGS", 8) + "device " + flags_letters(m.got_flags) + "  softmx " + flags_letters(m.want_flags) + "\n";
+  if (cands) {
+    const std::uint64_t ops[1] = {m.first}, res[1] = {m.got};
+    s += "    the device's result (at " + cli::hex(m.first, d) + ") comes from: " + producers(*cands, ops, res, m.has_flags, m.got_flags) + "\n";
+  }
+  return s;
+}
+
+}  // namespace softmx::vec
