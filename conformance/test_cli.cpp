@@ -278,4 +278,19 @@ TEST(Cli, GarbageNeverCrashes) {
   }
 }
 
+// NVFP4 dequantize with an encode scale that is zero, Inf or NaN: one error line, exit 2 (it
+// divided by zero before; found by fuzzing); a negative encode scale flips the sign.
+TEST(Cli, Nvfp4EncodeScaleChecked) {
+  const std::string line = "38 2 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n";
+  for (const char* s : {"00000000", "7F800000", "7FC00000"})
+    expect_usage_error(run(std::string("dequantize --from nvfp4 --encode-scale ") + s, line),
+                       "<stdin> line 1: nvfp4: the encode scale must be a finite non-zero f32");
+  const CliRun pos = run("dequantize --from nvfp4 --encode-scale 41800000", line);
+  const CliRun neg = run("dequantize --from nvfp4 --encode-scale C1800000", line);
+  ASSERT_EQ(pos.status, 0) << pos.err;
+  ASSERT_EQ(neg.status, 0) << neg.err;
+  EXPECT_EQ(pos.out.substr(0, 9), "3D800000\n");
+  EXPECT_EQ(neg.out.substr(0, 18), "BD800000\n80000000\n");
+}
+
 }  // namespace

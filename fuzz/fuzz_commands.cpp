@@ -9,7 +9,7 @@
 // pointed at an std::istringstream for the call (std::cin.rdbuf). The commands' standard output
 // goes to /dev/null. Skipped, to bound the work per input: inputs naming another command,
 // --block / --blocks above 4096 (the parsing of larger counts is fuzz_cli_args' business), and
-// arguments with a written exponent from 10000 to 100000 (fuzz::slow_exponent in common.hpp:
+// arguments with a written exponent from 1000 to 100000 (fuzz::slow_exponent in common.hpp:
 // correct, but up to 0.3 s each in a Release build and over 10 s under the sanitizers).
 //
 // Expected failures: softmx::cli::UsageError only (what main() reports as a usage error, exit

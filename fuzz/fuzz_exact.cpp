@@ -10,7 +10,7 @@
 //     then from_unpacked gives v back;
 //   - a rejected input comes with a non-empty error message.
 //
-// Work cap: inputs with a written exponent from 10000 up to the parser's limit (100000) are
+// Work cap: inputs with a written exponent from 1000 up to the parser's limit (100000) are
 // skipped (fuzz::slow_exponent in common.hpp: correct but slow, up to 0.3 s each in a Release
 // build and over 10 s under the sanitizers). Exponents beyond the limit still go in.
 //

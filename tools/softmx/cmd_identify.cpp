@@ -113,11 +113,12 @@ int cmd_identify(int argc, char** argv) {
       ++total;
       with_flags += r.has_flags;
       for (std::size_t i = 0; i < cands.size(); ++i) {
-        const Flags f = cands[i].eval->evaluate(r.operands, got);
-        if (got == r.results && (!r.has_flags || f == r.flags)) {
+        // A setting with no result for these operands (gfloat: NaN into FP4) disagrees.
+        const auto f = cands[i].eval->try_evaluate(r.operands, got);
+        if (f && got == r.results && (!r.has_flags || *f == r.flags)) {
           ++score[i].agree;
-        } else if (score[i].cases.size() < max_errors) {
-          score[i].cases.push_back(Disagreement{reader->where(), r, got, f});
+        } else if (f && score[i].cases.size() < max_errors) {
+          score[i].cases.push_back(Disagreement{reader->where(), r, got, *f});
         }
       }
     }

@@ -114,7 +114,11 @@ int cmd_verify(int argc, char** argv) {
         throw UsageError(reader->where() + ": no results on this line (verify needs " + l.columns() +
                          ": the device's results after the operands; FLAGS may be left off)");
       ++s.cases;
-      const Flags wf = eval.evaluate(r.operands, want);
+      const auto wf_opt = eval.try_evaluate(r.operands, want);
+      if (!wf_opt)
+        throw UsageError(reader->where() + ": softmx has no result for these operands under " + vec::describe(h) +
+                         " (the dialect refuses them; see softmx dialects)");
+      const Flags wf = *wf_opt;
       s.flags_compared += r.has_flags;
       const bool res_bad = r.results != want;
       const bool flags_bad = r.has_flags && r.flags != wf;

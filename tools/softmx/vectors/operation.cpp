@@ -115,6 +115,14 @@ Evaluator::Evaluator(const Header& h) : h_(h), layout_(line_layout(h)), dialect_
   }
 }
 
+std::optional<Flags> Evaluator::try_evaluate(std::span<const std::uint64_t> ops, std::span<std::uint64_t> res) const {
+  try {
+    return evaluate(ops, res);
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;
+  }
+}
+
 Flags Evaluator::evaluate(std::span<const std::uint64_t> ops, std::span<std::uint64_t> res) const {
   switch (h_.operation) {
     case Operation::convert: {

@@ -50,7 +50,11 @@ class Evaluator {
   const LineLayout& layout() const { return layout_; }
   /// Computes the results of one line: `operands` has layout().operands.size() values, each in
   /// its field's range; writes layout().results.size() values to `results`; returns the flags.
+  /// Throws std::invalid_argument where the dialect has no result for these operands (gfloat
+  /// refuses a NaN element into a format without NaN).
   Flags evaluate(std::span<const std::uint64_t> operands, std::span<std::uint64_t> results) const;
+  /// evaluate(), or nullopt where the dialect has no result for these operands.
+  std::optional<Flags> try_evaluate(std::span<const std::uint64_t> operands, std::span<std::uint64_t> results) const;
   /// convert only: the Converter (for fast loops over runs).
   const Converter* converter() const { return converter_ ? &*converter_ : nullptr; }
 

@@ -40,8 +40,8 @@ std::string producers(const std::vector<Candidate>& cands, std::span<const std::
   std::vector<std::size_t> hits;
   std::vector<std::uint64_t> r(results.size());
   for (std::size_t i = 0; i < cands.size(); ++i) {
-    const Flags f = cands[i].eval->evaluate(operands, r);
-    if (std::equal(r.begin(), r.end(), results.begin()) && (!has_flags || f == flags)) hits.push_back(i);
+    const auto f = cands[i].eval->try_evaluate(operands, r);
+    if (f && std::equal(r.begin(), r.end(), results.begin()) && (!has_flags || *f == flags)) hits.push_back(i);
   }
   if (hits.empty()) return "none of the " + std::to_string(cands.size()) + " settings softmx models";
   return group_text(cands, hits);
