@@ -167,7 +167,7 @@ int cmd_identify(int argc, char** argv) {
       auto rd = open();
       Score& s = score[idx];
       const vec::RunCheckStats st = vec::check_runs(
-          *rd, *cands[idx].eval->converter(), threads,
+          *rd, cands[idx].header, threads,
           [&](const vec::RangeMismatch& m) {
             ++s.ranges;
             if (s.runs.size() < max_errors) s.runs.push_back(m);

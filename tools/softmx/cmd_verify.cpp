@@ -89,7 +89,7 @@ int cmd_verify(int argc, char** argv) {
 
   if (h.layout == vec::Layout::runs) {
     const vec::RunCheckStats st = vec::check_runs(
-        *reader, *eval.converter(), threads,
+        *reader, h, threads,
         [&](const vec::RangeMismatch& m) {
           ++s.ranges;
           if (s.reported >= max_errors) return;

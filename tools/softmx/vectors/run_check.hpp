@@ -1,11 +1,12 @@
 // tools/softmx/vectors/run_check.hpp: checks a run table (a device's record of a conversion
-// over a range of inputs) against softmx, input by input, streaming and on every core.
+// over a range of inputs) against softmx, input by input, streaming and on every core: softmx's
+// own runs come from the sweep engine (run_table.hpp) and are walked against the table's.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 
-#include "softmx/convert.hpp"
+#include "vectors/header.hpp"
 #include "vectors/reader.hpp"
 
 namespace softmx::vec {
@@ -28,12 +29,13 @@ struct RunCheckStats {
   bool flags_compared = false;
 };
 
-/// Reads every run of `table` (a `layout = runs` file; precondition: its header's source
-/// format is conv's source) and compares each input of each run with `conv`. Calls
-/// `on_mismatch` for each maximal mismatching range, in input order, from the calling thread.
-/// `threads` >= 1. Memory stays bounded whatever the table's size. Progress goes to stderr
-/// when it is a terminal and `progress` is set.
-RunCheckStats check_runs(VectorReader& table, const Converter& conv, unsigned threads,
+/// Reads every run of `table` (a `layout = runs` file) and compares each input of each run with
+/// softmx's conversion under `settings` (the table's header, or a copy with other rounding,
+/// saturation, tininess or dialect; precondition: the same source format, layout runs, and the
+/// table's first and last). Calls `on_mismatch` for each maximal mismatching range, in input
+/// order, from the calling thread. `threads` >= 1. Memory stays bounded whatever the table's
+/// size. Progress goes to stderr when it is a terminal and `progress` is set.
+RunCheckStats check_runs(VectorReader& table, const Header& settings, unsigned threads,
                          const std::function<void(const RangeMismatch&)>& on_mismatch, bool progress = true);
 
 /// The number of threads to use by default: every core.

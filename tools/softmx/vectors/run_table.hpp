@@ -97,8 +97,8 @@ struct SweepOptions {
 /// tininess, dialect) and passes the runs, in input order and covering the range exactly, to
 /// `sink` on the calling thread. Each chunk's runs are maximal within the chunk; neighbours
 /// across chunk boundaries may be equal (RunTableWriter joins them). Every run has flags.
-/// Preconditions: h validated, h.operation == convert, h.layout == runs, and the source at
-/// most kMaxSweepWidth bits wide (cli::UsageError otherwise). Throws cli::UsageError when the
+/// Preconditions: h validated, h.operation == convert, h.layout == runs (cli::UsageError
+/// otherwise), and a range of fewer than 2^64 inputs. Throws cli::UsageError when the
 /// dialect does not support the conversion; when `sink` or `progress` throws, stops the
 /// workers and rethrows.
 void sweep(const Header& h, const SweepOptions& o, const std::function<void(const Run&)>& sink);
