@@ -14,37 +14,15 @@
 #include <string>
 
 #include "softmx/prng.hpp"
+#include "support/cli_run.hpp"
 
 namespace {
 
-struct CliRun {
-  int status;  // exit status, or 128 + signal
-  std::string out, err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+using softmx::testing::CliRun;
+using softmx::testing::slurp;
 
 // Runs `softmx ARGS` with `input` on stdin.
-CliRun run(const std::string& args, const std::string& input = "") {
-  static int counter = 0;
-  const std::string dir = (std::filesystem::temp_directory_path() / ("softmx_cli_" + std::to_string(::getpid()))).string();
-  std::filesystem::create_directories(dir);
-  const std::string base = dir + "/" + std::to_string(counter++);
-  std::ofstream(base + ".in", std::ios::binary) << input;
-  const std::string cmd = std::string("'") + SOFTMX_CLI + "' " + args + " < '" + base + ".in' > '" + base + ".out' 2> '" +
-                          base + ".err'";
-  const int rc = std::system(cmd.c_str());
-  CliRun r;
-  r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + (WIFSIGNALED(rc) ? WTERMSIG(rc) : 0);
-  r.out = slurp(base + ".out");
-  r.err = slurp(base + ".err");
-  return r;
-}
+CliRun run(const std::string& args, const std::string& input = "") { return softmx::testing::run_cli(args, input); }
 
 void expect_usage_error(const CliRun& r, const std::string& fragment) {
   EXPECT_EQ(r.status, 2) << r.err;

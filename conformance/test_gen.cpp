@@ -28,6 +28,7 @@
 #include "softmx/block.hpp"
 #include "softmx/convert.hpp"
 #include "softmx/dot.hpp"
+#include "support/cli_run.hpp"
 #include "vectors/reader.hpp"
 
 namespace {
@@ -38,17 +39,9 @@ using softmx::vec::Header;
 using softmx::vec::Operation;
 using softmx::vec::Record;
 
-struct GenRun {
-  int status = 0;
-  std::string out, err;
-};
+using GenRun = softmx::testing::CliRun;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+std::string slurp(const fs::path& p) { return softmx::testing::slurp(p.string()); }
 
 /// A fresh directory for this process's files, removed at exit.
 class ScratchDir {
@@ -74,18 +67,7 @@ fs::path scratch() {
 
 /// Runs `softmx gen ARGS` with `cwd` as working directory.
 GenRun gen(const std::string& args, const fs::path& cwd = scratch()) {
-  static int counter = 0;
-  const fs::path base = scratch() / ("run" + std::to_string(counter++));
-  const std::string cmd = "cd '" + cwd.string() + "' && '" + SOFTMX_CLI + "' gen " + args + " > '" + base.string() +
-                          ".out' 2> '" + base.string() + ".err'";
-  const int rc = std::system(cmd.c_str());
-  GenRun r;
-  r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + (WIFSIGNALED(rc) ? WTERMSIG(rc) : 0);
-  r.out = slurp(base.string() + ".out");
-  r.err = slurp(base.string() + ".err");
-  fs::remove(base.string() + ".out");
-  fs::remove(base.string() + ".err");
-  return r;
+  return softmx::testing::run_shell("cd '" + cwd.string() + "' && '" + SOFTMX_CLI + "' gen " + args);
 }
 
 /// A file read back: its header and every record.
