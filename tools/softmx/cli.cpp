@@ -1,6 +1,8 @@
 // tools/softmx/cli.cpp: see cli.hpp.
 #include "cli.hpp"
 
+#include "softmx/block.hpp"
+
 #include <algorithm>
 #include <charconv>
 
@@ -84,6 +86,14 @@ FormatId parse_format_arg(std::string_view option, std::string_view value) {
   }
   throw UsageError("unknown format '" + std::string(value) + "' for --" + std::string(option) + " (expected one of " +
                    known + ")");
+}
+
+std::optional<ScaleRule> scale_rule_option(const Args& a) {
+  const auto r = a.get("scale");
+  if (!r) return std::nullopt;
+  const auto rule = parse_scale_rule(*r);
+  if (!rule) throw UsageError("unknown scale rule '" + *r + "' for --scale (expected floor, ceil, even or rceil)");
+  return rule;
 }
 
 ConversionOptions conversion_options(const Args& a, bool need_to) {

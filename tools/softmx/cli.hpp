@@ -65,6 +65,10 @@ ConversionOptions conversion_options(const Args& a, bool need_to);
 
 FormatId parse_format_arg(std::string_view option, std::string_view value);
 
+/// The block scale rule given with --scale, or nullopt when absent (the dialect's then);
+/// UsageError for an unknown name.
+std::optional<ScaleRule> scale_rule_option(const Args& a);
+
 /// Parses exactly `digits` hex digits into a value, or nullopt (any other length or character).
 std::optional<std::uint64_t> parse_hex_exact(std::string_view s, int digits);
 

@@ -142,10 +142,7 @@ int cmd_quantize(int argc, char** argv) {
   BlockOptions o;
   o.element = elem;
   o.dialect = co.dialect;
-  if (auto r = a.get("scale")) {
-    o.rule = parse_scale_rule(*r);
-    if (!o.rule) throw UsageError("unknown scale rule '" + *r + "' for --scale (expected floor, ceil, even or rceil)");
-  }
+  o.rule = scale_rule_option(a);
   if (co.rounding_given) o.rounding = co.ctx.rounding;
   if (a.get("sat")) o.saturation = co.ctx.saturation;
   o.tininess = co.ctx.tininess;

@@ -74,10 +74,7 @@ int cmd_gemm_golden(int argc, char** argv) {
   const ConversionOptions co = conversion_options(common, false);
   BlockOptions bo;
   bo.dialect = co.dialect;
-  if (auto r = a.get("scale")) {
-    bo.rule = parse_scale_rule(*r);
-    if (!bo.rule) throw UsageError("unknown scale rule '" + *r + "' for --scale (expected floor, ceil, even or rceil)");
-  }
+  bo.rule = scale_rule_option(a);
   if (auto r = a.get("round")) {
     bo.rounding = parse_rounding(*r);
     if (!bo.rounding || *bo.rounding == Rounding::rs)

@@ -129,12 +129,7 @@ Header quantize_header(const Args& a) {
   if (!co.rounding_given) h.ctx.rounding = bp.element_rounding;
   if (!a.get("sat")) h.ctx.saturation = bp.element_saturation;
   h.block = static_cast<std::uint32_t>(parse_count(a, "block", 32, 4096));
-  h.scale = bp.scale_rule;
-  if (const auto r = a.get("scale")) {
-    const auto rule = parse_scale_rule(*r);
-    if (!rule) throw UsageError("unknown scale rule '" + *r + "' for --scale (expected floor, ceil, even or rceil)");
-    h.scale = *rule;
-  }
+  h.scale = scale_rule_option(a).value_or(bp.scale_rule);
   return h;
 }
 
