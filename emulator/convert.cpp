@@ -3,7 +3,10 @@
 // Each call goes to a kernel specialised for its (source, destination, rounding mode): the
 // same generic convert_inline() with the descriptors and the mode as constants (one source,
 // no per-format copies). See core/kernels.hpp.
+#include <string>
+
 #include "core/kernels.hpp"
+#include "simd/plan.hpp"
 #include "softmx/convert.hpp"
 
 namespace softmx {
@@ -56,10 +59,47 @@ Result convert(FormatId src, FormatId dst, std::uint64_t bits, const Context& ct
 Converter::Converter(FormatId src, FormatId dst, const Context& ctx, const Dialect& dialect)
     : src_(src), dst_(dst), ctx_(ctx), dialect_(&dialect), fn_(kernels(src, dst, ctx.rounding).one) {
   require_supported(dialect, dst, ctx);
+  if (auto plan = simd::make_plan(src, dst, ctx, dialect, fn_)) {
+    auto b = std::make_shared<detail::BatchPlan>();
+    b->plan = *plan;
+    for (Isa isa : supported_isas()) {
+      if (isa == Isa::scalar) continue;
+      for (int f = 0; f < 2; ++f) b->kernels[static_cast<int>(isa)][f] = simd::batch_kernel(b->plan, isa, f != 0);
+    }
+    batch_ = std::move(b);
+  }
 }
 
 void Converter::run(const void* in, void* out, Flags* flags, std::size_t n, const std::uint64_t* rbits) const {
-  kernels(src_, dst_, ctx_.rounding).many(in, out, flags, n, rbits, ctx_, *dialect_);
+  run_on(*this, default_isa(), in, out, flags, n, rbits);
+}
+
+void Converter::check_span_types(std::size_t in_bytes, std::size_t out_bytes, std::size_t n, std::size_t out_n,
+                                 std::size_t flags_n) const {
+  auto bytes = [](const Format& f) -> std::size_t { return f.width <= 8 ? 1 : f.width <= 16 ? 2 : f.width <= 32 ? 4 : 8; };
+  const Format& s = format(src_);
+  const Format& d = format(dst_);
+  if (in_bytes != bytes(s) || out_bytes != bytes(d))
+    throw std::invalid_argument("Converter::run: " + std::string(s.name) + " codes are held in " +
+                                std::to_string(bytes(s)) + "-byte and " + std::string(d.name) + " codes in " +
+                                std::to_string(bytes(d)) + "-byte elements; the spans have " +
+                                std::to_string(in_bytes) + " and " + std::to_string(out_bytes));
+  if (out_n < n || (flags_n != 0 && flags_n < n))
+    throw std::invalid_argument("Converter::run: " + std::to_string(n) + " inputs but room for " +
+                                std::to_string(out_n) + " codes and " + std::to_string(flags_n) + " flags");
+}
+
+bool vectorized(const Converter& conv) { return conv.batch_ != nullptr; }
+
+void run_on(const Converter& conv, Isa isa, const void* in, void* out, Flags* flags, std::size_t n,
+            const std::uint64_t* rbits) {
+  if (conv.batch_ && !rbits && isa != Isa::scalar) {
+    if (const simd::BatchFn fn = conv.batch_->kernels[static_cast<int>(isa)][flags != nullptr]) {
+      fn(conv.batch_->plan, in, out, flags, n);
+      return;
+    }
+  }
+  kernels(conv.src_, conv.dst_, conv.ctx_.rounding).many(in, out, flags, n, rbits, conv.ctx_, *conv.dialect_);
 }
 
 }  // namespace softmx

@@ -29,6 +29,12 @@ class Tally {
     ++mismatches_;
     if (examples_.size() < keep_) examples_.push_back(what);
   }
+  /// Records `count` mismatches described together.
+  void fail(const std::string& what, std::uint64_t count) {
+    cases_ += count;
+    mismatches_ += count;
+    if (examples_.size() < keep_) examples_.push_back(what);
+  }
   /// Counts one case: a pass if ok, otherwise a mismatch described by `describe()`.
   template <class F>
   void check(bool ok, F&& describe) {

@@ -9,9 +9,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 
+#include "softmx/batch.hpp"
 #include "softmx/context.hpp"
 #include "softmx/dialect.hpp"
 #include "softmx/flags.hpp"
@@ -19,6 +22,10 @@
 #include "softmx/value.hpp"
 
 namespace softmx {
+
+namespace detail {
+struct BatchPlan;  // the vector kernels' plan for a conversion (emulator/simd/plan.hpp)
+}
 
 /// The outcome of one conversion: the destination code (in the low `width` bits) and flags.
 struct Result {
@@ -66,10 +73,21 @@ class Converter {
 
   /// Converts n codes. `in` points to n codes of the source's storage type and `out` to n
   /// of the destination's: std::uint8_t for widths up to 8, std::uint16_t for 16,
-  /// std::uint32_t for 32, std::uint64_t for 64. `flags` may be null. For rs, `rbits` (may
-  /// be null: then ctx.rbits serves every element) gives each element's random bits.
+  /// std::uint32_t for 32, std::uint64_t for 64. `flags` may be null (then no flags are
+  /// computed, which is faster). For rs, `rbits` (may be null: then ctx.rbits serves every
+  /// element) gives each element's random bits. Runs the vector kernels where they serve the
+  /// conversion (batch.hpp); the results equal operator()'s bit for bit.
   void run(const void* in, void* out, Flags* flags, std::size_t n,
            const std::uint64_t* rbits = nullptr) const;
+
+  /// run() over spans: in.size() codes; out and flags (if not empty) at least as long.
+  /// In and Out must be the storage types described at run(); throws std::invalid_argument
+  /// when they are not or the spans are too short.
+  template <class In, class Out>
+  void run(std::span<const In> in, std::span<Out> out, std::span<Flags> flags = {}) const {
+    check_span_types(sizeof(In), sizeof(Out), in.size(), out.size(), flags.size());
+    run(in.data(), out.data(), flags.empty() ? nullptr : flags.data(), in.size());
+  }
 
   const Context& context() const { return ctx_; }
   const Dialect& dialect() const { return *dialect_; }
@@ -79,10 +97,16 @@ class Converter {
   using Kernel = Result (*)(std::uint64_t, const Context&, const Dialect&);
 
  private:
+  void check_span_types(std::size_t in_bytes, std::size_t out_bytes, std::size_t n, std::size_t out_n,
+                        std::size_t flags_n) const;
+  friend void run_on(const Converter&, Isa, const void*, void*, Flags*, std::size_t, const std::uint64_t*);
+  friend bool vectorized(const Converter&);
+
   FormatId src_, dst_;
   Context ctx_;
   const Dialect* dialect_;
   Kernel fn_;
+  std::shared_ptr<const detail::BatchPlan> batch_;  // null: no vector kernel serves
 };
 
 }  // namespace softmx

@@ -1,0 +1,167 @@
+// conformance/test_batch_simd.cpp: the vector batch kernels equal the scalar reference.
+//
+// The scalar kernel (Converter::operator(), Isa::scalar) is the reference; every vector
+// kernel (every instruction set this CPU runs, with and without flags) must give the same codes
+// and flags for:
+//   - every f16 and bf16 input, under every dialect, destination, mode, saturation and
+//     tininess rule the vector kernels serve;
+//   - a structured f32 sample (every sign and exponent, every leading fraction pattern, ties
+//     and near-ties at every bit position, random tails) under the same settings;
+//   - every one of the 2^32 f32 inputs (test_batch_simd_f32.cpp).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "softmx/batch.hpp"
+#include "softmx/convert.hpp"
+#include "softmx/prng.hpp"
+#include "support/report.hpp"
+
+namespace softmx {
+namespace {
+
+constexpr FormatId kVectorDestinations[] = {FormatId::e4m3, FormatId::e5m2, FormatId::e3m2, FormatId::e2m3,
+                                            FormatId::e2m1, FormatId::int8, FormatId::e8m0, FormatId::f16,
+                                            FormatId::bf16};
+
+std::string setting(const Converter& c, Isa isa, bool flags) {
+  return std::string(format(c.source()).name) + "->" + std::string(format(c.destination()).name) + " " +
+         std::string(name(c.context().rounding)) + " " + std::string(name(c.context().saturation)) + " tininess " +
+         std::string(name(c.context().tininess)) + " dialect " + std::string(c.dialect().name) + " on " + name(isa) +
+         (flags ? " with flags" : " without flags");
+}
+
+/// Compares every vector instruction set against the scalar loop on `in` (source storage In).
+template <class In>
+void compare_all_isas(const Converter& conv, const std::vector<In>& in, conformance::Tally& t) {
+  const bool wide = format(conv.destination()).width > 8;
+  const std::size_t n = in.size();
+  std::vector<std::uint16_t> want(n), got(n);
+  std::vector<Flags> want_f(n), got_f(n);
+  auto run = [&](Isa isa, std::vector<std::uint16_t>& out, Flags* flags) {
+    if (wide) {
+      run_on(conv, isa, in.data(), out.data(), flags, n);
+    } else {
+      std::vector<std::uint8_t> o8(n);
+      run_on(conv, isa, in.data(), o8.data(), flags, n);
+      for (std::size_t i = 0; i < n; ++i) out[i] = o8[i];
+    }
+  };
+  run(Isa::scalar, want, want_f.data());
+  for (Isa isa : supported_isas()) {
+    if (isa == Isa::scalar) continue;
+    for (bool with_flags : {true, false}) {
+      std::fill(got_f.begin(), got_f.end(), Flags{0xEE});
+      run(isa, got, with_flags ? got_f.data() : nullptr);
+      std::size_t bad = 0, first = 0;
+      for (std::size_t i = 0; i < n; ++i)
+        if (got[i] != want[i] || (with_flags && got_f[i] != want_f[i])) {
+          if (!bad) first = i;
+          ++bad;
+        }
+      t.pass(n - bad);
+      if (bad) {
+        t.fail(setting(conv, isa, with_flags) + ": input " + std::to_string(in[first]) + " gives " +
+               std::to_string(got[first]) + "/" + std::to_string(got_f[first]) + ", scalar " +
+               std::to_string(want[first]) + "/" + std::to_string(want_f[first]) + " (" + std::to_string(bad) +
+               " lanes differ)",
+               bad);
+      }
+    }
+  }
+}
+
+/// Every (dialect, destination, mode, saturation, tininess) the vector kernels serve from src.
+template <class F>
+void for_each_setting(FormatId src, F&& f) {
+  for (const Dialect& d : all_dialects())
+    for (FormatId dst : kVectorDestinations)
+      for (Rounding r : kDeterministicRoundings)
+        for (Saturation s : {Saturation::finite, Saturation::none})
+          for (Tininess tn : {Tininess::after_rounding, Tininess::before_rounding}) {
+            if (dst == src) continue;
+            Context c;
+            c.rounding = r;
+            c.saturation = s;
+            c.tininess = tn;
+            if (unsupported_reason(d, dst, c)) continue;
+            const Converter conv(src, dst, c, d);
+            ASSERT_TRUE(vectorized(conv)) << setting(conv, Isa::scalar, true);
+            f(conv);
+          }
+}
+
+TEST(BatchSimd, ReportsTheInstructionSets) {
+  // The list starts with the reference.
+  ASSERT_GE(supported_isas().size(), 1u);
+  EXPECT_EQ(supported_isas()[0], Isa::scalar);
+  EXPECT_EQ(default_isa(), supported_isas().back());
+  std::string list;
+  for (Isa i : supported_isas()) list += std::string(" ") + name(i);
+  std::printf("instruction sets on this CPU:%s\n", list.c_str());
+  // rs, f64 sources and narrow sources have no vector kernel.
+  Context rs;
+  rs.rounding = Rounding::rs;
+  EXPECT_FALSE(vectorized(Converter(FormatId::f32, FormatId::e4m3, rs)));
+  EXPECT_FALSE(vectorized(Converter(FormatId::f64, FormatId::e4m3, Context{})));
+  EXPECT_FALSE(vectorized(Converter(FormatId::e4m3, FormatId::f32, Context{})));
+  EXPECT_TRUE(vectorized(Converter(FormatId::f32, FormatId::e4m3, Context{})));
+}
+
+TEST(BatchSimd, EqualsScalarForEvery16BitInputEverySetting) {
+  conformance::Tally t("vector batch == scalar, every f16/bf16 input, every dialect x format x mode x sat x "
+                       "tininess x instruction set, with and without flags");
+  std::vector<std::uint16_t> in(65536 + 13);  // plus a tail shorter than a vector
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::uint16_t>(i * 0x9E37u);
+  for (std::size_t i = 0; i < 65536; ++i) in[i] = static_cast<std::uint16_t>(i);
+  for (FormatId src : {FormatId::f16, FormatId::bf16})
+    for_each_setting(src, [&](const Converter& conv) { compare_all_isas(conv, in, t); });
+  t.report();
+}
+
+/// Every sign and exponent; for each, fractions with every 7-bit leading pattern and, below it,
+/// ties, near-ties and sticky patterns placed at every bit position, plus random tails.
+std::vector<std::uint32_t> f32_sample() {
+  std::vector<std::uint32_t> v;
+  SplitMix64 rng(0x51D);
+  for (std::uint32_t se = 0; se < 512; ++se) {
+    const std::uint32_t top = se << 23;
+    for (std::uint32_t lead = 0; lead < 128; ++lead) v.push_back(top | lead << 16 | static_cast<std::uint32_t>(rng.next() & 0xFFFF));
+    for (int b = 0; b < 23; ++b) {
+      const std::uint32_t half = 1u << b;
+      for (std::uint32_t low : {half, half - 1, half + 1, 2 * half - 1})
+        for (std::uint32_t hi : {0u, 1u << (b + 1 < 23 ? b + 1 : 22), 0x7FFFFFu & ~(2 * half - 1)})
+          v.push_back(top | ((hi | low) & 0x7FFFFF));
+    }
+    for (int k = 0; k < 32; ++k) v.push_back(top | static_cast<std::uint32_t>(rng.next() & 0x7FFFFF));
+  }
+  return v;
+}
+
+TEST(BatchSimd, EqualsScalarOnStructuredF32SampleEverySetting) {
+  const std::vector<std::uint32_t> in = f32_sample();
+  conformance::Tally t("vector batch == scalar, " + std::to_string(in.size()) +
+                       " structured f32 inputs, every dialect x format x mode x sat x tininess x instruction set");
+  for_each_setting(FormatId::f32, [&](const Converter& conv) { compare_all_isas(conv, in, t); });
+  t.report();
+}
+
+TEST(BatchSimd, SpanOverloadChecksTypesAndSizes) {
+  const Converter conv(FormatId::f32, FormatId::e4m3, Context{});
+  const std::vector<std::uint32_t> in = {0x43E80000u, 0x3F800000u, 0x7FC00000u};
+  std::vector<std::uint8_t> out(3);
+  std::vector<Flags> fl(3);
+  conv.run(std::span<const std::uint32_t>(in), std::span<std::uint8_t>(out), std::span<Flags>(fl));
+  EXPECT_EQ(out[0], 0x7E);
+  EXPECT_EQ(fl[0], flag::inexact);  // 464: the tie between 448 and 480 goes to even 448
+  EXPECT_EQ(out[1], 0x38);
+  EXPECT_EQ(out[2], 0x7F);
+  std::vector<std::uint16_t> wrong(3);
+  EXPECT_THROW(conv.run(std::span<const std::uint32_t>(in), std::span<std::uint16_t>(wrong)), std::invalid_argument);
+  std::vector<std::uint8_t> short_out(2);
+  EXPECT_THROW(conv.run(std::span<const std::uint32_t>(in), std::span<std::uint8_t>(short_out)), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace softmx

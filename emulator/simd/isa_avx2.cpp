@@ -1,0 +1,10 @@
+// emulator/simd/isa_avx2.cpp: the vector conversion kernels compiled for avx2 (8 lanes of 32 bits).
+// CMakeLists.txt gives this file its instruction-set flags; nothing outside namespace
+// simd::avx2 is defined here, so no code for this instruction set leaks into other callers.
+#define SOFTMX_SIMD_NS avx2
+#define SOFTMX_SIMD_LANES 8
+#include "simd/lanes.hpp"
+
+namespace softmx::simd {
+BatchFn batch_kernel_avx2(const Plan& p, bool with_flags) { return avx2::pick(p, p.dst, with_flags); }
+}  // namespace softmx::simd

@@ -1,0 +1,10 @@
+// emulator/simd/isa_avx512.cpp: the vector conversion kernels compiled for avx512 (16 lanes of 32 bits).
+// CMakeLists.txt gives this file its instruction-set flags; nothing outside namespace
+// simd::avx512 is defined here, so no code for this instruction set leaks into other callers.
+#define SOFTMX_SIMD_NS avx512
+#define SOFTMX_SIMD_LANES 16
+#include "simd/lanes.hpp"
+
+namespace softmx::simd {
+BatchFn batch_kernel_avx512(const Plan& p, bool with_flags) { return avx512::pick(p, p.dst, with_flags); }
+}  // namespace softmx::simd

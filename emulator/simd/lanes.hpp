@@ -1,0 +1,342 @@
+// emulator/simd/lanes.hpp: the round-and-pack of core/round_pack.hpp, N lanes at a time
+// (internal; included by one translation unit per instruction set, simd/isa_*.cpp).
+//
+// Each isa_*.cpp defines SOFTMX_SIMD_NS (a namespace private to it, so that nothing compiled
+// for AVX-512 can be merged by the linker into code that runs on a CPU without it) and
+// SOFTMX_SIMD_LANES (N: 16 for AVX-512, 8 for AVX2), and is compiled
+// with the matching -m flags. The code is GNU vector extensions, which GCC and Clang lower to
+// the instruction set in force: one source for every ISA, as one round_pack serves every format.
+//
+// The lane algorithm (SEMANTICS 2-5; read round_pack_inline beside it). A source code
+// sign | exponent e | fraction (f32, f16, bf16; descriptor fields from the Plan) becomes
+//   sig = (fraction | implicit bit) << (23 - m_src)     a 24-bit significand, bit 23 = 2^E
+//   E   = max(e, 1) - bias_src
+// so |x| = sig * 2^(E - 23). With Plan::normalize the significand is shifted so that bit 23 is
+// its leading one (through an exact int -> float conversion) and E adjusted; without it, a
+// source subnormal keeps E = emin_src, which make_plan allows only when emin_src <= emin - 2 so
+// that quantum and tininess come out the same. The result's quantum is 2^(max(E, emin) - m):
+//   sh   = min(23 - m + max(emin - E, 0), 25)           bits of sig below the quantum
+//   n    = (sig + r) >> sh,  r the mode's addend below the quantum (round_pack_lanes)
+// (sh = 25 puts all of sig, < 2^24, below half a quantum: the same verdict as any larger sh for
+// every deterministic mode). The packed magnitude is base + n with
+//   base = (max(E, emin) + bias - 1) << m
+// (the exponent field and the hidden bit add, as in round_pack_inline).
+//
+// Lanes decided by a class (zeros, infinities, NaNs, E8M0 negatives under the nan policy) take
+// the Plan's precomputed result. Lanes handed to the scalar kernel: a NaN whose payload
+// reaches the result (!nan_by_class); under tininess after rounding, a value in the binade
+// just below 2^emin that rounds up to the smallest normal (only rounding to full precision can
+// tell whether it is tiny); an E8M0 value at or below 2^-127 (its own rules, SEMANTICS 5.4).
+// All are rare; a batch of them costs the scalar time.
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "core/format_table.hpp"
+#include "simd/plan.hpp"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+#ifndef SOFTMX_SIMD_NS
+#error "define SOFTMX_SIMD_NS and SOFTMX_SIMD_LANES before including simd/lanes.hpp"
+#endif
+
+#define SOFTMX_LANES_INLINE inline __attribute__((always_inline))
+
+namespace softmx::simd::SOFTMX_SIMD_NS {
+
+constexpr int N = SOFTMX_SIMD_LANES;
+typedef std::uint32_t u32v __attribute__((vector_size(4 * N)));
+typedef std::int32_t i32v __attribute__((vector_size(4 * N)));
+typedef float f32v __attribute__((vector_size(4 * N)));
+typedef std::uint16_t u16v __attribute__((vector_size(2 * N)));
+typedef std::uint8_t u8v __attribute__((vector_size(N)));
+
+SOFTMX_LANES_INLINE u32v splat(std::uint32_t x) { return u32v{} + x; }
+SOFTMX_LANES_INLINE i32v splat_i(std::int32_t x) { return i32v{} + x; }
+// The vector ?: (GCC and Clang, C++) lets the compiler use blends, masked operations and
+// min/max instructions; the bitwise form (m & a) | (~m & b) defeats that.
+/// mask ? a : b, lane by lane (mask lanes all ones or all zeros).
+SOFTMX_LANES_INLINE u32v sel(i32v mask, u32v a, u32v b) { return mask ? a : b; }
+SOFTMX_LANES_INLINE i32v maxi(i32v a, i32v b) { return a > b ? a : b; }
+SOFTMX_LANES_INLINE i32v mini(i32v a, i32v b) { return a < b ? a : b; }
+/// 1 where the mask is set, else 0.
+SOFTMX_LANES_INLINE u32v bit(i32v mask) { return mask ? splat(1) : splat(0); }
+
+/// The lanes whose mask is set, as bits (lane i = bit i).
+SOFTMX_LANES_INLINE unsigned lane_bits(i32v mask) {
+#if defined(__AVX512F__) && SOFTMX_SIMD_LANES == 16
+  return _mm512_movepi32_mask(reinterpret_cast<__m512i>(mask));
+#elif defined(__AVX__) && SOFTMX_SIMD_LANES == 8
+  return static_cast<unsigned>(_mm256_movemask_ps(reinterpret_cast<__m256>(mask)));
+#else
+  unsigned b = 0;
+  for (int i = 0; i < N; ++i) b |= (mask[i] != 0 ? 1u : 0u) << i;
+  return b;
+#endif
+}
+
+/// Finite non-zero values sign * sig * 2^(E - 23) rounded and packed into destination D (a
+/// FormatId as int: the descriptor's fields are constants). `sgn` is 0 or 1 per lane; `extra`
+/// is ORed into the flags. Sets `code`, `flags` (when F) and ORs into `fallback` the lanes the
+/// scalar kernel must decide (when F: only flags can need it). `Pl` holds the dialect's values
+/// (LanePlan below), read into registers once per batch.
+template <int D, Rounding R, bool F, class Pl>
+SOFTMX_LANES_INLINE void round_pack_lanes(const Pl& p, u32v sgn, u32v sig, i32v E, u32v extra, u32v& code,
+                                          u32v& flags, i32v& fallback) {
+  constexpr Format f = detail::kFormats[D];
+  constexpr int m = f.man_bits;
+  constexpr int emin = f.emin();
+  constexpr bool e8m0 = !f.subnormals;
+  constexpr Kind kind = e8m0 ? Kind::e8m0
+                        : f.sign == SignEncoding::twos_complement ? Kind::twos
+                        : f.width > 8 ? Kind::wide : Kind::narrow;
+  const u32v one = splat(1);
+  const i32v ex = e8m0 ? E : maxi(E, splat_i(emin));
+  const i32v sh = e8m0 ? splat_i(23 - m) : mini(maxi(splat_i(emin) - E, splat_i(0)), splat_i(2 + m)) + (23 - m);
+  const u32v shu = reinterpret_cast<u32v>(sh);
+  const u32v n0 = sig >> shu;  // the significand truncated to the quantum
+  const u32v unit = one << shu;
+  const u32v half = unit >> 1;
+  const u32v base = reinterpret_cast<u32v>((ex + (f.bias - 1)) << m);
+  // Rounding adds a mode-dependent amount below the quantum before truncating: half - 1 plus
+  // the last bit (rne), half (rna), unit - 1 toward the sign's infinity (ru, rd). A carry out of
+  // the significand reaches the exponent field through base + n, as in round_pack_inline.
+  u32v n;
+  if constexpr (R == Rounding::rne) {
+    // The code's last bit decides ties; base is even unless m = 0 (E8M0).
+    const u32v odd = (m == 0 ? base + n0 : n0) & one;
+    const u32v tie = e8m0 ? (odd | (reinterpret_cast<u32v>(p.ties_up) & one)) : odd;
+    n = (sig + (half - one) + tie) >> shu;
+  } else if constexpr (R == Rounding::rna) {
+    n = (sig + half) >> shu;
+  } else if constexpr (R == Rounding::rz) {
+    n = n0;
+  } else if constexpr (R == Rounding::ru) {
+    n = sgn == 0 ? (sig + (unit - one)) >> shu : n0;
+  } else if constexpr (R == Rounding::rd) {
+    n = sgn != 0 ? (sig + (unit - one)) >> shu : n0;
+  } else {  // ro: jam a one into an even truncated code when inexact
+    const i32v inexact = (sig & (unit - one)) != 0;
+    const u32v even = ((m == 0 ? base + n0 : n0) & one) ^ one;
+    n = inexact ? n0 + even : n0;
+  }
+  const u32v mag = base + n;
+  const i32v neg = reinterpret_cast<i32v>(sgn) != 0;
+  // int8's -2 (0x80) is the only sign-dependent largest magnitude.
+  const i32v ovf = kind == Kind::twos ? mag > sel(neg, p.max_mag1, p.max_mag0) : mag > p.max_mag0;
+
+  u32v packed;
+  if constexpr (kind == Kind::twos) {
+    packed = sel(neg, (-mag) & splat(0xFF), mag);
+  } else if constexpr (kind == Kind::e8m0) {
+    packed = mag;
+  } else {
+    packed = (sgn << (f.width - 1)) | mag;
+  }
+  code = sel(ovf, sel(neg, p.ovf1, p.ovf0), packed);
+
+  if constexpr (e8m0) {
+    fallback |= E <= splat_i(emin);  // SEMANTICS 5.4's rules at and below 2^-127
+  }
+  if constexpr (F) {
+    const i32v inexact = (sig & (unit - one)) != 0;
+    u32v fl = extra | bit(inexact);  // flag::inexact is bit 0
+    if constexpr (!e8m0 && !f.fixed_point) {
+      const i32v below = E == splat_i(emin - 1);
+      const i32v tiny = p.tiny_after ? (E < splat_i(emin - 1)) | (below & (mag < splat(1u << m)))
+                                     : E < splat_i(emin);
+      fl |= bit(tiny & inexact) << 1;  // flag::underflow is bit 1
+      // Just below 2^emin and rounded up to it: tiny or not depends on rounding to full
+      // precision, which the scalar kernel does.
+      if (p.tiny_after) fallback |= below & (mag >= splat(1u << m)) & inexact;
+    }
+    flags = sel(ovf, extra | splat(flag::overflow | flag::inexact), fl);
+  }
+}
+
+/// The Plan's per-dialect values as lane vectors and plain locals, made once per batch so that
+/// the loop keeps them in registers.
+struct LanePlan {
+  u32v max_mag0, max_mag1, ovf0, ovf1;
+  i32v ties_up;
+  bool tiny_after;
+  explicit LanePlan(const Plan& p)
+      : max_mag0(splat(p.max_mag[0])),
+        max_mag1(splat(p.max_mag[1])),
+        ovf0(splat(p.ovf_code[0])),
+        ovf1(splat(p.ovf_code[1])),
+        ties_up(splat_i(p.ties_up ? -1 : 0)),
+        tiny_after(p.tiny_after) {}
+};
+
+/// The result of a class (ClassResult) for each lane's sign.
+SOFTMX_LANES_INLINE u32v by_sign(i32v neg, std::uint32_t plus, std::uint32_t minus) {
+  return sel(neg, splat(minus), splat(plus));
+}
+
+/// Converts n source codes (std::uint32_t for f32, std::uint16_t for f16 and bf16) into
+/// destination D's codes (std::uint8_t, std::uint16_t for f16 and bf16), with flags when F.
+/// Norm: Plan::normalize.
+template <int D, Rounding R, bool F, bool Norm>
+void convert_batch(const Plan& plan, const void* in_v, void* out_v, Flags* flags_out, std::size_t n) {
+  using Out = std::conditional_t<(detail::kFormats[D].width > 8), std::uint16_t, std::uint8_t>;
+  constexpr bool e8m0 = !detail::kFormats[D].subnormals;
+  Out* out = static_cast<Out*>(out_v);
+  const LanePlan lp(plan);
+  const Plan& p = plan;
+  const bool in32 = p.src_width == 32;
+  const std::uint32_t* in32p = static_cast<const std::uint32_t*>(in_v);
+  const std::uint16_t* in16p = static_cast<const std::uint16_t*>(in_v);
+  const u32v src_m = splat(static_cast<std::uint32_t>(p.src_m));
+  const u32v src_sign_shift = splat(static_cast<std::uint32_t>(p.src_width - 1));
+  const u32v src_mag_mask = splat((std::uint32_t{1} << (p.src_width - 1)) - 1);
+  const u32v src_frac_mask = splat((std::uint32_t{1} << p.src_m) - 1);
+  const u32v src_implicit = splat(std::uint32_t{1} << p.src_m);
+  const u32v src_align = splat(static_cast<std::uint32_t>(23 - p.src_m));
+  const i32v src_bias = splat_i(p.src_bias);
+  const i32v src_exp_max = splat_i(p.src_exp_max);
+  const u32v src_inf_minus_1 = splat((static_cast<std::uint32_t>(p.src_exp_max) << p.src_m) - 1);
+  const u32v src_quiet = splat(std::uint32_t{1} << (p.src_m - 1));
+  const bool nan_by_class = p.nan_by_class;
+  const bool neg_const = p.neg_const;
+  const u32v neg_extra = splat(p.neg_extra);
+  auto scalar = [&](std::size_t j) {
+    const Result r = p.scalar(in32 ? in32p[j] : in16p[j], p.ctx, *p.dialect);
+    out[j] = static_cast<Out>(r.code);
+    if constexpr (F) flags_out[j] = r.flags;
+  };
+
+  std::size_t i = 0;
+  for (; i + N <= n; i += N) {
+    u32v x;
+    if (in32) {
+      std::memcpy(&x, in32p + i, sizeof x);
+    } else {
+      u16v h;
+      std::memcpy(&h, in16p + i, sizeof h);
+      x = __builtin_convertvector(h, u32v);
+    }
+    u32v sgn = x >> src_sign_shift;
+    const u32v a = x & src_mag_mask;
+    const i32v e = reinterpret_cast<i32v>(a >> src_m);
+    const u32v frac = a & src_frac_mask;
+    u32v sig;
+    i32v E = maxi(e, splat_i(1)) - src_bias;
+    if constexpr (!Norm) {
+      // The implicit bit is set for source subnormals too: make_plan skips normalising only
+      // when every source subnormal, and that bogus value below 2^(emin_src + 1), lies below
+      // half the destination's smallest subnormal, where both round and flag alike (inexact,
+      // tiny, the same result in every mode). Zeros are decided by their class below.
+      sig = (frac << src_align) | 0x800000;
+    } else {
+      sig = (frac | (reinterpret_cast<u32v>(e != 0) & src_implicit)) << src_align;
+      // An exact int -> float conversion finds the leading one (sig < 2^24 is exact in f32).
+      const u32v fb = reinterpret_cast<u32v>(__builtin_convertvector(reinterpret_cast<i32v>(sig), f32v));
+      E += reinterpret_cast<i32v>(fb >> 23) - 150;
+      sig = (fb & 0x7FFFFF) | 0x800000;
+    }
+    u32v extra = splat(0);
+    if constexpr (e8m0) {
+      extra = (splat(0) - sgn) & neg_extra;  // invalid for a negative under E8m0Negative::magnitude
+      sgn = splat(0);                        // the magnitude is rounded (or the neg class decides)
+    }
+    u32v code, fl{};
+    i32v fallback = splat_i(0);
+    round_pack_lanes<D, R, F>(lp, sgn, sig, E, extra, code, fl, fallback);
+
+    // Zeros, infinities and NaNs take their class's result (indexed by the input's sign).
+    // One unsigned compare finds zeros (a - 1 wraps) and Inf/NaN (a >= the Inf code).
+    i32v decided = (a - 1) >= src_inf_minus_1;
+    i32v nan_lanes = splat_i(0);  // NaNs whose payload reaches the result
+    if (lane_bits(decided)) [[unlikely]] {
+      const i32v special = e == src_exp_max;
+      const i32v is_zero = a == 0;
+      const i32v neg_in = reinterpret_cast<i32v>(x >> src_sign_shift) != 0;
+      const i32v is_nan = special & (reinterpret_cast<i32v>(frac) != 0);
+      const i32v quiet = reinterpret_cast<i32v>(frac & src_quiet) != 0;
+      const u32v nan_code = sel(quiet, by_sign(neg_in, p.qnan.code[0], p.qnan.code[1]),
+                                by_sign(neg_in, p.snan.code[0], p.snan.code[1]));
+      const u32v special_code = sel(is_nan, nan_code, by_sign(neg_in, p.inf.code[0], p.inf.code[1]));
+      code = sel(special, special_code, sel(is_zero, by_sign(neg_in, p.zero.code[0], p.zero.code[1]), code));
+      if constexpr (F) {
+        const u32v nan_fl = sel(quiet, by_sign(neg_in, p.qnan.flags[0], p.qnan.flags[1]),
+                                by_sign(neg_in, p.snan.flags[0], p.snan.flags[1]));
+        const u32v special_fl = sel(is_nan, nan_fl, by_sign(neg_in, p.inf.flags[0], p.inf.flags[1]));
+        fl = sel(special, special_fl, sel(is_zero, by_sign(neg_in, p.zero.flags[0], p.zero.flags[1]), fl));
+      }
+      if (!nan_by_class) nan_lanes = is_nan;
+    }
+    if constexpr (e8m0) {
+      if (neg_const) {
+        const i32v neg_lane = (reinterpret_cast<i32v>(x >> src_sign_shift) != 0) & ~decided;
+        code = sel(neg_lane, splat(p.neg.code[1]), code);
+        if constexpr (F) fl = sel(neg_lane, splat(p.neg.flags[1]), fl);
+        decided |= neg_lane;
+      }
+    }
+    fallback = (fallback & ~decided) | nan_lanes;
+
+    if constexpr (sizeof(Out) == 1) {
+      const u8v b = __builtin_convertvector(code, u8v);
+      std::memcpy(out + i, &b, sizeof b);
+    } else {
+      const u16v h = __builtin_convertvector(code, u16v);
+      std::memcpy(out + i, &h, sizeof h);
+    }
+    if constexpr (F) {
+      const u8v b = __builtin_convertvector(fl, u8v);
+      std::memcpy(flags_out + i, &b, sizeof b);
+    }
+    if (unsigned lanes = lane_bits(fallback)) [[unlikely]] {
+      for (; lanes; lanes &= lanes - 1) scalar(i + static_cast<std::size_t>(__builtin_ctz(lanes)));
+    }
+  }
+  for (; i < n; ++i) scalar(i);
+}
+
+/// Whether destination D has a kernel without normalisation (Plan::normalize can be false).
+template <int D>
+constexpr bool can_skip_normalize() {
+  constexpr Format f = detail::kFormats[D];
+  return f.subnormals && detail::kFormats[static_cast<int>(FormatId::f32)].emin() <= f.emin() - f.man_bits - 2;
+}
+
+template <int D, Rounding R>
+BatchFn pick_norm(const Plan& p, bool with_flags) {
+  if constexpr (can_skip_normalize<D>()) {
+    if (!p.normalize) return with_flags ? &convert_batch<D, R, true, false> : &convert_batch<D, R, false, false>;
+  }
+  return with_flags ? &convert_batch<D, R, true, true> : &convert_batch<D, R, false, true>;
+}
+
+template <int D>
+BatchFn pick_mode(const Plan& p, bool with_flags) {
+  switch (p.ctx.rounding) {
+    case Rounding::rne: return pick_norm<D, Rounding::rne>(p, with_flags);
+    case Rounding::rna: return pick_norm<D, Rounding::rna>(p, with_flags);
+    case Rounding::rz: return pick_norm<D, Rounding::rz>(p, with_flags);
+    case Rounding::ru: return pick_norm<D, Rounding::ru>(p, with_flags);
+    case Rounding::rd: return pick_norm<D, Rounding::rd>(p, with_flags);
+    case Rounding::ro: return pick_norm<D, Rounding::ro>(p, with_flags);
+    case Rounding::rs: break;
+  }
+  return nullptr;
+}
+
+inline BatchFn pick(const Plan& p, FormatId dst, bool with_flags) {
+  switch (dst) {
+#define SOFTMX_DST(F) \
+  case FormatId::F: return pick_mode<static_cast<int>(FormatId::F)>(p, with_flags);
+    SOFTMX_DST(e4m3) SOFTMX_DST(e5m2) SOFTMX_DST(e3m2) SOFTMX_DST(e2m3) SOFTMX_DST(e2m1)
+    SOFTMX_DST(int8) SOFTMX_DST(e8m0) SOFTMX_DST(f16) SOFTMX_DST(bf16)
+#undef SOFTMX_DST
+    default: break;
+  }
+  return nullptr;
+}
+
+}  // namespace softmx::simd::SOFTMX_SIMD_NS

@@ -1,0 +1,151 @@
+// emulator/simd/plan.cpp: building a Plan (see plan.hpp) and choosing the instruction set.
+#include "simd/plan.hpp"
+
+
+#include <vector>
+
+#include "core/round_pack.hpp"
+
+namespace softmx::simd {
+namespace {
+
+ClassResult by_class(const Plan& p, std::uint64_t plus_code, std::uint64_t sign_bit) {
+  ClassResult r;
+  for (int s = 0; s < 2; ++s) {
+    const Result x = p.scalar(plus_code | (s ? sign_bit : 0), p.ctx, *p.dialect);
+    r.code[s] = static_cast<std::uint32_t>(x.code);
+    r.flags[s] = x.flags;
+  }
+  return r;
+}
+
+}  // namespace
+
+std::optional<Plan> make_plan(FormatId src, FormatId dst, const Context& ctx, const Dialect& d,
+                              Converter::Kernel scalar) {
+  if (ctx.rounding == Rounding::rs) return std::nullopt;
+  if (src != FormatId::f32 && src != FormatId::f16 && src != FormatId::bf16) return std::nullopt;
+  const Format& s = format(src);
+  const Format& f = format(dst);
+  Plan p;
+  p.dst = dst;
+  switch (dst) {
+    case FormatId::e4m3: case FormatId::e5m2: case FormatId::e3m2: case FormatId::e2m3: case FormatId::e2m1:
+      p.kind = Kind::narrow;
+      break;
+    case FormatId::f16: case FormatId::bf16:
+      if (src == dst) return std::nullopt;
+      p.kind = Kind::wide;
+      break;
+    case FormatId::int8: p.kind = Kind::twos; break;
+    case FormatId::e8m0: p.kind = Kind::e8m0; break;
+    default: return std::nullopt;
+  }
+  p.src_width = s.width;
+  p.src_m = s.man_bits;
+  p.src_bias = s.bias;
+  p.src_exp_max = static_cast<int>(detail::low_mask(s.exp_bits));
+  p.m = f.man_bits;
+  p.bias = f.bias;
+  p.emin = f.emin();
+  p.width = f.width;
+  for (int sg = 0; sg < 2; ++sg) p.max_mag[sg] = static_cast<std::uint32_t>(detail::max_magnitude(f, sg, d));
+  p.fixed_point = f.fixed_point;
+  p.tiny_after = ctx.tininess == Tininess::after_rounding;
+  p.ties_up = f.man_bits == 0 && d.e8m0_ties == E8m0Ties::up;
+  // Without normalising, a source subnormal is read with its implicit bit set and the
+  // exponent emin_src: a value below 2^(emin_src + 1). That rounds and flags as the true value
+  // does only when 2^(emin_src + 1) is at most half the destination's smallest subnormal
+  // 2^(emin - m) (lanes.hpp); never for E8M0 (no subnormals).
+  p.normalize = !f.subnormals || s.emin() > f.emin() - f.man_bits - 2;
+  p.scalar = scalar;
+  p.ctx = ctx;
+  p.dialect = &d;
+
+  // SEMANTICS 4, as round_pack_inline decides it for a magnitude above the largest.
+  for (int sg = 0; sg < 2; ++sg) {
+    const Rounding r = ctx.rounding;
+    const bool toward_inf = r == Rounding::rne || r == Rounding::rna || (r == Rounding::ru && !sg) ||
+                            (r == Rounding::rd && sg);
+    const bool sign = sg && f.is_signed();
+    std::uint64_t code = detail::pack(f, sign, p.max_mag[sg]);
+    if (ctx.saturation == Saturation::none && toward_inf) {
+      if (f.has_inf()) code = detail::inf_code(f, sign);
+      else if (f.has_nan()) code = detail::nan_code(f, sign, 0, d);
+    }
+    p.ovf_code[sg] = static_cast<std::uint32_t>(code);
+  }
+
+  // Classes whose result does not depend on the digits: one scalar call per class and sign.
+  const std::uint64_t sign_bit = std::uint64_t{1} << (s.width - 1);
+  const std::uint64_t exp_ones = detail::low_mask(s.exp_bits) << s.man_bits;
+  p.zero = by_class(p, 0, sign_bit);
+  p.inf = by_class(p, exp_ones, sign_bit);
+  p.qnan = by_class(p, exp_ones | (std::uint64_t{1} << (s.man_bits - 1)), sign_bit);
+  p.snan = by_class(p, exp_ones | 1, sign_bit);
+  // A NaN's digits reach the result only as an ieee destination's preserved payload (and not
+  // when the dialect first replaces every NaN of this source by one canonical NaN).
+  p.nan_by_class = !(f.specials == Specials::ieee && d.nan_payload[static_cast<int>(dst)] == NanPayload::preserve &&
+                     d.nan_canonical_ones[static_cast<int>(src)] == 0);
+  if (!f.is_signed()) {
+    if (d.e8m0_negative == E8m0Negative::nan) {
+      p.neg_const = true;
+      p.neg = by_class(p, static_cast<std::uint64_t>(s.bias) << s.man_bits, sign_bit);  // -1.0
+    } else {
+      p.neg_extra = flag::invalid;
+    }
+  }
+  return p;
+}
+
+BatchFn batch_kernel(const Plan& p, Isa isa, bool with_flags) {
+  switch (isa) {
+    case Isa::avx512: return batch_kernel_avx512(p, with_flags);
+    case Isa::avx2: return batch_kernel_avx2(p, with_flags);
+    case Isa::scalar: break;
+  }
+  return nullptr;
+}
+
+}  // namespace softmx::simd
+
+namespace softmx {
+
+const char* name(Isa isa) {
+  switch (isa) {
+    case Isa::scalar: return "scalar";
+    case Isa::avx2: return "avx2";
+    case Isa::avx512: break;
+  }
+  return "avx512";
+}
+
+bool isa_supported(Isa isa) {
+  switch (isa) {
+    case Isa::scalar: return true;
+#if defined(__x86_64__) && defined(__GNUC__)
+    case Isa::avx2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2");
+    case Isa::avx512:
+      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+             __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+#else
+    case Isa::avx2:
+    case Isa::avx512: return false;
+#endif
+  }
+  return false;
+}
+
+std::span<const Isa> supported_isas() {
+  static const std::vector<Isa> list = [] {
+    std::vector<Isa> v;
+    for (Isa i : {Isa::scalar, Isa::avx2, Isa::avx512})
+      if (isa_supported(i)) v.push_back(i);
+    return v;
+  }();
+  return list;
+}
+
+Isa default_isa() { return supported_isas().back(); }
+
+}  // namespace softmx

@@ -1,0 +1,105 @@
+// emulator/simd/plan.hpp: what the vector conversion kernels need to know about one
+// conversion, worked out once (internal).
+//
+// The vector kernels (simd/lanes.hpp) are the generic round-and-pack of core/round_pack.hpp
+// written for N lanes at once. They take every format and dialect fact from a Plan: the
+// source's and destination's descriptor fields, the codes the dialect gives to overflow, and
+// the results for input classes whose result does not depend on the input's digits (zeros,
+// infinities, NaNs, E8M0 negatives), which the plan gets by asking the scalar kernel once per
+// class. Lanes the vector code does not decide (rare edge cases listed in lanes.hpp) are
+// handed to the scalar kernel, so the vector path is the scalar reference by construction
+// and the exhaustive tests (conformance/test_batch_simd.cpp) check that it is.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+
+#include "softmx/batch.hpp"
+#include "softmx/convert.hpp"
+
+namespace softmx::simd {
+
+/// How the destination packs a sign and a magnitude (selects a kernel instantiation).
+enum class Kind : std::uint8_t {
+  narrow,  ///< sign-magnitude, at most 8 bits (e4m3 e5m2 e3m2 e2m3 e2m1)
+  wide,    ///< sign-magnitude, 16 bits (f16, bf16)
+  twos,    ///< two's complement (int8)
+  e8m0,    ///< unsigned, no zero or subnormals
+};
+
+/// A result fixed for an input class, per sign (index 0: +, 1: -).
+struct ClassResult {
+  std::uint32_t code[2] = {0, 0};
+  std::uint8_t flags[2] = {0, 0};
+};
+
+struct Plan {
+  // Source (f32, f16 or bf16; an IEEE-style descriptor). A code is sign | exponent | fraction.
+  int src_width = 32;
+  int src_m = 23;        ///< fraction bits
+  int src_bias = 127;
+  int src_exp_max = 255; ///< the all-ones exponent field (Inf and NaN)
+
+  // Destination descriptor (Format's fields).
+  FormatId dst = FormatId::e4m3;
+  Kind kind = Kind::narrow;
+  int m = 3;                    ///< fraction bits
+  int bias = 7;
+  int emin = -6;                ///< exponent of the smallest normal
+  int width = 8;
+  std::uint32_t max_mag[2] = {0x7E, 0x7E};  ///< largest finite magnitude code per sign
+  bool fixed_point = false;     ///< int8: never underflow
+  bool tiny_after = true;       ///< tininess after rounding
+  bool ties_up = false;         ///< e8m0 ties up under rne (dialect)
+  /// Lanes need their significand normalised (source subnormals may be tiny in the
+  /// destination; E8M0 has no subnormals). See lanes.hpp.
+  bool normalize = false;
+
+  // Overflow: the code per sign and the flags (overflow | inexact).
+  std::uint32_t ovf_code[2] = {0, 0};
+
+  // Input classes decided by one scalar call each.
+  ClassResult zero, inf, qnan, snan;
+  bool nan_by_class = true;  ///< false: a NaN's result depends on its payload (scalar per lane)
+  bool neg_const = false;    ///< e8m0 under E8m0Negative::nan: negatives give `neg`
+  ClassResult neg;
+  std::uint8_t neg_extra = 0;  ///< e8m0 under E8m0Negative::magnitude: invalid, sign dropped
+
+  // The scalar reference for the lanes the vector code hands on.
+  Converter::Kernel scalar = nullptr;
+  Context ctx;
+  const Dialect* dialect = nullptr;
+};
+
+/// The plan for converting `src` into `dst`, or nullopt when no vector kernel serves the
+/// conversion (a 64-bit or narrow source, a destination wider than 16 bits, rs rounding).
+/// Precondition: the dialect supports the conversion (Converter checked it).
+std::optional<Plan> make_plan(FormatId src, FormatId dst, const Context& ctx, const Dialect& dialect,
+                              Converter::Kernel scalar);
+
+/// A batch conversion: n source codes (storage type of the source: std::uint32_t for f32,
+/// std::uint16_t for f16 and bf16) to n destination codes (std::uint8_t, or std::uint16_t for
+/// f16 and bf16 destinations) and, when `flags` is not null, n flag bytes.
+using BatchFn = void (*)(const Plan& p, const void* in, void* out, Flags* flags, std::size_t n);
+
+/// The kernel for the plan compiled for `isa` (not Isa::scalar), with or without flags.
+/// Precondition: isa_supported(isa).
+BatchFn batch_kernel(const Plan& p, Isa isa, bool with_flags);
+
+// The per-instruction-set entry points (simd/isa_*.cpp).
+BatchFn batch_kernel_avx2(const Plan& p, bool with_flags);
+BatchFn batch_kernel_avx512(const Plan& p, bool with_flags);
+
+}  // namespace softmx::simd
+
+namespace softmx::detail {
+
+/// What a Converter keeps for its batches: the plan and its kernels for every instruction set
+/// this CPU supports, with flags [1] and without [0] (null for unsupported sets).
+struct BatchPlan {
+  simd::Plan plan;
+  simd::BatchFn kernels[3][2] = {};  // indexed by Isa
+};
+
+}  // namespace softmx::detail

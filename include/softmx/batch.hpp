@@ -1,0 +1,47 @@
+// softmx/batch.hpp: which instruction set the batch conversions run on.
+//
+// Converter::run (convert.hpp) converts a batch with vector kernels where one serves the
+// conversion (sources f32, f16, bf16; destinations e4m3 e5m2 e3m2 e2m3 e2m1 int8 e8m0 f16 bf16;
+// every rounding mode but rs), on the widest instruction set this CPU has, and with the scalar
+// kernel otherwise. The results are the scalar API's bit for bit (conformance/test_batch_simd.cpp
+// checks every f32 input). These functions let tests and benchmarks choose the instruction set.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "softmx/flags.hpp"
+
+namespace softmx {
+
+class Converter;
+
+/// The kernels a batch may run on.
+enum class Isa : std::uint8_t {
+  scalar,  ///< the single-value kernel in a loop: the reference, and the portable fallback
+  avx2,    ///< x86-64 AVX2 + BMI2 + FMA: 8 lanes of 32 bits
+  avx512,  ///< x86-64 AVX-512 F/BW/VL/DQ: 16 lanes
+};
+
+/// "scalar" "avx2" "avx512".
+const char* name(Isa isa);
+
+/// True when this CPU can run `isa` (scalar always).
+bool isa_supported(Isa isa);
+
+/// The instruction set Converter::run uses: the widest one supported (decided once).
+Isa default_isa();
+
+/// Every instruction set this CPU supports, scalar first.
+std::span<const Isa> supported_isas();
+
+/// True when `conv` has vector kernels (otherwise every Isa runs the scalar loop).
+bool vectorized(const Converter& conv);
+
+/// Converter::run on a chosen instruction set. Precondition: isa_supported(isa); otherwise as
+/// Converter::run. With rbits (rs) the scalar loop runs whatever `isa` says.
+void run_on(const Converter& conv, Isa isa, const void* in, void* out, Flags* flags, std::size_t n,
+            const std::uint64_t* rbits = nullptr);
+
+}  // namespace softmx
