@@ -1,9 +1,17 @@
-// bench/bench_convert.cpp: single-value conversion time, softmx against NVIDIA's host functions,
-// in one process over the same inputs. Prints the ratios at the end.
+// bench/bench_convert.cpp: conversion throughput, softmx against its peers in one process over
+// the same inputs, one core. Prints the ratios at the end.
 //
-// Inputs: 4096 f32 values, a fixed SplitMix64 stream: magnitudes 2^-12 .. 2^10 (mostly inside
+// Peers, per conversion (f32 into each format and mode NVIDIA's host functions accept):
+//   nvidia        NVIDIA's host function (cuda_fp8.h / cuda_fp6.h / cuda_fp4.h, CUDA toolkit) in a
+//                 plain loop over the array, inlined as in user code: the baseline of every ratio;
+//   mpfr          the conformance suite's MPFR oracle (correct rounding, arbitrary precision);
+//   scalar        a straightforward loop of softmx's single-value API (Converter::operator());
+//   batch/ISA     Converter::run on each instruction set, with flags and without (flags == null:
+//                 NVIDIA's functions give none, so that is the like-for-like comparison).
+//
+// Inputs: 4096 f32 values from a fixed SplitMix64 stream: magnitudes 2^-12 .. 2^10 (mostly inside
 // E4M3's range, some saturating, some subnormal), random signs and fractions, so branches are
-// not predictable. Each benchmark converts one value per iteration.
+// not predictable. Every benchmark converts the whole array per iteration (items = values).
 #include <benchmark/benchmark.h>
 
 #include <bit>
@@ -13,9 +21,13 @@
 #include <string>
 #include <vector>
 
+#include "softmx/batch.hpp"
 #include "softmx/convert.hpp"
 #include "softmx/prng.hpp"
 
+#if defined(SOFTMX_HAVE_MPFR_ORACLE)
+#include "oracles/mpfr_oracle.hpp"
+#endif
 #if defined(SOFTMX_HAVE_CUDA_HEADERS)
 #include <cuda_fp4.h>
 #include <cuda_fp6.h>
@@ -25,10 +37,12 @@
 namespace {
 
 using softmx::FormatId;
+using softmx::Isa;
+constexpr std::size_t kN = 4096;
 
 const std::vector<float>& inputs() {
   static const std::vector<float> v = [] {
-    std::vector<float> r(4096);
+    std::vector<float> r(kN);
     softmx::SplitMix64 rng(0xBE7C4);
     for (float& x : r) {
       const int e = -12 + static_cast<int>(rng.below(23));
@@ -40,69 +54,90 @@ const std::vector<float>& inputs() {
   return v;
 }
 
-softmx::Context ctx(softmx::Rounding r = softmx::Rounding::rne, softmx::Saturation s = softmx::Saturation::finite) {
+softmx::Context ctx(softmx::Rounding r, softmx::Saturation s) {
   softmx::Context c;
   c.rounding = r;
   c.saturation = s;
   return c;
 }
 
-// softmx::convert(): the free function (checks dialect support on every call).
-void softmx_convert(benchmark::State& st, FormatId dst, softmx::Context c) {
-  const auto& in = inputs();
-  std::size_t i = 0;
-  for (auto _ : st) {
-    const auto r = softmx::convert(FormatId::f32, dst, std::bit_cast<std::uint32_t>(in[i++ & 4095]), c);
-    benchmark::DoNotOptimize(r);
-  }
-  st.SetItemsProcessed(st.iterations());
-}
+void items(benchmark::State& st) { st.SetItemsProcessed(st.iterations() * static_cast<std::int64_t>(kN)); }
 
-// softmx::Converter: formats, context and dialect fixed once; one call per value.
-void softmx_converter(benchmark::State& st, FormatId dst, softmx::Context c) {
+// A loop of softmx's single-value API.
+void scalar_loop(benchmark::State& st, FormatId dst, softmx::Context c) {
   const auto& in = inputs();
-  const softmx::Converter conv(FormatId::f32, dst, c);
-  std::size_t i = 0;
-  for (auto _ : st) {
-    const auto r = conv(std::bit_cast<std::uint32_t>(in[i++ & 4095]));
-    benchmark::DoNotOptimize(r);
-  }
-  st.SetItemsProcessed(st.iterations());
-}
-
-// softmx::Converter::run over the 4096 values (per-value time = iteration time / 4096).
-void softmx_batch(benchmark::State& st, FormatId dst, softmx::Context c) {
-  const auto& in = inputs();
-  std::vector<std::uint8_t> out(in.size());
-  std::vector<softmx::Flags> flags(in.size());
+  std::vector<std::uint8_t> out(kN);
   const softmx::Converter conv(FormatId::f32, dst, c);
   for (auto _ : st) {
-    conv.run(in.data(), out.data(), flags.data(), in.size());
+    for (std::size_t i = 0; i < kN; ++i) out[i] = static_cast<std::uint8_t>(conv(std::bit_cast<std::uint32_t>(in[i])).code);
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  items(st);
+}
+
+// Converter::run on one instruction set, with or without flags.
+void batch(benchmark::State& st, FormatId dst, softmx::Context c, Isa isa, bool with_flags) {
+  const auto& in = inputs();
+  std::vector<std::uint8_t> out(kN);
+  std::vector<softmx::Flags> flags(kN);
+  const softmx::Converter conv(FormatId::f32, dst, c);
+  for (auto _ : st) {
+    softmx::run_on(conv, isa, in.data(), out.data(), with_flags ? flags.data() : nullptr, kN);
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  items(st);
+}
+
+#if defined(SOFTMX_HAVE_MPFR_ORACLE)
+void mpfr(benchmark::State& st, FormatId dst, softmx::Context c) {
+  namespace o = softmx::oracle;
+  const auto& in = inputs();
+  std::vector<std::uint8_t> out(kN);
+  const auto fmt = static_cast<o::Fmt>(static_cast<int>(dst));
+  const auto mode = static_cast<o::Mode>(static_cast<int>(c.rounding));
+  const auto sat = c.saturation == softmx::Saturation::finite ? o::Sat::finite : o::Sat::none;
+  for (auto _ : st) {
+    for (std::size_t i = 0; i < kN; ++i)
+      out[i] = static_cast<std::uint8_t>(
+          o::convert(o::Fmt::f32, fmt, std::bit_cast<std::uint32_t>(in[i]), mode, sat, o::Tiny::after).code);
     benchmark::DoNotOptimize(out.data());
   }
-  st.SetItemsProcessed(st.iterations() * static_cast<std::int64_t>(in.size()));
+  items(st);
 }
+#endif
 
 #if defined(SOFTMX_HAVE_CUDA_HEADERS)
-unsigned char nv_e4m3_sat(float x) { return __nv_cvt_float_to_fp8(x, __NV_SATFINITE, __NV_E4M3); }
-unsigned char nv_e5m2_sat(float x) { return __nv_cvt_float_to_fp8(x, __NV_SATFINITE, __NV_E5M2); }
-unsigned char nv_e4m3_nosat(float x) { return __nv_cvt_float_to_fp8(x, __NV_NOSAT, __NV_E4M3); }
-unsigned char nv_e2m3(float x) { return __nv_cvt_float_to_fp6(x, __NV_E2M3, cudaRoundNearest); }
-unsigned char nv_e2m1(float x) { return __nv_cvt_float_to_fp4(x, __NV_E2M1, cudaRoundNearest); }
-unsigned char nv_e8m0_ru(float x) { return __nv_cvt_float_to_e8m0(x, __NV_SATFINITE, cudaRoundPosInf); }
-
-// NVIDIA's host function, inlined into the loop as it is in user code (it is defined in the
-// header): the baseline every ratio is taken against.
+// NVIDIA's host function, inlined into a loop over the array as it is in user code (it is
+// defined in the header): the baseline every ratio is taken against.
 template <unsigned char (*fn)(float)>
 void nvidia(benchmark::State& st) {
   const auto& in = inputs();
-  std::size_t i = 0;
+  std::vector<std::uint8_t> out(kN);
   for (auto _ : st) {
-    const auto r = fn(in[i++ & 4095]);
-    benchmark::DoNotOptimize(r);
+    for (std::size_t i = 0; i < kN; ++i) out[i] = fn(in[i]);
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
   }
-  st.SetItemsProcessed(st.iterations());
+  items(st);
 }
+inline unsigned char e4m3_sat(float x) { return __nv_cvt_float_to_fp8(x, __NV_SATFINITE, __NV_E4M3); }
+inline unsigned char e4m3_nosat(float x) { return __nv_cvt_float_to_fp8(x, __NV_NOSAT, __NV_E4M3); }
+inline unsigned char e5m2_sat(float x) { return __nv_cvt_float_to_fp8(x, __NV_SATFINITE, __NV_E5M2); }
+inline unsigned char e5m2_nosat(float x) { return __nv_cvt_float_to_fp8(x, __NV_NOSAT, __NV_E5M2); }
+inline unsigned char e3m2_rn(float x) { return __nv_cvt_float_to_fp6(x, __NV_E3M2, cudaRoundNearest); }
+inline unsigned char e3m2_rz(float x) { return __nv_cvt_float_to_fp6(x, __NV_E3M2, cudaRoundZero); }
+inline unsigned char e2m3_rn(float x) { return __nv_cvt_float_to_fp6(x, __NV_E2M3, cudaRoundNearest); }
+inline unsigned char e2m3_rz(float x) { return __nv_cvt_float_to_fp6(x, __NV_E2M3, cudaRoundZero); }
+inline unsigned char e2m1_rn(float x) { return __nv_cvt_float_to_fp4(x, __NV_E2M1, cudaRoundNearest); }
+inline unsigned char e2m1_rz(float x) { return __nv_cvt_float_to_fp4(x, __NV_E2M1, cudaRoundZero); }
+inline unsigned char e8m0_rz(float x) { return __nv_cvt_float_to_e8m0(x, __NV_SATFINITE, cudaRoundZero); }
+inline unsigned char e8m0_ru(float x) { return __nv_cvt_float_to_e8m0(x, __NV_SATFINITE, cudaRoundPosInf); }
+inline unsigned char e8m0_ru_nosat(float x) { return __nv_cvt_float_to_e8m0(x, __NV_NOSAT, cudaRoundPosInf); }
+using NvFn = void (*)(benchmark::State&);
+#else
+using NvFn = void*;
 #endif
 
 // Records items/second of every run, to print ratios after the console report.
@@ -127,47 +162,77 @@ int main(int argc, char** argv) {
     std::string name;
     FormatId dst;
     softmx::Context c;
+    NvFn nv;
   };
-  const std::vector<Case> cases = {
-      {"f32_to_e4m3_rne_satfinite", FormatId::e4m3, ctx()},
-      {"f32_to_e5m2_rne_satfinite", FormatId::e5m2, ctx()},
-      {"f32_to_e4m3_rne_nosat", FormatId::e4m3, ctx(R::rne, S::none)},
-      {"f32_to_e2m3_rne", FormatId::e2m3, ctx()},
-      {"f32_to_e2m1_rne", FormatId::e2m1, ctx()},
-      {"f32_to_e8m0_ru_satfinite", FormatId::e8m0, ctx(R::ru)},
-  };
-  for (const Case& k : cases) {
-    benchmark::RegisterBenchmark(("softmx_convert/" + k.name).c_str(), softmx_convert, k.dst, k.c);
-    benchmark::RegisterBenchmark(("softmx_converter/" + k.name).c_str(), softmx_converter, k.dst, k.c);
-    benchmark::RegisterBenchmark(("softmx_batch/" + k.name).c_str(), softmx_batch, k.dst, k.c);
-  }
 #if defined(SOFTMX_HAVE_CUDA_HEADERS)
-  benchmark::RegisterBenchmark("nvidia/f32_to_e4m3_rne_satfinite", nvidia<nv_e4m3_sat>);
-  benchmark::RegisterBenchmark("nvidia/f32_to_e5m2_rne_satfinite", nvidia<nv_e5m2_sat>);
-  benchmark::RegisterBenchmark("nvidia/f32_to_e4m3_rne_nosat", nvidia<nv_e4m3_nosat>);
-  benchmark::RegisterBenchmark("nvidia/f32_to_e2m3_rne", nvidia<nv_e2m3>);
-  benchmark::RegisterBenchmark("nvidia/f32_to_e2m1_rne", nvidia<nv_e2m1>);
-  benchmark::RegisterBenchmark("nvidia/f32_to_e8m0_ru_satfinite", nvidia<nv_e8m0_ru>);
+#define NV(f) &nvidia<f>
+#else
+#define NV(f) nullptr
 #endif
+  // The settings NVIDIA's functions accept, in the cuda dialect's terms.
+  const std::vector<Case> cases = {
+      {"f32_to_e4m3_rne_satfinite", FormatId::e4m3, ctx(R::rne, S::finite), NV(e4m3_sat)},
+      {"f32_to_e4m3_rne_nosat", FormatId::e4m3, ctx(R::rne, S::none), NV(e4m3_nosat)},
+      {"f32_to_e5m2_rne_satfinite", FormatId::e5m2, ctx(R::rne, S::finite), NV(e5m2_sat)},
+      {"f32_to_e5m2_rne_nosat", FormatId::e5m2, ctx(R::rne, S::none), NV(e5m2_nosat)},
+      {"f32_to_e3m2_rne", FormatId::e3m2, ctx(R::rne, S::finite), NV(e3m2_rn)},
+      {"f32_to_e3m2_rz", FormatId::e3m2, ctx(R::rz, S::finite), NV(e3m2_rz)},
+      {"f32_to_e2m3_rne", FormatId::e2m3, ctx(R::rne, S::finite), NV(e2m3_rn)},
+      {"f32_to_e2m3_rz", FormatId::e2m3, ctx(R::rz, S::finite), NV(e2m3_rz)},
+      {"f32_to_e2m1_rne", FormatId::e2m1, ctx(R::rne, S::finite), NV(e2m1_rn)},
+      {"f32_to_e2m1_rz", FormatId::e2m1, ctx(R::rz, S::finite), NV(e2m1_rz)},
+      {"f32_to_e8m0_rz_satfinite", FormatId::e8m0, ctx(R::rz, S::finite), NV(e8m0_rz)},
+      {"f32_to_e8m0_ru_satfinite", FormatId::e8m0, ctx(R::ru, S::finite), NV(e8m0_ru)},
+      {"f32_to_e8m0_ru_nosat", FormatId::e8m0, ctx(R::ru, S::none), NV(e8m0_ru_nosat)},
+  };
+#undef NV
+  std::vector<Isa> isas;
+  for (Isa i : softmx::supported_isas())
+    if (i != Isa::scalar) isas.push_back(i);
+  for (const Case& k : cases) {
+#if defined(SOFTMX_HAVE_CUDA_HEADERS)
+    benchmark::RegisterBenchmark(("nvidia/" + k.name).c_str(), k.nv);
+#endif
+    benchmark::RegisterBenchmark(("scalar/" + k.name).c_str(), scalar_loop, k.dst, k.c);
+    for (Isa i : isas)
+      for (bool fl : {false, true})
+        benchmark::RegisterBenchmark(
+            (std::string("batch_") + softmx::name(i) + (fl ? "_flags/" : "/") + k.name).c_str(), batch, k.dst, k.c, i,
+            fl);
+#if defined(SOFTMX_HAVE_MPFR_ORACLE)
+    if (&k == &cases.front()) benchmark::RegisterBenchmark(("mpfr/" + k.name).c_str(), mpfr, k.dst, k.c);
+#endif
+  }
   benchmark::Initialize(&argc, argv);
   RatioReporter rep;
   benchmark::RunSpecifiedBenchmarks(&rep);
   benchmark::Shutdown();
 
-  std::printf("\nper-value throughput relative to NVIDIA's host function (higher is faster; same run, same inputs)\n");
 #if defined(SOFTMX_HAVE_CUDA_HEADERS)
+  std::printf("\nthroughput relative to NVIDIA's host function on one core (higher is faster; same run, same "
+              "inputs); the targets: batch >= 8x for e4m3 rne satfinite, >= 4x for the rest\n");
+  std::printf("  %-28s %9s", "conversion", "NVIDIA");
+  for (Isa i : isas) std::printf(" %10s %10s", softmx::name(i), (std::string(softmx::name(i)) + "+fl").c_str());
+  std::printf(" %8s %8s\n", "scalar", "mpfr");
   for (const Case& k : cases) {
     const auto nv = rep.rate.find("nvidia/" + k.name);
     if (nv == rep.rate.end() || nv->second <= 0) continue;
-    std::printf("  %-28s", k.name.c_str());
-    for (const char* kind : {"softmx_convert", "softmx_converter", "softmx_batch"}) {
-      const auto s = rep.rate.find(std::string(kind) + "/" + k.name);
-      if (s != rep.rate.end()) std::printf("  %s %.2fx", kind + 7, s->second / nv->second);
-    }
-    std::printf("   (NVIDIA %.2f ns/value)\n", 1e9 / nv->second);
+    auto ratio = [&](const std::string& key) {
+      const auto s = rep.rate.find(key + "/" + k.name);
+      return s == rep.rate.end() ? 0.0 : s->second / nv->second;
+    };
+    std::printf("  %-28s %6.2f ns", k.name.c_str(), 1e9 / nv->second);
+    for (Isa i : isas)
+      std::printf(" %9.2fx %9.2fx", ratio(std::string("batch_") + softmx::name(i)),
+                  ratio(std::string("batch_") + softmx::name(i) + "_flags"));
+    std::printf(" %7.2fx", ratio("scalar"));
+    const double m = ratio("mpfr");
+    if (m > 0) std::printf(" %7.3fx", m);
+    std::printf("\n");
   }
+  std::printf("  (+fl: with the flags NVIDIA's functions do not compute; NVIDIA column: its time per value)\n");
 #else
-  std::printf("  NVIDIA's CUDA headers were not found at build time: no baseline to compare with\n");
+  std::printf("\nNVIDIA's CUDA headers were not found at build time: no baseline to compare with\n");
 #endif
   return 0;
 }

@@ -95,7 +95,7 @@ void run_on(const Converter& conv, Isa isa, const void* in, void* out, Flags* fl
             const std::uint64_t* rbits) {
   if (conv.batch_ && !rbits && isa != Isa::scalar) {
     if (const simd::BatchFn fn = conv.batch_->kernels[static_cast<int>(isa)][flags != nullptr]) {
-      fn(conv.batch_->plan, in, out, flags, n);
+      fn(conv.batch_->plan, in, out, flags, n, 0);
       return;
     }
   }

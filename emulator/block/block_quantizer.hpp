@@ -4,9 +4,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "core/kernels.hpp"
+#include "simd/plan.hpp"
 #include "softmx/block.hpp"
 
 namespace softmx::detail {
@@ -22,9 +24,23 @@ class BlockQuantizer {
   std::uint8_t run(const void* values, std::size_t count, const std::uint64_t* rbits, std::uint8_t* codes,
                    Flags& flags);
 
+  /// Quantizes `blocks` consecutive blocks of k values each (source storage type) into
+  /// scales[b] and codes[b * k ...] and ORs the flags into `flags`: run() per block, or the
+  /// vector block kernel when one serves (same results). Not for rs.
+  void run_blocks(const void* values, std::size_t blocks, std::size_t k, std::uint8_t* scales, std::uint8_t* codes,
+                  Flags& flags);
+
   bool stochastic() const { return ctx_.rounding == Rounding::rs; }
 
  private:
+  /// The scale exponent for a block whose values are finite with largest magnitude `amax`
+  /// (zero for an all-zero block), clamped into E8M0's range; nan: the scale is NaN.
+  struct ScaleChoice {
+    int s = 0;
+    bool nan = false;
+  };
+  ScaleChoice finite_scale(const Unpacked& amax) const;
+
   FormatId src_;
   const BlockOptions& o_;
   const Dialect& d_;
@@ -32,6 +48,13 @@ class BlockQuantizer {
   ScaleRule rule_;
   RoundPackKernel round_pack_;
   std::vector<Unpacked> v_;  // scratch, reused across blocks
+  // The vector path (null scaled_: none serves these options).
+  Isa isa_ = Isa::scalar;
+  std::optional<simd::Plan> plan_;
+  simd::BatchFn scaled_ = nullptr;
+  simd::BlocksFn blocks_ = nullptr;
+  std::uint32_t inf_bits_ = 0;  // the source's Inf code: a magnitude at or above it is Inf or NaN
+  std::vector<Flags> fl_;       // scratch: the elements' flags
 };
 
 }  // namespace softmx::detail

@@ -144,6 +144,64 @@ BlockQuantizer::BlockQuantizer(FormatId src, const BlockOptions& o)
   if (auto why = unsupported_reason(d_, o.element, ctx_)) throw std::invalid_argument("quantize: " + *why);
   rule_ = o.rule.value_or(d_.block.scale_rule);
   round_pack_ = round_pack_kernel_for(o.element, ctx_.rounding);
+  isa_ = o.isa.value_or(default_isa());
+  if (!isa_supported(isa_)) throw std::invalid_argument(std::string("quantize: this CPU cannot run ") + name(isa_));
+  if (d_.block.element_scaling == ElementScaling::exact && isa_ != Isa::scalar &&
+      (src == FormatId::f32 || src == FormatId::f16 || src == FormatId::bf16)) {
+    plan_ = simd::make_plan(src, o.element, ctx_, d_, kernels_from(src)[static_cast<int>(o.element)][static_cast<int>(ctx_.rounding)].one);
+    if (plan_) {
+      scaled_ = simd::batch_kernel(*plan_, isa_, true, true);
+      blocks_ = simd::blocks_kernel(*plan_, isa_);
+    }
+    const Format& f = format(src);
+    inf_bits_ = static_cast<std::uint32_t>(low_mask(f.exp_bits) << f.man_bits);
+  }
+}
+
+void BlockQuantizer::run_blocks(const void* values, std::size_t blocks, std::size_t k, std::uint8_t* scales,
+                                std::uint8_t* codes, Flags& flags) {
+  const std::size_t bytes = format(src_).width / 8;
+  if (!blocks_ || k % 16 != 0) {
+    for (std::size_t b = 0; b < blocks; ++b)
+      scales[b] = run(static_cast<const unsigned char*>(values) + b * k * bytes, k, nullptr, codes + b * k, flags);
+    return;
+  }
+  simd::BlockHooks hooks;
+  hooks.ctx = this;
+  if (rule_ == ScaleRule::floor && !o_.custom_rule) hooks.floor_emax = element_emax(o_.element);
+  hooks.scale = [](void* self, std::uint32_t amax_bits, int& s) {
+    auto& q = *static_cast<BlockQuantizer*>(self);
+    if (amax_bits >= q.inf_bits_) return false;
+    const ScaleChoice sc = q.finite_scale(amax_bits ? unpack_inline(format(q.src_), amax_bits) : Unpacked{});
+    s = sc.s;
+    return !sc.nan;
+  };
+  hooks.slow = [](void* self, const void* block, std::size_t n, std::uint8_t* out, Flags& f) {
+    return static_cast<BlockQuantizer*>(self)->run(block, n, nullptr, out, f);
+  };
+  blocks_(*plan_, values, blocks, k, hooks, scales, codes, flags);
+}
+
+BlockQuantizer::ScaleChoice BlockQuantizer::finite_scale(const Unpacked& amax) const {
+  const BlockPolicies& bp = d_.block;
+  ScaleChoice r;
+  if (amax.cls == ValueClass::zero) {
+    r.s = bp.zero_block_scale == ZeroBlockScale::min_scale ? -127 : 0;
+    return r;
+  }
+  if (o_.custom_rule) {
+    r.s = o_.custom_rule(amax, format(o_.element));
+  } else {
+    const Scale sc = block_scale(amax, rule_, o_.element, bp);
+    r.s = sc.s;
+    r.nan = sc.nan;
+  }
+  if (r.s > 127) {
+    if (bp.scale_overflow == ScaleOverflow::nan) r.nan = true;
+    r.s = 127;
+  }
+  r.s = std::max(r.s, -127);
+  return r;
 }
 
 std::uint8_t BlockQuantizer::run(const void* values, std::size_t count, const std::uint64_t* rbits,
@@ -152,6 +210,25 @@ std::uint8_t BlockQuantizer::run(const void* values, std::size_t count, const st
   const BlockPolicies& bp = d.block;
   if (count == 0) throw std::invalid_argument("quantize: a block needs at least one value");
   if (stochastic() && !rbits) throw std::invalid_argument("quantize: stochastic rounding needs one random value per element");
+
+  // The vector path: a block without NaN or Inf, under exact element scaling (the constructor
+  // decided the rest). The same steps as below: amax, the scale, then every V * 2^-s rounded
+  // once, by the vector kernel (equal to round_pack bit for bit; test_blocks checks it).
+  if (scaled_) {
+    const int width = format(src_).width;
+    const std::uint32_t mx = simd::max_magnitude_bits(values, count, width, isa_);
+    if (mx < inf_bits_) {
+      const ScaleChoice sc = finite_scale(mx ? unpack_inline(format(src_), mx) : Unpacked{});
+      if (!sc.nan) {
+        fl_.resize(count);
+        scaled_(*plan_, values, codes, fl_.data(), count, sc.s);
+        Flags f = 0;
+        for (std::size_t i = 0; i < count; ++i) f |= fl_[i];
+        flags |= f;
+        return static_cast<std::uint8_t>(sc.s + 127);
+      }
+    }
+  }
 
   // Step 1: classify the block; amax over the finite values, exactly.
   v_.resize(count);
@@ -189,21 +266,10 @@ std::uint8_t BlockQuantizer::run(const void* values, std::size_t count, const st
     nan_scale = scale_invalid = true;
   } else if (has_inf && bp.inf_block == InfBlock::max_scale) {
     s = 127;
-  } else if (amax.cls == ValueClass::zero) {
-    s = bp.zero_block_scale == ZeroBlockScale::min_scale ? -127 : 0;
   } else {
-    if (o_.custom_rule) {
-      s = o_.custom_rule(amax, format(o_.element));
-    } else {
-      const Scale sc = block_scale(amax, rule_, o_.element, bp);
-      s = sc.s;
-      if (sc.nan) nan_scale = scale_invalid = true;
-    }
-    if (s > 127) {
-      if (bp.scale_overflow == ScaleOverflow::nan) nan_scale = scale_invalid = true;
-      s = 127;
-    }
-    s = std::max(s, -127);
+    const ScaleChoice sc = finite_scale(amax);
+    s = sc.s;
+    nan_scale = scale_invalid = sc.nan;
   }
   const std::uint8_t S = nan_scale ? 0xFF : static_cast<std::uint8_t>(s + 127);
   if (scale_invalid) flags |= flag::invalid;

@@ -66,9 +66,15 @@ MxTensor quantize_tensor(FormatId src, const void* data, std::span<const std::si
   std::vector<unsigned char> block(k * bytes);
   std::vector<std::uint8_t> codes(k);
   std::vector<std::uint64_t> rbits(rs ? k : 0);
+  // Blocks along the last axis are contiguous: whole rows of full blocks go to run_blocks
+  // (the vector block kernel where one serves); the rest block by block below.
+  const std::size_t full = g.inner == 1 && !rs ? g.len / k : 0;
+  if (full)
+    for (std::size_t o = 0; o < g.outer; ++o)
+      bq.run_blocks(in + o * g.len * bytes, full, k, &t.scales[o * nb], &t.codes[o * g.len], t.flags);
   for (std::size_t o = 0; o < g.outer; ++o)
     for (std::size_t n = 0; n < g.inner; ++n)
-      for (std::size_t b = 0; b < nb; ++b) {
+      for (std::size_t b = full; b < nb; ++b) {
         // A last partial block is shorter: zeros would not change it.
         const std::size_t first = b * k, count = std::min(k, g.len - first);
         const std::size_t base = (o * g.len + first) * g.inner + n;

@@ -6,5 +6,11 @@
 #include "simd/lanes.hpp"
 
 namespace softmx::simd {
-BatchFn batch_kernel_avx2(const Plan& p, bool with_flags) { return avx2::pick(p, p.dst, with_flags); }
+BatchFn batch_kernel_avx2(const Plan& p, bool with_flags, bool scaled) {
+  return avx2::pick(p, p.dst, with_flags, scaled);
+}
+std::uint32_t max_magnitude_bits_avx2(const void* in, std::size_t n, int width) {
+  return avx2::max_magnitude_bits(in, n, width);
+}
+BlocksFn blocks_kernel_avx2(const Plan& p) { return avx2::pick_blocks(p); }
 }  // namespace softmx::simd

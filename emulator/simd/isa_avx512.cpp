@@ -6,5 +6,11 @@
 #include "simd/lanes.hpp"
 
 namespace softmx::simd {
-BatchFn batch_kernel_avx512(const Plan& p, bool with_flags) { return avx512::pick(p, p.dst, with_flags); }
+BatchFn batch_kernel_avx512(const Plan& p, bool with_flags, bool scaled) {
+  return avx512::pick(p, p.dst, with_flags, scaled);
+}
+std::uint32_t max_magnitude_bits_avx512(const void* in, std::size_t n, int width) {
+  return avx512::max_magnitude_bits(in, n, width);
+}
+BlocksFn blocks_kernel_avx512(const Plan& p) { return avx512::pick_blocks(p); }
 }  // namespace softmx::simd

@@ -178,48 +178,41 @@ SOFTMX_LANES_INLINE u32v by_sign(i32v neg, std::uint32_t plus, std::uint32_t min
   return sel(neg, splat(minus), splat(plus));
 }
 
-/// Converts n source codes (std::uint32_t for f32, std::uint16_t for f16 and bf16) into
-/// destination D's codes (std::uint8_t, std::uint16_t for f16 and bf16), with flags when F.
-/// Norm: Plan::normalize.
-template <int D, Rounding R, bool F, bool Norm>
-void convert_batch(const Plan& plan, const void* in_v, void* out_v, Flags* flags_out, std::size_t n) {
-  using Out = std::conditional_t<(detail::kFormats[D].width > 8), std::uint16_t, std::uint8_t>;
-  constexpr bool e8m0 = !detail::kFormats[D].subnormals;
-  Out* out = static_cast<Out*>(out_v);
-  const LanePlan lp(plan);
-  const Plan& p = plan;
-  const bool in32 = p.src_width == 32;
-  const std::uint32_t* in32p = static_cast<const std::uint32_t*>(in_v);
-  const std::uint16_t* in16p = static_cast<const std::uint16_t*>(in_v);
-  const u32v src_m = splat(static_cast<std::uint32_t>(p.src_m));
-  const u32v src_sign_shift = splat(static_cast<std::uint32_t>(p.src_width - 1));
-  const u32v src_mag_mask = splat((std::uint32_t{1} << (p.src_width - 1)) - 1);
-  const u32v src_frac_mask = splat((std::uint32_t{1} << p.src_m) - 1);
-  const u32v src_implicit = splat(std::uint32_t{1} << p.src_m);
-  const u32v src_align = splat(static_cast<std::uint32_t>(23 - p.src_m));
-  const i32v src_bias = splat_i(p.src_bias);
-  const i32v src_exp_max = splat_i(p.src_exp_max);
-  const u32v src_inf_minus_1 = splat((static_cast<std::uint32_t>(p.src_exp_max) << p.src_m) - 1);
-  const u32v src_quiet = splat(std::uint32_t{1} << (p.src_m - 1));
-  const bool nan_by_class = p.nan_by_class;
-  const bool neg_const = p.neg_const;
-  const u32v neg_extra = splat(p.neg_extra);
-  auto scalar = [&](std::size_t j) {
-    const Result r = p.scalar(in32 ? in32p[j] : in16p[j], p.ctx, *p.dialect);
-    out[j] = static_cast<Out>(r.code);
-    if constexpr (F) flags_out[j] = r.flags;
-  };
+/// One vector of source codes through the conversion into destination D: the per-batch
+/// constants, made once (the loops below keep them in registers), and the per-vector step.
+/// Norm: Plan::normalize. Scaled: each finite value is first multiplied by 2^-shift exactly
+/// (block quantization's V / X), which needs Norm.
+template <int D, Rounding R, bool F, bool Norm, bool Scaled>
+struct VectorKernel {
+  static_assert(Norm || !Scaled, "a scaled value's quantum follows its leading bit: normalise");
+  static constexpr bool e8m0 = !detail::kFormats[D].subnormals;
+  const Plan& p;
+  const LanePlan lp;
+  const u32v src_m, src_sign_shift, src_mag_mask, src_frac_mask, src_implicit, src_align, src_quiet, src_inf_minus_1;
+  const i32v src_bias, src_exp_max;
+  const bool nan_by_class, neg_const;
+  const u32v neg_extra;
 
-  std::size_t i = 0;
-  for (; i + N <= n; i += N) {
-    u32v x;
-    if (in32) {
-      std::memcpy(&x, in32p + i, sizeof x);
-    } else {
-      u16v h;
-      std::memcpy(&h, in16p + i, sizeof h);
-      x = __builtin_convertvector(h, u32v);
-    }
+  explicit VectorKernel(const Plan& plan)
+      : p(plan),
+        lp(plan),
+        src_m(splat(static_cast<std::uint32_t>(plan.src_m))),
+        src_sign_shift(splat(static_cast<std::uint32_t>(plan.src_width - 1))),
+        src_mag_mask(splat((std::uint32_t{1} << (plan.src_width - 1)) - 1)),
+        src_frac_mask(splat((std::uint32_t{1} << plan.src_m) - 1)),
+        src_implicit(splat(std::uint32_t{1} << plan.src_m)),
+        src_align(splat(static_cast<std::uint32_t>(23 - plan.src_m))),
+        src_quiet(splat(std::uint32_t{1} << (plan.src_m - 1))),
+        src_inf_minus_1(splat((static_cast<std::uint32_t>(plan.src_exp_max) << plan.src_m) - 1)),
+        src_bias(splat_i(plan.src_bias)),
+        src_exp_max(splat_i(plan.src_exp_max)),
+        nan_by_class(plan.nan_by_class),
+        neg_const(plan.neg_const),
+        neg_extra(splat(plan.neg_extra)) {}
+
+  /// Source codes x (widened to 32 bits) -> codes, flags (when F), and the lanes the scalar
+  /// kernel must decide.
+  SOFTMX_LANES_INLINE void operator()(u32v x, int shift, u32v& code, u32v& fl, i32v& fallback) const {
     u32v sgn = x >> src_sign_shift;
     const u32v a = x & src_mag_mask;
     const i32v e = reinterpret_cast<i32v>(a >> src_m);
@@ -239,13 +232,13 @@ void convert_batch(const Plan& plan, const void* in_v, void* out_v, Flags* flags
       E += reinterpret_cast<i32v>(fb >> 23) - 150;
       sig = (fb & 0x7FFFFF) | 0x800000;
     }
+    if constexpr (Scaled) E -= shift;
     u32v extra = splat(0);
     if constexpr (e8m0) {
       extra = (splat(0) - sgn) & neg_extra;  // invalid for a negative under E8m0Negative::magnitude
       sgn = splat(0);                        // the magnitude is rounded (or the neg class decides)
     }
-    u32v code, fl{};
-    i32v fallback = splat_i(0);
+    fallback = splat_i(0);
     round_pack_lanes<D, R, F>(lp, sgn, sig, E, extra, code, fl, fallback);
 
     // Zeros, infinities and NaNs take their class's result (indexed by the input's sign).
@@ -279,7 +272,51 @@ void convert_batch(const Plan& plan, const void* in_v, void* out_v, Flags* flags
       }
     }
     fallback = (fallback & ~decided) | nan_lanes;
+  }
 
+  /// The scalar reference for one lane.
+  Result scalar(std::uint64_t bits, int shift) const {
+    return Scaled ? scaled_scalar(p, bits, shift) : p.scalar(bits, p.ctx, *p.dialect);
+  }
+};
+
+/// n source codes (In: std::uint32_t for a 32-bit source, std::uint16_t for 16) from `in`,
+/// widened to 32 bits, N at a time.
+SOFTMX_LANES_INLINE u32v load_lanes(const void* in, std::size_t i, bool in32) {
+  u32v x;
+  if (in32) {
+    std::memcpy(&x, static_cast<const std::uint32_t*>(in) + i, sizeof x);
+  } else {
+    u16v h;
+    std::memcpy(&h, static_cast<const std::uint16_t*>(in) + i, sizeof h);
+    x = __builtin_convertvector(h, u32v);
+  }
+  return x;
+}
+
+SOFTMX_LANES_INLINE std::uint64_t load_one(const void* in, std::size_t i, bool in32) {
+  return in32 ? static_cast<const std::uint32_t*>(in)[i] : static_cast<const std::uint16_t*>(in)[i];
+}
+
+/// Converts n source codes (std::uint32_t for f32, std::uint16_t for f16 and bf16) into
+/// destination D's codes (std::uint8_t, std::uint16_t for f16 and bf16), with flags when F;
+/// scaled kernels divide by 2^shift first (see VectorKernel).
+template <int D, Rounding R, bool F, bool Norm, bool Scaled = false>
+void convert_batch(const Plan& plan, const void* in, void* out_v, Flags* flags_out, std::size_t n, int shift) {
+  using Out = std::conditional_t<(detail::kFormats[D].width > 8), std::uint16_t, std::uint8_t>;
+  Out* out = static_cast<Out*>(out_v);
+  const VectorKernel<D, R, F, Norm, Scaled> k(plan);
+  const bool in32 = plan.src_width == 32;
+  auto scalar = [&](std::size_t j) {
+    const Result r = k.scalar(load_one(in, j, in32), shift);
+    out[j] = static_cast<Out>(r.code);
+    if constexpr (F) flags_out[j] = r.flags;
+  };
+  std::size_t i = 0;
+  for (; i + N <= n; i += N) {
+    u32v code, fl{};
+    i32v fallback;
+    k(load_lanes(in, i, in32), shift, code, fl, fallback);
     if constexpr (sizeof(Out) == 1) {
       const u8v b = __builtin_convertvector(code, u8v);
       std::memcpy(out + i, &b, sizeof b);
@@ -298,6 +335,106 @@ void convert_batch(const Plan& plan, const void* in_v, void* out_v, Flags* flags
   for (; i < n; ++i) scalar(i);
 }
 
+/// The largest of the lanes.
+SOFTMX_LANES_INLINE std::uint32_t reduce_max(u32v m) {
+  // Halve the vector twice (lanes i and i + N/2, then i and i + N/4), then the last lanes.
+#if SOFTMX_SIMD_LANES == 16
+  u32v t = __builtin_shufflevector(m, m, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7);
+  m = t > m ? t : m;
+  t = __builtin_shufflevector(m, m, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3);
+  m = t > m ? t : m;
+#elif SOFTMX_SIMD_LANES == 8
+  const u32v t = __builtin_shufflevector(m, m, 4, 5, 6, 7, 0, 1, 2, 3);
+  m = t > m ? t : m;
+#endif
+  std::uint32_t r = 0;
+  for (int j = 0; j < (N < 4 ? N : 4); ++j) r = m[j] > r ? m[j] : r;
+  return r;
+}
+
+/// Quantizes `blocks` consecutive blocks of k values each (k a multiple of N) into MX element
+/// D: per block the largest magnitude (sign-cleared bits), the scale exponent from `scale`
+/// (nullopt: the block needs the scalar path, which `slow` runs), then every value times 2^-s
+/// rounded once. Writes k codes and one E8M0 scale per block and ORs every flag into `flags`.
+template <int D, Rounding R>
+void quantize_blocks(const Plan& plan, const void* in, std::size_t blocks, std::size_t k, const BlockHooks& hooks,
+                     std::uint8_t* scales, std::uint8_t* codes, Flags& flags) {
+  const VectorKernel<D, R, true, true, true> kern(plan);
+  const bool in32 = plan.src_width == 32;
+  const u32v mag_mask = splat(in32 ? 0x7FFFFFFFu : 0x7FFFu);
+  const std::size_t bytes = in32 ? 4 : 2;
+  const std::uint32_t min_normal = std::uint32_t{1} << plan.src_m;
+  const std::uint32_t inf_bits = static_cast<std::uint32_t>(plan.src_exp_max) << plan.src_m;
+  u32v fl_or = splat(0);
+  Flags slow_flags = 0;
+  for (std::size_t b = 0; b < blocks; ++b) {
+    const void* blk = static_cast<const unsigned char*>(in) + b * k * bytes;
+    std::uint8_t* out = codes + b * k;
+    u32v m = splat(0);
+    for (std::size_t i = 0; i < k; i += N) {
+      const u32v x = load_lanes(blk, i, in32) & mag_mask;
+      m = x > m ? x : m;
+    }
+    int s;
+    const std::uint32_t amax = reduce_max(m);
+    if (hooks.floor_emax >= 0 && amax >= min_normal && amax < inf_bits) {
+      // The floor rule on a normal amax: floor(log2 amax) - emax_E, at least -127 (OCP MX 6.3).
+      const int f = static_cast<int>(amax >> plan.src_m) - plan.src_bias - hooks.floor_emax;
+      s = f < -127 ? -127 : f;
+    } else if (!hooks.scale(hooks.ctx, amax, s)) {
+      scales[b] = hooks.slow(hooks.ctx, blk, k, out, slow_flags);
+      continue;
+    }
+    scales[b] = static_cast<std::uint8_t>(s + 127);
+    for (std::size_t i = 0; i < k; i += N) {
+      u32v code, fl;
+      i32v fallback;
+      kern(load_lanes(blk, i, in32), s, code, fl, fallback);
+      if (unsigned lanes = lane_bits(fallback)) [[unlikely]] {
+        for (; lanes; lanes &= lanes - 1) {
+          const int j = __builtin_ctz(lanes);
+          const Result r = kern.scalar(load_one(blk, i + static_cast<std::size_t>(j), in32), s);
+          code[j] = static_cast<std::uint32_t>(r.code);
+          fl[j] = r.flags;
+        }
+      }
+      const u8v c8 = __builtin_convertvector(code, u8v);
+      std::memcpy(out + i, &c8, sizeof c8);
+      fl_or |= fl;
+    }
+  }
+  Flags all = slow_flags;
+  for (int j = 0; j < N; ++j) all |= static_cast<Flags>(fl_or[j]);
+  flags |= all;
+}
+
+template <int D>
+BlocksFn pick_blocks_mode(const Plan& p) {
+  if constexpr (is_mx_element(static_cast<FormatId>(D))) {
+    switch (p.ctx.rounding) {
+      case Rounding::rne: return &quantize_blocks<D, Rounding::rne>;
+      case Rounding::rna: return &quantize_blocks<D, Rounding::rna>;
+      case Rounding::rz: return &quantize_blocks<D, Rounding::rz>;
+      case Rounding::ru: return &quantize_blocks<D, Rounding::ru>;
+      case Rounding::rd: return &quantize_blocks<D, Rounding::rd>;
+      case Rounding::ro: return &quantize_blocks<D, Rounding::ro>;
+      case Rounding::rs: break;
+    }
+  }
+  return nullptr;
+}
+
+inline BlocksFn pick_blocks(const Plan& p) {
+  switch (p.dst) {
+#define SOFTMX_DST(F) \
+  case FormatId::F: return pick_blocks_mode<static_cast<int>(FormatId::F)>(p);
+    SOFTMX_DST(e4m3) SOFTMX_DST(e5m2) SOFTMX_DST(e3m2) SOFTMX_DST(e2m3) SOFTMX_DST(e2m1) SOFTMX_DST(int8)
+#undef SOFTMX_DST
+    default: break;
+  }
+  return nullptr;
+}
+
 /// Whether destination D has a kernel without normalisation (Plan::normalize can be false).
 template <int D>
 constexpr bool can_skip_normalize() {
@@ -306,7 +443,12 @@ constexpr bool can_skip_normalize() {
 }
 
 template <int D, Rounding R>
-BatchFn pick_norm(const Plan& p, bool with_flags) {
+BatchFn pick_norm(const Plan& p, bool with_flags, bool scaled) {
+  if (scaled) {
+    if constexpr (is_mx_element(static_cast<FormatId>(D)))
+      return with_flags ? &convert_batch<D, R, true, true, true> : &convert_batch<D, R, false, true, true>;
+    return nullptr;
+  }
   if constexpr (can_skip_normalize<D>()) {
     if (!p.normalize) return with_flags ? &convert_batch<D, R, true, false> : &convert_batch<D, R, false, false>;
   }
@@ -314,29 +456,58 @@ BatchFn pick_norm(const Plan& p, bool with_flags) {
 }
 
 template <int D>
-BatchFn pick_mode(const Plan& p, bool with_flags) {
+BatchFn pick_mode(const Plan& p, bool with_flags, bool scaled) {
   switch (p.ctx.rounding) {
-    case Rounding::rne: return pick_norm<D, Rounding::rne>(p, with_flags);
-    case Rounding::rna: return pick_norm<D, Rounding::rna>(p, with_flags);
-    case Rounding::rz: return pick_norm<D, Rounding::rz>(p, with_flags);
-    case Rounding::ru: return pick_norm<D, Rounding::ru>(p, with_flags);
-    case Rounding::rd: return pick_norm<D, Rounding::rd>(p, with_flags);
-    case Rounding::ro: return pick_norm<D, Rounding::ro>(p, with_flags);
+    case Rounding::rne: return pick_norm<D, Rounding::rne>(p, with_flags, scaled);
+    case Rounding::rna: return pick_norm<D, Rounding::rna>(p, with_flags, scaled);
+    case Rounding::rz: return pick_norm<D, Rounding::rz>(p, with_flags, scaled);
+    case Rounding::ru: return pick_norm<D, Rounding::ru>(p, with_flags, scaled);
+    case Rounding::rd: return pick_norm<D, Rounding::rd>(p, with_flags, scaled);
+    case Rounding::ro: return pick_norm<D, Rounding::ro>(p, with_flags, scaled);
     case Rounding::rs: break;
   }
   return nullptr;
 }
 
-inline BatchFn pick(const Plan& p, FormatId dst, bool with_flags) {
+inline BatchFn pick(const Plan& p, FormatId dst, bool with_flags, bool scaled) {
   switch (dst) {
 #define SOFTMX_DST(F) \
-  case FormatId::F: return pick_mode<static_cast<int>(FormatId::F)>(p, with_flags);
+  case FormatId::F: return pick_mode<static_cast<int>(FormatId::F)>(p, with_flags, scaled);
     SOFTMX_DST(e4m3) SOFTMX_DST(e5m2) SOFTMX_DST(e3m2) SOFTMX_DST(e2m3) SOFTMX_DST(e2m1)
     SOFTMX_DST(int8) SOFTMX_DST(e8m0) SOFTMX_DST(f16) SOFTMX_DST(bf16)
 #undef SOFTMX_DST
     default: break;
   }
   return nullptr;
+}
+
+/// The largest magnitude bit pattern (sign cleared) among n source codes of `width` bits
+/// (32 or 16): for IEEE-style codes that is the largest magnitude, and at least the Inf code
+/// when there is an Inf or NaN.
+inline std::uint32_t max_magnitude_bits(const void* in_v, std::size_t n, int width) {
+  const u32v mask = splat(width == 32 ? 0x7FFFFFFFu : 0x7FFFu);
+  u32v m = splat(0);
+  std::size_t i = 0;
+  for (; i + N <= n; i += N) {
+    u32v x;
+    if (width == 32) {
+      std::memcpy(&x, static_cast<const std::uint32_t*>(in_v) + i, sizeof x);
+    } else {
+      u16v h;
+      std::memcpy(&h, static_cast<const std::uint16_t*>(in_v) + i, sizeof h);
+      x = __builtin_convertvector(h, u32v);
+    }
+    x &= mask;
+    m = x > m ? x : m;
+  }
+  std::uint32_t r = 0;
+  for (int j = 0; j < N; ++j) r = m[j] > r ? m[j] : r;
+  for (; i < n; ++i) {
+    const std::uint32_t x = (width == 32 ? static_cast<const std::uint32_t*>(in_v)[i]
+                                         : static_cast<const std::uint16_t*>(in_v)[i]) & mask[0];
+    r = x > r ? x : r;
+  }
+  return r;
 }
 
 }  // namespace softmx::simd::SOFTMX_SIMD_NS

@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "core/kernels.hpp"
 #include "core/round_pack.hpp"
 
 namespace softmx::simd {
@@ -28,6 +29,7 @@ std::optional<Plan> make_plan(FormatId src, FormatId dst, const Context& ctx, co
   const Format& s = format(src);
   const Format& f = format(dst);
   Plan p;
+  p.src = src;
   p.dst = dst;
   switch (dst) {
     case FormatId::e4m3: case FormatId::e5m2: case FormatId::e3m2: case FormatId::e2m3: case FormatId::e2m1:
@@ -98,13 +100,44 @@ std::optional<Plan> make_plan(FormatId src, FormatId dst, const Context& ctx, co
   return p;
 }
 
-BatchFn batch_kernel(const Plan& p, Isa isa, bool with_flags) {
+BatchFn batch_kernel(const Plan& p, Isa isa, bool with_flags, bool scaled) {
   switch (isa) {
-    case Isa::avx512: return batch_kernel_avx512(p, with_flags);
-    case Isa::avx2: return batch_kernel_avx2(p, with_flags);
+    case Isa::avx512: return batch_kernel_avx512(p, with_flags, scaled);
+    case Isa::avx2: return batch_kernel_avx2(p, with_flags, scaled);
     case Isa::scalar: break;
   }
   return nullptr;
+}
+
+BlocksFn blocks_kernel(const Plan& p, Isa isa) {
+  switch (isa) {
+    case Isa::avx512: return blocks_kernel_avx512(p);
+    case Isa::avx2: return blocks_kernel_avx2(p);
+    case Isa::scalar: break;
+  }
+  return nullptr;
+}
+
+std::uint32_t max_magnitude_bits(const void* in, std::size_t n, int width, Isa isa) {
+  switch (isa) {
+    case Isa::avx512: return max_magnitude_bits_avx512(in, n, width);
+    case Isa::avx2: return max_magnitude_bits_avx2(in, n, width);
+    case Isa::scalar: break;
+  }
+  std::uint32_t r = 0;
+  const std::uint32_t mask = width == 32 ? 0x7FFFFFFFu : 0x7FFFu;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint32_t x = (width == 32 ? static_cast<const std::uint32_t*>(in)[i]
+                                         : static_cast<const std::uint16_t*>(in)[i]) & mask;
+    r = x > r ? x : r;
+  }
+  return r;
+}
+
+Result scaled_scalar(const Plan& p, std::uint64_t bits, int shift) {
+  Unpacked u = detail::unpack_inline(format(p.src), bits);
+  if (u.cls == ValueClass::finite) u.exp -= shift;
+  return detail::round_pack_kernel_for(p.dst, p.ctx.rounding)(u, p.ctx, *p.dialect);
 }
 
 }  // namespace softmx::simd

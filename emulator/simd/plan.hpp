@@ -67,6 +67,7 @@ struct Plan {
   std::uint8_t neg_extra = 0;  ///< e8m0 under E8m0Negative::magnitude: invalid, sign dropped
 
   // The scalar reference for the lanes the vector code hands on.
+  FormatId src = FormatId::f32;
   Converter::Kernel scalar = nullptr;
   Context ctx;
   const Dialect* dialect = nullptr;
@@ -80,16 +81,48 @@ std::optional<Plan> make_plan(FormatId src, FormatId dst, const Context& ctx, co
 
 /// A batch conversion: n source codes (storage type of the source: std::uint32_t for f32,
 /// std::uint16_t for f16 and bf16) to n destination codes (std::uint8_t, or std::uint16_t for
-/// f16 and bf16 destinations) and, when `flags` is not null, n flag bytes.
-using BatchFn = void (*)(const Plan& p, const void* in, void* out, Flags* flags, std::size_t n);
+/// f16 and bf16 destinations) and, when `flags` is not null, n flag bytes. A scaled kernel
+/// (block quantization) first divides every finite value by 2^shift exactly; others ignore it.
+using BatchFn = void (*)(const Plan& p, const void* in, void* out, Flags* flags, std::size_t n, int shift);
 
-/// The kernel for the plan compiled for `isa` (not Isa::scalar), with or without flags.
-/// Precondition: isa_supported(isa).
-BatchFn batch_kernel(const Plan& p, Isa isa, bool with_flags);
+/// The kernel for the plan compiled for `isa` (not Isa::scalar), with or without flags,
+/// scaled or not (scaled: MX element destinations only, else null). Precondition:
+/// isa_supported(isa).
+BatchFn batch_kernel(const Plan& p, Isa isa, bool with_flags, bool scaled = false);
+
+/// What a block-quantizing kernel asks of its caller (the BlockQuantizer), per block.
+struct BlockHooks {
+  void* ctx;
+  /// >= 0: the scale rule is floor (no custom rule) and this is emax of the element format, so
+  /// the kernel computes the scale of a block with a normal, finite amax itself.
+  int floor_emax = -1;
+  /// The scale exponent s for a block whose largest sign-cleared code is `amax_bits`; false
+  /// when the block needs the scalar path (an Inf or NaN in it, or a NaN scale).
+  bool (*scale)(void* ctx, std::uint32_t amax_bits, int& s);
+  /// The scalar path for one block of k values: writes k codes, ORs flags, returns the scale.
+  std::uint8_t (*slow)(void* ctx, const void* block, std::size_t k, std::uint8_t* codes, Flags& flags);
+};
+/// Quantizes `blocks` consecutive blocks of k source codes (k a multiple of 16) into the
+/// plan's element format: scales[b], codes[b * k ...], and the OR of all flags into `flags`.
+using BlocksFn = void (*)(const Plan& p, const void* in, std::size_t blocks, std::size_t k, const BlockHooks& hooks,
+                          std::uint8_t* scales, std::uint8_t* codes, Flags& flags);
+/// The block kernel for the plan on `isa`, or null (rs, or not an MX element destination).
+BlocksFn blocks_kernel(const Plan& p, Isa isa);
+BlocksFn blocks_kernel_avx2(const Plan& p);
+BlocksFn blocks_kernel_avx512(const Plan& p);
+
+/// The largest sign-cleared bit pattern among n codes of `width` (32 or 16) bits, on `isa`.
+std::uint32_t max_magnitude_bits(const void* in, std::size_t n, int width, Isa isa);
+
+/// One value as a scaled kernel computes it: the source code's value times 2^-shift (exactly,
+/// when finite), rounded into the destination by the scalar round_pack.
+Result scaled_scalar(const Plan& p, std::uint64_t bits, int shift);
 
 // The per-instruction-set entry points (simd/isa_*.cpp).
-BatchFn batch_kernel_avx2(const Plan& p, bool with_flags);
-BatchFn batch_kernel_avx512(const Plan& p, bool with_flags);
+BatchFn batch_kernel_avx2(const Plan& p, bool with_flags, bool scaled);
+BatchFn batch_kernel_avx512(const Plan& p, bool with_flags, bool scaled);
+std::uint32_t max_magnitude_bits_avx2(const void* in, std::size_t n, int width);
+std::uint32_t max_magnitude_bits_avx512(const void* in, std::size_t n, int width);
 
 }  // namespace softmx::simd
 

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "softmx/batch.hpp"
 #include "softmx/context.hpp"
 #include "softmx/convert.hpp"
 #include "softmx/dialect.hpp"
@@ -42,6 +43,9 @@ struct BlockOptions {
   Tininess tininess = Tininess::after_rounding;
   std::uint8_t rbits_width = 32;                 ///< rs: random bits per element
   std::span<const std::uint64_t> rbits;          ///< rs: one value per element (required for rs)
+  /// The instruction set of the element conversions (batch.hpp); default: default_isa().
+  /// Isa::scalar runs the reference path. Results are the same on every one.
+  std::optional<Isa> isa;
 };
 
 /// One quantized block.
