@@ -96,7 +96,7 @@ SOFTMX_LANES_INLINE void round_pack_lanes(const Pl& p, u32v sgn, u32v sig, i32v 
                         : f.width > 8 ? Kind::wide : Kind::narrow;
   const u32v one = splat(1);
   const i32v ex = e8m0 ? E : maxi(E, splat_i(emin));
-  const i32v sh = e8m0 ? splat_i(23 - m) : mini(maxi(splat_i(emin) - E, splat_i(0)), splat_i(2 + m)) + (23 - m);
+  const i32v sh = e8m0 ? splat_i(23 - m) : mini(maxi(splat_i(emin + 23 - m) - E, splat_i(23 - m)), splat_i(25));
   const u32v shu = reinterpret_cast<u32v>(sh);
   const u32v n0 = sig >> shu;  // the significand truncated to the quantum
   const u32v unit = one << shu;
@@ -156,6 +156,15 @@ SOFTMX_LANES_INLINE void round_pack_lanes(const Pl& p, u32v sgn, u32v sig, i32v 
     }
     flags = sel(ovf, extra | splat(flag::overflow | flag::inexact), fl);
   }
+}
+
+/// True when some lane has a >= b (unsigned), without making a mask vector first.
+SOFTMX_LANES_INLINE bool any_at_least(u32v a, u32v b) {
+#if defined(__AVX512F__) && SOFTMX_SIMD_LANES == 16
+  return _mm512_cmpge_epu32_mask(reinterpret_cast<__m512i>(a), reinterpret_cast<__m512i>(b)) != 0;
+#else
+  return lane_bits(a >= b) != 0;
+#endif
 }
 
 /// The Plan's per-dialect values as lane vectors and plain locals, made once per batch so that
@@ -240,12 +249,16 @@ struct VectorKernel {
     }
     fallback = splat_i(0);
     round_pack_lanes<D, R, F>(lp, sgn, sig, E, extra, code, fl, fallback);
+    // E8M0 (no subnormals: the quantum follows the leading bit) reads source normals as they
+    // are and hands source subnormals to the scalar kernel.
+    if constexpr (e8m0 && !Norm) fallback |= e == 0;
 
     // Zeros, infinities and NaNs take their class's result (indexed by the input's sign).
     // One unsigned compare finds zeros (a - 1 wraps) and Inf/NaN (a >= the Inf code).
-    i32v decided = (a - 1) >= src_inf_minus_1;
+    i32v decided = splat_i(0);
     i32v nan_lanes = splat_i(0);  // NaNs whose payload reaches the result
-    if (lane_bits(decided)) [[unlikely]] {
+    if (any_at_least(a - 1, src_inf_minus_1)) [[unlikely]] {
+      decided = (a - 1) >= src_inf_minus_1;
       const i32v special = e == src_exp_max;
       const i32v is_zero = a == 0;
       const i32v neg_in = reinterpret_cast<i32v>(x >> src_sign_shift) != 0;
@@ -312,6 +325,8 @@ void convert_batch(const Plan& plan, const void* in, void* out_v, Flags* flags_o
     out[j] = static_cast<Out>(r.code);
     if constexpr (F) flags_out[j] = r.flags;
   };
+  // Without flags, only E8M0's low end and payload-carrying NaNs ever need the scalar kernel.
+  const bool may_fall_back = F || VectorKernel<D, R, F, Norm, Scaled>::e8m0 || !plan.nan_by_class;
   std::size_t i = 0;
   for (; i + N <= n; i += N) {
     u32v code, fl{};
@@ -328,8 +343,123 @@ void convert_batch(const Plan& plan, const void* in, void* out_v, Flags* flags_o
       const u8v b = __builtin_convertvector(fl, u8v);
       std::memcpy(flags_out + i, &b, sizeof b);
     }
+    if (!may_fall_back) continue;
     if (unsigned lanes = lane_bits(fallback)) [[unlikely]] {
       for (; lanes; lanes &= lanes - 1) scalar(i + static_cast<std::size_t>(__builtin_ctz(lanes)));
+    }
+  }
+  for (; i < n; ++i) scalar(i);
+}
+
+/// True when the floating-point unit rounds to nearest-even with gradual underflow (MXCSR's
+/// defaults), which convert_rne_float relies on. Read, never changed.
+inline bool fpu_is_default() {
+#if defined(__SSE__)
+  return (_mm_getcsr() & 0xE040u) == 0;  // rounding control 00, FTZ (bit 15) and DAZ (bit 6) off
+#else
+  return false;
+#endif
+}
+
+/// rne without flags from f32 (or bf16, widened by a shift) into a destination with
+/// subnormals, using the FPU's own round-to-nearest-even for the destination's subnormal range
+/// and the classic integer rounding of the f32 bit pattern for its normal range:
+///   |x| <  2^emin: code = bits(|x| + 2^(emin - m + 23)) - bits(2^(emin - m + 23))
+///                  (the f32 sum's last bit is worth one destination subnormal quantum);
+///   |x| >= 2^emin: code = (bits + 2^(22 - m) - 1 + last kept bit) >> (23 - m), rebiased
+///                  (a carry runs into the exponent field, as round_pack's base + n).
+/// About half the operations of the general kernel; same results (test_batch_simd*.cpp), and
+/// only used while the FPU is in its default mode (fpu_is_default).
+template <int D>
+void convert_rne_float(const Plan& p, const void* in, void* out_v, std::size_t n) {
+  constexpr Format f = detail::kFormats[D];
+  static_assert(f.subnormals && f.width <= 16);
+  constexpr int m = f.man_bits;
+  constexpr std::uint32_t magic = static_cast<std::uint32_t>(f.emin() - m + 23 + 127) << 23;
+  constexpr std::uint32_t min_normal = static_cast<std::uint32_t>(f.emin() + 127) << 23;
+  constexpr std::uint32_t rebias = static_cast<std::uint32_t>(127 - f.bias) << m;
+  constexpr bool twos = f.sign == SignEncoding::twos_complement;
+  using Out = std::conditional_t<(f.width > 8), std::uint16_t, std::uint8_t>;
+  Out* out = static_cast<Out*>(out_v);
+  const bool in32 = p.src_width == 32;
+  const u32v max0 = splat(p.max_mag[0]), max1 = splat(p.max_mag[1]), ovf0 = splat(p.ovf_code[0]),
+             ovf1 = splat(p.ovf_code[1]);
+  const bool ovf_is_max = p.ovf_is_max;
+  const u32v inf_minus_1 = splat(0x7F7FFFFFu);
+  auto scalar = [&](std::size_t j) { out[j] = static_cast<Out>(p.scalar(load_one(in, j, in32), p.ctx, *p.dialect).code); };
+  std::size_t i = 0;
+  for (; i + N <= n; i += N) {
+    u32v x = load_lanes(in, i, in32);
+    if (!in32) x <<= 16;  // bf16 is the top half of an f32
+    const u32v a = x & 0x7FFFFFFFu;
+    const u32v sub = reinterpret_cast<u32v>(reinterpret_cast<f32v>(a) + reinterpret_cast<f32v>(splat(magic))) - magic;
+    const u32v nor = ((a + ((1u << (22 - m)) - 1) + ((a >> (23 - m)) & 1u)) >> (23 - m)) - rebias;
+    const u32v mag = a < min_normal ? sub : nor;
+    const i32v neg = reinterpret_cast<i32v>(x) < 0;
+    u32v code;
+    if constexpr (twos) {
+      const u32v lim = neg ? max1 : max0;
+      const u32v c = mag > lim ? lim : mag;
+      code = neg ? (-c) & 0xFFu : c;
+    } else {
+      code = (mag > max0 ? max0 : mag) | ((x >> 31) << (f.width - 1));
+    }
+    if (!ovf_is_max) code = mag > (neg ? max1 : max0) ? (neg ? ovf1 : ovf0) : code;
+    if constexpr (sizeof(Out) == 1) {
+      const u8v b = __builtin_convertvector(code, u8v);
+      std::memcpy(out + i, &b, sizeof b);
+    } else {
+      const u16v h = __builtin_convertvector(code, u16v);
+      std::memcpy(out + i, &h, sizeof h);
+    }
+    // Zeros, infinities and NaNs: the scalar kernel (their class results, or a NaN payload).
+    if (any_at_least(a - 1, inf_minus_1)) [[unlikely]] {
+      for (unsigned lanes = lane_bits((a - 1) >= inf_minus_1); lanes; lanes &= lanes - 1)
+        scalar(i + static_cast<std::size_t>(__builtin_ctz(lanes)));
+    }
+  }
+  for (; i < n; ++i) scalar(i);
+}
+
+/// E8M0 without flags from f32 (or bf16, widened by a shift): a normal source's code is its
+/// exponent field, plus one when the mode rounds its significand 1.f up to 2 (SEMANTICS 5.4 on
+/// the magnitude: the sign is dropped, or the negative class decides). Zeros, subnormals, Inf
+/// and NaN go to the scalar kernel. Same results as the general kernel (test_batch_simd*.cpp),
+/// at about a third of its operations.
+template <Rounding R>
+void convert_e8m0(const Plan& p, const void* in, void* out_v, Flags*, std::size_t n, int) {
+  std::uint8_t* out = static_cast<std::uint8_t*>(out_v);
+  const bool in32 = p.src_width == 32;
+  const u32v ovf = splat(p.ovf_code[0]), neg_code = splat(p.neg.code[1]);
+  const bool neg_const = p.neg_const, ties_up = p.ties_up;
+  auto scalar = [&](std::size_t j) { out[j] = static_cast<std::uint8_t>(p.scalar(load_one(in, j, in32), p.ctx, *p.dialect).code); };
+  std::size_t i = 0;
+  for (; i + N <= n; i += N) {
+    u32v x = load_lanes(in, i, in32);
+    if (!in32) x <<= 16;  // bf16 is the top half of an f32
+    const u32v a = x & 0x7FFFFFFFu;
+    const u32v e = a >> 23;
+    const u32v frac = a & 0x7FFFFFu;
+    u32v code;
+    if constexpr (R == Rounding::rz || R == Rounding::rd) {  // the magnitude rounds down
+      code = e;
+    } else if constexpr (R == Rounding::ru) {
+      code = frac != 0 ? e + 1 : e;
+    } else if constexpr (R == Rounding::rna) {
+      code = frac >= 0x400000u ? e + 1 : e;
+    } else if constexpr (R == Rounding::rne) {
+      const i32v tie_up = ties_up ? splat_i(-1) : (e & 1u) != 0;
+      code = (frac > 0x400000u) | ((frac == 0x400000u) & tie_up) ? e + 1 : e;
+    } else {  // ro: an inexact value takes the odd neighbour
+      code = (frac != 0) & ((e & 1u) == 0) ? e + 1 : e;
+    }
+    code = code > 0xFEu ? ovf : code;
+    if (neg_const) code = reinterpret_cast<i32v>(x) < 0 ? neg_code : code;
+    const u8v b = __builtin_convertvector(code, u8v);
+    std::memcpy(out + i, &b, sizeof b);
+    if (any_at_least(e - 1, splat(0xFE))) [[unlikely]] {  // e = 0 (wraps) or 0xFF
+      for (unsigned lanes = lane_bits((e - 1) >= 0xFEu); lanes; lanes &= lanes - 1)
+        scalar(i + static_cast<std::size_t>(__builtin_ctz(lanes)));
     }
   }
   for (; i < n; ++i) scalar(i);
@@ -439,7 +569,17 @@ inline BlocksFn pick_blocks(const Plan& p) {
 template <int D>
 constexpr bool can_skip_normalize() {
   constexpr Format f = detail::kFormats[D];
-  return f.subnormals && detail::kFormats[static_cast<int>(FormatId::f32)].emin() <= f.emin() - f.man_bits - 2;
+  return !f.subnormals || detail::kFormats[static_cast<int>(FormatId::f32)].emin() <= f.emin() - f.man_bits - 2;
+}
+
+/// rne without flags: the FPU-assisted kernel while the FPU is in its default mode, otherwise
+/// the general one.
+template <int D>
+void convert_rne(const Plan& p, const void* in, void* out, Flags* flags, std::size_t n, int shift) {
+  if (fpu_is_default()) return convert_rne_float<D>(p, in, out, n);
+  if (p.normalize) return convert_batch<D, Rounding::rne, false, true>(p, in, out, flags, n, shift);
+  if constexpr (can_skip_normalize<D>()) return convert_batch<D, Rounding::rne, false, false>(p, in, out, flags, n, shift);
+  return convert_batch<D, Rounding::rne, false, true>(p, in, out, flags, n, shift);
 }
 
 template <int D, Rounding R>
@@ -448,6 +588,12 @@ BatchFn pick_norm(const Plan& p, bool with_flags, bool scaled) {
     if constexpr (is_mx_element(static_cast<FormatId>(D)))
       return with_flags ? &convert_batch<D, R, true, true, true> : &convert_batch<D, R, false, true, true>;
     return nullptr;
+  }
+  if constexpr (R == Rounding::rne && detail::kFormats[D].subnormals) {
+    if (!with_flags && (p.src == FormatId::f32 || p.src == FormatId::bf16)) return &convert_rne<D>;
+  }
+  if constexpr (!detail::kFormats[D].subnormals) {
+    if (!with_flags && (p.src == FormatId::f32 || p.src == FormatId::bf16)) return &convert_e8m0<R>;
   }
   if constexpr (can_skip_normalize<D>()) {
     if (!p.normalize) return with_flags ? &convert_batch<D, R, true, false> : &convert_batch<D, R, false, false>;

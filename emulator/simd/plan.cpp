@@ -58,8 +58,9 @@ std::optional<Plan> make_plan(FormatId src, FormatId dst, const Context& ctx, co
   // Without normalising, a source subnormal is read with its implicit bit set and the
   // exponent emin_src: a value below 2^(emin_src + 1). That rounds and flags as the true value
   // does only when 2^(emin_src + 1) is at most half the destination's smallest subnormal
-  // 2^(emin - m) (lanes.hpp); never for E8M0 (no subnormals).
-  p.normalize = !f.subnormals || s.emin() > f.emin() - f.man_bits - 2;
+  // 2^(emin - m) (lanes.hpp). E8M0 reads source normals as they are and hands source
+  // subnormals to the scalar kernel.
+  p.normalize = f.subnormals && s.emin() > f.emin() - f.man_bits - 2;
   p.scalar = scalar;
   p.ctx = ctx;
   p.dialect = &d;
@@ -77,6 +78,8 @@ std::optional<Plan> make_plan(FormatId src, FormatId dst, const Context& ctx, co
     }
     p.ovf_code[sg] = static_cast<std::uint32_t>(code);
   }
+  p.ovf_is_max = p.ovf_code[0] == detail::pack(f, false, p.max_mag[0]) &&
+                 p.ovf_code[1] == detail::pack(f, f.is_signed(), p.max_mag[1]);
 
   // Classes whose result does not depend on the digits: one scalar call per class and sign.
   const std::uint64_t sign_bit = std::uint64_t{1} << (s.width - 1);

@@ -58,6 +58,7 @@ struct Plan {
 
   // Overflow: the code per sign and the flags (overflow | inexact).
   std::uint32_t ovf_code[2] = {0, 0};
+  bool ovf_is_max = false;  ///< ovf_code[s] is the largest finite code of sign s (saturation)
 
   // Input classes decided by one scalar call each.
   ClassResult zero, inf, qnan, snan;
