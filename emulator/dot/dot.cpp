@@ -7,6 +7,7 @@
 #include <string>
 
 #include "dot/wide_accumulator.hpp"
+#include "softmx/tensor_core.hpp"
 
 namespace softmx {
 namespace {
@@ -221,7 +222,7 @@ const AccumulationModel& fp32_sequential_accumulation() { return kFp32Sequential
 const AccumulationModel* find_accumulation_model(std::string_view name) {
   if (name == kExact.name()) return &kExact;
   if (name == kFp32Sequential.name() || name == "fp32_sequential") return &kFp32Sequential;
-  return nullptr;
+  return find_tensor_core_model(name);  // hopper-fp8-mma, hopper-fp8-wgmma (tensor_core.hpp)
 }
 
 Result dot_general(std::span<const BlockRef> a, std::span<const BlockRef> b, const Context& out,

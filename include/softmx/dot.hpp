@@ -5,7 +5,8 @@
 //
 // The result is an f32 code with flags. How the sum is accumulated is a model: `exact` (the
 // exact sum rounded once), `fp32-sequential` (FP32 additions in order, as BLOCKS.md defines),
-// or any AccumulationModel (a hardware model implements the interface).
+// or any AccumulationModel (a hardware model implements the interface: the tensor-core models
+// of softmx/tensor_core.hpp).
 #pragma once
 
 #include <cstdint>
@@ -42,7 +43,8 @@ class AccumulationModel {
 /// The built-in models.
 const AccumulationModel& exact_accumulation();
 const AccumulationModel& fp32_sequential_accumulation();
-/// Looks a model up by name ("exact", "fp32-sequential"); nullptr if unknown.
+/// Looks a model up by name: "exact", "fp32-sequential", or a named tensor-core model
+/// ("hopper-fp8-mma", "hopper-fp8-wgmma"; softmx/tensor_core.hpp); nullptr if unknown.
 const AccumulationModel* find_accumulation_model(std::string_view name);
 
 /// DotGeneral. Throws std::invalid_argument when the preconditions above fail, when a block's

@@ -1,10 +1,12 @@
 // tools/softmx/cmd_dot.cpp: `softmx dot`.
 //
-//   softmx dot --a FMT --b FMT [--block K] [--blocks N] [--acc exact|fp32-sequential]
+//   softmx dot --a FMT --b FMT [--block K] [--blocks N]
+//              [--acc exact|fp32-sequential|hopper-fp8-mma|hopper-fp8-wgmma]
 //              [--round MODE] [--sat finite|none]
 //   reads lines "SCALE_A CODE_A... SCALE_B CODE_B..." (for N > 1: the N blocks of A, then the N
 //   blocks of B, each a scale and K codes) and writes "RESULT FLAGS": the f32 raw hex of
-//   DotGeneral (OCP MX section 6) and the flags. Saturation defaults to none (IEEE f32).
+//   DotGeneral (OCP MX section 6) and the flags. Saturation defaults to none (IEEE f32). The
+//   tensor-core models (softmx/tensor_core.hpp) ignore --round and --sat: their rounding is fixed.
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -35,7 +37,9 @@ int cmd_dot(int argc, char** argv) {
   const FormatId fa = element_arg(a, "a"), fb = element_arg(a, "b");
   const std::size_t k = parse_count(a, "block", 32, 1 << 20), n = parse_count(a, "blocks", 1, 1 << 20);
   const AccumulationModel* model = find_accumulation_model(a.get("acc").value_or("exact"));
-  if (!model) throw UsageError("unknown accumulation '" + *a.get("acc") + "' for --acc (expected exact or fp32-sequential)");
+  if (!model)
+    throw UsageError("unknown accumulation '" + *a.get("acc") +
+                     "' for --acc (expected exact, fp32-sequential, hopper-fp8-mma or hopper-fp8-wgmma)");
   Args common = a;
   for (const char* o : {"a", "b", "block", "blocks", "acc"}) common.options.erase(o);
   if (!a.get("sat")) common.options.emplace("sat", "none");

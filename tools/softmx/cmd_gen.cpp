@@ -4,8 +4,10 @@
 //   softmx gen convert --from SRC --to DST [--round M] [--sat S] [--tininess T] [--dialect D] [--rbits R]
 //   softmx gen quantize --to ELEM [--from f32] [--block 32] [--scale RULE] [same options]
 //   softmx gen dequantize --from ELEM [--to f32] [--round M] [--sat S] [--tininess T] [--dialect D]
-//   softmx gen dot --a ELEM --b ELEM [--block 32] [--blocks 1] [--acc exact|fp32-sequential]
+//   softmx gen dot --a ELEM --b ELEM [--block 32] [--blocks 1] [--acc MODEL]
 //                  [--round M] [--sat S] [--tininess T]
+//   softmx gen mma --a ELEM --b ELEM [--block 32] [--accumulator f32|f16] [--addend yes|no]
+//                  [--model hopper-fp8-mma|hopper-fp8-wgmma]
 //   and for every operation: [--level 1|2] [--seed S] [--count N] [--inputs-only]
 //                            [--export readmemh] [-o FILE | --out FILE]
 //
@@ -20,6 +22,7 @@
 #include "commands.hpp"
 #include "softmx/block.hpp"
 #include "softmx/dot.hpp"
+#include "softmx/tensor_core.hpp"
 #include "vectors/generate.hpp"
 #include "vectors/header.hpp"
 #include "vectors/operation.hpp"
@@ -42,6 +45,7 @@ std::vector<std::string_view> own_options(Operation op) {
     case Operation::quantize: return {"from", "to", "block", "scale", "round", "sat", "tininess", "dialect", "rbits"};
     case Operation::dequantize: return {"from", "to", "round", "sat", "tininess", "dialect"};
     case Operation::dot: return {"a", "b", "block", "blocks", "acc", "round", "sat", "tininess"};
+    case Operation::mma: return {"a", "b", "block", "accumulator", "addend", "model"};
   }
   return {};
 }
@@ -158,13 +162,35 @@ Header dot_header(const Args& a) {
   h.blocks = static_cast<std::uint32_t>(parse_count(a, "blocks", 1, 1024));
   const std::string acc = a.get("acc").value_or("exact");
   if (!find_accumulation_model(acc))
-    throw UsageError("unknown accumulation '" + acc + "' for --acc (expected exact or fp32-sequential)");
+    throw UsageError("unknown accumulation '" + acc + "' for --acc (expected exact, fp32-sequential, hopper-fp8-mma or hopper-fp8-wgmma)");
   h.accumulation = acc;
   Args common = a;
   for (const char* o : {"a", "b", "block", "blocks", "acc"}) common.options.erase(o);
   if (!a.get("sat")) common.options.emplace("sat", "none");
   set_context(h, conversion_options(common, false));
   h.dialect = "ocp";
+  return h;
+}
+
+/// mma: no rounding options (the model decides); defaults K = 32, f32, with C, hopper-fp8-mma.
+Header mma_header(const Args& a) {
+  Header h;
+  h.operation = Operation::mma;
+  h.from = element_option(a, "a", "A's element format");
+  h.to = element_option(a, "b", "B's element format");
+  h.block = static_cast<std::uint32_t>(parse_count(a, "block", 32, 4096));
+  const std::string acc = a.get("accumulator").value_or("f32");
+  if (acc != "f32" && acc != "f16") throw UsageError("--accumulator expects f32 or f16 (the format of C and D), got '" + acc + "'");
+  h.accumulator = acc == "f32" ? FormatId::f32 : FormatId::f16;
+  const std::string ad = a.get("addend").value_or("yes");
+  if (ad != "yes" && ad != "no") throw UsageError("--addend expects yes (each line has C) or no (C = +0), got '" + ad + "'");
+  h.addend = ad == "yes";
+  h.model = a.get("model").value_or("hopper-fp8-mma");
+  if (!find_tensor_core_model(h.model)) {
+    std::string known;
+    for (const TensorCoreModel* m : tensor_core_models()) known += (known.empty() ? "" : ", ") + std::string(m->name());
+    throw UsageError("unknown tensor-core model '" + h.model + "' for --model (expected " + known + ")");
+  }
   return h;
 }
 
@@ -175,6 +201,7 @@ Header make_header(Operation op, const Args& a) {
     case Operation::quantize: h = quantize_header(a); break;
     case Operation::dequantize: h = dequantize_header(a); break;
     case Operation::dot: h = dot_header(a); break;
+    case Operation::mma: h = mma_header(a); break;
   }
   const bool rs = h.ctx.rounding == Rounding::rs;
   if (rs && (op == Operation::dequantize || op == Operation::dot))
@@ -224,14 +251,14 @@ int cmd_gen(int argc, char** argv) {
   std::vector<char*> args = take_short_output(argc, argv, out_path);
   const Args a = parse_args("gen", static_cast<int>(args.size()), args.data(), 2,
                             {"from", "to", "a", "b", "block", "blocks", "acc", "scale", "round", "sat", "tininess",
-                             "dialect", "rbits", "level", "seed", "count", "export", "out"},
+                             "dialect", "rbits", "level", "seed", "count", "export", "out", "accumulator", "addend", "model"},
                             {"inputs-only"});
   if (a.positionals.empty())
-    throw UsageError("missing OPERATION: gen convert, quantize, dequantize or dot (vectors/README.md)");
+    throw UsageError("missing OPERATION: gen convert, quantize, dequantize, dot or mma (vectors/README.md)");
   if (a.positionals.size() > 1) throw UsageError("unexpected argument '" + a.positionals[1] + "' (gen takes one OPERATION)");
   const auto op = vec::parse_operation(a.positionals[0]);
   if (!op)
-    throw UsageError("unknown operation '" + a.positionals[0] + "' (expected convert, quantize, dequantize or dot)");
+    throw UsageError("unknown operation '" + a.positionals[0] + "' (expected convert, quantize, dequantize, dot or mma)");
   check_applicable(a, *op);
   if (a.get("out")) {
     if (out_path) throw UsageError("give the output file once, as -o FILE or --out FILE");

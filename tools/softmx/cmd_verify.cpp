@@ -5,7 +5,8 @@
 // Reads a file of device results in the vector format (vectors/README.md), recomputes every
 // line (every input of every run, for a run table) with softmx under the file's header, and
 // prints each disagreement with the values decomposed, the flags spelled out and the settings
-// (rounding, saturation, dialect, ...) that would have produced the device's result. Ends with
+// (rounding, saturation, dialect, ...) that would have produced the device's result (for mma:
+// which tensor-core model, and the model's steps with every term decomposed). Ends with
 // a summary line. Exit status 0: all agree; 1: any disagreement; 2: bad input.
 #include <cstdio>
 #include <string>
@@ -130,9 +131,10 @@ int cmd_verify(int argc, char** argv) {
                          "\", \"expected\": \"" + vec::fields_hex(l.results, want) + "\", \"device_flags\": " +
                          (r.has_flags ? "\"" + hex(r.flags, 2) + "\"" : std::string("null")) + ", \"expected_flags\": \"" +
                          hex(wf, 2) + "\"}";
-      report(vec::case_report(reader->where(), l, r.operands, r.results, r.has_flags, r.flags, want, wf,
-                              candidates(r.has_flags)),
-             item);
+      std::string text_report = vec::case_report(reader->where(), l, r.operands, r.results, r.has_flags, r.flags, want, wf,
+                                                 candidates(r.has_flags));
+      if (h.operation == vec::Operation::mma) text_report += vec::mma_trace_report(h, r.operands);  // the terms decomposed
+      report(text_report, item);
     }
     if (s.cases == 0) throw UsageError(reader->name() + ": no data lines (expected " + l.columns() + " lines after the header)");
   }

@@ -7,6 +7,7 @@
 #include "cli.hpp"
 #include "softmx/block.hpp"
 #include "softmx/dot.hpp"
+#include "softmx/tensor_core.hpp"
 
 namespace softmx::vec {
 namespace {
@@ -29,6 +30,20 @@ bool same_settings(const Header& a, const Header& b) {
 }  // namespace
 
 std::vector<Candidate> make_candidates(const Header& h, bool vary_tininess) {
+  if (h.operation == Operation::mma) {
+    // The settings are the tensor-core model: the header's first, then the other named ones.
+    std::vector<Candidate> out;
+    std::vector<std::string> names{h.model};
+    for (const TensorCoreModel* m : tensor_core_models())
+      if (m->name() != h.model) names.emplace_back(m->name());
+    for (const std::string& m : names) {
+      Header c = h;
+      c.model = m;
+      auto e = std::make_unique<Evaluator>(c);
+      out.push_back(Candidate{std::move(c), std::move(e), "model=" + m});
+    }
+    return out;
+  }
   std::vector<Header> hs;
   hs.push_back(h);
   std::vector<std::string> dialects;
@@ -81,6 +96,10 @@ std::string differences(const Header& h, const Header& c) {
     if (!s.empty()) s += "; ";
     s.append(what).append(" ").append(now).append(" instead of ").append(was);
   };
+  if (h.operation == Operation::mma) {
+    add("model", c.model, h.model);
+    return s;
+  }
   add("rounding", name(c.ctx.rounding), name(h.ctx.rounding));
   add("saturation", name(c.ctx.saturation), name(h.ctx.saturation));
   if (h.operation != Operation::dot) add("dialect", c.dialect, h.dialect);
@@ -142,6 +161,11 @@ std::string group_text(const std::vector<Candidate>& all, const std::vector<std:
   auto add_unique = [](std::vector<std::string>& v, const std::string& x) {
     if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
   };
+  if (!all.empty() && all[0].header.operation == Operation::mma) {
+    std::string t;
+    for (std::size_t i : chosen) t += (t.empty() ? "" : "; ") + all[i].key;
+    return t;
+  }
   const bool dot = !all.empty() && all[0].header.operation == Operation::dot;
   const bool tin_varies = std::any_of(all.begin(), all.end(), [&](const Candidate& c) {
     return c.header.ctx.tininess != all[0].header.ctx.tininess;

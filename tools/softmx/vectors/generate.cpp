@@ -780,6 +780,255 @@ void dot_cases(const Header& h, u64 random, std::uint64_t seed, const CaseSink& 
   for (u64 i = 0; i < random; ++i) emit(cases.random(rng));
 }
 
+// ---------------------------------------------------------------------------------------------
+// mma
+
+/// Builds mma cases of one header (README 6, "mma"): K products A_i * B_i and an addend C in
+/// the accumulator format. Every case is A_1..A_K B_1..B_K C (C dropped when addend = no).
+class MmaCases {
+ public:
+  explicit MmaCases(const Header& h)
+      : k_(h.block), a_(h.from), b_(h.to), acc_(format(h.accumulator)), addend_(h.addend) {}
+
+  std::vector<Operands> level1() {
+    const u64 one_a = a_.one(), one_b = b_.one(), max_a = a_.max(), max_b = b_.max();
+    // 1. zeros.
+    add(neutral());
+    {
+      Case c = neutral();
+      for (auto& x : c.a) x = a_.neg_zero();
+      c.c = acc_neg(0);
+      add(c);
+      Case alt = neutral();
+      for (std::size_t i = 1; i < k_; i += 2) alt.a[i] = a_.neg_zero();
+      add(alt);
+    }
+    // 2. single products, first and last.
+    {
+      Case c = neutral();
+      c.a[0] = one_a, c.b[0] = one_b;
+      add(c);
+      Case d = neutral();
+      d.a[k_ - 1] = max_a, d.b[k_ - 1] = max_b;
+      add(d);
+    }
+    // 3. the alignment ladder: C = 1 (or A_1 * B_1 = 1) and every other product 2^-d.
+    for (int d = 0; d <= 24; ++d) {
+      Case c = neutral();
+      for (std::size_t i = 0; i < k_; ++i) set_pow2_product(c, i, -d);
+      c.c = acc_code(1, 0, false);
+      add(c);
+      Case e = neutral();
+      for (std::size_t i = 1; i < k_; ++i) set_pow2_product(e, i, -d);
+      e.a[0] = one_a, e.b[0] = one_b;
+      add(e);
+    }
+    // 4. the carry ladder: K products 1 * 1 and C = 2^-j; max * max with C = 0 and C = 1.
+    for (int j = 0; j <= 24; ++j) {
+      Case c = neutral().fill(one_a, one_b);
+      c.c = acc_code(1, -j, false);
+      add(c);
+    }
+    add(neutral().fill(max_a, max_b));
+    {
+      Case c = neutral().fill(max_a, max_b);
+      c.c = acc_code(1, 0, false);
+      add(c);
+    }
+    // 5. a large and a tiny product (code 1, the smallest subnormal), alone and with C = 1.
+    if (k_ >= 2) {
+      Case c = neutral();
+      c.a[0] = max_a, c.b[0] = max_b, c.a[1] = 1, c.b[1] = 1;
+      add(c);
+      c.c = acc_code(1, 0, false);
+      add(c);
+    }
+    // 6. the direction of the cut: C = 1 and one product -1.5 * 2^-d.
+    for (int d = 10; d <= 16; ++d) {
+      Case c = neutral();
+      c.a[0] = a_.neg(nearest_code(a_.f, unpacked({3, -(d / 2) - 1}, false), Saturation::finite));
+      c.b[0] = nearest_code(b_.f, unpacked({1, -(d - d / 2)}, false), Saturation::finite);
+      c.c = acc_code(1, 0, false);
+      add(c);
+    }
+    // 7. cancellation: +-max alternating times 1 with C = 0 and C = 2^-20; max*max + 1 - max*max.
+    {
+      Case c = neutral();
+      for (std::size_t i = 0; i < k_; ++i) c.a[i] = i % 2 ? a_.neg(max_a) : max_a, c.b[i] = one_b;
+      add(c);
+      c.c = acc_code(1, -20, false);
+      add(c);
+      if (k_ >= 3) {
+        Case e = neutral();
+        e.a[0] = max_a, e.b[0] = max_b, e.a[1] = one_a, e.b[1] = one_b, e.a[2] = a_.neg(max_a), e.b[2] = max_b;
+        add(e);
+      }
+    }
+    // 8. subnormal elements: every subnormal magnitude of A times 1 and times itself (in B's
+    // format: the code nearest to it); C the accumulator's smallest subnormal.
+    if (a_.f.subnormals)
+      for (u64 s = 1; s < (u64{1} << a_.f.man_bits); ++s) {
+        Case c = neutral();
+        c.a[0] = s, c.b[0] = one_b;
+        add(c);
+        c.b[0] = s <= b_.max() ? s : one_b;
+        c.c = 1;
+        add(c);
+      }
+    {
+      Case c = neutral();
+      c.c = 1;
+      add(c);
+      c.a[0] = 1, c.b[0] = 1;
+      add(c);
+    }
+    // 9. accumulator extremes: +-max finite with max * max products, Inf, -Inf and NaN.
+    {
+      const u64 amax = acc_.max_finite_magnitude();
+      for (u64 cc : {amax, acc_neg(amax)}) {
+        Case c = neutral().fill(max_a, max_b);
+        c.c = cc;
+        add(c);
+      }
+      for (u64 cc : {amax + 1, acc_neg(amax + 1), acc_.all_ones_magnitude()}) {
+        Case c = neutral().fill(one_a, one_b);
+        c.c = cc;
+        add(c);
+      }
+    }
+    // 10. ties of the accumulator's rounding: C = 1 and one or three products of half an ulp
+    // of 1 (f32 2^-24, f16 2^-11).
+    for (std::size_t n : {std::size_t{1}, std::size_t{3}}) {
+      Case c = neutral();
+      for (std::size_t i = 0; i < n && i < k_; ++i) set_pow2_product(c, i, -(acc_.man_bits + 1));
+      c.c = acc_code(1, 0, false);
+      add(c);
+    }
+    // 11. the order of additions: max * max at k = 0, its negation at k = K/2, 1 * 1 at k = 1
+    // and at k = K/2 - 1 (a split into halves rounds in between).
+    if (k_ >= 4) {
+      for (std::size_t at : {std::size_t{1}, k_ / 2 - 1}) {
+        Case c = neutral();
+        c.a[0] = max_a, c.b[0] = max_b, c.a[k_ / 2] = a_.neg(max_a), c.b[k_ / 2] = max_b;
+        c.a[at] = one_a, c.b[at] = one_b;
+        add(c);
+      }
+    }
+    // 12. specials: NaN elements, Inf, Inf * 0, Inf - Inf.
+    if (a_.has_nan()) {
+      Case c = neutral().fill(one_a, one_b);
+      c.a[0] = a_.nan();
+      add(c);
+    }
+    if (b_.has_nan()) {
+      Case c = neutral().fill(one_a, one_b);
+      c.b[k_ - 1] = b_.nan();
+      add(c);
+    }
+    if (a_.has_inf()) {
+      Case c = neutral().fill(one_a, one_b);
+      c.a[0] = a_.inf();
+      add(c);
+      Case z = neutral();
+      z.a[0] = a_.inf();
+      add(z);
+      if (k_ >= 2) {
+        c.a[1] = a_.neg(a_.inf());
+        add(c);
+      }
+    }
+    return std::move(out_);
+  }
+
+  /// One random case (README 6, mma, "A random case").
+  Operands random(SplitMix64& rng) const {
+    Case c = neutral();
+    const u64 kind = rng.below(4);
+    auto finite = [&](const ElementCodes& e) {
+      const u64 mag = rng.below(e.max() + 1);
+      return rng.below(2) ? e.neg(mag) : mag;
+    };
+    auto band = [&](const ElementCodes& e, int top) {
+      const bool neg = rng.below(2);
+      const int ex = top - static_cast<int>(rng.below(4));
+      const u64 g = rng.next() | (u64{1} << 63);
+      return nearest_code(e.f, unpacked({g, ex - 63}, neg), Saturation::finite);
+    };
+    const int top = -6 + static_cast<int>(rng.below(15));
+    const std::size_t half = (k_ + 1) / 2;
+    for (std::size_t i = 0; i < k_; ++i) {
+      switch (kind) {
+        case 0: c.a[i] = draw_bits(rng, a_.f.width), c.b[i] = draw_bits(rng, b_.f.width); break;
+        case 1: c.a[i] = finite(a_), c.b[i] = finite(b_); break;
+        case 2:
+          if (i < half) c.a[i] = finite(a_), c.b[i] = finite(b_);
+          else c.a[i] = a_.neg(c.a[i - half]), c.b[i] = c.b[i - half];
+          break;
+        default: c.a[i] = band(a_, top), c.b[i] = band(b_, top); break;
+      }
+    }
+    // C: any bits (kind 0), else a finite value of 2^-40 .. 2^24 (f16: its whole range), or for
+    // kind 3 near the products' magnitude 2^(2 top).
+    if (kind == 0) {
+      c.c = draw_bits(rng, acc_.width);
+    } else {
+      const bool neg = rng.below(2);
+      const u64 g = rng.next() | (u64{1} << 63);
+      const int lo = std::max(-40, acc_.emin() - acc_.man_bits), hi = std::min(24, static_cast<int>(acc_.bias));
+      const int e = kind == 3 ? 2 * top + 4 - static_cast<int>(rng.below(9))
+                              : lo + static_cast<int>(rng.below(static_cast<u64>(hi - lo + 1)));
+      c.c = nearest_code(acc_, unpacked({g, e - 63}, neg), Saturation::finite);
+    }
+    return c.operands(addend_);
+  }
+
+ private:
+  struct Case {
+    std::vector<u64> a, b;
+    u64 c = 0;
+    Case& fill(u64 x, u64 y) {
+      std::fill(a.begin(), a.end(), x);
+      std::fill(b.begin(), b.end(), y);
+      return *this;
+    }
+    Operands operands(bool addend) const {
+      Operands o(a);
+      o.insert(o.end(), b.begin(), b.end());
+      if (addend) o.push_back(c);
+      return o;
+    }
+  };
+
+  Case neutral() const { return Case{std::vector<u64>(k_, 0), std::vector<u64>(k_, 0), 0}; }
+  void add(const Case& c) {
+    Operands o = c.operands(addend_);
+    if (seen_.insert(o).second) out_.push_back(std::move(o));
+  }
+  u64 acc_neg(u64 code) const { return code ^ (u64{1} << (acc_.width - 1)); }
+  u64 acc_code(u64 m, int e, bool neg) const { return nearest_code(acc_, unpacked({m, e}, neg), Saturation::finite); }
+  /// A_i * B_i = 2^e as nearly as the formats allow: A_i the code nearest to 2^ceil(e/2), B_i
+  /// to 2^(e - ceil(e/2)).
+  void set_pow2_product(Case& c, std::size_t i, int e) const {
+    const int ea = e >= 0 ? (e + 1) / 2 : -((-e) / 2);
+    c.a[i] = nearest_code(a_.f, unpacked({1, ea}, false), Saturation::finite);
+    c.b[i] = nearest_code(b_.f, unpacked({1, e - ea}, false), Saturation::finite);
+  }
+
+  std::size_t k_;
+  ElementCodes a_, b_;
+  const Format& acc_;
+  bool addend_;
+  std::vector<Operands> out_;
+  std::set<Operands> seen_;
+};
+
+void mma_cases(const Header& h, u64 random, std::uint64_t seed, const CaseSink& emit) {
+  MmaCases cases(h);
+  for (const Operands& c : cases.level1()) emit(c);
+  SplitMix64 rng(seed);
+  for (u64 i = 0; i < random; ++i) emit(cases.random(rng));
+}
+
 /// The operand columns only: "IN R".
 std::string operand_columns(const LineLayout& l) {
   std::string s;
@@ -794,7 +1043,8 @@ bool exhaustive(const Header& h) {
     case Operation::convert: return format(h.from).width <= 16 && h.ctx.rounding != Rounding::rs;
     case Operation::dequantize: return true;
     case Operation::quantize:
-    case Operation::dot: break;
+    case Operation::dot:
+    case Operation::mma: break;
   }
   return false;
 }
@@ -806,6 +1056,7 @@ std::uint64_t random_count(const Header& h, const GenOptions& o) {
     case Operation::convert: return kDefaultConvertRandom;
     case Operation::quantize: return kDefaultQuantizeRandom;
     case Operation::dot: return kDefaultDotRandom;
+    case Operation::mma: return kDefaultMmaRandom;
     case Operation::dequantize: break;
   }
   return 0;
@@ -818,6 +1069,7 @@ void for_each_case(const Header& h, const GenOptions& o, const CaseSink& emit) {
     case Operation::quantize: return quantize_cases(h, random, o.seed, emit);
     case Operation::dequantize: return dequantize_cases(h, emit);
     case Operation::dot: return dot_cases(h, random, o.seed, emit);
+    case Operation::mma: return mma_cases(h, random, o.seed, emit);
   }
 }
 
@@ -859,7 +1111,7 @@ std::uint64_t write_vectors(const Evaluator& ev, const GenOptions& o, const Writ
     for (std::size_t i = 0; i < ops.size(); ++i) field(ops[i], layout.operands[i].digits);
     if (!w.inputs_only) {
       for (std::size_t i = 0; i < results.size(); ++i) field(results[i], layout.results[i].digits);
-      field(flags, 2);
+      if (layout.flags) field(flags, 2);
     }
     text += '\n';
     out.chunk();

@@ -30,6 +30,7 @@ inline constexpr std::string_view kGeneratorName = "softmx 0.1.0";
 inline constexpr std::uint64_t kDefaultConvertRandom = 100000;
 inline constexpr std::uint64_t kDefaultQuantizeRandom = 2000;
 inline constexpr std::uint64_t kDefaultDotRandom = 2000;
+inline constexpr std::uint64_t kDefaultMmaRandom = 10000;
 
 /// How the cases are chosen.
 struct GenOptions {

@@ -7,6 +7,7 @@
 #include "cli.hpp"
 #include "softmx/block.hpp"
 #include "softmx/dot.hpp"
+#include "softmx/tensor_core.hpp"
 
 namespace softmx::vec {
 namespace {
@@ -37,11 +38,14 @@ bool is_host(FormatId f) { return is_ieee_host_format(f); }
 // The keys each operation accepts (besides the provenance keys and x- keys).
 bool applies(std::string_view key, Operation op, Layout layout, Rounding r) {
   const bool conv = op == Operation::convert, quant = op == Operation::quantize, deq = op == Operation::dequantize,
-             dot = op == Operation::dot;
-  if (key == "operation" || key == "layout" || key == "rounding" || key == "saturation" || key == "tininess") return true;
+             dot = op == Operation::dot, mma = op == Operation::mma;
+  if (key == "operation" || key == "layout") return true;
+  if (key == "rounding" || key == "saturation" || key == "tininess") return !mma;  // the model decides
   if (key == "from" || key == "to" || key == "dialect") return conv || quant || deq;
-  if (key == "a" || key == "b" || key == "blocks" || key == "accumulation") return dot;
-  if (key == "block") return quant || dot;
+  if (key == "a" || key == "b") return dot || mma;
+  if (key == "blocks" || key == "accumulation") return dot;
+  if (key == "accumulator" || key == "addend" || key == "model") return mma;
+  if (key == "block") return quant || dot || mma;
   if (key == "scale") return quant;
   if (key == "rbits") return r == Rounding::rs;
   if (key == "first" || key == "last") return layout == Layout::runs;
@@ -58,12 +62,13 @@ std::string_view name(Operation op) {
     case Operation::quantize: return "quantize";
     case Operation::dequantize: return "dequantize";
     case Operation::dot: return "dot";
+    case Operation::mma: return "mma";
   }
   return "?";
 }
 
 std::optional<Operation> parse_operation(std::string_view s) {
-  for (Operation op : {Operation::convert, Operation::quantize, Operation::dequantize, Operation::dot})
+  for (Operation op : {Operation::convert, Operation::quantize, Operation::dequantize, Operation::dot, Operation::mma})
     if (s == name(op)) return op;
   return std::nullopt;
 }
@@ -128,7 +133,7 @@ Header HeaderParser::finish(const std::string& where) const {
     const auto* kv = find("operation");
     if (!kv) throw UsageError(where + ": header lacks the required key 'operation'");
     auto op = parse_operation(kv->second);
-    if (!op) throw bad("operation", kv->second, "convert, quantize, dequantize or dot");
+    if (!op) throw bad("operation", kv->second, "convert, quantize, dequantize, dot or mma");
     h.operation = *op;
   }
   if (const auto* kv = find("layout")) {
@@ -136,7 +141,8 @@ Header HeaderParser::finish(const std::string& where) const {
     else if (kv->second == "runs") h.layout = Layout::runs;
     else throw bad("layout", kv->second, "cases or runs");
   }
-  {
+  const bool mma = h.operation == Operation::mma;
+  if (!mma) {
     const std::string& v = require("rounding");
     auto r = parse_rounding(v);
     if (!r || v != name(*r)) throw bad("rounding", v, "rne, rna, rz, ru, rd, ro or rs");
@@ -149,7 +155,7 @@ Header HeaderParser::finish(const std::string& where) const {
     if (applies(k, h.operation, h.layout, h.ctx.rounding)) continue;
     static constexpr std::string_view kKnown[] = {"operation", "layout", "from", "to", "a", "b", "rounding", "saturation",
                                                  "tininess", "rbits", "dialect", "block", "blocks", "scale",
-                                                 "accumulation", "first", "last"};
+                                                 "accumulation", "first", "last", "accumulator", "addend", "model"};
     if (std::find(std::begin(kKnown), std::end(kKnown), k) == std::end(kKnown))
       throw UsageError(wheres_[i] + ": unknown header key '" + k +
                        "' (see vectors/README.md section 3; free information goes in keys starting with 'x-')");
@@ -158,13 +164,13 @@ Header HeaderParser::finish(const std::string& where) const {
                       : (k == "first" || k == "last") ? std::string("layout = cases")
                                                       : "operation " + std::string(name(h.operation))));
   }
-  {
+  if (!mma) {
     const std::string& v = require("saturation");
     auto s = parse_saturation(v);
     if (!s || v != name(*s)) throw bad("saturation", v, "finite or none");
     h.ctx.saturation = *s;
   }
-  {
+  if (!mma) {
     const std::string& v = require("tininess");
     auto t = parse_tininess(v);
     if (!t) throw bad("tininess", v, "after or before");
@@ -180,8 +186,24 @@ Header HeaderParser::finish(const std::string& where) const {
     h.from = format_of("a");
     h.to = format_of("b");
     const std::string& acc = require("accumulation");
-    if (!find_accumulation_model(acc)) throw bad("accumulation", acc, "exact or fp32-sequential");
+    if (!find_accumulation_model(acc)) throw bad("accumulation", acc, "exact, fp32-sequential, hopper-fp8-mma or hopper-fp8-wgmma");
     h.accumulation = acc;
+  } else if (mma) {
+    h.from = format_of("a");
+    h.to = format_of("b");
+    const std::string& acc = require("accumulator");
+    if (acc != "f32" && acc != "f16") throw bad("accumulator", acc, "f32 or f16 (the format of C and D)");
+    h.accumulator = acc == "f32" ? FormatId::f32 : FormatId::f16;
+    const std::string& ad = require("addend");
+    if (ad != "yes" && ad != "no") throw bad("addend", ad, "yes (each line has C) or no (C = +0)");
+    h.addend = ad == "yes";
+    const std::string& m = require("model");
+    if (!find_tensor_core_model(m)) {
+      std::string known;
+      for (const TensorCoreModel* x : tensor_core_models()) known += (known.empty() ? "" : " or ") + std::string(x->name());
+      throw bad("model", m, known);
+    }
+    h.model = m;
   } else {
     h.from = format_of("from");
     h.to = format_of("to");
@@ -194,7 +216,7 @@ Header HeaderParser::finish(const std::string& where) const {
     }
     h.dialect = d;
   }
-  if (h.operation == Operation::quantize || h.operation == Operation::dot) {
+  if (h.operation == Operation::quantize || h.operation == Operation::dot || mma) {
     const std::string& v = require("block");
     auto n = parse_decimal(v);
     if (!n || *n < 1 || *n > 4096) throw bad("block", v, "an integer from 1 to 4096");
@@ -253,6 +275,13 @@ void Header::validate(std::string_view where_sv) const {
       if (!is_mx_element(from) || !is_mx_element(to))
         throw fail("dot blocks hold MX element formats: e4m3 e5m2 e3m2 e2m3 e2m1 int8 (a = " + f + ", b = " + t + ")");
       break;
+    case Operation::mma:
+      if (!is_mx_element(from) || !is_mx_element(to))
+        throw fail("mma operands are MX element formats: e4m3 e5m2 e3m2 e2m3 e2m1 int8 (a = " + f + ", b = " + t + ")");
+      if (accumulator != FormatId::f32 && accumulator != FormatId::f16) throw fail("the mma accumulator is f32 or f16");
+      if (!find_tensor_core_model(model)) throw fail("unknown tensor-core model '" + model + "'");
+      if (block < 1 || block > 4096) throw fail("block (K) must be 1..4096");
+      break;
   }
   if (layout == Layout::runs) {
     if (operation != Operation::convert) throw fail("layout = runs is for operation = convert only");
@@ -280,15 +309,24 @@ std::string header_text(const Header& h) {
   if (h.operation == Operation::dot) {
     kv("a", format(h.from).name);
     kv("b", format(h.to).name);
-  } else {
+  } else if (h.operation != Operation::mma) {  // mma writes its keys below, in its own order
     kv("from", format(h.from).name);
     kv("to", format(h.to).name);
   }
-  kv("rounding", name(h.ctx.rounding));
-  if (h.ctx.rounding == Rounding::rs) kv("rbits", std::to_string(h.ctx.rbits_width));
-  kv("saturation", name(h.ctx.saturation));
-  kv("tininess", name(h.ctx.tininess));
-  if (h.operation != Operation::dot) kv("dialect", h.dialect);
+  if (h.operation == Operation::mma) {
+    kv("a", format(h.from).name);
+    kv("b", format(h.to).name);
+    kv("block", std::to_string(h.block));
+    kv("accumulator", format(h.accumulator).name);
+    kv("addend", h.addend ? "yes" : "no");
+    kv("model", h.model);
+  } else {
+    kv("rounding", name(h.ctx.rounding));
+    if (h.ctx.rounding == Rounding::rs) kv("rbits", std::to_string(h.ctx.rbits_width));
+    kv("saturation", name(h.ctx.saturation));
+    kv("tininess", name(h.ctx.tininess));
+  }
+  if (h.operation != Operation::dot && h.operation != Operation::mma) kv("dialect", h.dialect);
   if (h.operation == Operation::quantize) {
     kv("block", std::to_string(h.block));
     kv("scale", softmx::name(h.scale));
@@ -326,6 +364,9 @@ std::string header_text_commented(const Header& h, std::string_view prefix) {
 std::string describe(const Header& h) {
   std::string s(name(h.operation));
   s += ' ';
+  if (h.operation == Operation::mma)
+    return s + std::string(format(h.from).name) + " x " + std::string(format(h.to).name) + " k=" + std::to_string(h.block) +
+           " " + std::string(format(h.accumulator).name) + (h.addend ? " +C " : " ") + h.model;
   if (h.operation == Operation::dot) {
     s += std::string(format(h.from).name) + " x " + std::string(format(h.to).name) + " k=" + std::to_string(h.block) +
          " n=" + std::to_string(h.blocks) + " " + h.accumulation;

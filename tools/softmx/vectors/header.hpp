@@ -24,7 +24,7 @@ namespace softmx::vec {
 inline constexpr std::string_view kMagicKey = "softmx-vectors";
 inline constexpr int kFormatVersion = 1;
 
-enum class Operation : std::uint8_t { convert, quantize, dequantize, dot };
+enum class Operation : std::uint8_t { convert, quantize, dequantize, dot, mma };
 enum class Layout : std::uint8_t { cases, runs };
 
 std::string_view name(Operation op);
@@ -34,17 +34,21 @@ struct Header {
   Operation operation = Operation::convert;
   Layout layout = Layout::cases;
   /// convert: source and destination; quantize: source (f64/f32/f16/bf16) and element format;
-  /// dequantize: element format and destination (f64/f32/f16/bf16); dot: the A and B element
-  /// formats (keys `a` and `b`; the result is f32).
+  /// dequantize: element format and destination (f64/f32/f16/bf16); dot and mma: the A and B
+  /// element formats (keys `a` and `b`; the dot result is f32).
   FormatId from = FormatId::f32, to = FormatId::e4m3;
   /// rounding, saturation, tininess, rbits_width (rs). ctx.rbits is unused (lines carry R).
+  /// mma has none of these keys: its model fixes the rounding.
   Context ctx;
   /// The dialect's name as written (convert, quantize, dequantize).
   std::string dialect = "ocp";
-  std::uint32_t block = 0;    ///< quantize, dot: k
+  std::uint32_t block = 0;    ///< quantize, dot: k; mma: K, the products per output element
   std::uint32_t blocks = 0;   ///< dot: n
   ScaleRule scale = ScaleRule::floor;  ///< quantize
   std::string accumulation = "exact";  ///< dot
+  FormatId accumulator = FormatId::f32;  ///< mma: the format of C and D (f32 or f16)
+  bool addend = true;                    ///< mma: lines carry C (false: C = +0, no C column)
+  std::string model;                     ///< mma: the tensor-core model (softmx/tensor_core.hpp)
   std::uint64_t first = 0, last = 0;   ///< runs: the inclusive input range
 
   // Provenance: written by gen and sweep, read back but never used to compute.

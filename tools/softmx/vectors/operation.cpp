@@ -22,11 +22,12 @@ std::string LineLayout::columns() const {
   std::string s;
   for (const auto* v : {&operands, &results})
     for (const Field& f : *v) s += (s.empty() ? "" : " ") + f.label;
-  return s + " FLAGS";
+  return flags ? s + " FLAGS" : s;
 }
 
 std::string LineLayout::expected() const {
   const std::size_t o = operands.size(), r = results.size();
+  if (!flags) return std::to_string(o) + " or " + std::to_string(o + r) + " fields (" + columns() + "; no flags)";
   return std::to_string(o) + ", " + std::to_string(o + r) + " or " + std::to_string(o + r + 1) + " fields (" + columns() +
          ")";
 }
@@ -83,6 +84,13 @@ LineLayout line_layout(const Header& h) {
       }
       l.results.push_back(code_field(FormatId::f32, "OUT"));
       break;
+    case Operation::mma:
+      for (std::size_t i = 0; i < k; ++i) l.operands.push_back(code_field(h.from, indexed("A", i)));
+      for (std::size_t i = 0; i < k; ++i) l.operands.push_back(code_field(h.to, indexed("B", i)));
+      if (h.addend) l.operands.push_back(code_field(h.accumulator, "C"));
+      l.results.push_back(code_field(h.accumulator, "D"));
+      l.flags = false;
+      break;
   }
   return l;
 }
@@ -106,6 +114,10 @@ Evaluator::Evaluator(const Header& h) : h_(h), layout_(line_layout(h)), dialect_
       case Operation::dot:
         model_ = find_accumulation_model(h.accumulation);
         if (!model_) throw cli::UsageError("unknown accumulation model '" + h.accumulation + "'");
+        break;
+      case Operation::mma:
+        tc_model_ = find_tensor_core_model(h.model);
+        if (!tc_model_) throw cli::UsageError("unknown tensor-core model '" + h.model + "'");
         break;
     }
   } catch (const Unsupported& e) {
@@ -187,6 +199,16 @@ Flags Evaluator::evaluate(std::span<const std::uint64_t> ops, std::span<std::uin
       const Result r = dot_general(a, b, h_.ctx, *model_);
       res[0] = r.code;
       return r.flags;
+    }
+    case Operation::mma: {
+      const std::size_t k = h_.block;
+      std::vector<std::uint8_t> codes(2 * k);
+      for (std::size_t i = 0; i < 2 * k; ++i) codes[i] = static_cast<std::uint8_t>(ops[i]);
+      const std::uint32_t c = h_.addend ? static_cast<std::uint32_t>(ops[2 * k]) : 0;
+      const Result r = tc_model_->mma(h_.from, std::span(codes.data(), k), h_.to, std::span(codes.data() + k, k),
+                                      h_.accumulator, c);
+      res[0] = r.code;
+      return r.flags;  // not written to files: mma lines carry no flags
     }
   }
   return 0;

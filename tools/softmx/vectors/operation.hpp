@@ -11,6 +11,7 @@
 #include "softmx/convert.hpp"
 #include "softmx/dot.hpp"
 #include "softmx/flags.hpp"
+#include "softmx/tensor_core.hpp"
 #include "vectors/header.hpp"
 
 namespace softmx::vec {
@@ -27,7 +28,10 @@ struct Field {
 struct LineLayout {
   std::vector<Field> operands;
   std::vector<Field> results;
-  /// "IN R OUT FLAGS": the column labels, for messages and file comments.
+  /// Whether lines may end in FLAGS (mma lines never do: tensor cores raise no flags).
+  bool flags = true;
+  /// "IN R OUT FLAGS": the column labels, for messages and file comments (no FLAGS when
+  /// `flags` is false).
   std::string columns() const;
   /// What a line must hold: "1, 2 or 3 fields (IN, then OUT and FLAGS)".
   std::string expected() const;
@@ -64,6 +68,7 @@ class Evaluator {
   const Dialect* dialect_ = nullptr;
   std::optional<Converter> converter_;
   const AccumulationModel* model_ = nullptr;
+  const TensorCoreModel* tc_model_ = nullptr;  // mma
 };
 
 }  // namespace softmx::vec

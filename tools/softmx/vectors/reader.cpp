@@ -105,7 +105,7 @@ void VectorReader::parse_record(const std::string& line, Record& r) {
   const auto fields = cli::split_fields(line);
   const std::size_t no = layout_.operands.size(), nr = layout_.results.size();
   const std::size_t n = fields.size();
-  if (n != no && n != no + nr && n != no + nr + 1)
+  if (n != no && n != no + nr && (n != no + nr + 1 || !layout_.flags))
     throw UsageError(lines_.where() + ": " + std::to_string(n) + " field" + (n == 1 ? "" : "s") + ", expected " +
                      layout_.expected());
   r.operands.resize(no);

@@ -3,6 +3,9 @@
 
 #include "cli.hpp"
 #include "describe.hpp"
+#include "softmx/tensor_core.hpp"
+#include <bit>
+#include <vector>
 
 namespace softmx::vec {
 namespace {
@@ -19,6 +22,52 @@ std::ptrdiff_t partner_operand(const LineLayout& l, std::size_t result) {
 }
 
 }  // namespace
+
+namespace {
+
+/// "+49*2^12": an exact dyadic value (-1)^neg * n * 2^q with n odd (or 0).
+std::string dyadic(bool neg, std::uint64_t n, int q) {
+  if (n == 0) return neg ? "-0" : "+0";
+  const int tz = std::countr_zero(n);
+  return std::string(neg ? "-" : "+") + std::to_string(n >> tz) + "*2^" + std::to_string(q + tz);
+}
+
+}  // namespace
+
+std::string mma_trace_report(const Header& h, std::span<const std::uint64_t> operands) {
+  const TensorCoreModel* m = find_tensor_core_model(h.model);
+  if (!m) return "";
+  const std::size_t k = h.block;
+  std::vector<std::uint8_t> codes(2 * k);
+  for (std::size_t i = 0; i < 2 * k; ++i) codes[i] = static_cast<std::uint8_t>(operands[i]);
+  const std::uint32_t c = h.addend ? static_cast<std::uint32_t>(operands[2 * k]) : 0;
+  const TensorCoreTrace t = m->trace(h.from, std::span(codes.data(), k), h.to, std::span(codes.data() + k, k), h.accumulator, c);
+  const Format& acc = format(h.accumulator);
+  std::string s = "    model " + std::string(m->name()) + " (docs/TENSOR_CORES.md):";
+  if (t.special) return s + " NaN or Inf operands decide: D " + cli::hex(t.result.code, acc.hex_digits()) + "\n";
+  s += "\n";
+  for (const TensorCoreTraceGroup& g : t.groups) {
+    s += "      group of products " + std::to_string(g.first + 1) + ".." + std::to_string(g.first + g.count);
+    if (g.terms.empty()) {
+      s += ": every term zero\n";
+    } else {
+      s += ": reference E = " + std::to_string(g.reference) + ", terms cut at 2^" + std::to_string(g.quantum) + "\n";
+      for (const TensorCoreTraceTerm& x : g.terms) {
+        const std::string who =
+            x.index < 0 ? std::string("C (acc)") : "A_" + std::to_string(x.index + 1) + "*B_" + std::to_string(x.index + 1);
+        s += "        " + pad(who, 12) + pad(dyadic(x.neg, x.n, x.q), 18) + " e " + pad(std::to_string(x.align_exponent), 5) +
+             (x.kept_exact ? std::string("kept") : "cut to " + dyadic(x.neg, x.kept, x.kept_q)) + "\n";
+      }
+      if (g.sum.cls == ValueClass::finite)
+        s += "        sum of the cut terms " + dyadic(g.sum.sign, g.sum.sig, g.sum.exp - 63) + (g.sum.sticky ? " (and lower bits)" : "") + "\n";
+      else
+        s += "        sum of the cut terms 0\n";
+    }
+    s += "        rounded into the accumulator: " + cli::hex(g.result, acc.hex_digits()) + "  " +
+         cli::value_text(acc, g.result) + "\n";
+  }
+  return s;
+}
 
 std::string decompose(const Field& f, std::uint64_t v) {
   if (!f.format) return cli::hex(v, f.digits);

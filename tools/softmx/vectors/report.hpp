@@ -11,6 +11,7 @@
 
 #include "softmx/flags.hpp"
 #include "vectors/candidates.hpp"
+#include "vectors/header.hpp"
 #include "vectors/operation.hpp"
 #include "vectors/run_check.hpp"
 
@@ -31,6 +32,11 @@ std::string producers(const std::vector<Candidate>& cands, std::span<const std::
 std::string case_report(const std::string& where, const LineLayout& l, std::span<const std::uint64_t> operands,
                         std::span<const std::uint64_t> got, bool has_flags, Flags got_flags,
                         std::span<const std::uint64_t> want, Flags want_flags, const std::vector<Candidate>* cands);
+
+/// For mma: the steps of the header's tensor-core model on one line's operands (its groups,
+/// each term exactly as N*2^Q, the reference exponent, what the alignment cut kept, the group
+/// sum and result), indented for case_report. Precondition: h.operation == mma.
+std::string mma_trace_report(const Header& h, std::span<const std::uint64_t> operands);
 
 /// The report of a mismatching range of a run table (decomposed at its first input).
 std::string range_report(const LineLayout& l, const RangeMismatch& m, const std::vector<Candidate>* cands);

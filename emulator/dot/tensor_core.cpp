@@ -1,0 +1,529 @@
+// emulator/dot/tensor_core.cpp: the tensor-core accumulation model (include/softmx/tensor_core.hpp,
+// docs/TENSOR_CORES.md).
+//
+// Everything is exact integer arithmetic: every element and C is N * 2^q with N below 2^24,
+// products are N_a * N_b (below 2^16 for the MX element formats), alignment is cutting the low
+// bits of N, and the group sum is formed in the exact fixed-point accumulator of the dot
+// models (wide_accumulator.hpp, bit 0 = 2^-320), so no width or carry limit exists anywhere
+// except where the model's parameters put one.
+#include "softmx/tensor_core.hpp"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <stdexcept>
+#include <string>
+
+#include "dot/wide_accumulator.hpp"
+
+namespace softmx {
+namespace {
+
+using detail::WideAccumulator;
+
+/// A decoded element or accumulator value. finite: (-1)^sign * n * 2^q with e = q + m the
+/// exponent clamped to the format's emin (the operand-exponent convention of the header).
+struct Operand {
+  ValueClass cls = ValueClass::zero;
+  bool sign = false;
+  bool signalling = false;
+  std::uint64_t n = 0;
+  int q = 0;
+  int e = 0;
+};
+
+Operand decode(const Format& f, std::uint64_t code, bool flush_subnormals) {
+  const Unpacked u = unpack(f, code);
+  Operand o;
+  o.cls = u.cls;
+  o.sign = u.sign;
+  o.signalling = u.cls == ValueClass::nan && !u.nan_quiet;
+  if (u.cls != ValueClass::finite) return o;
+  const int emin = f.emin();
+  if (u.exp < emin && flush_subnormals) {
+    o.cls = ValueClass::zero;
+    return o;
+  }
+  const int e = std::max<int>(u.exp, emin);
+  // sig holds the value's bits from bit 63 down; the significand integer N has its unit bit
+  // at position 63 - m for a normal value and (e - u.exp) places further left of the leading
+  // bit for a subnormal one. The shift is at most 63 for every format softmx has (the
+  // smallest subnormal's leading bit is m places below emin).
+  const int shift = 63 - f.man_bits + (e - u.exp);
+  o.n = u.sig >> shift;
+  o.q = e - f.man_bits;
+  o.e = e;
+  return o;
+}
+
+/// One product A_k * B_k (scaled), classified.
+struct Product {
+  ValueClass cls = ValueClass::zero;  // zero, finite, inf, nan
+  bool neg = false;
+  bool signalling = false;
+  std::uint64_t n = 0;
+  int q = 0;
+  int ae = 0;  // alignment exponent
+};
+
+/// The accumulator grid: fraction bits, exponent range and mode of f32/f16 accumulation.
+struct Grid {
+  const Format* f = nullptr;
+  int p = 23;
+  Rounding mode = Rounding::rz;
+  int emin = -126, emax = 127;
+  bool flush = false;
+  std::uint64_t nan_code = 0;
+};
+
+/// A value on the grid: zero, finite kept * 2^qe, or Inf.
+struct GridValue {
+  ValueClass cls = ValueClass::zero;
+  bool sign = false;
+  std::uint64_t kept = 0;
+  int qe = 0;
+};
+
+int lead_exp(std::uint64_t kept, int qe) { return static_cast<int>(std::bit_width(kept)) - 1 + qe; }
+
+/// Rounds the exact non-zero value u onto the grid (header step 5). Sets overflow when Inf
+/// was reached.
+GridValue round_to_grid(const Unpacked& u, const Grid& g, bool& overflow) {
+  GridValue r;
+  r.sign = u.sign;
+  const int qe = std::max<int>(u.exp, g.emin) - g.p;
+  const int d = 63 - (u.exp - qe);  // bits of sig below the quantum: >= 63 - p >= 40
+  std::uint64_t kept = 0;
+  bool half = false, rest = false;
+  if (d >= 65) {
+    rest = true;  // the whole value lies below half a quantum
+  } else if (d == 64) {
+    half = true;  // sig's bit 63 is the half-quantum bit
+    rest = (u.sig << 1) != 0 || u.sticky;
+  } else {
+    kept = u.sig >> d;
+    const std::uint64_t rem = u.sig & ((std::uint64_t{1} << d) - 1);
+    half = (rem >> (d - 1)) & 1;
+    rest = (rem & ((std::uint64_t{1} << (d - 1)) - 1)) != 0 || u.sticky;
+  }
+  const bool inexact = half || rest;
+  bool up = false;
+  switch (g.mode) {
+    case Rounding::rz: break;
+    case Rounding::rne: up = half && (rest || (kept & 1)); break;
+    case Rounding::rna: up = half; break;
+    case Rounding::ru: up = !u.sign && inexact; break;
+    case Rounding::rd: up = u.sign && inexact; break;
+    case Rounding::ro:
+      if (inexact) kept |= 1;
+      break;
+    case Rounding::rs: break;  // rejected by the constructor
+  }
+  kept += up;
+  r.qe = qe;
+  r.kept = kept;
+  if (kept == 0) return r;  // rounded to zero, sign kept
+  if (lead_exp(kept, qe) > g.emax) {
+    overflow = true;
+    r.cls = ValueClass::inf;
+    return r;
+  }
+  if (g.flush && lead_exp(kept, qe) < g.emin) {
+    r.kept = 0;
+    return r;
+  }
+  r.cls = ValueClass::finite;
+  return r;
+}
+
+/// The accumulator code of a grid value (exact: every grid value is a value of the format).
+std::uint32_t encode(const GridValue& v, const Grid& g) {
+  Unpacked u;
+  u.sign = v.sign;
+  if (v.cls == ValueClass::inf) u.cls = ValueClass::inf;
+  else if (v.cls == ValueClass::finite) {
+    const int w = static_cast<int>(std::bit_width(v.kept));
+    u.cls = ValueClass::finite;
+    u.exp = lead_exp(v.kept, v.qe);
+    u.sig = v.kept << (64 - w);
+  }
+  Context exact;  // nothing is rounded; saturation none so that Inf stays Inf
+  exact.saturation = Saturation::none;
+  return static_cast<std::uint32_t>(round_pack(*g.f, u, exact, ocp_dialect()).code);
+}
+
+void add_exact(WideAccumulator& acc, bool neg, std::uint64_t n, int q) {
+  if (n) acc.add(neg, n, q);
+}
+
+/// Which zeros a group's zero terms are, for the sign of an exact zero sum.
+struct ZeroSigns {
+  bool all_negative = true, all_positive = true;
+  void see(bool negative) { (negative ? all_positive : all_negative) = false; }
+};
+
+class Evaluation {
+ public:
+  Evaluation(const TensorCoreParams& p, FormatId acc_format, TensorCoreTrace* trace) : p_(p), trace_(trace) {
+    const AccumulatorRounding& r = acc_format == FormatId::f16 ? p.f16 : p.f32;
+    g_.f = &format(acc_format);
+    g_.p = r.fraction_bits;
+    g_.mode = r.mode;
+    g_.emin = g_.f->emin();
+    g_.emax = (1 << g_.f->exp_bits) - 2 - g_.f->bias;
+    g_.flush = p.flush_subnormal_outputs;
+    g_.nan_code = acc_format == FormatId::f16 ? p.nan_f16 : p.nan_f32;
+  }
+
+  /// products: in k order; c: the accumulator code. has_c false (DotGeneral): C is +0 but
+  /// takes no part in the sign of a zero result (there is no addend, as in BLOCKS.md 5).
+  Result run(const std::vector<Product>& products, std::uint32_t c_code, bool has_c) {
+    Flags flags = 0;
+    const Operand c = decode(*g_.f, c_code, p_.flush_subnormal_inputs);
+    // Specials first (header): NaN, then Inf.
+    bool nan = c.cls == ValueClass::nan, pos_inf = false, neg_inf = false;
+    if (c.signalling) flags |= flag::invalid;
+    if (c.cls == ValueClass::inf) (c.sign ? neg_inf : pos_inf) = true;
+    for (const Product& pr : products) {
+      if (pr.cls == ValueClass::nan) {
+        nan = true;
+        if (pr.signalling) flags |= flag::invalid;
+      } else if (pr.cls == ValueClass::inf) {
+        (pr.neg ? neg_inf : pos_inf) = true;
+      }
+    }
+    if (nan || (pos_inf && neg_inf)) {
+      if (!nan) flags |= flag::invalid;  // Inf - Inf
+      return finish_special({g_.nan_code, flags});
+    }
+    if (pos_inf || neg_inf) {
+      GridValue v;
+      v.cls = ValueClass::inf;
+      v.sign = neg_inf;
+      return finish_special({encode(v, g_), flags});
+    }
+
+    // The exact result, for the flags.
+    WideAccumulator exact;
+    if (c.cls == ValueClass::finite) add_exact(exact, c.sign, c.n, c.q);
+    for (const Product& pr : products)
+      if (pr.cls == ValueClass::finite) add_exact(exact, pr.neg, pr.n, pr.q);
+
+    // The running accumulator, as an exact value (C is used exactly as given).
+    Operand acc = c;
+    GridValue accv;  // acc on the grid, once a group has produced it
+    bool overflow = false;
+    const std::size_t gs = static_cast<std::size_t>(p_.group_size);
+    for (std::size_t first = 0; first < products.size(); first += gs) {
+      const std::size_t count = std::min(gs, products.size() - first);
+      TensorCoreTraceGroup* tg = nullptr;
+      if (trace_) {
+        trace_->groups.emplace_back();
+        tg = &trace_->groups.back();
+        tg->first = static_cast<int>(first);
+        tg->count = static_cast<int>(count);
+      }
+      // The group's terms.
+      terms_.clear();
+      ZeroSigns zs;
+      for (std::size_t i = first; i < first + count; ++i) {
+        const Product& pr = products[i];
+        if (pr.cls == ValueClass::finite) terms_.push_back(Term{static_cast<int>(i), pr.neg, pr.n, pr.q, pr.ae});
+        else zs.see(pr.neg);
+      }
+      const bool no_addend = first == 0 && !has_c;
+      if (p_.addend_in_group) {
+        if (acc.cls == ValueClass::finite) terms_.push_back(Term{-1, acc.sign, acc.n, acc.q, addend_align(acc)});
+        else if (!no_addend) zs.see(acc.sign);
+      }
+      GridValue gv = fused_sum(zs, overflow, tg);
+      if (!p_.addend_in_group && !no_addend) gv = add_to_accumulator(acc, gv, overflow);
+      accv = gv;
+      acc = operand_of(gv);
+      if (tg) tg->result = encode(gv, g_);
+      if (gv.cls == ValueClass::inf) break;  // Inf + any finite group is Inf
+    }
+    if (products.empty()) accv = grid_of(acc, overflow);
+
+    const std::uint32_t code = encode(accv, g_);
+    if (accv.cls == ValueClass::inf) {
+      flags |= flag::overflow | flag::inexact;
+    } else {
+      WideAccumulator diff = exact;
+      if (accv.kept) diff.add(!accv.sign, accv.kept, accv.qe);
+      if (!diff.is_zero()) {
+        flags |= flag::inexact;
+        if (accv.kept == 0 || lead_exp(accv.kept, accv.qe) < g_.emin) flags |= flag::underflow;
+      }
+    }
+    if (overflow) flags |= flag::overflow | flag::inexact;
+    Result r{code, flags};
+    if (trace_) trace_->result = r;
+    return r;
+  }
+
+ private:
+  struct Term {
+    int index;
+    bool neg;
+    std::uint64_t n;
+    int q;
+    int ae;
+  };
+
+  Result finish_special(Result r) {
+    if (trace_) {
+      trace_->special = true;
+      trace_->result = r;
+    }
+    return r;
+  }
+
+  // C offers its own clamped exponent (operand convention) or its leading bit's exponent.
+  int addend_align(const Operand& o) const {
+    return p_.align_reference == AlignReference::operand_exponents ? o.e : lead_exp(o.n, o.q);
+  }
+
+  /// The accumulator after a group, as the next group's addend term: its exponent e is
+  /// clamped to the format's emin, as it would be were it read back as C.
+  Operand operand_of(const GridValue& v) const {
+    Operand o;
+    o.cls = v.cls;
+    o.sign = v.sign;
+    if (v.cls == ValueClass::finite) {
+      o.n = v.kept;
+      o.q = v.qe;
+      o.e = std::max(lead_exp(o.n, o.q), g_.emin);
+    }
+    return o;
+  }
+
+  GridValue grid_of(const Operand& o, bool& overflow) const {
+    GridValue v;
+    v.sign = o.sign;
+    v.cls = o.cls;
+    if (o.cls != ValueClass::finite) return v;
+    WideAccumulator a;
+    a.add(o.sign, o.n, o.q);
+    return round_to_grid(a.to_unpacked(), g_, overflow);
+  }
+
+  // IEEE 754 6.3 signs for an exact zero sum: every term -0: -0; every term +0: +0; mixed
+  // zeros, or non-zero terms whose cut values cancel: +0, or -0 under rd.
+  GridValue zero(const ZeroSigns& zs, bool any_term) const {
+    GridValue v;
+    if (!any_term && zs.all_negative) v.sign = true;
+    else if (!any_term && zs.all_positive) v.sign = false;
+    else v.sign = g_.mode == Rounding::rd;
+    return v;
+  }
+
+  /// Steps 3-5 of the header for the terms in terms_.
+  GridValue fused_sum(const ZeroSigns& zs, bool& overflow, TensorCoreTraceGroup* tg) {
+    if (terms_.empty()) return zero(zs, false);
+    int ref = terms_.front().ae;
+    for (const Term& t : terms_) ref = std::max(ref, t.ae);
+    const int quantum = ref - p_.alignment_bits;
+    WideAccumulator sum;
+    for (const Term& t : terms_) {
+      std::uint64_t kept = t.n;
+      int kept_q = t.q;
+      if (t.q < quantum) {
+        const int s = quantum - t.q;
+        kept_q = quantum;
+        if (s >= 64) {
+          kept = 0;  // n < 2^24: below half a quantum, both truncation and rounding give 0
+        } else {
+          kept = t.n >> s;
+          const std::uint64_t rem = t.n & ((std::uint64_t{1} << s) - 1);
+          if (p_.align_rounding == AlignRounding::nearest_even) {
+            const std::uint64_t half = std::uint64_t{1} << (s - 1);
+            if (rem > half || (rem == half && (kept & 1))) ++kept;
+          }
+        }
+      }
+      if (kept) sum.add(t.neg, kept, kept_q);
+      if (tg) {
+        // kept <= (n >> s) + 1 and n < 2^24, so kept << s cannot overflow for s < 64.
+        const int s = kept_q - t.q;
+        const bool exact_cut = s == 0 || (s < 64 && (kept << s) == t.n);
+        tg->terms.push_back(TensorCoreTraceTerm{t.index, t.neg, t.n, t.q, t.ae, kept, kept_q, exact_cut});
+      }
+    }
+    if (tg) {
+      tg->reference = ref;
+      tg->quantum = quantum;
+      tg->sum = sum.to_unpacked();
+    }
+    if (sum.is_zero()) return zero(zs, true);
+    return round_to_grid(sum.to_unpacked(), g_, overflow);
+  }
+
+  /// Without addend_in_group: acc + group result, exact, rounded onto the grid.
+  GridValue add_to_accumulator(const Operand& acc, const GridValue& gv, bool& overflow) const {
+    if (gv.cls == ValueClass::inf) return gv;
+    WideAccumulator s;
+    if (acc.cls == ValueClass::finite) s.add(acc.sign, acc.n, acc.q);
+    if (gv.cls == ValueClass::finite) s.add(gv.sign, gv.kept, gv.qe);
+    if (!s.is_zero()) return round_to_grid(s.to_unpacked(), g_, overflow);
+    const bool acc_zero = acc.cls == ValueClass::zero, g_zero = gv.cls == ValueClass::zero;
+    GridValue z;
+    if (acc_zero && g_zero) z.sign = (acc.sign && gv.sign) || (acc.sign != gv.sign && g_.mode == Rounding::rd);
+    else z.sign = g_.mode == Rounding::rd;  // non-zero values that cancel
+    return z;
+  }
+
+  const TensorCoreParams& p_;
+  TensorCoreTrace* trace_;
+  Grid g_;
+  std::vector<Term> terms_;
+};
+
+/// The product of two decoded operands, scaled by 2^x; NaN/Inf/zero classified (header).
+Product product(const Operand& a, const Operand& b, int x, AlignReference ref) {
+  Product pr;
+  pr.neg = a.sign != b.sign;
+  pr.signalling = a.signalling || b.signalling;
+  if (a.cls == ValueClass::nan || b.cls == ValueClass::nan) {
+    pr.cls = ValueClass::nan;
+  } else if (a.cls == ValueClass::inf || b.cls == ValueClass::inf) {
+    pr.cls = (a.cls == ValueClass::zero || b.cls == ValueClass::zero) ? ValueClass::nan : ValueClass::inf;
+    if (pr.cls == ValueClass::nan) pr.signalling = true;  // Inf * 0: invalid, as a signalling NaN is
+  } else if (a.cls == ValueClass::zero || b.cls == ValueClass::zero) {
+    pr.cls = ValueClass::zero;
+  } else {
+    pr.cls = ValueClass::finite;
+    pr.n = a.n * b.n;
+    pr.q = a.q + b.q + x;
+    pr.ae = ref == AlignReference::operand_exponents ? a.e + b.e + x : lead_exp(pr.n, pr.q);
+  }
+  return pr;
+}
+
+void check_codes(FormatId f, std::span<const std::uint8_t> codes, const char* side) {
+  if (!is_mx_element(f))
+    throw std::invalid_argument(std::string("mma: ") + side + " format " + std::string(format(f).name) +
+                                " is not an MX element format (e4m3 e5m2 e3m2 e2m3 e2m1 int8)");
+  for (std::size_t i = 0; i < codes.size(); ++i)
+    if (codes[i] > format(f).code_mask())
+      throw std::invalid_argument(std::string("mma: ") + side + "[" + std::to_string(i) + "] = " + std::to_string(codes[i]) +
+                                  " is out of range for " + std::string(format(f).name));
+}
+
+Result run_mma(const TensorCoreParams& p, FormatId fa, std::span<const std::uint8_t> a, FormatId fb,
+               std::span<const std::uint8_t> b, FormatId acc, std::uint32_t c, TensorCoreTrace* trace) {
+  if (a.size() != b.size() || a.empty())
+    throw std::invalid_argument("mma: A has " + std::to_string(a.size()) + " elements and B " + std::to_string(b.size()) +
+                                "; they need the same number, at least one");
+  check_codes(fa, a, "A");
+  check_codes(fb, b, "B");
+  if (acc != FormatId::f32 && acc != FormatId::f16)
+    throw std::invalid_argument("mma: the accumulator is f32 or f16, not " + std::string(format(acc).name));
+  if (c > format(acc).code_mask())
+    throw std::invalid_argument("mma: C = " + std::to_string(c) + " is not a code of " + std::string(format(acc).name));
+  std::vector<Product> products(a.size());
+  const Format &ffa = format(fa), &ffb = format(fb);
+  for (std::size_t i = 0; i < a.size(); ++i)
+    products[i] = product(decode(ffa, a[i], p.flush_subnormal_inputs), decode(ffb, b[i], p.flush_subnormal_inputs), 0,
+                          p.align_reference);
+  Evaluation ev(p, acc, trace);
+  return ev.run(products, c, true);
+}
+
+std::string bad(const TensorCoreParams& p, const std::string& what) {
+  return "tensor-core model '" + p.name + "': " + what;
+}
+
+}  // namespace
+
+TensorCoreModel::TensorCoreModel(TensorCoreParams p) : p_(std::move(p)) {
+  if (p_.name.empty()) throw std::invalid_argument("tensor-core model: the name is empty");
+  if (p_.group_size < 1 || p_.group_size > 4096)
+    throw std::invalid_argument(bad(p_, "group_size " + std::to_string(p_.group_size) + " is not in 1..4096"));
+  if (p_.alignment_bits < 0 || p_.alignment_bits > 1000)
+    throw std::invalid_argument(bad(p_, "alignment_bits " + std::to_string(p_.alignment_bits) + " is not in 0..1000"));
+  if (p_.f32.fraction_bits < 1 || p_.f32.fraction_bits > 23)
+    throw std::invalid_argument(bad(p_, "f32 fraction_bits " + std::to_string(p_.f32.fraction_bits) + " is not in 1..23"));
+  if (p_.f16.fraction_bits < 1 || p_.f16.fraction_bits > 10)
+    throw std::invalid_argument(bad(p_, "f16 fraction_bits " + std::to_string(p_.f16.fraction_bits) + " is not in 1..10"));
+  if (p_.f32.mode == Rounding::rs || p_.f16.mode == Rounding::rs)
+    throw std::invalid_argument(bad(p_, "the accumulator rounding must be deterministic (not rs)"));
+  const Unpacked n32 = unpack(format(FormatId::f32), p_.nan_f32), n16 = unpack(format(FormatId::f16), p_.nan_f16);
+  if (n32.cls != ValueClass::nan || n16.cls != ValueClass::nan)
+    throw std::invalid_argument(bad(p_, "nan_f32 / nan_f16 must be NaN codes"));
+}
+
+Result TensorCoreModel::dot_general(std::span<const BlockRef> a, std::span<const BlockRef> b, const Context&) const {
+  std::vector<Product> products;
+  bool nan_scale = false;
+  for (std::size_t j = 0; j < a.size(); ++j) {
+    nan_scale |= a[j].scale == 0xFF || b[j].scale == 0xFF;  // OCP 6.2: every element NaN
+    const int x = (a[j].scale - 127) + (b[j].scale - 127);
+    const Format &fa = format(a[j].format), &fb = format(b[j].format);
+    for (std::size_t i = 0; i < a[j].codes.size(); ++i)
+      products.push_back(product(decode(fa, a[j].codes[i], p_.flush_subnormal_inputs),
+                                 decode(fb, b[j].codes[i], p_.flush_subnormal_inputs), x, p_.align_reference));
+  }
+  if (nan_scale) products.push_back(Product{ValueClass::nan, false, false, 0, 0, 0});
+  Evaluation ev(p_, FormatId::f32, nullptr);
+  return ev.run(products, 0, false);
+}
+
+Result TensorCoreModel::mma(FormatId a_format, std::span<const std::uint8_t> a, FormatId b_format,
+                            std::span<const std::uint8_t> b, FormatId acc, std::uint32_t c) const {
+  return run_mma(p_, a_format, a, b_format, b, acc, c, nullptr);
+}
+
+TensorCoreTrace TensorCoreModel::trace(FormatId a_format, std::span<const std::uint8_t> a, FormatId b_format,
+                                       std::span<const std::uint8_t> b, FormatId acc, std::uint32_t c) const {
+  TensorCoreTrace t;
+  run_mma(p_, a_format, a, b_format, b, acc, c, &t);
+  return t;
+}
+
+namespace {
+
+// The published models (docs/TENSOR_CORES.md has the citations and the open points).
+TensorCoreParams hopper_mma_params() {
+  TensorCoreParams p;
+  p.name = "hopper-fp8-mma";
+  p.group_size = 32;             // Khattak & Mikaitis 2025: one fused sum of 32 FP8 products
+  p.alignment_bits = 13;         // 13 fraction bits kept below the largest exponent
+  p.align_rounding = AlignRounding::truncate;
+  p.align_reference = AlignReference::operand_exponents;
+  p.addend_in_group = true;      // C aligned with the products (as in Fasi et al. 2021)
+  p.f32 = {23, Rounding::rz};    // final RZ into FP32
+  p.f16 = {10, Rounding::rne};   // f16 accumulate: RNE (MMA-Sim's value for FP8 f16 output)
+  return p;
+}
+
+TensorCoreParams hopper_wgmma_params() {
+  TensorCoreParams p;
+  p.name = "hopper-fp8-wgmma";
+  p.group_size = 32;             // MMA-Sim: L_max = 32 bytes / 1-byte FP8 = 32 products
+  p.alignment_bits = 13;         // F = 13
+  p.align_rounding = AlignRounding::truncate;
+  p.align_reference = AlignReference::operand_exponents;
+  p.addend_in_group = true;      // t_fdpa: C joins the fused sum
+  p.f32 = {13, Rounding::rz};    // RZ-E8M13
+  p.f16 = {10, Rounding::rne};   // RNE-FP16
+  return p;
+}
+
+const TensorCoreModel kHopperMma(hopper_mma_params());
+const TensorCoreModel kHopperWgmma(hopper_wgmma_params());
+constexpr std::array<const TensorCoreModel*, 2> kModels{&kHopperMma, &kHopperWgmma};
+
+}  // namespace
+
+const TensorCoreModel& hopper_fp8_mma_model() { return kHopperMma; }
+const TensorCoreModel& hopper_fp8_wgmma_model() { return kHopperWgmma; }
+std::span<const TensorCoreModel* const> tensor_core_models() { return kModels; }
+
+const TensorCoreModel* find_tensor_core_model(std::string_view name) {
+  for (const TensorCoreModel* m : kModels)
+    if (m->name() == name) return m;
+  return nullptr;
+}
+
+}  // namespace softmx

@@ -1,0 +1,167 @@
+// softmx/tensor_core.hpp: a parameterised model of tensor-core (matrix-unit) accumulation,
+// for DotGeneral over MX blocks and for one output element of an mma instruction
+// (docs/TENSOR_CORES.md gives every parameter with its published value and source).
+//
+// The model, for one output element D = sum_k A_k * B_k + C:
+//
+//   1. Terms. Every element is split as v = (-1)^s * N * 2^(e - m), where m is its format's
+//      fraction bits, e = max(floor(log2 |v|), emin) its exponent clamped to the format's
+//      smallest normal exponent (so a subnormal keeps e = emin and N < 2^m) and N the integer
+//      significand. A product term is N_a * N_b * 2^((e_a - m_a) + (e_b - m_b) + X), exact, where
+//      X is the sum of the two block scales' exponents (0 for mma, which has no scales). The
+//      addend C (f32 or f16) is one term too, split the same way.
+//   2. Groups. The products are taken group_size at a time, in k order. With addend_in_group
+//      the running accumulator (C for the first group) is one more term of each group.
+//   3. Alignment. The group's reference exponent E is the largest alignment exponent of its
+//      non-zero terms: e_a + e_b + X for a product (AlignReference::operand_exponents: the
+//      significand product N_a * N_b / 2^(m_a + m_b) lies in [0, 4), as in MMA-Sim) or
+//      floor(log2 |term|) (AlignReference::product_exponent); e for C. Every term is then cut
+//      to a multiple of 2^(E - F), F = alignment_bits: truncated toward zero
+//      (AlignRounding::truncate) or rounded to nearest, ties to even (nearest_even). Zero terms
+//      take no part in E.
+//   4. The group's cut terms are added exactly (no intermediate rounding, no width limit: a
+//      carry out of the top never loses a bit).
+//   5. The exact group sum is rounded once to the accumulator grid: `fraction_bits` bits
+//      after the leading bit, exponent range of the accumulator format (f32: 2^-126 .. 2^127,
+//      f16: 2^-14 .. 2^15) with gradual underflow whose quantum is 2^(emin - fraction_bits)
+//      (f32 with 13 bits: 2^-139), under `mode`. A value at or above 2^(emax + 1) after rounding
+//      becomes Inf of its sign, whatever the mode (MMA-Sim's behaviour; unverified). Without
+//      addend_in_group, the rounded group sum is then added exactly to the running accumulator
+//      and rounded again the same way.
+//   6. D is the accumulator after the last group, encoded in the accumulator format (f32: a
+//      13-bit grid value is an f32 value, so D is always a valid f32 code).
+//
+// Specials, decided before any arithmetic: any NaN operand (element, C, or an E8M0 scale 0xFF)
+// or Inf * 0 gives the model's NaN code; otherwise Inf terms (e5m2 Inf elements, C = Inf) give
+// Inf of their sign, or NaN when both signs occur. Zero results: -0 only when every term of
+// the group (products and, when it joins, the accumulator) is a negative zero; otherwise +0,
+// or -0 when the accumulator mode is rd.
+//
+// Flags (tensor cores raise none; these describe the model's result against the exact sum):
+// inexact when D differs from the exact value of sum A_k * B_k + C, overflow when a rounding
+// reached Inf, underflow when D is below 2^emin (or zero from a non-zero exact sum) and inexact,
+// invalid for a NaN made from non-NaN operands (Inf * 0, Inf - Inf) or a signalling NaN operand.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "softmx/context.hpp"
+#include "softmx/convert.hpp"
+#include "softmx/dot.hpp"
+#include "softmx/format.hpp"
+
+namespace softmx {
+
+/// How each term is cut to the group's alignment quantum 2^(E - F).
+enum class AlignRounding : std::uint8_t {
+  truncate,      ///< toward zero (magnitude truncated): Fasi et al. 2021, MMA-Sim, Khattak & Mikaitis
+  nearest_even,  ///< to nearest, ties to even (for exploring models; not a published hardware value)
+};
+
+/// Which exponent of a product term the alignment reference E is the maximum of.
+enum class AlignReference : std::uint8_t {
+  operand_exponents,  ///< e_a + e_b (+ scales): significand products in [0, 4) (MMA-Sim)
+  product_exponent,   ///< floor(log2 |A_k * B_k|) (+ scales): the exact product normalised
+};
+
+/// The rounding of a fused sum into the accumulator (C and D) format.
+struct AccumulatorRounding {
+  /// Significand bits kept after the leading bit: 1..23 for f32 (23 is f32 itself, 13 is
+  /// MMA-Sim's e8m13), 1..10 for f16.
+  int fraction_bits = 23;
+  /// Any deterministic mode (not rs). The published values are rz (f32) and rne (f16).
+  Rounding mode = Rounding::rz;
+};
+
+/// The parameters of a tensor-core model (docs/TENSOR_CORES.md). Checked by TensorCoreModel's
+/// constructor.
+struct TensorCoreParams {
+  std::string name;                  ///< the model's name ("hopper-fp8-wgmma")
+  int group_size = 32;               ///< products per fused sum, 1..4096
+  int alignment_bits = 13;           ///< F: bits kept below the reference's unit 2^E, 0..1000
+  AlignRounding align_rounding = AlignRounding::truncate;
+  AlignReference align_reference = AlignReference::operand_exponents;
+  bool addend_in_group = true;       ///< the accumulator (C first) is aligned with each group's products
+  AccumulatorRounding f32{13, Rounding::rz};   ///< when the accumulator is f32
+  AccumulatorRounding f16{10, Rounding::rne};  ///< when the accumulator is f16
+  bool flush_subnormal_inputs = false;   ///< subnormal elements and C read as zero (same sign)
+  bool flush_subnormal_outputs = false;  ///< results below 2^emin become zero (same sign)
+  std::uint32_t nan_f32 = 0x7FFFFFFF;    ///< the f32 NaN code of a NaN result (MMA-Sim: 0x7FFFFFFF)
+  std::uint16_t nan_f16 = 0x7FFF;        ///< the f16 NaN code of a NaN result (MMA-Sim: 0x7FFF)
+};
+
+/// One non-zero term of a traced group: (-1)^neg * n * 2^q exactly, cut to
+/// (-1)^neg * kept * 2^kept_q (kept_q = max(q, quantum): a term already on the grid is kept
+/// as it is, kept = n).
+struct TensorCoreTraceTerm {
+  int index = 0;            ///< the product's k (0-based, across all groups) or -1 for the accumulator
+  bool neg = false;
+  std::uint64_t n = 0;
+  int q = 0;
+  int align_exponent = 0;   ///< the exponent this term offers to the reference E
+  std::uint64_t kept = 0;
+  int kept_q = 0;
+  bool kept_exact = true;   ///< the cut lost nothing
+};
+
+/// One traced group: its terms, reference, quantum and result.
+struct TensorCoreTraceGroup {
+  int first = 0, count = 0;  ///< products first .. first + count - 1
+  int reference = 0;         ///< E (meaningless when every term is zero)
+  int quantum = 0;           ///< E - F
+  std::vector<TensorCoreTraceTerm> terms;
+  Unpacked sum;              ///< the exact sum of the cut terms (64 leading bits + sticky)
+  std::uint32_t result = 0;  ///< the accumulator code after this group
+};
+
+/// The steps of one mma() evaluation (for reports).
+struct TensorCoreTrace {
+  bool special = false;  ///< decided by NaN/Inf operands; no groups
+  std::vector<TensorCoreTraceGroup> groups;
+  Result result;
+};
+
+/// A tensor-core accumulation model: an AccumulationModel for DotGeneral over MX blocks, and a
+/// direct mma entry point. Deterministic and thread-safe (no state after construction).
+class TensorCoreModel final : public AccumulationModel {
+ public:
+  /// Throws std::invalid_argument naming the bad parameter.
+  explicit TensorCoreModel(TensorCoreParams p);
+
+  const TensorCoreParams& params() const { return p_; }
+  std::string_view name() const override { return p_.name; }
+
+  /// DotGeneral: the products of every block pair in order (pair 0's k products, then pair
+  /// 1's, ...), each scaled exactly by 2^((SA_j - 127) + (SB_j - 127)), with C = +0 and an f32
+  /// accumulator. `out` is not used: the model's own rounding decides (hardware has no modes).
+  Result dot_general(std::span<const BlockRef> a, std::span<const BlockRef> b, const Context& out) const override;
+
+  /// One output element of an mma: D = model(sum_k a_k * b_k + C). Preconditions (checked,
+  /// std::invalid_argument): a.size() == b.size() >= 1; a_format and b_format MX element
+  /// formats with every code in range; acc is f32 or f16 and c a code of it. The result is a
+  /// code of acc with the flags above.
+  Result mma(FormatId a_format, std::span<const std::uint8_t> a, FormatId b_format, std::span<const std::uint8_t> b,
+             FormatId acc, std::uint32_t c) const;
+
+  /// mma() with every step recorded.
+  TensorCoreTrace trace(FormatId a_format, std::span<const std::uint8_t> a, FormatId b_format,
+                        std::span<const std::uint8_t> b, FormatId acc, std::uint32_t c) const;
+
+ private:
+  TensorCoreParams p_;
+};
+
+/// Hopper FP8 mma.sync m16n8k32 as Khattak & Mikaitis 2025 publish it (docs/TENSOR_CORES.md).
+const TensorCoreModel& hopper_fp8_mma_model();
+/// Hopper FP8 wgmma as MMA-Sim (Xie et al. 2025) publishes it: f32 results on e8m13 (RZ).
+const TensorCoreModel& hopper_fp8_wgmma_model();
+/// The named tensor-core models, in a fixed order.
+std::span<const TensorCoreModel* const> tensor_core_models();
+/// A named tensor-core model, or nullptr.
+const TensorCoreModel* find_tensor_core_model(std::string_view name);
+
+}  // namespace softmx
