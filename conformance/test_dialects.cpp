@@ -222,5 +222,52 @@ TEST(Dialects, SupportTables) {
   EXPECT_NO_THROW(quantize("microxcaling", FormatId::e3m2, {1.0f}));
 }
 
+// cuda-sm90 and cuda-sm100: the GPUs' results where the documentation is silent are decided as
+// docs/DIALECTS.md says (unverified until a capture: tools/cuda/), and the modes each offers.
+TEST(Dialects, CudaDeviceDialects) {
+  for (const char* d : {"cuda-sm90", "cuda-sm100"}) {
+    Context c;
+    // cvt.rn.satfinite.e4m3x2.f32 / .e5m2x2 on NaN, either sign: the positive all-ones NaN.
+    EXPECT_EQ(convert(FormatId::f32, FormatId::e4m3, 0xFFC00000, c, D(d)).code, 0x7Fu) << d;
+    EXPECT_EQ(convert(FormatId::f32, FormatId::e5m2, 0xFF800001, c, D(d)).code, 0x7Fu) << d;
+    EXPECT_EQ(convert(FormatId::f16, FormatId::e4m3, 0xFE00, c, D(d)).code, 0x7Fu) << d;
+    // satfinite: overflow and Inf give max finite with the sign.
+    EXPECT_EQ(convert(FormatId::f32, FormatId::e4m3, 0xFF800000, c, D(d)).code, 0xFEu) << d;
+    // cvt.rn.f16x2.e4m3x2 on NaN: 0x7FFF, the sign dropped; e5m2 too.
+    Context none;
+    none.saturation = Saturation::none;
+    EXPECT_EQ(convert(FormatId::e4m3, FormatId::f16, 0xFF, none, D(d)).code, 0x7FFFu) << d;
+    EXPECT_EQ(convert(FormatId::e5m2, FormatId::f16, 0xFD, none, D(d)).code, 0x7FFFu) << d;
+    // ue8m0: zero gives 0x00, the sign is dropped (-3: 0x80 rz, 0x81 rp); NaN 0xFF.
+    Context rz, ru;
+    rz.rounding = Rounding::rz;
+    ru.rounding = Rounding::ru;
+    EXPECT_EQ(convert(FormatId::f32, FormatId::e8m0, 0x00000000, rz, D(d)).code, 0x00u) << d;
+    EXPECT_EQ(convert(FormatId::f32, FormatId::e8m0, 0xC0400000, rz, D(d)).code, 0x80u) << d;
+    EXPECT_EQ(convert(FormatId::f32, FormatId::e8m0, 0xC0400000, ru, D(d)).code, 0x81u) << d;
+    EXPECT_EQ(convert(FormatId::bf16, FormatId::e8m0, 0x7FC0, ru, D(d)).code, 0xFFu) << d;
+    // FP6/FP4 NaN: positive MAXNORM.
+    EXPECT_EQ(convert(FormatId::f32, FormatId::e2m1, 0xFFC00000, c, D(d)).code, 0x7u) << d;
+    // No MXINT8; no rne into E8M0.
+    EXPECT_TRUE(unsupported_reason(D(d), FormatId::int8, c).has_value()) << d;
+    EXPECT_TRUE(unsupported_reason(D(d), FormatId::e8m0, c).has_value()) << d;
+  }
+  // cvt.rs exists on sm_100a/sm_103a only.
+  Context rs;
+  rs.rounding = Rounding::rs;
+  for (FormatId f : {FormatId::e4m3, FormatId::e5m2, FormatId::e3m2, FormatId::e2m3, FormatId::e2m1}) {
+    EXPECT_FALSE(unsupported_reason(D("cuda-sm100"), f, rs).has_value()) << format(f).name;
+    EXPECT_TRUE(unsupported_reason(D("cuda-sm90"), f, rs).has_value()) << format(f).name;
+    EXPECT_TRUE(unsupported_reason(D("cuda"), f, rs).has_value()) << format(f).name;
+  }
+  EXPECT_TRUE(unsupported_reason(D("cuda-sm100"), FormatId::e8m0, rs).has_value());
+  // rs with R = 2^31 (half an ulp): 1 + 2^-4 (a tie in e4m3) rounds away; R = 2^31 - 1 does not.
+  rs.rbits_width = 32;
+  rs.rbits = 0x80000000u;
+  EXPECT_EQ(convert(FormatId::f32, FormatId::e4m3, 0x3F880000, rs, D("cuda-sm100")).code, 0x39u);
+  rs.rbits = 0x7FFFFFFFu;
+  EXPECT_EQ(convert(FormatId::f32, FormatId::e4m3, 0x3F880000, rs, D("cuda-sm100")).code, 0x38u);
+}
+
 }  // namespace
 }  // namespace softmx

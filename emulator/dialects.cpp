@@ -127,6 +127,58 @@ constexpr Dialect make_cuda() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// cuda-sm90 and cuda-sm100: what a GPU computes for each conversion, instruction or software path
+// as the CUDA 13.0 headers compile it for that target (docs/DIALECTS.md, "cuda-sm90, cuda-sm100").
+// Every documented result of the hardware paths equals the software path's, so both start from
+// make_cuda(); the points the documentation leaves open are listed in docs/DIALECTS.md as
+// unverified until a capture (tools/cuda/) measures them, and each is one policy value here.
+struct DeviceDialect {
+  std::string_view name, summary, sources;
+  /// Destinations that gain cvt.rs (stochastic rounding); empty for sm_90.
+  std::initializer_list<FormatId> rs_destinations;
+};
+
+constexpr Dialect make_cuda_device(const DeviceDialect& dd) {
+  Dialect d = make_cuda();
+  d.name = dd.name;
+  d.summary = dd.summary;
+  d.sources = dd.sources;
+  // Unverified (docs/DIALECTS.md): cvt.rn.satfinite.{e4m3x2,e5m2x2}.{f32,f16x2} on NaN gives the
+  // positive all-ones NaN (0x7F), as the software path does for float NaN; cvt.rn.f16x2.e4m3x2
+  // decodes NaN to 0x7FFF, sign dropped, as __nv_cvt_fp8_to_halfraw's host path; the ue8m0
+  // instructions give 0x00 for zero and ignore the sign, as __nv_cvt_bfloat16raw_to_e8m0's host
+  // path. These are make_cuda()'s values: nan_canonical_ones, nan_payload, e8m0_zero, e8m0_negative.
+  for (FormatId f : dd.rs_destinations) {
+    DestinationSupport& s = d.support[static_cast<int>(f)];
+    s.roundings |= rounding_bit(Rounding::rs);
+    s.why = "CUDA offers rne (and rz for FP6/FP4) through __nv_cvt_*, and rs through cvt.rs.satfinite.*x4.f32 "
+            "(sm_100a, sm_103a)";
+  }
+  return d;
+}
+
+constexpr Dialect make_cuda_sm90() {
+  return make_cuda_device(
+      {"cuda-sm90",
+       "what an H100/H200 (sm_90) computes: FP8 instructions for f32/f16 -> e4m3/e5m2 rn satfinite and the "
+       "e4m3/e5m2 -> f16 decode, NVIDIA's software path (the cuda dialect) for everything else",
+       "PTX ISA 9.x cvt (rn.satfinite e4m3x2/e5m2x2 from f32 and f16x2; rn.f16x2 from e4m3x2/e5m2x2, sm_89+); "
+       "CUDA 13.0 cuda_fp8.hpp/cuda_fp6.hpp/cuda_fp4.hpp compiled for sm_90a; captures: tools/cuda/",
+       {}});
+}
+
+constexpr Dialect make_cuda_sm100() {
+  return make_cuda_device(
+      {"cuda-sm100",
+       "what a Blackwell GPU (sm_100a/103a) computes: the FP8, FP6, FP4 and UE8M0 cvt instructions, cvt.rs "
+       "stochastic rounding from f32, NVIDIA's software path for the rest",
+       "PTX ISA 9.x cvt (rn.satfinite e2m3x2/e3m2x2/e2m1x2.f32; rz/rp[.satfinite].ue8m0x2.{f32,bf16x2}; "
+       "rs.satfinite.{e4m3x4,e5m2x4,e2m3x4,e3m2x4,e2m1x4}.f32); CUDA 13.0 headers compiled for sm_100a "
+       "(__CUDA_ARCH_FAMILY_SPECIFIC__ paths); captures: tools/cuda/",
+       {FormatId::e4m3, FormatId::e5m2, FormatId::e3m2, FormatId::e2m3, FormatId::e2m1}});
+}
+
+// ---------------------------------------------------------------------------------------------
 // torchao: torchao/prototype/mx_formats (to_mx, ScaleCalculationMode) with PyTorch's casts.
 constexpr Dialect make_torchao() {
   Dialect d;
@@ -338,9 +390,9 @@ constexpr Dialect make_gfloat() {
   return d;
 }
 
-const std::array<Dialect, 7> kDialects = {make_ocp(),           make_cuda(),         make_torchao(),
-                                          make_ml_dtypes(),     make_microxcaling(), make_transformer_engine(),
-                                          make_gfloat()};
+const std::array<Dialect, 9> kDialects = {make_ocp(),           make_cuda(),         make_cuda_sm90(),
+                                          make_cuda_sm100(),    make_torchao(),      make_ml_dtypes(),
+                                          make_microxcaling(),  make_transformer_engine(), make_gfloat()};
 
 std::string rounding_list(RoundingSet set) {
   std::string s;
