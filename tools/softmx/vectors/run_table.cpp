@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <cstring>
 #include <exception>
 #include <mutex>
 #include <stdexcept>
@@ -39,19 +40,30 @@ struct CodeBuffers {
 
 /// The index of the first element in [from, n) whose code or flags differ from (code, f), or n.
 /// Runs are long (a 2^32 sweep has hundreds of them), so it tests 64 elements at a time with a
-/// branch-free OR the compiler vectorises, and looks at single elements only in the block where
-/// the run ends: about a sixth of the time of an element-by-element scan.
+/// branch-free OR of 8-byte words against the run's value repeated, and looks at single
+/// elements only in the block where the run ends.
 template <class Out>
 std::size_t run_end(const Out* out, const Flags* flags, std::size_t from, std::size_t n, Out code, Flags f) {
   constexpr std::size_t kBlock = 64;
+  constexpr std::size_t kWords = kBlock * sizeof(Out) / 8;
+  std::uint64_t code_word = 0;
+  for (std::size_t b = 0; b < 8 / sizeof(Out); ++b) code_word |= static_cast<std::uint64_t>(code) << (8 * sizeof(Out) * b);
+  const std::uint64_t flag_word = 0x0101010101010101u * f;
   std::size_t i = from;
-  while (i < n) {
-    const std::size_t end = std::min(n, i + kBlock);
+  while (i + kBlock <= n) {
     std::uint64_t diff = 0;
-    for (std::size_t j = i; j < end; ++j)
-      diff |= static_cast<std::uint64_t>(out[j] ^ code) | static_cast<std::uint64_t>(flags[j] ^ f);
+    for (std::size_t w = 0; w < kWords; ++w) {
+      std::uint64_t x;
+      std::memcpy(&x, reinterpret_cast<const unsigned char*>(out + i) + 8 * w, 8);
+      diff |= x ^ code_word;
+    }
+    for (std::size_t w = 0; w < kBlock / 8; ++w) {
+      std::uint64_t x;
+      std::memcpy(&x, flags + i + 8 * w, 8);
+      diff |= x ^ flag_word;
+    }
     if (diff != 0) break;
-    i = end;
+    i += kBlock;
   }
   while (i < n && out[i] == code && flags[i] == f) ++i;
   return i;
