@@ -148,6 +148,56 @@ TEST(BatchSimd, EqualsScalarOnStructuredF32SampleEverySetting) {
   t.report();
 }
 
+// run_consecutive (the sweep's form: no input array, binade by binade) equals the scalar loop:
+// every f16 and bf16 input, and f32 windows at both ends of every binade and at random places
+// inside, starting at every alignment, under every setting.
+TEST(BatchSimd, ConsecutiveEqualsScalarEverySetting) {
+  conformance::Tally t("run_consecutive == scalar: every f16/bf16 input, f32 windows at every binade edge, every "
+                       "dialect x format x mode x sat x tininess x instruction set");
+  auto check = [&](const Converter& conv, std::uint64_t first, std::size_t n) {
+    std::vector<std::uint16_t> want(n), got(n);
+    std::vector<Flags> want_f(n), got_f(n);
+    const bool wide = format(conv.destination()).width > 8;
+    auto run = [&](Isa isa, std::vector<std::uint16_t>& out, std::vector<Flags>& fl) {
+      if (wide) {
+        run_consecutive(conv, isa, first, out.data(), fl.data(), n);
+      } else {
+        std::vector<std::uint8_t> o8(n);
+        run_consecutive(conv, isa, first, o8.data(), fl.data(), n);
+        for (std::size_t i = 0; i < n; ++i) out[i] = o8[i];
+      }
+    };
+    run(Isa::scalar, want, want_f);
+    for (Isa isa : supported_isas()) {
+      if (isa == Isa::scalar) continue;
+      run(isa, got, got_f);
+      std::size_t bad = 0, at = 0;
+      for (std::size_t i = 0; i < n; ++i)
+        if (got[i] != want[i] || got_f[i] != want_f[i]) {
+          if (!bad) at = i;
+          ++bad;
+        }
+      t.pass(n - bad);
+      if (bad)
+        t.fail(setting(conv, isa, true) + ": consecutive from " + std::to_string(first) + ", input " +
+                   std::to_string(first + at) + " differs (" + std::to_string(bad) + " in all)",
+               bad);
+    }
+  };
+  for (FormatId src : {FormatId::f16, FormatId::bf16})
+    for_each_setting(src, [&](const Converter& conv) { check(conv, 0, 65536); });
+  SplitMix64 rng(0xC0453);
+  for_each_setting(FormatId::f32, [&](const Converter& conv) {
+    for (std::uint64_t binade = 0; binade < 512; binade += 1 + rng.below(3)) {
+      const std::uint64_t start = binade << 23;
+      check(conv, start + rng.below(3), 61);                // the start, at an odd alignment
+      if (binade < 511) check(conv, start + (1u << 23) - 40, 80);  // across into the next binade
+      else check(conv, start + (1u << 23) - 40, 40);               // up to the last input
+    }
+  });
+  t.report();
+}
+
 TEST(BatchSimd, SpanOverloadChecksTypesAndSizes) {
   const Converter conv(FormatId::f32, FormatId::e4m3, Context{});
   const std::vector<std::uint32_t> in = {0x43E80000u, 0x3F800000u, 0x7FC00000u};

@@ -3,7 +3,7 @@
 //
 // For each setting below, every f32 bit pattern is converted by the scalar kernel (Isa::scalar,
 // the reference) and by every vector instruction set this CPU runs, with flags and without, and
-// codes and flags must be equal. The settings cover every kernel family: each destination
+// as consecutive inputs (run_consecutive, the sweep's form), and codes and flags must be equal. The settings cover every kernel family: each destination
 // (narrow sign-magnitude, int8's two's complement, E8M0, the 16-bit ones, normalising or not),
 // every rounding mode, both saturations and tininess rules, and dialects whose NaN, E8M0 and
 // int8 policies differ. Every other setting is covered on all f16/bf16 inputs and a structured
@@ -67,6 +67,10 @@ void sweep(const Converter& conv, conformance::Tally& t) {
         run_on(conv, isa, in.data(), got.data(), nullptr, kSlice);
         for (std::uint64_t i = 0; i < kSlice; ++i)
           if (got[i] != want[i]) ++b;
+        // The sweep's form: consecutive inputs, binade by binade.
+        run_consecutive(conv, isa, base, got.data(), got_f.data(), kSlice);
+        for (std::uint64_t i = 0; i < kSlice; ++i)
+          if (got[i] != want[i] || got_f[i] != want_f[i]) ++b;
         bad += b;
       }
     }
@@ -75,7 +79,7 @@ void sweep(const Converter& conv, conformance::Tally& t) {
   for (unsigned i = 0; i < std::max(1u, std::thread::hardware_concurrency()); ++i) pool.emplace_back(work);
   for (std::thread& th : pool) th.join();
   const std::uint64_t vector_isas = supported_isas().size() - 1;
-  const std::uint64_t cases = (std::uint64_t{1} << 32) * 2 * vector_isas;
+  const std::uint64_t cases = (std::uint64_t{1} << 32) * 3 * vector_isas;
   t.pass(cases - bad);
   if (bad)
     t.fail("first differing input " + std::to_string(first_bad.load()) + " (" + std::to_string(bad.load()) +
@@ -95,7 +99,7 @@ TEST_P(BatchSimdF32, EqualsScalarOnEveryInput) {
   const Converter conv(FormatId::f32, s.dst, c, *find_dialect(s.dialect));
   ASSERT_TRUE(vectorized(conv));
   conformance::Tally t("vector batch == scalar, every f32 input, " + describe(s) +
-                       ", every instruction set, with and without flags");
+                       ", every instruction set, with and without flags, and consecutive");
   if (format(s.dst).width > 8) sweep<std::uint16_t>(conv, t);
   else sweep<std::uint8_t>(conv, t);
   t.report();

@@ -3,6 +3,7 @@
 // Each call goes to a kernel specialised for its (source, destination, rounding mode): the
 // same generic convert_inline() with the descriptors and the mode as constants (one source,
 // no per-format copies). See core/kernels.hpp.
+#include <algorithm>
 #include <string>
 
 #include "core/kernels.hpp"
@@ -64,7 +65,10 @@ Converter::Converter(FormatId src, FormatId dst, const Context& ctx, const Diale
     b->plan = *plan;
     for (Isa isa : supported_isas()) {
       if (isa == Isa::scalar) continue;
-      for (int f = 0; f < 2; ++f) b->kernels[static_cast<int>(isa)][f] = simd::batch_kernel(b->plan, isa, f != 0);
+      for (int f = 0; f < 2; ++f) {
+        b->kernels[static_cast<int>(isa)][f] = simd::batch_kernel(b->plan, isa, f != 0);
+        b->consecutive[static_cast<int>(isa)][f] = simd::consecutive_kernel(b->plan, isa, f != 0);
+      }
     }
     batch_ = std::move(b);
   }
@@ -90,6 +94,38 @@ void Converter::check_span_types(std::size_t in_bytes, std::size_t out_bytes, st
 }
 
 bool vectorized(const Converter& conv) { return conv.batch_ != nullptr; }
+
+void run_consecutive(const Converter& conv, Isa isa, std::uint64_t first, void* out, Flags* flags, std::size_t n) {
+  if (conv.batch_ && isa != Isa::scalar) {
+    if (const simd::ConsecutiveFn fn = conv.batch_->consecutive[static_cast<int>(isa)][flags != nullptr]) {
+      fn(conv.batch_->plan, first, out, flags, n);
+      return;
+    }
+  }
+  // The scalar loop, in slices through an input array of the source's storage type.
+  const int width = format(conv.src_).width;
+  const std::size_t in_bytes = width <= 8 ? 1 : width <= 16 ? 2 : width <= 32 ? 4 : 8;
+  const std::size_t out_bytes = [&] {
+    const int w = format(conv.dst_).width;
+    return std::size_t(w <= 8 ? 1 : w <= 16 ? 2 : w <= 32 ? 4 : 8);
+  }();
+  constexpr std::size_t kSlice = 4096;
+  std::uint64_t buf[kSlice];
+  for (std::size_t done = 0; done < n;) {
+    const std::size_t k = std::min(kSlice, n - done);
+    for (std::size_t j = 0; j < k; ++j) {
+      const std::uint64_t x = first + done + j;
+      switch (in_bytes) {
+        case 1: reinterpret_cast<std::uint8_t*>(buf)[j] = static_cast<std::uint8_t>(x); break;
+        case 2: reinterpret_cast<std::uint16_t*>(buf)[j] = static_cast<std::uint16_t>(x); break;
+        case 4: reinterpret_cast<std::uint32_t*>(buf)[j] = static_cast<std::uint32_t>(x); break;
+        default: buf[j] = x; break;
+      }
+    }
+    run_on(conv, isa, buf, static_cast<unsigned char*>(out) + done * out_bytes, flags ? flags + done : nullptr, k);
+    done += k;
+  }
+}
 
 void run_on(const Converter& conv, Isa isa, const void* in, void* out, Flags* flags, std::size_t n,
             const std::uint64_t* rbits) {

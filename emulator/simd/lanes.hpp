@@ -31,6 +31,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <algorithm>
 #include <cstring>
 
 #include "core/format_table.hpp"
@@ -572,6 +573,96 @@ constexpr bool can_skip_normalize() {
   return !f.subnormals || detail::kFormats[static_cast<int>(FormatId::f32)].emin() <= f.emin() - f.man_bits - 2;
 }
 
+/// Converts the n consecutive source codes first, first + 1, ... (a sweep's inputs) into
+/// destination D's codes and flags, as convert_batch does, but binade by binade: within the
+/// codes of one sign and one exponent field every lane has the same sign and exponent, so
+/// round_pack_lanes gets them as loop-invariant vectors and the compiler hoists everything that
+/// depends on them out of the loop. The same algorithm on the same values; binades of zeros and
+/// subnormals, and of Inf and NaN, go through convert_batch.
+template <int D, Rounding R, bool F, bool Norm>
+void convert_consecutive(const Plan& plan, std::uint64_t first, void* out_v, Flags* flags_out, std::size_t n) {
+  using Out = std::conditional_t<(detail::kFormats[D].width > 8), std::uint16_t, std::uint8_t>;
+  constexpr bool e8m0 = !detail::kFormats[D].subnormals;
+  Out* out = static_cast<Out*>(out_v);
+  const Plan& p = plan;
+  const bool in32 = p.src_width == 32;
+  const LanePlan lp(p);
+  const std::uint32_t frac_mask = (std::uint32_t{1} << p.src_m) - 1;
+  u32v iota;
+  for (int j = 0; j < N; ++j) iota[j] = static_cast<std::uint32_t>(j);
+  alignas(64) std::uint32_t buf32[256];
+  alignas(64) std::uint16_t buf16[256];
+  std::size_t i = 0;
+  while (i < n) {
+    const std::uint64_t x0 = first + i;
+    const std::uint64_t binade = x0 >> p.src_m;
+    const std::size_t len = static_cast<std::size_t>(std::min<std::uint64_t>(n - i, ((binade + 1) << p.src_m) - x0));
+    const std::uint32_t sign = static_cast<std::uint32_t>(binade >> (p.src_width - 1 - p.src_m));
+    const int e = static_cast<int>(binade & static_cast<std::uint64_t>(p.src_exp_max));
+    if (e == 0 || e == p.src_exp_max || (e8m0 && sign && p.neg_const)) {
+      // Zeros and subnormals, Inf and NaN, or E8M0's negative class: the general kernel.
+      for (std::size_t k = 0; k < len; k += 256) {
+        const std::size_t m = std::min<std::size_t>(256, len - k);
+        for (std::size_t j = 0; j < m; ++j) {
+          if (in32) buf32[j] = static_cast<std::uint32_t>(x0 + k + j);
+          else buf16[j] = static_cast<std::uint16_t>(x0 + k + j);
+        }
+        convert_batch<D, R, F, Norm>(p, in32 ? static_cast<const void*>(buf32) : buf16, out + i + k,
+                                     F ? flags_out + i + k : nullptr, m, 0);
+      }
+      i += len;
+      continue;
+    }
+    // A binade of normal source values: sig = (fraction | implicit) << align, E uniform.
+    const u32v sgn = splat(e8m0 ? 0 : sign);
+    const u32v extra = splat(e8m0 && sign ? p.neg_extra : 0);
+    const i32v E = splat_i(e - p.src_bias);
+    const std::uint32_t frac0 = static_cast<std::uint32_t>(x0) & frac_mask;
+    const std::uint32_t implicit = std::uint32_t{1} << p.src_m;
+    const int align = 23 - p.src_m;
+    std::size_t j = 0;
+    for (; j + N <= len; j += N) {
+      const u32v sig = ((iota + (frac0 + static_cast<std::uint32_t>(j))) | implicit) << align;
+      u32v code, fl{};
+      i32v fallback = splat_i(0);
+      round_pack_lanes<D, R, F>(lp, sgn, sig, E, extra, code, fl, fallback);
+      if constexpr (sizeof(Out) == 1) {
+        const u8v b = __builtin_convertvector(code, u8v);
+        std::memcpy(out + i + j, &b, sizeof b);
+      } else {
+        const u16v h = __builtin_convertvector(code, u16v);
+        std::memcpy(out + i + j, &h, sizeof h);
+      }
+      if constexpr (F) {
+        const u8v b = __builtin_convertvector(fl, u8v);
+        std::memcpy(flags_out + i + j, &b, sizeof b);
+      }
+      if (unsigned lanes = lane_bits(fallback)) [[unlikely]] {
+        for (; lanes; lanes &= lanes - 1) {
+          const std::size_t at = i + j + static_cast<std::size_t>(__builtin_ctz(lanes));
+          const Result r = p.scalar(first + at, p.ctx, *p.dialect);
+          out[at] = static_cast<Out>(r.code);
+          if constexpr (F) flags_out[at] = r.flags;
+        }
+      }
+    }
+    for (; j < len; ++j) {
+      const Result r = p.scalar(x0 + j, p.ctx, *p.dialect);
+      out[i + j] = static_cast<Out>(r.code);
+      if constexpr (F) flags_out[i + j] = r.flags;
+    }
+    i += len;
+  }
+}
+
+template <int D, Rounding R>
+ConsecutiveFn pick_consecutive_norm(const Plan& p, bool with_flags) {
+  if constexpr (can_skip_normalize<D>()) {
+    if (!p.normalize) return with_flags ? &convert_consecutive<D, R, true, false> : &convert_consecutive<D, R, false, false>;
+  }
+  return with_flags ? &convert_consecutive<D, R, true, true> : &convert_consecutive<D, R, false, true>;
+}
+
 /// rne without flags: the FPU-assisted kernel while the FPU is in its default mode, otherwise
 /// the general one.
 template <int D>
@@ -611,6 +702,32 @@ BatchFn pick_mode(const Plan& p, bool with_flags, bool scaled) {
     case Rounding::rd: return pick_norm<D, Rounding::rd>(p, with_flags, scaled);
     case Rounding::ro: return pick_norm<D, Rounding::ro>(p, with_flags, scaled);
     case Rounding::rs: break;
+  }
+  return nullptr;
+}
+
+template <int D>
+ConsecutiveFn pick_consecutive_mode(const Plan& p, bool with_flags) {
+  switch (p.ctx.rounding) {
+    case Rounding::rne: return pick_consecutive_norm<D, Rounding::rne>(p, with_flags);
+    case Rounding::rna: return pick_consecutive_norm<D, Rounding::rna>(p, with_flags);
+    case Rounding::rz: return pick_consecutive_norm<D, Rounding::rz>(p, with_flags);
+    case Rounding::ru: return pick_consecutive_norm<D, Rounding::ru>(p, with_flags);
+    case Rounding::rd: return pick_consecutive_norm<D, Rounding::rd>(p, with_flags);
+    case Rounding::ro: return pick_consecutive_norm<D, Rounding::ro>(p, with_flags);
+    case Rounding::rs: break;
+  }
+  return nullptr;
+}
+
+inline ConsecutiveFn pick_consecutive(const Plan& p, bool with_flags) {
+  switch (p.dst) {
+#define SOFTMX_DST(F) \
+  case FormatId::F: return pick_consecutive_mode<static_cast<int>(FormatId::F)>(p, with_flags);
+    SOFTMX_DST(e4m3) SOFTMX_DST(e5m2) SOFTMX_DST(e3m2) SOFTMX_DST(e2m3) SOFTMX_DST(e2m1)
+    SOFTMX_DST(int8) SOFTMX_DST(e8m0) SOFTMX_DST(f16) SOFTMX_DST(bf16)
+#undef SOFTMX_DST
+    default: break;
   }
   return nullptr;
 }

@@ -112,6 +112,15 @@ BatchFn batch_kernel(const Plan& p, Isa isa, bool with_flags, bool scaled) {
   return nullptr;
 }
 
+ConsecutiveFn consecutive_kernel(const Plan& p, Isa isa, bool with_flags) {
+  switch (isa) {
+    case Isa::avx512: return consecutive_kernel_avx512(p, with_flags);
+    case Isa::avx2: return consecutive_kernel_avx2(p, with_flags);
+    case Isa::scalar: break;
+  }
+  return nullptr;
+}
+
 BlocksFn blocks_kernel(const Plan& p, Isa isa) {
   switch (isa) {
     case Isa::avx512: return blocks_kernel_avx512(p);

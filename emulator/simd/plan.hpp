@@ -91,6 +91,13 @@ using BatchFn = void (*)(const Plan& p, const void* in, void* out, Flags* flags,
 /// isa_supported(isa).
 BatchFn batch_kernel(const Plan& p, Isa isa, bool with_flags, bool scaled = false);
 
+/// Converts the n consecutive source codes first, first + 1, ... (first + n <= 2^width): a
+/// sweep's inputs, with no input array. Otherwise as BatchFn.
+using ConsecutiveFn = void (*)(const Plan& p, std::uint64_t first, void* out, Flags* flags, std::size_t n);
+ConsecutiveFn consecutive_kernel(const Plan& p, Isa isa, bool with_flags);
+ConsecutiveFn consecutive_kernel_avx2(const Plan& p, bool with_flags);
+ConsecutiveFn consecutive_kernel_avx512(const Plan& p, bool with_flags);
+
 /// What a block-quantizing kernel asks of its caller (the BlockQuantizer), per block.
 struct BlockHooks {
   void* ctx;
@@ -134,6 +141,7 @@ namespace softmx::detail {
 struct BatchPlan {
   simd::Plan plan;
   simd::BatchFn kernels[3][2] = {};  // indexed by Isa
+  simd::ConsecutiveFn consecutive[3][2] = {};
 };
 
 }  // namespace softmx::detail

@@ -44,4 +44,10 @@ bool vectorized(const Converter& conv);
 void run_on(const Converter& conv, Isa isa, const void* in, void* out, Flags* flags, std::size_t n,
             const std::uint64_t* rbits = nullptr);
 
+/// Converts the n consecutive source codes first, first + 1, ..., first + n - 1 (a sweep's
+/// inputs; first + n <= 2^width of the source) into `out` and, if not null, `flags`, as
+/// Converter::run would from an array holding them, on `isa`. The results are the same; the
+/// vector form works binade by binade (no input array, the exponent logic hoisted).
+void run_consecutive(const Converter& conv, Isa isa, std::uint64_t first, void* out, Flags* flags, std::size_t n);
+
 }  // namespace softmx

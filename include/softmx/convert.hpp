@@ -101,6 +101,7 @@ class Converter {
                         std::size_t flags_n) const;
   friend void run_on(const Converter&, Isa, const void*, void*, Flags*, std::size_t, const std::uint64_t*);
   friend bool vectorized(const Converter&);
+  friend void run_consecutive(const Converter&, Isa, std::uint64_t, void*, Flags*, std::size_t);
 
   FormatId src_, dst_;
   Context ctx_;

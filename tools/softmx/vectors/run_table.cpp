@@ -22,7 +22,7 @@ using cli::UsageError;
 
 // ---- one chunk ---------------------------------------------------------------------------------
 
-/// Code buffers of every storage type Converter::run takes; only the one a format needs grows.
+/// Code buffers of every storage type Converter::run writes; only the one a format needs grows.
 struct CodeBuffers {
   std::vector<std::uint8_t> u8;
   std::vector<std::uint16_t> u16;
@@ -69,26 +69,23 @@ std::size_t run_end(const Out* out, const Flags* flags, std::size_t from, std::s
   return i;
 }
 
-/// Converts inputs [first, first + n) with `conv` (In and Out: the storage types of its source
-/// and destination) and appends their maximal runs to `runs`. Works through the chunk in slices
-/// small enough that inputs, codes and flags stay in the core's caches between the conversion
-/// and the scan (a 2^20 chunk's 6 MB would not).
-template <class In, class Out>
-void convert_chunk(const Converter& conv, std::uint64_t first, std::size_t n, CodeBuffers& ins, CodeBuffers& outs,
+/// Converts inputs [first, first + n) with `conv` (Out: the storage type of its destination)
+/// and appends their maximal runs to `runs`. The inputs are consecutive, so run_consecutive
+/// needs no input array; it works through the chunk in slices small enough that codes and flags
+/// stay in the core's caches between the conversion and the scan.
+template <class Out>
+void convert_chunk(const Converter& conv, std::uint64_t first, std::size_t n, CodeBuffers& outs,
                    std::vector<Flags>& flags, std::vector<Run>& runs) {
   constexpr std::size_t kSlice = std::size_t{1} << 14;
-  std::vector<In>& in = ins.get<In>();
   std::vector<Out>& out = outs.get<Out>();
   const std::size_t len = std::min(n, kSlice);
-  in.resize(len);
   out.resize(len);
   flags.resize(len);
   const std::size_t chunk_runs = runs.size();
   for (std::size_t done = 0; done < n;) {
     const std::size_t k = std::min(kSlice, n - done);
     const std::uint64_t base = first + done;
-    for (std::size_t i = 0; i < k; ++i) in[i] = static_cast<In>(base + i);
-    conv.run(in.data(), out.data(), flags.data(), k);
+    run_consecutive(conv, default_isa(), base, out.data(), flags.data(), k);
     for (std::size_t start = 0; start < k;) {
       const std::size_t end = run_end(out.data(), flags.data(), start + 1, k, out[start], flags[start]);
       Run r{base + start, base + end - 1, out[start], true, flags[start]};
@@ -106,41 +103,26 @@ void convert_chunk(const Converter& conv, std::uint64_t first, std::size_t n, Co
 int storage_bytes(int width) { return width <= 8 ? 1 : width <= 16 ? 2 : width <= 32 ? 4 : 8; }
 
 /// One worker's conversion state: the Converter, its buffers, and the instantiation of
-/// convert_chunk for the format pair (chosen once).
+/// convert_chunk for the destination's storage type (chosen once).
 class ChunkConverter {
  public:
   explicit ChunkConverter(const Converter& conv) : conv_(conv) {
-    fn_ = pick(storage_bytes(format(conv.source()).width), storage_bytes(format(conv.destination()).width));
+    switch (storage_bytes(format(conv.destination()).width)) {
+      case 1: fn_ = &convert_chunk<std::uint8_t>; break;
+      case 2: fn_ = &convert_chunk<std::uint16_t>; break;
+      case 4: fn_ = &convert_chunk<std::uint32_t>; break;
+      default: fn_ = &convert_chunk<std::uint64_t>; break;
+    }
   }
   /// Appends the maximal runs of inputs [first, first + n) to `runs`.
-  void convert(std::uint64_t first, std::size_t n, std::vector<Run>& runs) {
-    fn_(conv_, first, n, in_, out_, flags_, runs);
-  }
+  void convert(std::uint64_t first, std::size_t n, std::vector<Run>& runs) { fn_(conv_, first, n, out_, flags_, runs); }
 
  private:
-  using Fn = void (*)(const Converter&, std::uint64_t, std::size_t, CodeBuffers&, CodeBuffers&, std::vector<Flags>&,
+  using Fn = void (*)(const Converter&, std::uint64_t, std::size_t, CodeBuffers&, std::vector<Flags>&,
                       std::vector<Run>&);
-  template <class In>
-  static Fn pick_out(int out_bytes) {
-    switch (out_bytes) {
-      case 1: return &convert_chunk<In, std::uint8_t>;
-      case 2: return &convert_chunk<In, std::uint16_t>;
-      case 4: return &convert_chunk<In, std::uint32_t>;
-      default: return &convert_chunk<In, std::uint64_t>;
-    }
-  }
-  static Fn pick(int in_bytes, int out_bytes) {
-    switch (in_bytes) {
-      case 1: return pick_out<std::uint8_t>(out_bytes);
-      case 2: return pick_out<std::uint16_t>(out_bytes);
-      case 4: return pick_out<std::uint32_t>(out_bytes);
-      default: return pick_out<std::uint64_t>(out_bytes);
-    }
-  }
-
   const Converter& conv_;
   Fn fn_;
-  CodeBuffers in_, out_;
+  CodeBuffers out_;
   std::vector<Flags> flags_;
 };
 
