@@ -450,9 +450,9 @@ void convert_e8m0(const Plan& p, const void* in, void* out_v, Flags*, std::size_
       code = frac >= 0x400000u ? e + 1 : e;
     } else if constexpr (R == Rounding::rne) {
       const i32v tie_up = ties_up ? splat_i(-1) : (e & 1u) != 0;
-      code = (frac > 0x400000u) | ((frac == 0x400000u) & tie_up) ? e + 1 : e;
+      code = ((frac > 0x400000u) | ((frac == 0x400000u) & tie_up)) ? e + 1 : e;
     } else {  // ro: an inexact value takes the odd neighbour
-      code = (frac != 0) & ((e & 1u) == 0) ? e + 1 : e;
+      code = ((frac != 0) & ((e & 1u) == 0)) ? e + 1 : e;
     }
     code = code > 0xFEu ? ovf : code;
     if (neg_const) code = reinterpret_cast<i32v>(x) < 0 ? neg_code : code;
