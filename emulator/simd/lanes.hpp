@@ -188,6 +188,20 @@ SOFTMX_LANES_INLINE u32v by_sign(i32v neg, std::uint32_t plus, std::uint32_t min
   return sel(neg, splat(minus), splat(plus));
 }
 
+/// Stores N lanes narrowed to the element type of `out` (codes: std::uint8_t or std::uint16_t;
+/// flags: Flags).
+template <class T>
+SOFTMX_LANES_INLINE void store_codes(T* out, u32v v) {
+  if constexpr (sizeof(T) == 1) {
+    const u8v b = __builtin_convertvector(v, u8v);
+    std::memcpy(out, &b, sizeof b);
+  } else {
+    static_assert(sizeof(T) == 2);
+    const u16v h = __builtin_convertvector(v, u16v);
+    std::memcpy(out, &h, sizeof h);
+  }
+}
+
 /// One vector of source codes through the conversion into destination D: the per-batch
 /// constants, made once (the loops below keep them in registers), and the per-vector step.
 /// Norm: Plan::normalize. Scaled: each finite value is first multiplied by 2^-shift exactly
@@ -333,17 +347,8 @@ void convert_batch(const Plan& plan, const void* in, void* out_v, Flags* flags_o
     u32v code, fl{};
     i32v fallback;
     k(load_lanes(in, i, in32), shift, code, fl, fallback);
-    if constexpr (sizeof(Out) == 1) {
-      const u8v b = __builtin_convertvector(code, u8v);
-      std::memcpy(out + i, &b, sizeof b);
-    } else {
-      const u16v h = __builtin_convertvector(code, u16v);
-      std::memcpy(out + i, &h, sizeof h);
-    }
-    if constexpr (F) {
-      const u8v b = __builtin_convertvector(fl, u8v);
-      std::memcpy(flags_out + i, &b, sizeof b);
-    }
+    store_codes(out + i, code);
+    if constexpr (F) store_codes(flags_out + i, fl);
     if (!may_fall_back) continue;
     if (unsigned lanes = lane_bits(fallback)) [[unlikely]] {
       for (; lanes; lanes &= lanes - 1) scalar(i + static_cast<std::size_t>(__builtin_ctz(lanes)));
@@ -406,13 +411,7 @@ void convert_rne_float(const Plan& p, const void* in, void* out_v, std::size_t n
       code = (mag > max0 ? max0 : mag) | ((x >> 31) << (f.width - 1));
     }
     if (!ovf_is_max) code = mag > (neg ? max1 : max0) ? (neg ? ovf1 : ovf0) : code;
-    if constexpr (sizeof(Out) == 1) {
-      const u8v b = __builtin_convertvector(code, u8v);
-      std::memcpy(out + i, &b, sizeof b);
-    } else {
-      const u16v h = __builtin_convertvector(code, u16v);
-      std::memcpy(out + i, &h, sizeof h);
-    }
+    store_codes(out + i, code);
     // Zeros, infinities and NaNs: the scalar kernel (their class results, or a NaN payload).
     if (any_at_least(a - 1, inf_minus_1)) [[unlikely]] {
       for (unsigned lanes = lane_bits((a - 1) >= inf_minus_1); lanes; lanes &= lanes - 1)
@@ -456,8 +455,7 @@ void convert_e8m0(const Plan& p, const void* in, void* out_v, Flags*, std::size_
     }
     code = code > 0xFEu ? ovf : code;
     if (neg_const) code = reinterpret_cast<i32v>(x) < 0 ? neg_code : code;
-    const u8v b = __builtin_convertvector(code, u8v);
-    std::memcpy(out + i, &b, sizeof b);
+    store_codes(out + i, code);
     if (any_at_least(e - 1, splat(0xFE))) [[unlikely]] {  // e = 0 (wraps) or 0xFF
       for (unsigned lanes = lane_bits((e - 1) >= 0xFEu); lanes; lanes &= lanes - 1)
         scalar(i + static_cast<std::size_t>(__builtin_ctz(lanes)));
@@ -529,8 +527,7 @@ void quantize_blocks(const Plan& plan, const void* in, std::size_t blocks, std::
           fl[j] = r.flags;
         }
       }
-      const u8v c8 = __builtin_convertvector(code, u8v);
-      std::memcpy(out + i, &c8, sizeof c8);
+      store_codes(out + i, code);
       fl_or |= fl;
     }
   }
@@ -626,17 +623,8 @@ void convert_consecutive(const Plan& plan, std::uint64_t first, void* out_v, Fla
       u32v code, fl{};
       i32v fallback = splat_i(0);
       round_pack_lanes<D, R, F>(lp, sgn, sig, E, extra, code, fl, fallback);
-      if constexpr (sizeof(Out) == 1) {
-        const u8v b = __builtin_convertvector(code, u8v);
-        std::memcpy(out + i + j, &b, sizeof b);
-      } else {
-        const u16v h = __builtin_convertvector(code, u16v);
-        std::memcpy(out + i + j, &h, sizeof h);
-      }
-      if constexpr (F) {
-        const u8v b = __builtin_convertvector(fl, u8v);
-        std::memcpy(flags_out + i + j, &b, sizeof b);
-      }
+      store_codes(out + i + j, code);
+      if constexpr (F) store_codes(flags_out + i + j, fl);
       if (unsigned lanes = lane_bits(fallback)) [[unlikely]] {
         for (; lanes; lanes &= lanes - 1) {
           const std::size_t at = i + j + static_cast<std::size_t>(__builtin_ctz(lanes));
