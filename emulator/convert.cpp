@@ -38,6 +38,12 @@ const detail::KernelPair& kernels(FormatId src, FormatId dst, Rounding r) {
   return detail::kernels_from(src)[static_cast<int>(dst)][static_cast<int>(r)];
 }
 
+/// Bytes of the storage type that holds a code of `f` in batches (Converter::run).
+std::size_t storage_bytes(FormatId f) {
+  const int w = format(f).width;
+  return w <= 8 ? 1 : w <= 16 ? 2 : w <= 32 ? 4 : 8;
+}
+
 void require_supported(const Dialect& d, FormatId dst, const Context& c) {
   const DestinationSupport& s = d.support[static_cast<int>(dst)];
   if ((s.roundings & rounding_bit(c.rounding)) && (s.saturations & saturation_bit(c.saturation))) return;
@@ -80,13 +86,11 @@ void Converter::run(const void* in, void* out, Flags* flags, std::size_t n, cons
 
 void Converter::check_span_types(std::size_t in_bytes, std::size_t out_bytes, std::size_t n, std::size_t out_n,
                                  std::size_t flags_n) const {
-  auto bytes = [](const Format& f) -> std::size_t { return f.width <= 8 ? 1 : f.width <= 16 ? 2 : f.width <= 32 ? 4 : 8; };
-  const Format& s = format(src_);
-  const Format& d = format(dst_);
-  if (in_bytes != bytes(s) || out_bytes != bytes(d))
-    throw std::invalid_argument("Converter::run: " + std::string(s.name) + " codes are held in " +
-                                std::to_string(bytes(s)) + "-byte and " + std::string(d.name) + " codes in " +
-                                std::to_string(bytes(d)) + "-byte elements; the spans have " +
+  const std::size_t s_bytes = storage_bytes(src_), d_bytes = storage_bytes(dst_);
+  if (in_bytes != s_bytes || out_bytes != d_bytes)
+    throw std::invalid_argument("Converter::run: " + std::string(format(src_).name) + " codes are held in " +
+                                std::to_string(s_bytes) + "-byte and " + std::string(format(dst_).name) + " codes in " +
+                                std::to_string(d_bytes) + "-byte elements; the spans have " +
                                 std::to_string(in_bytes) + " and " + std::to_string(out_bytes));
   if (out_n < n || (flags_n != 0 && flags_n < n))
     throw std::invalid_argument("Converter::run: " + std::to_string(n) + " inputs but room for " +
@@ -103,12 +107,7 @@ void run_consecutive(const Converter& conv, Isa isa, std::uint64_t first, void* 
     }
   }
   // The scalar loop, in slices through an input array of the source's storage type.
-  const int width = format(conv.src_).width;
-  const std::size_t in_bytes = width <= 8 ? 1 : width <= 16 ? 2 : width <= 32 ? 4 : 8;
-  const std::size_t out_bytes = [&] {
-    const int w = format(conv.dst_).width;
-    return std::size_t(w <= 8 ? 1 : w <= 16 ? 2 : w <= 32 ? 4 : 8);
-  }();
+  const std::size_t in_bytes = storage_bytes(conv.src_), out_bytes = storage_bytes(conv.dst_);
   constexpr std::size_t kSlice = 4096;
   std::uint64_t buf[kSlice];
   for (std::size_t done = 0; done < n;) {
