@@ -192,6 +192,21 @@ SOFTMX_LANES_INLINE u32v by_sign(i32v neg, std::uint32_t plus, std::uint32_t min
 /// flags: Flags).
 template <class T>
 SOFTMX_LANES_INLINE void store_codes(T* out, u32v v) {
+#if defined(__AVX2__) && SOFTMX_SIMD_LANES == 8
+  // GCC lowers the generic narrowing below to one extract per lane on AVX2; pack instead (every
+  // code and flags value is below 2^16, so the saturating packs are exact).
+  const __m256i w = _mm256_packus_epi32(reinterpret_cast<__m256i>(v), reinterpret_cast<__m256i>(v));
+  if constexpr (sizeof(T) == 1) {
+    const __m256i b = _mm256_packus_epi16(w, w);  // bytes 0-3 (lanes 0-3) and 16-19 (lanes 4-7)
+    const __m128i lo = _mm256_castsi256_si128(b), hi = _mm256_extracti128_si256(b, 1);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out), _mm_unpacklo_epi32(lo, hi));
+  } else {
+    static_assert(sizeof(T) == 2);
+    const __m256i q = _mm256_permute4x64_epi64(w, 0x08);  // 64-bit words 0 and 2: lanes 0-3, 4-7
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm256_castsi256_si128(q));
+  }
+  return;
+#endif
   if constexpr (sizeof(T) == 1) {
     const u8v b = __builtin_convertvector(v, u8v);
     std::memcpy(out, &b, sizeof b);
