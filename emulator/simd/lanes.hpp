@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "core/format_table.hpp"
 #include "simd/plan.hpp"
@@ -85,7 +86,9 @@ SOFTMX_LANES_INLINE unsigned lane_bits(i32v mask) {
 /// is ORed into the flags. Sets `code`, `flags` (when F) and ORs into `fallback` the lanes the
 /// scalar kernel must decide (when F: only flags can need it). `Pl` holds the dialect's values
 /// (LanePlan below), read into registers once per batch.
-template <int D, Rounding R, bool F, class Pl>
+/// NoEdge: the caller knows no lane has E == emin - 1 (the only binade where tininess after
+/// rounding needs the full-precision rounding), which drops that test.
+template <int D, Rounding R, bool F, class Pl, bool NoEdge = false>
 SOFTMX_LANES_INLINE void round_pack_lanes(const Pl& p, u32v sgn, u32v sig, i32v E, u32v extra, u32v& code,
                                           u32v& flags, i32v& fallback) {
   constexpr Format f = detail::kFormats[D];
@@ -147,13 +150,18 @@ SOFTMX_LANES_INLINE void round_pack_lanes(const Pl& p, u32v sgn, u32v sig, i32v 
     const i32v inexact = (sig & (unit - one)) != 0;
     u32v fl = extra | bit(inexact);  // flag::inexact is bit 0
     if constexpr (!e8m0 && !f.fixed_point) {
-      const i32v below = E == splat_i(emin - 1);
-      const i32v tiny = p.tiny_after ? (E < splat_i(emin - 1)) | (below & (mag < splat(1u << m)))
-                                     : E < splat_i(emin);
-      fl |= bit(tiny & inexact) << 1;  // flag::underflow is bit 1
-      // Just below 2^emin and rounded up to it: tiny or not depends on rounding to full
-      // precision, which the scalar kernel does.
-      if (p.tiny_after) fallback |= below & (mag >= splat(1u << m)) & inexact;
+      if constexpr (NoEdge) {
+        const i32v tiny = E < splat_i(p.tiny_after ? emin - 1 : emin);
+        fl |= bit(tiny & inexact) << 1;  // flag::underflow is bit 1
+      } else {
+        const i32v below = E == splat_i(emin - 1);
+        const i32v tiny = p.tiny_after ? (E < splat_i(emin - 1)) | (below & (mag < splat(1u << m)))
+                                       : E < splat_i(emin);
+        fl |= bit(tiny & inexact) << 1;  // flag::underflow is bit 1
+        // Just below 2^emin and rounded up to it: tiny or not depends on rounding to full
+        // precision, which the scalar kernel does.
+        if (p.tiny_after) fallback |= below & (mag >= splat(1u << m)) & inexact;
+      }
     }
     flags = sel(ovf, extra | splat(flag::overflow | flag::inexact), fl);
   }
@@ -633,22 +641,31 @@ void convert_consecutive(const Plan& plan, std::uint64_t first, void* out_v, Fla
     const std::uint32_t implicit = std::uint32_t{1} << p.src_m;
     const int align = 23 - p.src_m;
     std::size_t j = 0;
-    for (; j + N <= len; j += N) {
-      const u32v sig = ((iota + (frac0 + static_cast<std::uint32_t>(j))) | implicit) << align;
-      u32v code, fl{};
-      i32v fallback = splat_i(0);
-      round_pack_lanes<D, R, F>(lp, sgn, sig, E, extra, code, fl, fallback);
-      store_codes(out + i + j, code);
-      if constexpr (F) store_codes(flags_out + i + j, fl);
-      if (unsigned lanes = lane_bits(fallback)) [[unlikely]] {
-        for (; lanes; lanes &= lanes - 1) {
-          const std::size_t at = i + j + static_cast<std::size_t>(__builtin_ctz(lanes));
-          const Result r = p.scalar(first + at, p.ctx, *p.dialect);
-          out[at] = static_cast<Out>(r.code);
-          if constexpr (F) flags_out[at] = r.flags;
+    // Every binade but the one just below 2^emin has uniform tininess: a loop without the
+    // edge test (and, with no lane to hand on outside E8M0, without the fallback test).
+    auto lanes_loop = [&](auto no_edge) {
+      constexpr bool kNoEdge = decltype(no_edge)::value;
+      for (; j + N <= len; j += N) {
+        const u32v sig = ((iota + (frac0 + static_cast<std::uint32_t>(j))) | implicit) << align;
+        u32v code, fl{};
+        i32v fallback = splat_i(0);
+        round_pack_lanes<D, R, F, LanePlan, kNoEdge>(lp, sgn, sig, E, extra, code, fl, fallback);
+        store_codes(out + i + j, code);
+        if constexpr (F) store_codes(flags_out + i + j, fl);
+        if constexpr (!kNoEdge || e8m0) {
+          if (unsigned lanes = lane_bits(fallback)) [[unlikely]] {
+            for (; lanes; lanes &= lanes - 1) {
+              const std::size_t at = i + j + static_cast<std::size_t>(__builtin_ctz(lanes));
+              const Result r = p.scalar(first + at, p.ctx, *p.dialect);
+              out[at] = static_cast<Out>(r.code);
+              if constexpr (F) flags_out[at] = r.flags;
+            }
+          }
         }
       }
-    }
+    };
+    if (e - p.src_bias == detail::kFormats[D].emin() - 1) lanes_loop(std::false_type{});
+    else lanes_loop(std::true_type{});
     for (; j < len; ++j) {
       const Result r = p.scalar(x0 + j, p.ctx, *p.dialect);
       out[i + j] = static_cast<Out>(r.code);
