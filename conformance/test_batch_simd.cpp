@@ -382,3 +382,50 @@ TEST(BatchSimd, TensorQuantizeEqualsTheScalarPath) {
 
 }  // namespace
 }  // namespace softmx
+
+namespace softmx {
+namespace {
+
+// consecutive_segments (the sweep's form: the change points only) equals the segments of the
+// scalar loop's results: every f16/bf16 input and f32 windows at every binade edge, under every
+// setting, including a window that starts inside a run.
+TEST(BatchSimd, SegmentsEqualTheScalarResultsEverySetting) {
+  conformance::Tally t("consecutive_segments == segments of the scalar results: every f16/bf16 input, f32 binade "
+                       "edges, every dialect x format x mode x sat x tininess x instruction set");
+  auto check = [&](const Converter& conv, std::uint64_t first, std::size_t n) {
+    std::vector<Segment> want(n), got(n);
+    const std::size_t nw = consecutive_segments(conv, Isa::scalar, first, n, want.data());
+    // The reference segments straight from single conversions, to check the scalar form too.
+    std::size_t ns = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const Result r = conv(first + i);
+      if (i == 0 || r.code != want[ns - 1].code || r.flags != want[ns - 1].flags) ++ns;
+    }
+    t.check(ns == nw, [&] { return std::string("scalar segments miscounted"); });
+    for (Isa isa : supported_isas()) {
+      if (isa == Isa::scalar) continue;
+      const std::size_t ng = consecutive_segments(conv, isa, first, n, got.data());
+      bool same = ng == nw;
+      for (std::size_t k = 0; same && k < ng; ++k)
+        same = got[k].first == want[k].first && got[k].code == want[k].code && got[k].flags == want[k].flags;
+      t.check(same, [&] {
+        return setting(conv, isa, true) + ": segments of " + std::to_string(n) + " inputs from " +
+               std::to_string(first) + " differ (" + std::to_string(ng) + " vs " + std::to_string(nw) + ")";
+      });
+    }
+  };
+  for (FormatId src : {FormatId::f16, FormatId::bf16})
+    for_each_setting(src, [&](const Converter& conv) { check(conv, 0, 65536); });
+  SplitMix64 rng(0x5E6);
+  for_each_setting(FormatId::f32, [&](const Converter& conv) {
+    for (std::uint64_t binade = 0; binade < 512; binade += 1 + rng.below(5)) {
+      const std::uint64_t start = binade << 23;
+      check(conv, start + rng.below(1u << 22), 77);
+      if (binade < 511) check(conv, start + (1u << 23) - 50, 100);
+    }
+  });
+  t.report();
+}
+
+}  // namespace
+}  // namespace softmx

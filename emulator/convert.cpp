@@ -75,6 +75,7 @@ Converter::Converter(FormatId src, FormatId dst, const Context& ctx, const Diale
         b->kernels[static_cast<int>(isa)][f] = simd::batch_kernel(b->plan, isa, f != 0);
         b->consecutive[static_cast<int>(isa)][f] = simd::consecutive_kernel(b->plan, isa, f != 0);
       }
+      b->segments[static_cast<int>(isa)] = simd::segments_kernel(b->plan, isa);
     }
     batch_ = std::move(b);
   }
@@ -98,6 +99,38 @@ void Converter::check_span_types(std::size_t in_bytes, std::size_t out_bytes, st
 }
 
 bool vectorized(const Converter& conv) { return conv.batch_ != nullptr; }
+
+std::size_t consecutive_segments(const Converter& conv, Isa isa, std::uint64_t first, std::size_t n, Segment* out) {
+  if (conv.batch_ && isa != Isa::scalar) {
+    if (const simd::SegmentsFn fn = conv.batch_->segments[static_cast<int>(isa)]) return fn(conv.batch_->plan, first, n, out);
+  }
+  // Otherwise: the results, slice by slice, then their segments.
+  constexpr std::size_t kSlice = 4096;
+  std::uint64_t codes[kSlice];  // room for any destination's storage type
+  Flags flags[kSlice];
+  const std::size_t out_bytes = storage_bytes(conv.dst_);
+  std::size_t count = 0;
+  std::uint64_t prev_code = 0;
+  Flags prev_flags = 0;
+  for (std::size_t done = 0; done < n;) {
+    const std::size_t k = std::min(kSlice, n - done);
+    run_consecutive(conv, isa, first + done, codes, flags, k);
+    for (std::size_t j = 0; j < k; ++j) {
+      std::uint64_t c;
+      switch (out_bytes) {
+        case 1: c = reinterpret_cast<const std::uint8_t*>(codes)[j]; break;
+        case 2: c = reinterpret_cast<const std::uint16_t*>(codes)[j]; break;
+        case 4: c = reinterpret_cast<const std::uint32_t*>(codes)[j]; break;
+        default: c = codes[j]; break;
+      }
+      if (done + j == 0 || c != prev_code || flags[j] != prev_flags) out[count++] = Segment{first + done + j, c, flags[j]};
+      prev_code = c;
+      prev_flags = flags[j];
+    }
+    done += k;
+  }
+  return count;
+}
 
 void run_consecutive(const Converter& conv, Isa isa, std::uint64_t first, void* out, Flags* flags, std::size_t n) {
   if (conv.batch_ && isa != Isa::scalar) {

@@ -14,4 +14,5 @@ std::uint32_t max_magnitude_bits_avx2(const void* in, std::size_t n, int width) 
 }
 BlocksFn blocks_kernel_avx2(const Plan& p) { return avx2::pick_blocks(p); }
 ConsecutiveFn consecutive_kernel_avx2(const Plan& p, bool with_flags) { return avx2::pick_consecutive(p, with_flags); }
+SegmentsFn segments_kernel_avx2(const Plan& p) { return avx2::pick_segments(p); }
 }  // namespace softmx::simd

@@ -14,4 +14,5 @@ std::uint32_t max_magnitude_bits_avx512(const void* in, std::size_t n, int width
 }
 BlocksFn blocks_kernel_avx512(const Plan& p) { return avx512::pick_blocks(p); }
 ConsecutiveFn consecutive_kernel_avx512(const Plan& p, bool with_flags) { return avx512::pick_consecutive(p, with_flags); }
+SegmentsFn segments_kernel_avx512(const Plan& p) { return avx512::pick_segments(p); }
 }  // namespace softmx::simd

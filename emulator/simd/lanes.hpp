@@ -593,25 +593,113 @@ constexpr bool can_skip_normalize() {
   return !f.subnormals || detail::kFormats[static_cast<int>(FormatId::f32)].emin() <= f.emin() - f.man_bits - 2;
 }
 
+/// Where convert_consecutive puts results: codes and flags arrays (StoreSink), or the segments
+/// of equal results (SegmentSink). `vec` takes N lanes starting at position pos, `one` a single
+/// result; positions arrive in increasing order.
+template <class Out, bool F>
+struct StoreSink {
+  Out* out;
+  Flags* flags;
+  SOFTMX_LANES_INLINE void vec(std::size_t pos, u32v code, u32v fl) {
+    store_codes(out + pos, code);
+    if constexpr (F) store_codes(flags + pos, fl);
+  }
+  void one(std::size_t pos, std::uint32_t code, Flags fl) {
+    out[pos] = static_cast<Out>(code);
+    if constexpr (F) flags[pos] = fl;
+  }
+  /// len results all equal to (code, fl).
+  void fill(std::size_t pos, std::size_t len, std::uint32_t code, Flags fl) {
+    std::size_t j = 0;
+    for (; j + N <= len; j += N) vec(pos + j, splat(code), splat(fl));
+    for (; j < len; ++j) one(pos + j, code, fl);
+  }
+};
+
+struct SegmentSink {
+  std::uint64_t first;
+  Segment* out;
+  std::size_t count = 0;
+  // The previous input's key (code | flags << 16): in lane N - 1 of prev_vec after a vector, in
+  // prev after a single result. ~0 at the start: no result has that key.
+  u32v prev_vec = splat(~std::uint32_t{0});
+  std::uint32_t prev = ~std::uint32_t{0};
+  bool in_vec = true;
+
+  void emit(std::size_t pos, std::uint32_t k) {
+    out[count++] = Segment{first + pos, k & 0xFFFFu, static_cast<Flags>(k >> 16)};
+  }
+  SOFTMX_LANES_INLINE void vec(std::size_t pos, u32v code, u32v fl) {
+    const u32v k = code | (fl << 16);
+    if (!in_vec) prev_vec = splat(prev);
+    // Each lane against its predecessor: [previous key, k[0], ..., k[N-2]]. Keeping the previous
+    // key in a vector leaves one permute, not a lane extraction, on the loop-carried path.
+#if SOFTMX_SIMD_LANES == 16
+    const u32v before = __builtin_shufflevector(prev_vec, k, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30);
+#elif SOFTMX_SIMD_LANES == 8
+    const u32v before = __builtin_shufflevector(prev_vec, k, 7, 8, 9, 10, 11, 12, 13, 14);
+#else
+    u32v before = k;
+    for (int j = N - 1; j > 0; --j) before[j] = k[j - 1];
+    before[0] = prev_vec[N - 1];
+#endif
+    if (unsigned lanes = lane_bits(k != before)) [[unlikely]] {
+      for (; lanes; lanes &= lanes - 1) {
+        const int j = __builtin_ctz(lanes);
+        emit(pos + static_cast<std::size_t>(j), k[j]);
+      }
+    }
+    prev_vec = k;
+    in_vec = true;
+  }
+  void one(std::size_t pos, std::uint32_t code, Flags fl) {
+    if (in_vec) prev = prev_vec[N - 1];
+    in_vec = false;
+    const std::uint32_t k = code | static_cast<std::uint32_t>(fl) << 16;
+    if (k != prev) emit(pos, k);
+    prev = k;
+  }
+  /// len results all equal to (code, fl): at most the first starts a segment.
+  void fill(std::size_t pos, std::size_t len, std::uint32_t code, Flags fl) {
+    if (len) one(pos, code, fl);
+  }
+};
+
+/// N codes (std::uint8_t or std::uint16_t) or flags from memory, widened to lanes.
+template <class T>
+SOFTMX_LANES_INLINE u32v load_narrow(const T* p) {
+  if constexpr (sizeof(T) == 1) {
+    u8v b;
+    std::memcpy(&b, p, sizeof b);
+    return __builtin_convertvector(b, u32v);
+  } else {
+    u16v h;
+    std::memcpy(&h, p, sizeof h);
+    return __builtin_convertvector(h, u32v);
+  }
+}
+
 /// Converts the n consecutive source codes first, first + 1, ... (a sweep's inputs) into
 /// destination D's codes and flags, as convert_batch does, but binade by binade: within the
 /// codes of one sign and one exponent field every lane has the same sign and exponent, so
 /// round_pack_lanes gets them as loop-invariant vectors and the compiler hoists everything that
 /// depends on them out of the loop. The same algorithm on the same values; binades of zeros and
-/// subnormals, and of Inf and NaN, go through convert_batch.
-template <int D, Rounding R, bool F, bool Norm>
-void convert_consecutive(const Plan& plan, std::uint64_t first, void* out_v, Flags* flags_out, std::size_t n) {
+/// subnormals, and of Inf and NaN, go through convert_batch. Results go to `sink`.
+template <int D, Rounding R, bool F, bool Norm, class Sink>
+void convert_consecutive_to(const Plan& plan, std::uint64_t first, std::size_t n, Sink& sink) {
   using Out = std::conditional_t<(detail::kFormats[D].width > 8), std::uint16_t, std::uint8_t>;
   constexpr bool e8m0 = !detail::kFormats[D].subnormals;
-  Out* out = static_cast<Out*>(out_v);
   const Plan& p = plan;
   const bool in32 = p.src_width == 32;
   const LanePlan lp(p);
   const std::uint32_t frac_mask = (std::uint32_t{1} << p.src_m) - 1;
   u32v iota;
   for (int j = 0; j < N; ++j) iota[j] = static_cast<std::uint32_t>(j);
-  alignas(64) std::uint32_t buf32[256];
-  alignas(64) std::uint16_t buf16[256];
+  constexpr std::size_t kBuf = 256;
+  alignas(64) std::uint32_t buf32[kBuf];
+  alignas(64) std::uint16_t buf16[kBuf];
+  alignas(64) Out codes[kBuf];
+  alignas(64) Flags fls[kBuf];
   std::size_t i = 0;
   while (i < n) {
     const std::uint64_t x0 = first + i;
@@ -619,16 +707,24 @@ void convert_consecutive(const Plan& plan, std::uint64_t first, void* out_v, Fla
     const std::size_t len = static_cast<std::size_t>(std::min<std::uint64_t>(n - i, ((binade + 1) << p.src_m) - x0));
     const std::uint32_t sign = static_cast<std::uint32_t>(binade >> (p.src_width - 1 - p.src_m));
     const int e = static_cast<int>(binade & static_cast<std::uint64_t>(p.src_exp_max));
-    if (e == 0 || e == p.src_exp_max || (e8m0 && sign && p.neg_const)) {
-      // Zeros and subnormals, Inf and NaN, or E8M0's negative class: the general kernel.
-      for (std::size_t k = 0; k < len; k += 256) {
-        const std::size_t m = std::min<std::size_t>(256, len - k);
+    if (e8m0 && sign && p.neg_const && e != 0 && e != p.src_exp_max) {
+      // Finite non-zero negatives into E8M0 under E8m0Negative::nan: all the negative class.
+      sink.fill(i, len, p.neg.code[1], p.neg.flags[1]);
+      i += len;
+      continue;
+    }
+    if (e == 0 || e == p.src_exp_max) {
+      // Zeros and subnormals, Inf and NaN: the general kernel.
+      for (std::size_t k = 0; k < len; k += kBuf) {
+        const std::size_t m = std::min(kBuf, len - k);
         for (std::size_t j = 0; j < m; ++j) {
           if (in32) buf32[j] = static_cast<std::uint32_t>(x0 + k + j);
           else buf16[j] = static_cast<std::uint16_t>(x0 + k + j);
         }
-        convert_batch<D, R, F, Norm>(p, in32 ? static_cast<const void*>(buf32) : buf16, out + i + k,
-                                     F ? flags_out + i + k : nullptr, m, 0);
+        convert_batch<D, R, F, Norm>(p, in32 ? static_cast<const void*>(buf32) : buf16, codes, F ? fls : nullptr, m, 0);
+        std::size_t j = 0;
+        for (; j + N <= m; j += N) sink.vec(i + k + j, load_narrow(codes + j), F ? load_narrow(fls + j) : splat(0));
+        for (; j < m; ++j) sink.one(i + k + j, codes[j], F ? fls[j] : Flags{0});
       }
       i += len;
       continue;
@@ -650,29 +746,49 @@ void convert_consecutive(const Plan& plan, std::uint64_t first, void* out_v, Fla
         u32v code, fl{};
         i32v fallback = splat_i(0);
         round_pack_lanes<D, R, F, LanePlan, kNoEdge>(lp, sgn, sig, E, extra, code, fl, fallback);
-        store_codes(out + i + j, code);
-        if constexpr (F) store_codes(flags_out + i + j, fl);
         if constexpr (!kNoEdge || e8m0) {
           if (unsigned lanes = lane_bits(fallback)) [[unlikely]] {
             for (; lanes; lanes &= lanes - 1) {
-              const std::size_t at = i + j + static_cast<std::size_t>(__builtin_ctz(lanes));
-              const Result r = p.scalar(first + at, p.ctx, *p.dialect);
-              out[at] = static_cast<Out>(r.code);
-              if constexpr (F) flags_out[at] = r.flags;
+              const int l = __builtin_ctz(lanes);
+              const Result r = p.scalar(x0 + j + static_cast<std::size_t>(l), p.ctx, *p.dialect);
+              code[l] = static_cast<std::uint32_t>(r.code);
+              fl[l] = r.flags;
             }
           }
         }
+        sink.vec(i + j, code, fl);
       }
     };
     if (e - p.src_bias == detail::kFormats[D].emin() - 1) lanes_loop(std::false_type{});
     else lanes_loop(std::true_type{});
     for (; j < len; ++j) {
       const Result r = p.scalar(x0 + j, p.ctx, *p.dialect);
-      out[i + j] = static_cast<Out>(r.code);
-      if constexpr (F) flags_out[i + j] = r.flags;
+      sink.one(i + j, static_cast<std::uint32_t>(r.code), r.flags);
     }
     i += len;
   }
+}
+
+template <int D, Rounding R, bool F, bool Norm>
+void convert_consecutive(const Plan& plan, std::uint64_t first, void* out, Flags* flags, std::size_t n) {
+  using Out = std::conditional_t<(detail::kFormats[D].width > 8), std::uint16_t, std::uint8_t>;
+  StoreSink<Out, F> sink{static_cast<Out*>(out), flags};
+  convert_consecutive_to<D, R, F, Norm>(plan, first, n, sink);
+}
+
+template <int D, Rounding R, bool Norm>
+std::size_t consecutive_segments(const Plan& plan, std::uint64_t first, std::size_t n, Segment* out) {
+  SegmentSink sink{first, out};
+  convert_consecutive_to<D, R, true, Norm>(plan, first, n, sink);
+  return sink.count;
+}
+
+template <int D, Rounding R>
+SegmentsFn pick_segments_norm(const Plan& p) {
+  if constexpr (can_skip_normalize<D>()) {
+    if (!p.normalize) return &consecutive_segments<D, R, false>;
+  }
+  return &consecutive_segments<D, R, true>;
 }
 
 template <int D, Rounding R>
@@ -736,6 +852,32 @@ ConsecutiveFn pick_consecutive_mode(const Plan& p, bool with_flags) {
     case Rounding::rd: return pick_consecutive_norm<D, Rounding::rd>(p, with_flags);
     case Rounding::ro: return pick_consecutive_norm<D, Rounding::ro>(p, with_flags);
     case Rounding::rs: break;
+  }
+  return nullptr;
+}
+
+template <int D>
+SegmentsFn pick_segments_mode(const Plan& p) {
+  switch (p.ctx.rounding) {
+    case Rounding::rne: return pick_segments_norm<D, Rounding::rne>(p);
+    case Rounding::rna: return pick_segments_norm<D, Rounding::rna>(p);
+    case Rounding::rz: return pick_segments_norm<D, Rounding::rz>(p);
+    case Rounding::ru: return pick_segments_norm<D, Rounding::ru>(p);
+    case Rounding::rd: return pick_segments_norm<D, Rounding::rd>(p);
+    case Rounding::ro: return pick_segments_norm<D, Rounding::ro>(p);
+    case Rounding::rs: break;
+  }
+  return nullptr;
+}
+
+inline SegmentsFn pick_segments(const Plan& p) {
+  switch (p.dst) {
+#define SOFTMX_DST(F) \
+  case FormatId::F: return pick_segments_mode<static_cast<int>(FormatId::F)>(p);
+    SOFTMX_DST(e4m3) SOFTMX_DST(e5m2) SOFTMX_DST(e3m2) SOFTMX_DST(e2m3) SOFTMX_DST(e2m1)
+    SOFTMX_DST(int8) SOFTMX_DST(e8m0) SOFTMX_DST(f16) SOFTMX_DST(bf16)
+#undef SOFTMX_DST
+    default: break;
   }
   return nullptr;
 }

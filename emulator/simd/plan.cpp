@@ -121,6 +121,15 @@ ConsecutiveFn consecutive_kernel(const Plan& p, Isa isa, bool with_flags) {
   return nullptr;
 }
 
+SegmentsFn segments_kernel(const Plan& p, Isa isa) {
+  switch (isa) {
+    case Isa::avx512: return segments_kernel_avx512(p);
+    case Isa::avx2: return segments_kernel_avx2(p);
+    case Isa::scalar: break;
+  }
+  return nullptr;
+}
+
 BlocksFn blocks_kernel(const Plan& p, Isa isa) {
   switch (isa) {
     case Isa::avx512: return blocks_kernel_avx512(p);

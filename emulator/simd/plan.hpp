@@ -98,6 +98,13 @@ ConsecutiveFn consecutive_kernel(const Plan& p, Isa isa, bool with_flags);
 ConsecutiveFn consecutive_kernel_avx2(const Plan& p, bool with_flags);
 ConsecutiveFn consecutive_kernel_avx512(const Plan& p, bool with_flags);
 
+/// The segments of the n consecutive inputs first, first + 1, ... (Segment, batch.hpp) into
+/// `out` (room for n); returns how many.
+using SegmentsFn = std::size_t (*)(const Plan& p, std::uint64_t first, std::size_t n, Segment* out);
+SegmentsFn segments_kernel(const Plan& p, Isa isa);
+SegmentsFn segments_kernel_avx2(const Plan& p);
+SegmentsFn segments_kernel_avx512(const Plan& p);
+
 /// What a block-quantizing kernel asks of its caller (the BlockQuantizer), per block.
 struct BlockHooks {
   void* ctx;
@@ -142,6 +149,7 @@ struct BatchPlan {
   simd::Plan plan;
   simd::BatchFn kernels[3][2] = {};  // indexed by Isa
   simd::ConsecutiveFn consecutive[3][2] = {};
+  simd::SegmentsFn segments[3] = {};
 };
 
 }  // namespace softmx::detail

@@ -50,4 +50,19 @@ void run_on(const Converter& conv, Isa isa, const void* in, void* out, Flags* fl
 /// vector form works binade by binade (no input array, the exponent logic hoisted).
 void run_consecutive(const Converter& conv, Isa isa, std::uint64_t first, void* out, Flags* flags, std::size_t n);
 
+/// A stretch of consecutive inputs with one result: from `first` up to the next segment's first
+/// (or the end of the range).
+struct Segment {
+  std::uint64_t first;
+  std::uint64_t code;
+  Flags flags;
+};
+
+/// The results of the n consecutive source codes first, ..., first + n - 1 as segments: out[0]
+/// starts at `first`, and a new segment starts at every input whose code or flags differ from
+/// its predecessor's (a run table's lines, within the range). Returns how many. Precondition:
+/// `out` has room for n segments (the worst case); first + n <= 2^width of the source. Computes
+/// what run_consecutive does, on `isa`, without storing every result.
+std::size_t consecutive_segments(const Converter& conv, Isa isa, std::uint64_t first, std::size_t n, Segment* out);
+
 }  // namespace softmx

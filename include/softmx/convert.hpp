@@ -102,6 +102,7 @@ class Converter {
   friend void run_on(const Converter&, Isa, const void*, void*, Flags*, std::size_t, const std::uint64_t*);
   friend bool vectorized(const Converter&);
   friend void run_consecutive(const Converter&, Isa, std::uint64_t, void*, Flags*, std::size_t);
+  friend std::size_t consecutive_segments(const Converter&, Isa, std::uint64_t, std::size_t, Segment*);
 
   FormatId src_, dst_;
   Context ctx_;

@@ -22,108 +22,37 @@ using cli::UsageError;
 
 // ---- one chunk ---------------------------------------------------------------------------------
 
-/// Code buffers of every storage type Converter::run writes; only the one a format needs grows.
-struct CodeBuffers {
-  std::vector<std::uint8_t> u8;
-  std::vector<std::uint16_t> u16;
-  std::vector<std::uint32_t> u32;
-  std::vector<std::uint64_t> u64;
-
-  template <class T>
-  std::vector<T>& get() {
-    if constexpr (std::is_same_v<T, std::uint8_t>) return u8;
-    else if constexpr (std::is_same_v<T, std::uint16_t>) return u16;
-    else if constexpr (std::is_same_v<T, std::uint32_t>) return u32;
-    else return u64;
-  }
-};
-
-/// The index of the first element in [from, n) whose code or flags differ from (code, f), or n.
-/// Runs are long (a 2^32 sweep has hundreds of them), so it tests 64 elements at a time with a
-/// branch-free OR of 8-byte words against the run's value repeated, and looks at single
-/// elements only in the block where the run ends.
-template <class Out>
-std::size_t run_end(const Out* out, const Flags* flags, std::size_t from, std::size_t n, Out code, Flags f) {
-  constexpr std::size_t kBlock = 64;
-  constexpr std::size_t kWords = kBlock * sizeof(Out) / 8;
-  std::uint64_t code_word = 0;
-  for (std::size_t b = 0; b < 8 / sizeof(Out); ++b) code_word |= static_cast<std::uint64_t>(code) << (8 * sizeof(Out) * b);
-  const std::uint64_t flag_word = 0x0101010101010101u * f;
-  std::size_t i = from;
-  while (i + kBlock <= n) {
-    std::uint64_t diff = 0;
-    for (std::size_t w = 0; w < kWords; ++w) {
-      std::uint64_t x;
-      std::memcpy(&x, reinterpret_cast<const unsigned char*>(out + i) + 8 * w, 8);
-      diff |= x ^ code_word;
-    }
-    for (std::size_t w = 0; w < kBlock / 8; ++w) {
-      std::uint64_t x;
-      std::memcpy(&x, flags + i + 8 * w, 8);
-      diff |= x ^ flag_word;
-    }
-    if (diff != 0) break;
-    i += kBlock;
-  }
-  while (i < n && out[i] == code && flags[i] == f) ++i;
-  return i;
-}
-
-/// Converts inputs [first, first + n) with `conv` (Out: the storage type of its destination)
-/// and appends their maximal runs to `runs`. The inputs are consecutive, so run_consecutive
-/// needs no input array; it works through the chunk in slices small enough that codes and flags
-/// stay in the core's caches between the conversion and the scan.
-template <class Out>
-void convert_chunk(const Converter& conv, std::uint64_t first, std::size_t n, CodeBuffers& outs,
-                   std::vector<Flags>& flags, std::vector<Run>& runs) {
-  constexpr std::size_t kSlice = std::size_t{1} << 14;
-  std::vector<Out>& out = outs.get<Out>();
-  const std::size_t len = std::min(n, kSlice);
-  out.resize(len);
-  flags.resize(len);
-  const std::size_t chunk_runs = runs.size();
-  for (std::size_t done = 0; done < n;) {
-    const std::size_t k = std::min(kSlice, n - done);
-    const std::uint64_t base = first + done;
-    run_consecutive(conv, default_isa(), base, out.data(), flags.data(), k);
-    for (std::size_t start = 0; start < k;) {
-      const std::size_t end = run_end(out.data(), flags.data(), start + 1, k, out[start], flags[start]);
-      Run r{base + start, base + end - 1, out[start], true, flags[start]};
-      if (start == 0 && runs.size() > chunk_runs && runs.back().code == r.code && runs.back().flags == r.flags)
-        runs.back().last = r.last;  // the run goes on across the slice boundary
-      else
-        runs.push_back(r);
-      start = end;
-    }
-    done += k;
-  }
-}
-
-/// The storage type's size in bytes for a format width (Converter::run's convention).
-int storage_bytes(int width) { return width <= 8 ? 1 : width <= 16 ? 2 : width <= 32 ? 4 : 8; }
-
-/// One worker's conversion state: the Converter, its buffers, and the instantiation of
-/// convert_chunk for the destination's storage type (chosen once).
+/// Converts inputs [first, first + n) with `conv` and appends their maximal runs to `runs`:
+/// consecutive_segments gives each slice's change points (the inputs are consecutive, so it
+/// needs no input array and stores no per-input results); a run that goes on across a slice
+/// boundary is joined.
 class ChunkConverter {
  public:
-  explicit ChunkConverter(const Converter& conv) : conv_(conv) {
-    switch (storage_bytes(format(conv.destination()).width)) {
-      case 1: fn_ = &convert_chunk<std::uint8_t>; break;
-      case 2: fn_ = &convert_chunk<std::uint16_t>; break;
-      case 4: fn_ = &convert_chunk<std::uint32_t>; break;
-      default: fn_ = &convert_chunk<std::uint64_t>; break;
+  explicit ChunkConverter(const Converter& conv) : conv_(conv), segments_(kSlice) {}
+
+  /// Appends the maximal runs of inputs [first, first + n) to `runs`.
+  void convert(std::uint64_t first, std::size_t n, std::vector<Run>& runs) {
+    const std::size_t chunk_runs = runs.size();
+    for (std::size_t done = 0; done < n;) {
+      const std::size_t k = std::min(kSlice, n - done);
+      const std::uint64_t base = first + done;
+      const std::size_t count = consecutive_segments(conv_, default_isa(), base, k, segments_.data());
+      for (std::size_t j = 0; j < count; ++j) {
+        const Segment& g = segments_[j];
+        const std::uint64_t last = j + 1 < count ? segments_[j + 1].first - 1 : base + k - 1;
+        if (j == 0 && runs.size() > chunk_runs && runs.back().code == g.code && runs.back().flags == g.flags)
+          runs.back().last = last;  // the run goes on across the slice boundary
+        else
+          runs.push_back(Run{g.first, last, g.code, true, g.flags});
+      }
+      done += k;
     }
   }
-  /// Appends the maximal runs of inputs [first, first + n) to `runs`.
-  void convert(std::uint64_t first, std::size_t n, std::vector<Run>& runs) { fn_(conv_, first, n, out_, flags_, runs); }
 
  private:
-  using Fn = void (*)(const Converter&, std::uint64_t, std::size_t, CodeBuffers&, std::vector<Flags>&,
-                      std::vector<Run>&);
+  static constexpr std::size_t kSlice = std::size_t{1} << 14;
   const Converter& conv_;
-  Fn fn_;
-  CodeBuffers out_;
-  std::vector<Flags> flags_;
+  std::vector<Segment> segments_;  // room for a slice's worst case
 };
 
 // ---- the pipeline ------------------------------------------------------------------------------
