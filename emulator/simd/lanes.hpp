@@ -741,6 +741,9 @@ void convert_consecutive_to(const Plan& plan, std::uint64_t first, std::size_t n
     // edge test (and, with no lane to hand on outside E8M0, without the fallback test).
     auto lanes_loop = [&](auto no_edge) {
       constexpr bool kNoEdge = decltype(no_edge)::value;
+      // A local copy of the sink: its state (the previous key) can stay in registers, which
+      // the caller's object, reachable through pointers, could not.
+      Sink local = sink;
       for (; j + N <= len; j += N) {
         const u32v sig = ((iota + (frac0 + static_cast<std::uint32_t>(j))) | implicit) << align;
         u32v code, fl{};
@@ -756,8 +759,9 @@ void convert_consecutive_to(const Plan& plan, std::uint64_t first, std::size_t n
             }
           }
         }
-        sink.vec(i + j, code, fl);
+        local.vec(i + j, code, fl);
       }
+      sink = local;
     };
     if (e - p.src_bias == detail::kFormats[D].emin() - 1) lanes_loop(std::false_type{});
     else lanes_loop(std::true_type{});
