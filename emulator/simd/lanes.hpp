@@ -151,8 +151,10 @@ SOFTMX_LANES_INLINE void round_pack_lanes(const Pl& p, u32v sgn, u32v sig, i32v 
     u32v fl = extra | bit(inexact);  // flag::inexact is bit 0
     if constexpr (!e8m0 && !f.fixed_point) {
       if constexpr (NoEdge) {
+        // Tininess is the same for every lane here: inexact lanes get x, or x and u.
         const i32v tiny = E < splat_i(p.tiny_after ? emin - 1 : emin);
-        fl |= bit(tiny & inexact) << 1;  // flag::underflow is bit 1
+        const u32v inexact_flags = sel(tiny, splat(flag::inexact | flag::underflow), splat(flag::inexact));
+        fl = extra | sel(inexact, inexact_flags, splat(0));
       } else {
         const i32v below = E == splat_i(emin - 1);
         const i32v tiny = p.tiny_after ? (E < splat_i(emin - 1)) | (below & (mag < splat(1u << m)))
@@ -173,6 +175,15 @@ SOFTMX_LANES_INLINE bool any_at_least(u32v a, u32v b) {
   return _mm512_cmpge_epu32_mask(reinterpret_cast<__m512i>(a), reinterpret_cast<__m512i>(b)) != 0;
 #else
   return lane_bits(a >= b) != 0;
+#endif
+}
+
+/// The lanes where a and b differ, as bits (lane i = bit i), without making a mask vector first.
+SOFTMX_LANES_INLINE unsigned lanes_differ(u32v a, u32v b) {
+#if defined(__AVX512F__) && SOFTMX_SIMD_LANES == 16
+  return _mm512_cmpneq_epu32_mask(reinterpret_cast<__m512i>(a), reinterpret_cast<__m512i>(b));
+#else
+  return lane_bits(a != b);
 #endif
 }
 
@@ -643,7 +654,7 @@ struct SegmentSink {
     for (int j = N - 1; j > 0; --j) before[j] = k[j - 1];
     before[0] = prev_vec[N - 1];
 #endif
-    if (unsigned lanes = lane_bits(k != before)) [[unlikely]] {
+    if (unsigned lanes = lanes_differ(k, before)) [[unlikely]] {
       for (; lanes; lanes &= lanes - 1) {
         const int j = __builtin_ctz(lanes);
         emit(pos + static_cast<std::size_t>(j), k[j]);
