@@ -755,8 +755,11 @@ void convert_consecutive_to(const Plan& plan, std::uint64_t first, std::size_t n
       // A local copy of the sink: its state (the previous key) can stay in registers, which
       // the caller's object, reachable through pointers, could not.
       Sink local = sink;
-      for (; j + N <= len; j += N) {
-        const u32v sig = ((iota + (frac0 + static_cast<std::uint32_t>(j))) | implicit) << align;
+      // The significands of consecutive inputs in one binade step by N << align per vector (the
+      // fraction never carries into the implicit bit before the binade ends).
+      u32v sig = ((iota + (frac0 + static_cast<std::uint32_t>(j))) | implicit) << align;
+      const u32v step = splat(static_cast<std::uint32_t>(N) << align);
+      for (; j + N <= len; j += N, sig += step) {
         u32v code, fl{};
         i32v fallback = splat_i(0);
         round_pack_lanes<D, R, F, LanePlan, kNoEdge>(lp, sgn, sig, E, extra, code, fl, fallback);
