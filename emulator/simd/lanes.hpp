@@ -50,6 +50,14 @@
 
 namespace softmx::simd::SOFTMX_SIMD_NS {
 
+/// How the destination packs a sign and a magnitude.
+enum class Kind : std::uint8_t {
+  narrow,  ///< sign-magnitude, at most 8 bits (e4m3 e5m2 e3m2 e2m3 e2m1)
+  wide,    ///< sign-magnitude, 16 bits (f16, bf16)
+  twos,    ///< two's complement (int8)
+  e8m0,    ///< unsigned, no zero or subnormals
+};
+
 constexpr int N = SOFTMX_SIMD_LANES;
 typedef std::uint32_t u32v __attribute__((vector_size(4 * N)));
 typedef std::int32_t i32v __attribute__((vector_size(4 * N)));

@@ -33,26 +33,17 @@ std::optional<Plan> make_plan(FormatId src, FormatId dst, const Context& ctx, co
   p.dst = dst;
   switch (dst) {
     case FormatId::e4m3: case FormatId::e5m2: case FormatId::e3m2: case FormatId::e2m3: case FormatId::e2m1:
-      p.kind = Kind::narrow;
-      break;
+    case FormatId::int8: case FormatId::e8m0: break;
     case FormatId::f16: case FormatId::bf16:
       if (src == dst) return std::nullopt;
-      p.kind = Kind::wide;
       break;
-    case FormatId::int8: p.kind = Kind::twos; break;
-    case FormatId::e8m0: p.kind = Kind::e8m0; break;
     default: return std::nullopt;
   }
   p.src_width = s.width;
   p.src_m = s.man_bits;
   p.src_bias = s.bias;
   p.src_exp_max = static_cast<int>(detail::low_mask(s.exp_bits));
-  p.m = f.man_bits;
-  p.bias = f.bias;
-  p.emin = f.emin();
-  p.width = f.width;
   for (int sg = 0; sg < 2; ++sg) p.max_mag[sg] = static_cast<std::uint32_t>(detail::max_magnitude(f, sg, d));
-  p.fixed_point = f.fixed_point;
   p.tiny_after = ctx.tininess == Tininess::after_rounding;
   p.ties_up = f.man_bits == 0 && d.e8m0_ties == E8m0Ties::up;
   // Without normalising, a source subnormal is read with its implicit bit set and the

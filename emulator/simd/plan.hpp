@@ -20,14 +20,6 @@
 
 namespace softmx::simd {
 
-/// How the destination packs a sign and a magnitude (selects a kernel instantiation).
-enum class Kind : std::uint8_t {
-  narrow,  ///< sign-magnitude, at most 8 bits (e4m3 e5m2 e3m2 e2m3 e2m1)
-  wide,    ///< sign-magnitude, 16 bits (f16, bf16)
-  twos,    ///< two's complement (int8)
-  e8m0,    ///< unsigned, no zero or subnormals
-};
-
 /// A result fixed for an input class, per sign (index 0: +, 1: -).
 struct ClassResult {
   std::uint32_t code[2] = {0, 0};
@@ -41,15 +33,10 @@ struct Plan {
   int src_bias = 127;
   int src_exp_max = 255; ///< the all-ones exponent field (Inf and NaN)
 
-  // Destination descriptor (Format's fields).
+  // Destination: the kernels take its descriptor as compile-time constants (kFormats[dst]);
+  // the dialect's values are here.
   FormatId dst = FormatId::e4m3;
-  Kind kind = Kind::narrow;
-  int m = 3;                    ///< fraction bits
-  int bias = 7;
-  int emin = -6;                ///< exponent of the smallest normal
-  int width = 8;
   std::uint32_t max_mag[2] = {0x7E, 0x7E};  ///< largest finite magnitude code per sign
-  bool fixed_point = false;     ///< int8: never underflow
   bool tiny_after = true;       ///< tininess after rounding
   bool ties_up = false;         ///< e8m0 ties up under rne (dialect)
   /// Lanes need their significand normalised (source subnormals may be tiny in the
