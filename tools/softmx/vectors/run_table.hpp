@@ -2,7 +2,8 @@
 // engine that computes them, the writer that emits their canonical lines, and merge.
 //
 // A sweep converts every input of a range on every core, in chunks of consecutive inputs, with
-// the batch entry point Converter::run; each chunk is reduced to its maximal runs, and the
+// consecutive_segments (softmx/batch.hpp: the vector kernels report where the result changes);
+// each chunk is reduced to its maximal runs, and the
 // chunks are handed on in input order, so that the table comes out the same whatever the
 // number of threads, in memory bounded by the chunks in flight (never one result per input).
 #pragma once
@@ -82,7 +83,7 @@ class RunTableWriter {
 struct SweepOptions {
   /// Worker threads; 0: std::thread::hardware_concurrency() (at least 1).
   unsigned threads = 0;
-  /// Inputs per chunk, >= 1: one Converter::run call and one hand-over.
+  /// Inputs per chunk, >= 1: one hand-over (converted in slices of 2^14 inputs).
   std::uint64_t chunk = std::uint64_t{1} << 20;
   /// Chunks computed ahead of the one being handed on, at most; 0: twice the threads. Memory
   /// is O((window + threads) * chunk) inputs' worth of runs in the worst case (every input its
