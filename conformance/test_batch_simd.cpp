@@ -148,6 +148,26 @@ TEST(BatchSimd, EqualsScalarOnStructuredF32SampleEverySetting) {
   t.report();
 }
 
+/// Calls check(conv, first, n) for consecutive input windows under every setting: all 2^16
+/// f16 and bf16 inputs, and for f32, in binades picked by a SplitMix64 stream from `seed`, a
+/// window at the binade's start (odd alignment), one at a random place inside, and one across
+/// the boundary into the next binade (up to the last input for the last binade).
+template <class F>
+void for_each_consecutive_window(std::uint64_t seed, F&& check) {
+  for (FormatId src : {FormatId::f16, FormatId::bf16})
+    for_each_setting(src, [&](const Converter& conv) { check(conv, 0, 65536); });
+  SplitMix64 rng(seed);
+  for_each_setting(FormatId::f32, [&](const Converter& conv) {
+    for (std::uint64_t binade = 0; binade < 512; binade += 1 + rng.below(4)) {
+      const std::uint64_t start = binade << 23;
+      check(conv, start + rng.below(3), 61);
+      check(conv, start + rng.below(1u << 22), 77);
+      if (binade < 511) check(conv, start + (1u << 23) - 40, 80);
+      else check(conv, start + (1u << 23) - 40, 40);
+    }
+  });
+}
+
 // run_consecutive (the sweep's form: no input array, binade by binade) equals the scalar loop:
 // every f16 and bf16 input, and f32 windows at both ends of every binade and at random places
 // inside, starting at every alignment, under every setting.
@@ -184,17 +204,7 @@ TEST(BatchSimd, ConsecutiveEqualsScalarEverySetting) {
                bad);
     }
   };
-  for (FormatId src : {FormatId::f16, FormatId::bf16})
-    for_each_setting(src, [&](const Converter& conv) { check(conv, 0, 65536); });
-  SplitMix64 rng(0xC0453);
-  for_each_setting(FormatId::f32, [&](const Converter& conv) {
-    for (std::uint64_t binade = 0; binade < 512; binade += 1 + rng.below(3)) {
-      const std::uint64_t start = binade << 23;
-      check(conv, start + rng.below(3), 61);                // the start, at an odd alignment
-      if (binade < 511) check(conv, start + (1u << 23) - 40, 80);  // across into the next binade
-      else check(conv, start + (1u << 23) - 40, 40);               // up to the last input
-    }
-  });
+  for_each_consecutive_window(0xC0453, check);
   t.report();
 }
 
@@ -414,16 +424,7 @@ TEST(BatchSimd, SegmentsEqualTheScalarResultsEverySetting) {
       });
     }
   };
-  for (FormatId src : {FormatId::f16, FormatId::bf16})
-    for_each_setting(src, [&](const Converter& conv) { check(conv, 0, 65536); });
-  SplitMix64 rng(0x5E6);
-  for_each_setting(FormatId::f32, [&](const Converter& conv) {
-    for (std::uint64_t binade = 0; binade < 512; binade += 1 + rng.below(5)) {
-      const std::uint64_t start = binade << 23;
-      check(conv, start + rng.below(1u << 22), 77);
-      if (binade < 511) check(conv, start + (1u << 23) - 50, 100);
-    }
-  });
+  for_each_consecutive_window(0x5E6, check);
   t.report();
 }
 
