@@ -100,6 +100,21 @@ struct DeviceBuffer {
 
 Counters fresh_counters() { return Counters{0, ~0ull, 0}; }
 
+/// Sets the device Counters to fresh_counters() before a launch.
+void reset_counters(const DeviceBuffer<Counters>& k) {
+  const Counters init = fresh_counters();
+  check(cudaMemcpy(k.p, &init, sizeof init, cudaMemcpyHostToDevice), "cudaMemcpy");
+}
+
+/// Waits for the kernel just launched (reporting a launch or run error) and reads its Counters.
+Counters finished_counters(const DeviceBuffer<Counters>& k) {
+  check(cudaGetLastError(), "kernel launch");
+  check(cudaDeviceSynchronize(), "kernel");
+  Counters got;
+  check(cudaMemcpy(&got, k.p, sizeof got, cudaMemcpyDeviceToHost), "cudaMemcpy");
+  return got;
+}
+
 template <std::size_t I>
 SweepResult sweep_one(std::uint64_t first, std::uint64_t last) {
   constexpr Call C = kCaptures[I];
@@ -117,14 +132,10 @@ SweepResult sweep_one(std::uint64_t first, std::uint64_t last) {
     const auto t0 = std::chrono::steady_clock::now();
     for (;;) {
       DeviceBuffer<ChangePoint> points(capacity);
-      DeviceBuffer<Counters> k(1);
-      const Counters init = fresh_counters();
-      check(cudaMemcpy(k.p, &init, sizeof init, cudaMemcpyHostToDevice), "cudaMemcpy");
+      const DeviceBuffer<Counters> k(1);
+      reset_counters(k);
       change_points_kernel<I><<<grid, block>>>(first, last, strip, points.p, capacity, k.p);
-      check(cudaGetLastError(), "kernel launch");
-      check(cudaDeviceSynchronize(), "kernel");
-      Counters got;
-      check(cudaMemcpy(&got, k.p, sizeof got, cudaMemcpyDeviceToHost), "cudaMemcpy");
+      const Counters got = finished_counters(k);
       if (got.missing) {
         r.missing = true;
         return r;
@@ -154,17 +165,13 @@ CasesResult cases_one(const std::vector<std::uint32_t>& in, const std::vector<st
     CasesResult r;
     if (n == 0) return r;
     DeviceBuffer<std::uint32_t> din(n), drb(n), dout(n);
-    DeviceBuffer<Counters> k(1);
-    const Counters init = fresh_counters();
-    check(cudaMemcpy(k.p, &init, sizeof init, cudaMemcpyHostToDevice), "cudaMemcpy");
+    const DeviceBuffer<Counters> k(1);
+    reset_counters(k);
     check(cudaMemcpy(din.p, in.data(), n * 4, cudaMemcpyHostToDevice), "cudaMemcpy");
     check(cudaMemcpy(drb.p, rb.data(), n * 4, cudaMemcpyHostToDevice), "cudaMemcpy");
     const unsigned block = 256;
     cases_kernel<I><<<static_cast<unsigned>((n + block - 1) / block), block>>>(din.p, drb.p, dout.p, n, k.p);
-    check(cudaGetLastError(), "kernel launch");
-    check(cudaDeviceSynchronize(), "kernel");
-    Counters got;
-    check(cudaMemcpy(&got, k.p, sizeof got, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    const Counters got = finished_counters(k);
     if (got.missing) {
       r.missing = true;
       return r;
