@@ -773,11 +773,17 @@ class DotCases {
   std::set<Operands> seen_;
 };
 
-void dot_cases(const Header& h, u64 random, std::uint64_t seed, const CaseSink& emit) {
-  DotCases cases(h);
+/// Level 1's cases, then `random` draws from the stream of `seed` (dot and mma: section 6).
+template <class Cases>
+void level1_then_random(const Header& h, u64 random, std::uint64_t seed, const CaseSink& emit) {
+  Cases cases(h);
   for (const Operands& c : cases.level1()) emit(c);
   SplitMix64 rng(seed);
   for (u64 i = 0; i < random; ++i) emit(cases.random(rng));
+}
+
+void dot_cases(const Header& h, u64 random, std::uint64_t seed, const CaseSink& emit) {
+  level1_then_random<DotCases>(h, random, seed, emit);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1023,10 +1029,7 @@ class MmaCases {
 };
 
 void mma_cases(const Header& h, u64 random, std::uint64_t seed, const CaseSink& emit) {
-  MmaCases cases(h);
-  for (const Operands& c : cases.level1()) emit(c);
-  SplitMix64 rng(seed);
-  for (u64 i = 0; i < random; ++i) emit(cases.random(rng));
+  level1_then_random<MmaCases>(h, random, seed, emit);
 }
 
 /// The operand columns only: "IN R".
