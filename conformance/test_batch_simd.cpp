@@ -230,6 +230,41 @@ TEST(BatchSimd, SpanOverloadChecksTypesAndSizes) {
 namespace softmx {
 namespace {
 
+/// The setting of a block-quantization check, described for a mismatch report.
+std::string block_setting(const BlockOptions& o, FormatId src) {
+  return std::string(o.dialect->name) + " " + std::string(format(src).name) + "->" +
+         std::string(format(o.element).name) + " " + std::string(name(*o.rounding)) + " " +
+         std::string(name(*o.saturation)) + " " + std::string(name(*o.rule));
+}
+
+/// Calls f(src, options) for every dialect that quantizes blocks x source f32, f16, bf16 x MX
+/// element x deterministic mode x saturation x scale rule the dialect supports, with the
+/// tininess rule drawn from `rng`.
+template <class F>
+void for_each_block_setting(SplitMix64& rng, F&& f) {
+  for (const Dialect& d : all_dialects()) {
+    if (!d.block.unsupported.empty()) continue;
+    for (FormatId src : {FormatId::f32, FormatId::f16, FormatId::bf16})
+      for (FormatId el : {FormatId::e4m3, FormatId::e5m2, FormatId::e3m2, FormatId::e2m3, FormatId::e2m1, FormatId::int8})
+        for (Rounding r : kDeterministicRoundings)
+          for (Saturation s : {Saturation::finite, Saturation::none})
+            for (ScaleRule rule : {ScaleRule::floor, ScaleRule::ceil, ScaleRule::even, ScaleRule::rceil}) {
+              Context c;
+              c.rounding = r;
+              c.saturation = s;
+              if (unsupported_reason(d, el, c)) continue;
+              BlockOptions o;
+              o.element = el;
+              o.dialect = &d;
+              o.rule = rule;
+              o.rounding = r;
+              o.saturation = s;
+              o.tininess = rng.below(2) ? Tininess::after_rounding : Tininess::before_rounding;
+              f(src, o);
+            }
+  }
+}
+
 // Block quantization's vector path (V * 2^-s rounded by the vector kernel) equals its scalar
 // path, on blocks built to reach every edge: elements that land in the element format's
 // subnormals, just below 2^emin (tininess after rounding), below half the smallest subnormal,
@@ -263,24 +298,7 @@ TEST(BatchSimd, BlockQuantizeEqualsTheScalarPath) {
     if (kind == 3 && rng.below(4) == 0) v[rng.below(k)] = (emax_field << m) | (rng.below(2) ? 1u : 0u);  // NaN/Inf
     return v;
   };
-  for (const Dialect& d : all_dialects()) {
-    if (!d.block.unsupported.empty()) continue;
-    for (FormatId src : {FormatId::f32, FormatId::f16, FormatId::bf16})
-      for (FormatId el : {FormatId::e4m3, FormatId::e5m2, FormatId::e3m2, FormatId::e2m3, FormatId::e2m1, FormatId::int8})
-        for (Rounding r : kDeterministicRoundings)
-          for (Saturation s : {Saturation::finite, Saturation::none})
-            for (ScaleRule rule : {ScaleRule::floor, ScaleRule::ceil, ScaleRule::even, ScaleRule::rceil}) {
-              BlockOptions o;
-              o.element = el;
-              o.dialect = &d;
-              o.rule = rule;
-              o.rounding = r;
-              o.saturation = s;
-              o.tininess = rng.below(2) ? Tininess::after_rounding : Tininess::before_rounding;
-              Context c;
-              c.rounding = r;
-              c.saturation = s;
-              if (unsupported_reason(d, el, c)) continue;
+  for_each_block_setting(rng, [&](FormatId src, BlockOptions o) {
               for (int rep = 0; rep < 48; ++rep) {
                 const std::size_t k = rep == 0 ? 1 : rep < 40 ? 32 : 37;
                 const auto v32 = draw_block(src, k, rep % 4);
@@ -304,20 +322,17 @@ TEST(BatchSimd, BlockQuantizeEqualsTheScalarPath) {
                     } catch (const std::invalid_argument&) {
                       also = true;
                     }
-                    t.check(also, [&] { return std::string(d.name) + ": the scalar path raised, the vector path did not"; });
+                    t.check(also, [&] { return block_setting(o, src) + ": the scalar path raised, the vector path did not"; });
                     continue;
                   }
                   const QuantizedBlock got = quantize_block(src, data, k, o);
                   t.check(got.scale == want.scale && got.codes == want.codes && got.flags == want.flags, [&] {
-                    return std::string(d.name) + " " + std::string(format(src).name) + "->" +
-                           std::string(format(el).name) + " " + std::string(name(r)) + " " + std::string(name(s)) +
-                           " " + std::string(name(rule)) + " on " + name(isa) + ": block of " + std::to_string(k) +
-                           " (kind " + std::to_string(rep % 4) + ") differs";
+                    return block_setting(o, src) + " on " + name(isa) + ": block of " + std::to_string(k) + " (kind " +
+                           std::to_string(rep % 4) + ") differs";
                   });
                 }
               }
-            }
-  }
+  });
   t.report();
 }
 
@@ -332,24 +347,9 @@ namespace {
 // the scalar path); they must equal the scalar path: scales, codes and the ORed flags.
 TEST(BatchSimd, TensorQuantizeEqualsTheScalarPath) {
   conformance::Tally t("tensor quantize, vector block kernel == scalar path: 2-d tensors with adversarial rows, "
-                       "every dialect x element x mode x scale rule x source x instruction set");
+                       "every dialect x element x mode x saturation x scale rule x source x instruction set");
   SplitMix64 rng(0x7E45);
-  for (const Dialect& d : all_dialects()) {
-    if (!d.block.unsupported.empty()) continue;
-    for (FormatId src : {FormatId::f32, FormatId::bf16, FormatId::f16})
-      for (FormatId el : {FormatId::e4m3, FormatId::e5m2, FormatId::e2m3, FormatId::e2m1, FormatId::int8})
-        for (Rounding r : kDeterministicRoundings)
-          for (ScaleRule rule : {ScaleRule::floor, ScaleRule::ceil, ScaleRule::even, ScaleRule::rceil}) {
-            BlockOptions o;
-            o.element = el;
-            o.dialect = &d;
-            o.rule = rule;
-            o.rounding = r;
-            o.saturation = rng.below(2) ? Saturation::finite : Saturation::none;
-            Context c;
-            c.rounding = r;
-            c.saturation = *o.saturation;
-            if (unsupported_reason(d, el, c)) continue;
+  for_each_block_setting(rng, [&](FormatId src, BlockOptions o) {
             const std::size_t k = rng.below(2) ? 32 : 64, rows = 3, cols = 4 * k + 5;  // a partial block too
             const Format& f = format(src);
             std::vector<std::uint32_t> v(rows * cols);
@@ -373,20 +373,17 @@ TEST(BatchSimd, TensorQuantizeEqualsTheScalarPath) {
             try {
               want = quantize_tensor(src, data, shape, 1, k, o);
             } catch (const std::invalid_argument&) {
-              continue;  // the dialect raises on NaN (gfloat); the single-block test checks both paths raise
+              return;  // the dialect raises on NaN (gfloat); the single-block test checks both paths raise
             }
             for (Isa isa : supported_isas()) {
               if (isa == Isa::scalar) continue;
               o.isa = isa;
               const MxTensor got = quantize_tensor(src, data, shape, 1, k, o);
               t.check(got.scales == want.scales && got.codes == want.codes && got.flags == want.flags, [&] {
-                return std::string(d.name) + " " + std::string(f.name) + "->" + std::string(format(el).name) + " " +
-                       std::string(name(r)) + " " + std::string(name(rule)) + " k " + std::to_string(k) + " on " +
-                       name(isa) + " differs";
+                return block_setting(o, src) + " k " + std::to_string(k) + " on " + name(isa) + " differs";
               });
             }
-          }
-  }
+  });
   t.report();
 }
 
