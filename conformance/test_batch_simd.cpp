@@ -10,6 +10,10 @@
 //   - every one of the 2^32 f32 inputs (test_batch_simd_f32.cpp).
 #include <gtest/gtest.h>
 
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
+
 #include <string>
 #include <vector>
 
@@ -265,6 +269,99 @@ void for_each_block_setting(SplitMix64& rng, F&& f) {
   }
 }
 
+/// A block of k source codes (src's bits, in 32-bit words) drawn to reach the edges of
+/// quantizing into `element`:
+///   kind 0: any finite value; 1: four binades (a narrow block); 2: source subnormals and
+///   the smallest normals; 3: a 32-binade spread, sometimes with a NaN or Inf;
+///   4: one largest value 2^(emax_E + s0) (fraction random or all ones: overflow after
+///   rounding) setting the floor scale 2^s0, every other value an edge of the element scaled by
+///   2^s0: the tininess-after-rounding midpoint 2^emin - 2^(emin-m-2), 2^emin, half the smallest
+///   subnormal, values with m + 2 significant bits (exact, ties) from below the subnormals to
+///   the top binade, far below 2^-126 after scaling; each sometimes one source ulp off;
+///   5: as 4, but one edge value among zeros and exact element values (the block's flags are
+///   that value's), and an exact largest value.
+/// Zeros of both signs turn up in every kind.
+std::vector<std::uint32_t> draw_block(SplitMix64& rng, FormatId src, FormatId element, std::size_t k, int kind) {
+  std::vector<std::uint32_t> v(k);
+  const Format& f = format(src);
+  const int m = f.man_bits, eb = f.exp_bits;
+  const std::uint32_t emax_field = (1u << eb) - 1;
+  if (kind >= 4) {
+    const Format& el = format(element);
+    const int em = el.man_bits, e0 = el.emin(), emax_el = element_emax(element);
+    const int src_emin = 1 - f.bias, src_emax = static_cast<int>(emax_field) - 1 - f.bias;
+    const int ea = rng.below(8) == 0 ? src_emin + static_cast<int>(rng.below(3))
+                                     : src_emin + emax_el + static_cast<int>(rng.below(static_cast<std::uint64_t>(src_emax - src_emin - emax_el + 1)));
+    const int s0 = ea - emax_el;
+    // sign, unbiased exponent, fraction (m bits), ulps to add: the source code, or a zero when
+    // the exponent is outside the source's normal range.
+    auto code = [&](std::uint32_t sign, int e, std::uint32_t frac, int ulps) {
+      std::uint32_t x;
+      if (e + f.bias < 1) {
+        x = 0;
+      } else {
+        const int be = std::min(e + f.bias, static_cast<int>(emax_field) - 1);
+        x = (static_cast<std::uint32_t>(be) << m) | frac;
+        x = static_cast<std::uint32_t>(static_cast<std::int64_t>(x) + ulps);
+        if (x == 0 || x >= (emax_field << m)) x = static_cast<std::uint32_t>(be) << m;
+      }
+      return sign | x;
+    };
+    // An edge of the element, scaled by 2^s0.
+    auto edge = [&](std::uint32_t sign) {
+      const int ulps = static_cast<int>(rng.below(3)) - 1;
+      const std::uint32_t top = static_cast<std::uint32_t>(rng.next());
+      switch (rng.below(5)) {
+        case 0: return code(sign, e0 - 1 + s0, ((1u << (em + 1)) - 1) << (m - em - 1), ulps);  // the midpoint
+        case 1: return code(sign, e0 + s0, 0, ulps);                                            // 2^emin
+        case 2: return code(sign, e0 - em - 1 + s0, 0, ulps);  // half the smallest subnormal
+        case 3: return code(sign, s0 - 140 - static_cast<int>(rng.below(20)), top & ((1u << m) - 1), 0);
+        default: {  // m + 2 significant bits, from two binades below the subnormals to emax
+          const int e = e0 - em - 2 + static_cast<int>(rng.below(static_cast<std::uint64_t>(emax_el - e0 + em + 3)));
+          return code(sign, e + s0, (top & ((1u << (em + 1)) - 1)) << (m - em - 1), rng.below(2) ? ulps : 0);
+        }
+      }
+    };
+    // Kind 5 isolates one edge: the other values are zeros and exact normal element values, so
+    // the block's flags are that value's.
+    for (auto& x : v) {
+      const std::uint32_t sign = static_cast<std::uint32_t>(rng.below(2)) << (f.width - 1);
+      if (rng.below(6) == 0) {
+        x = sign;  // a zero
+      } else if (kind == 4) {
+        x = edge(sign);
+      } else {
+        const int e = e0 + static_cast<int>(rng.below(static_cast<std::uint64_t>(emax_el - e0 + 1)));
+        x = code(sign, e + s0, (static_cast<std::uint32_t>(rng.next()) & ((1u << em) - 1)) << (m - em), 0);
+      }
+    }
+    if (kind == 5) v[0] = edge(static_cast<std::uint32_t>(rng.below(2)) << (f.width - 1));
+    const std::uint32_t amax_frac = kind == 5       ? 0
+                                    : rng.below(2) ? (1u << m) - 1
+                                                   : static_cast<std::uint32_t>(rng.next()) & ((1u << m) - 1);
+    v[kind == 5 ? (k > 1 ? 1 + rng.below(k - 1) : 0) : rng.below(k)] =
+        code(static_cast<std::uint32_t>(rng.below(2)) << (f.width - 1), ea, amax_frac, 0);
+    return v;
+  }
+  for (auto& x : v) {
+    const std::uint32_t sign = static_cast<std::uint32_t>(rng.below(2)) << (f.width - 1);
+    std::uint32_t e;
+    switch (kind) {
+      case 0: e = static_cast<std::uint32_t>(rng.below(emax_field)); break;            // anything finite
+      case 1: e = static_cast<std::uint32_t>(emax_field / 2 + rng.below(4)); break;    // narrow range
+      case 2: e = static_cast<std::uint32_t>(rng.below(3)); break;                     // source subnormals
+      default: e = static_cast<std::uint32_t>(emax_field / 2 - 30 + rng.below(32)); break;  // wide spread
+    }
+    std::uint32_t frac = static_cast<std::uint32_t>(rng.next()) & ((1u << m) - 1);
+    if (rng.below(4) == 0) frac &= ~((1u << (m > 4 ? m - 4 : 0)) - 1);  // short fractions: exact and ties
+    if (rng.below(4) == 0) frac |= (1u << (m > 5 ? m - 5 : 0));
+    x = sign | (e << m) | frac;
+    if (rng.below(16) == 0) x = sign;  // zeros
+  }
+  if (kind == 3 && rng.below(4) == 0) v[rng.below(k)] = (emax_field << m) | (rng.below(2) ? 1u : 0u);  // NaN/Inf
+  return v;
+}
+
 // Block quantization's vector path (V * 2^-s rounded by the vector kernel) equals its scalar
 // path, on blocks built to reach every edge: elements that land in the element format's
 // subnormals, just below 2^emin (tininess after rounding), below half the smallest subnormal,
@@ -275,33 +372,10 @@ TEST(BatchSimd, BlockQuantizeEqualsTheScalarPath) {
   conformance::Tally t("block quantize, vector path == scalar path: adversarial and random blocks, every dialect x "
                        "element x mode x saturation x tininess x scale rule x source x instruction set");
   SplitMix64 rng(0xB10C5);
-  auto draw_block = [&](FormatId src, std::size_t k, int kind) {
-    std::vector<std::uint32_t> v(k);
-    const Format& f = format(src);
-    const int m = f.man_bits, eb = f.exp_bits;
-    const std::uint32_t emax_field = (1u << eb) - 1;
-    for (auto& x : v) {
-      const std::uint32_t sign = static_cast<std::uint32_t>(rng.below(2)) << (f.width - 1);
-      std::uint32_t e;
-      switch (kind) {
-        case 0: e = static_cast<std::uint32_t>(rng.below(emax_field)); break;            // anything finite
-        case 1: e = static_cast<std::uint32_t>(emax_field / 2 + rng.below(4)); break;    // narrow range
-        case 2: e = static_cast<std::uint32_t>(rng.below(3)); break;                     // source subnormals
-        default: e = static_cast<std::uint32_t>(emax_field / 2 - 30 + rng.below(32)); break;  // wide spread
-      }
-      std::uint32_t frac = static_cast<std::uint32_t>(rng.next()) & ((1u << m) - 1);
-      if (rng.below(4) == 0) frac &= ~((1u << (m > 4 ? m - 4 : 0)) - 1);  // short fractions: exact and ties
-      if (rng.below(4) == 0) frac |= (1u << (m > 5 ? m - 5 : 0));
-      x = sign | (e << m) | frac;
-      if (rng.below(16) == 0) x = sign;  // zeros
-    }
-    if (kind == 3 && rng.below(4) == 0) v[rng.below(k)] = (emax_field << m) | (rng.below(2) ? 1u : 0u);  // NaN/Inf
-    return v;
-  };
   for_each_block_setting(rng, [&](FormatId src, BlockOptions o) {
               for (int rep = 0; rep < 48; ++rep) {
                 const std::size_t k = rep == 0 ? 1 : rep < 40 ? 32 : 37;
-                const auto v32 = draw_block(src, k, rep % 4);
+                const auto v32 = draw_block(rng, src, o.element, k, rep % 5);
                 std::vector<std::uint16_t> v16(v32.begin(), v32.end());
                 const void* data = format(src).width == 32 ? static_cast<const void*>(v32.data()) : v16.data();
                 o.isa = Isa::scalar;
@@ -328,7 +402,7 @@ TEST(BatchSimd, BlockQuantizeEqualsTheScalarPath) {
                   const QuantizedBlock got = quantize_block(src, data, k, o);
                   t.check(got.scale == want.scale && got.codes == want.codes && got.flags == want.flags, [&] {
                     return block_setting(o, src) + " on " + name(isa) + ": block of " + std::to_string(k) + " (kind " +
-                           std::to_string(rep % 4) + ") differs";
+                           std::to_string(rep % 5) + ") differs";
                   });
                 }
               }
@@ -341,6 +415,83 @@ TEST(BatchSimd, BlockQuantizeEqualsTheScalarPath) {
 
 namespace softmx {
 namespace {
+
+/// While alive (x86), the SSE unit flushes subnormal results to zero, reads subnormal
+/// operands as zero and rounds toward zero: a caller's odd floating-point mode, under which the
+/// kernels must not lean on the FPU's rounding (fpu_is_default in simd/lanes.hpp).
+class OddFpuMode {
+ public:
+  explicit OddFpuMode(bool on) {
+#if defined(__SSE__)
+    saved_ = _mm_getcsr();
+    if (on) _mm_setcsr((saved_ & ~0x6000u) | 0x6000u | 0x8040u);  // RC = 11, FTZ, DAZ
+#else
+    (void)on;
+#endif
+  }
+  ~OddFpuMode() {
+#if defined(__SSE__)
+    _mm_setcsr(saved_);
+#endif
+  }
+  OddFpuMode(const OddFpuMode&) = delete;
+  OddFpuMode& operator=(const OddFpuMode&) = delete;
+
+ private:
+  unsigned saved_ = 0;
+};
+
+// The block kernel block by block: one-block tensors (a tensor's rows of full blocks go to the
+// block kernel, and a one-block tensor's flags are that block's alone), k = 16, 32 and 64,
+// every kind of draw_block (kind 4 aims at the direct path's edges: the 2^-126 floor, the
+// tininess midpoint, overflow after rounding), every setting; and again with the FPU in an odd
+// mode (OddFpuMode), where rne takes the integer route.
+TEST(BatchSimd, BlockKernelEqualsTheScalarPathBlockByBlock) {
+  conformance::Tally t("block kernel == scalar path, one block at a time: every dialect x element x mode x "
+                       "saturation x tininess x scale rule x source x instruction set x FPU mode");
+  SplitMix64 rng(0xB10CB10C);
+  for_each_block_setting(rng, [&](FormatId src, BlockOptions o) {
+    for (int rep = 0; rep < 36; ++rep) {
+      const std::size_t k = rep % 3 == 0 ? 16 : rep % 3 == 1 ? 32 : 64;
+      const auto v32 = draw_block(rng, src, o.element, k, rep % 6);
+      std::vector<std::uint16_t> v16(v32.begin(), v32.end());
+      const void* data = format(src).width == 32 ? static_cast<const void*>(v32.data()) : v16.data();
+      const std::size_t shape[2] = {1, k};
+      o.isa = Isa::scalar;
+      MxTensor want;
+      try {
+        want = quantize_tensor(src, data, shape, 1, k, o);
+      } catch (const std::invalid_argument&) {
+        continue;  // the dialect raises on NaN (gfloat); BlockQuantizeEqualsTheScalarPath checks both raise
+      }
+      for (Isa isa : supported_isas()) {
+        if (isa == Isa::scalar) continue;
+        o.isa = isa;
+        for (bool odd : {false, true}) {
+          MxTensor got;
+          {
+            const OddFpuMode mode(odd);
+            got = quantize_tensor(src, data, shape, 1, k, o);
+          }
+          t.check(got.scales == want.scales && got.codes == want.codes && got.flags == want.flags, [&] {
+            std::string d = block_setting(o, src) + " k " + std::to_string(k) + " kind " + std::to_string(rep % 6) +
+                            " on " + name(isa) + (odd ? " (odd FPU mode)" : "") + ": scale " +
+                            std::to_string(got.scales[0]) + " flags " + std::to_string(got.flags) + ", scalar " +
+                            std::to_string(want.scales[0]) + " flags " + std::to_string(want.flags);
+            for (std::size_t i = 0; i < k; ++i)
+              if (got.codes[i] != want.codes[i]) {
+                d += "; value " + std::to_string(v32[i]) + " -> " + std::to_string(got.codes[i]) + ", scalar " +
+                     std::to_string(want.codes[i]);
+                break;
+              }
+            return d;
+          });
+        }
+      }
+    }
+  });
+  t.report();
+}
 
 // Whole tensors: rows of full blocks go through the vector block kernel (the scale computed in
 // the kernel for floor, by the quantizer for the other rules, blocks with NaN or Inf handed to

@@ -4,6 +4,7 @@
 #define SOFTMX_SIMD_NS avx512
 #define SOFTMX_SIMD_LANES 16
 #include "simd/lanes.hpp"
+#include "simd/block_lanes.hpp"
 
 namespace softmx::simd {
 BatchFn batch_kernel_avx512(const Plan& p, bool with_flags, bool scaled) {
