@@ -1,6 +1,7 @@
 // bench/bench_block.cpp: MX block quantization throughput, f32 in, MXFP8 (E4M3, k = 32,
 // floor scale) out, single thread, against a scalar loop of single-value conversions of the
-// same data in the same run. Reports MB/s of f32 input per core and the ratio.
+// same data in the same run; and dequantization back to f32 against a loop of
+// dequantize_element. Reports GB/s per core, the ratios, and the share of a memory loop.
 #include <benchmark/benchmark.h>
 
 #include <bit>
@@ -76,6 +77,59 @@ void memory_loop(benchmark::State& st) {
   st.SetBytesProcessed(st.iterations() * static_cast<std::int64_t>(kValues * 4));
 }
 
+// Dequantization, MXFP8 E4M3 (k = 32) back to f32: the tensor quantized once (outside the
+// timing), then dequantize_tensor (a Dequantizer: tables per scale code, made inside the timed
+// call) against a loop of dequantize_element, one call per element, and a memory loop that
+// reads a byte and writes an f32. Bytes counted: the f32 output.
+const softmx::MxTensor& quantized() {
+  static const softmx::MxTensor t = [] {
+    softmx::BlockOptions o;
+    o.element = FormatId::e4m3;
+    const std::size_t shape[1] = {kValues};
+    return softmx::quantize_tensor(FormatId::f32, data().data(), shape, 0, 32, o);
+  }();
+  return t;
+}
+
+void mx_dequantize(benchmark::State& st) {
+  const softmx::MxTensor& t = quantized();
+  std::vector<std::uint32_t> out(kValues);
+  for (auto _ : st) {
+    benchmark::DoNotOptimize(softmx::dequantize_tensor(t, FormatId::f32, out.data(), softmx::Context{}));
+    benchmark::ClobberMemory();
+  }
+  st.SetBytesProcessed(st.iterations() * static_cast<std::int64_t>(kValues * 4));
+}
+
+void dequantize_loop(benchmark::State& st) {
+  const softmx::MxTensor& t = quantized();
+  std::vector<std::uint32_t> out(kValues);
+  const softmx::Context c;
+  for (auto _ : st) {
+    softmx::Flags all = 0;
+    for (std::size_t i = 0; i < kValues; ++i) {
+      const softmx::Result r = softmx::dequantize_element(FormatId::e4m3, t.scales[i / 32], t.codes[i], FormatId::f32, c);
+      out[i] = static_cast<std::uint32_t>(r.code);
+      all |= r.flags;
+    }
+    benchmark::DoNotOptimize(all);
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  st.SetBytesProcessed(st.iterations() * static_cast<std::int64_t>(kValues * 4));
+}
+
+void dequantize_memory_loop(benchmark::State& st) {
+  const softmx::MxTensor& t = quantized();
+  std::vector<std::uint32_t> out(kValues);
+  for (auto _ : st) {
+    for (std::size_t i = 0; i < kValues; ++i) out[i] = static_cast<std::uint32_t>(t.codes[i]) << 20;
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  st.SetBytesProcessed(st.iterations() * static_cast<std::int64_t>(kValues * 4));
+}
+
 class RateReporter : public benchmark::ConsoleReporter {
  public:
   std::map<std::string, double> rate;
@@ -98,6 +152,9 @@ int main(int argc, char** argv) {
   }
   benchmark::RegisterBenchmark("scalar_loop/convert_f32_to_e4m3", scalar_loop)->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("memory_loop/read_f32_write_u8", memory_loop)->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("mx_dequantize/mxfp8_e4m3_k32_to_f32", mx_dequantize)->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("scalar_loop/dequantize_element", dequantize_loop)->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("memory_loop/read_u8_write_f32", dequantize_memory_loop)->Unit(benchmark::kMillisecond);
   benchmark::Initialize(&argc, argv);
   RateReporter rep;
   benchmark::RunSpecifiedBenchmarks(&rep);
@@ -113,5 +170,13 @@ int main(int argc, char** argv) {
       std::printf("  %-52s %7.2f GB/s  %6.2fx the scalar loop, %5.1f%% of the memory loop\n", n.c_str(), q / 1e9, q / s,
                   100 * q / mem);
   }
+  const double dq = rep.rate["mx_dequantize/mxfp8_e4m3_k32_to_f32"], dl = rep.rate["scalar_loop/dequantize_element"],
+               dm = rep.rate["memory_loop/read_u8_write_f32"];
+  std::printf("\nMX dequantize, MXFP8 E4M3 (k = 32) -> f32, 4 MiB of f32 output, one core (GB/s of f32 output):\n");
+  std::printf("  %-52s %7.2f GB/s\n", "memory loop (read a byte, write f32: the limit)", dm / 1e9);
+  std::printf("  %-52s %7.2f GB/s\n", "scalar loop of dequantize_element", dl / 1e9);
+  if (dq > 0 && dl > 0 && dm > 0)
+    std::printf("  %-52s %7.2f GB/s  %6.2fx the scalar loop, %5.1f%% of the memory loop\n",
+                "dequantize_tensor (Dequantizer)", dq / 1e9, dq / dl, 100 * dq / dm);
   return 0;
 }

@@ -351,41 +351,6 @@ QuantizedBlock quantize_block(FormatId src, const void* values, std::size_t coun
   return q;
 }
 
-Result dequantize_element(FormatId element, std::uint8_t scale, std::uint8_t code, FormatId dst, const Context& ctx,
-                          const Dialect& dialect) {
-  Unpacked u = unpack(format(element), code);
-  if (dialect.block.dequant_scaling == DequantScaling::te_bits) {
-    // TransformerEngine: float(S << 23) * float(element) in f32, then cast to the destination.
-    auto nan = [] {
-      Unpacked n;
-      n.cls = ValueClass::nan;
-      n.nan_payload = std::uint64_t{1} << 63;
-      return n;
-    };
-    if (u.cls == ValueClass::nan) {
-    } else if (scale == 0x00) {  // the scale is 0.0
-      if (u.cls == ValueClass::inf) u = nan();
-      else u.cls = ValueClass::zero;
-    } else if (scale == 0xFF) {  // the scale is +Inf
-      if (u.cls == ValueClass::zero) u = nan();
-      else u.cls = ValueClass::inf;
-    } else if (u.cls == ValueClass::finite) {
-      u.exp += scale - 127;
-      u = to_f32(u);
-    }
-    const Result r32 = round_pack(f32(), u, rne_none(), dialect);
-    return convert(FormatId::f32, dst, r32.code, ctx, dialect);
-  }
-  if (scale == 0xFF) {  // OCP MX 6.2: a NaN scale makes every element NaN
-    u = Unpacked{};
-    u.cls = ValueClass::nan;
-    u.nan_payload = std::uint64_t{1} << 63;
-  } else if (u.cls == ValueClass::finite) {
-    u.exp += scale - 127;
-  }
-  return round_pack(format(dst), u, ctx, dialect);
-}
-
 std::string_view name(ScaleRule r) {
   switch (r) {
     case ScaleRule::floor: return "floor";

@@ -98,13 +98,19 @@ Flags dequantize_tensor(const MxTensor& t, FormatId dst, void* out, const Contex
   const std::size_t nb = (g.len + t.block - 1) / t.block;
   if (t.scales.size() != g.outer * nb * g.inner || t.codes.size() != g.outer * g.len * g.inner)
     throw std::invalid_argument("dequantize: the tensor's scales or codes do not match its shape");
+  Dequantizer dq(t.element, dst, ctx, dialect);
   Flags flags = 0;
+  if (g.inner == 1) {  // blocks along the last axis: each row's blocks are contiguous
+    for (std::size_t o = 0; o < g.outer; ++o)
+      flags |= dq.run(&t.scales[o * nb], &t.codes[o * g.len], g.len, t.block,
+                      static_cast<unsigned char*>(out) + o * g.len * storage_bytes(dst));
+    return flags;
+  }
   for (std::size_t o = 0; o < g.outer; ++o)
     for (std::size_t i = 0; i < g.len; ++i)
       for (std::size_t n = 0; n < g.inner; ++n) {
         const std::size_t at = (o * g.len + i) * g.inner + n;
-        const std::uint8_t scale = t.scales[(o * nb + i / t.block) * g.inner + n];
-        const Result r = dequantize_element(t.element, scale, t.codes[at], dst, ctx, dialect);
+        const Result r = dq(t.scales[(o * nb + i / t.block) * g.inner + n], t.codes[at]);
         store(dst, out, at, r.code);
         flags |= r.flags;
       }

@@ -25,7 +25,7 @@
 //    Flags are not made per element: the call keeps the OR, across all its lanes, of
 //      the bits of y below the element's quantum     (non-zero: inexact),
 //      the same from tiny lanes only                 (non-zero: underflow),
-//      the overflow lanes                            (overflow and inexact),
+//      the largest magnitude code (rne; above the largest finite one: overflow and inexact),
 //    and reduces them once at the end. A block needs only the OR of its flags (MxTensor::flags),
 //    and these are a handful of ORs where per-element flags were a dozen operations a lane.
 //    Tininess after rounding under rne is one compare: a value in [2^(emin-1), 2^emin) rounds,
@@ -100,33 +100,40 @@ struct Direct {
 
 /// The direct path's OR-accumulated flag bits (see the top of this file).
 struct FlagBits {
-  u32v inexact{}, tiny{}, overflow{}, flags{};  // flags: whole per-lane flags (integer path)
+  u32v inexact{}, tiny{}, flags{};  // flags: whole per-lane flags (integer path)
+  u32v largest{};                   // the largest magnitude code (rne path): overflow when above max
   Flags slow = 0;                               // lanes the scalar kernel decided
 };
 
 /// One vector of source codes x (widened to 32 bits) of a direct block: the f32 bits y of
 /// |x| * 2^-s, raised to 2^-126 when smaller (0 for a zero), the sign as an f32's sign bit,
-/// and the zero lanes. `ss` is s << 23.
-template <Src S>
+/// and the zero lanes. `ss` is s << 23. Zeros: the block may hold zeros (false: it holds none,
+/// and the zero lanes are not looked for).
+template <Src S, bool Zeros>
 SOFTMX_LANES_INLINE void scaled_f32(u32v x, i32v ss, u32v& y, u32v& sign, i32v& zero) {
   u32v a;
   if constexpr (S == Src::f16) {
     const u32v h = x & 0x7FFFu;
-    zero = h == 0;
+    if constexpr (Zeros) zero = h == 0;
     a = (h << 13) + (112u << 23);  // a normal f16 as an f32: rebias 15 -> 127
     sign = (x & 0x8000u) << 16;
   } else {
     if constexpr (S == Src::bf16) x <<= 16;
     a = x & 0x7FFFFFFFu;
-    zero = a == 0;
+    if constexpr (Zeros) zero = a == 0;
     sign = x & 0x80000000u;
   }
   const i32v scaled = maxi(reinterpret_cast<i32v>(a) - ss, splat_i(0x800000));
-  y = zero ? splat(0) : reinterpret_cast<u32v>(scaled);
+  if constexpr (Zeros) {
+    y = zero ? splat(0) : reinterpret_cast<u32v>(scaled);
+  } else {
+    zero = splat_i(0);
+    y = reinterpret_cast<u32v>(scaled);
+  }
 }
 
 /// The direct path for one block of k codes (k a multiple of N), rne with the FPU's help.
-template <int D, Src S>
+template <int D, Src S, bool Zeros>
 SOFTMX_LANES_INLINE void direct_rne_fpu(const Direct<D>& dp, const void* blk, std::size_t k, int s, std::uint8_t* out,
                                         FlagBits& acc) {
   using Dd = Direct<D>;
@@ -140,7 +147,7 @@ SOFTMX_LANES_INLINE void direct_rne_fpu(const Direct<D>& dp, const void* blk, st
   for (std::size_t i = 0; i < k; i += N) {
     u32v y, sign;
     i32v zero;
-    scaled_f32<S>(load_lanes(blk, i, S == Src::f32), ss, y, sign, zero);
+    scaled_f32<S, Zeros>(load_lanes(blk, i, S == Src::f32), ss, y, sign, zero);
     const i32v sub = y < min_normal;
     const f32v t = reinterpret_cast<f32v>(y) + magic_f;  // rounds to a multiple of the subnormal quantum
     const u32v sub_mag = reinterpret_cast<u32v>(t) - magic;
@@ -149,15 +156,14 @@ SOFTMX_LANES_INLINE void direct_rne_fpu(const Direct<D>& dp, const void* blk, st
     const u32v below = sub ? reinterpret_cast<u32v>(t - magic_f) ^ y : y & low;  // non-zero: inexact
     acc.inexact |= below;
     acc.tiny |= y < dp.tiny_below ? below : splat(0);
-    const i32v ovf = mag > dp.max_mag;
-    acc.overflow |= reinterpret_cast<u32v>(ovf);
-    store_codes(out + i, (ovf ? dp.ovf_mag : mag) | (sign >> (32 - Dd::f.width)));
+    acc.largest = mag > acc.largest ? mag : acc.largest;  // overflow: above the largest finite
+    store_codes(out + i, (mag > dp.max_mag ? dp.ovf_mag : mag) | (sign >> (32 - Dd::f.width)));
   }
 }
 
 /// The direct path for one block of k codes (k a multiple of N), any deterministic mode, by
 /// integer rounding (round_pack_lanes). `kern` gives the scalar reference for the rare lanes.
-template <int D, Rounding R, Src S, class Kern>
+template <int D, Rounding R, Src S, bool Zeros, class Kern>
 SOFTMX_LANES_INLINE void direct_int(const Kern& kern, const void* blk, std::size_t k, int s, std::uint8_t* out,
                                     FlagBits& acc) {
   constexpr int w = detail::kFormats[D].width;
@@ -165,15 +171,18 @@ SOFTMX_LANES_INLINE void direct_int(const Kern& kern, const void* blk, std::size
   for (std::size_t i = 0; i < k; i += N) {
     u32v y, sign;
     i32v zero;
-    scaled_f32<S>(load_lanes(blk, i, S == Src::f32), ss, y, sign, zero);
-    y = zero ? splat(0x3F800000u) : y;  // 1.0 stands in for a zero (exact, normal); replaced below
+    scaled_f32<S, Zeros>(load_lanes(blk, i, S == Src::f32), ss, y, sign, zero);
+    if constexpr (Zeros) y = zero ? splat(0x3F800000u) : y;  // 1.0 stands in for a zero (exact, normal); replaced below
     const i32v E = reinterpret_cast<i32v>(y >> 23) - 127;
     const u32v sig = (y & 0x7FFFFFu) | 0x800000u;
     u32v code, fl;
     i32v fallback = splat_i(0);
     round_pack_lanes<D, R, true>(kern.lp, sign >> 31, sig, E, splat(0), code, fl, fallback);
-    code = zero ? sign >> (32 - w) : code;
-    acc.flags |= zero ? splat(0) : fl;
+    if constexpr (Zeros) {
+      code = zero ? sign >> (32 - w) : code;
+      fl = zero ? splat(0) : fl;
+    }
+    acc.flags |= fl;
     if (unsigned lanes = lane_bits(fallback)) [[unlikely]] {  // tininess after rounding, at 2^emin
       for (; lanes; lanes &= lanes - 1) {
         const int j = __builtin_ctz(lanes);
@@ -227,17 +236,33 @@ struct BlockRun {
     }
   }
 
-  /// A block's first pass: per lane, the largest magnitude (m) and the smallest magnitude less
-  /// one (low; a zero wraps to the largest), so that one compare finds a source subnormal.
-  SOFTMX_LANES_INLINE static void scan(const void* blk, std::size_t k, u32v& m, u32v& low) {
+  /// A block's first pass: per lane, the largest magnitude (m) and the smallest (mn).
+  SOFTMX_LANES_INLINE static void scan(const void* blk, std::size_t k, u32v& m, u32v& mn) {
     const u32v mag_mask = splat(in32 ? 0x7FFFFFFFu : 0x7FFFu);
     m = splat(0);
-    low = splat(0xFFFFFFFFu);
+    mn = splat(0xFFFFFFFFu);
     for (std::size_t i = 0; i < k; i += N) {
       const u32v x = load_lanes(blk, i, in32) & mag_mask;
       m = x > m ? x : m;
-      low = x - 1 < low ? x - 1 : low;
+      mn = x < mn ? x : mn;
     }
+  }
+
+  /// Whether a block whose smallest magnitudes per lane are mn holds no zero and no subnormal.
+  SOFTMX_LANES_INLINE bool all_normal(u32v mn) const {
+    return !any_at_least(splat((std::uint32_t{1} << plan.src_m) - 1), mn);
+  }
+
+  /// Whether a block holds no source subnormal (zeros allowed): a second look, for the blocks
+  /// that all_normal turned away.
+  SOFTMX_LANES_INLINE static bool no_subnormal(const void* blk, std::size_t k, std::uint32_t min_normal) {
+    const u32v mag_mask = splat(in32 ? 0x7FFFFFFFu : 0x7FFFu);
+    u32v low = splat(0xFFFFFFFFu);
+    for (std::size_t i = 0; i < k; i += N) {
+      const u32v x = load_lanes(blk, i, in32) & mag_mask;
+      low = x - 1 < low ? x - 1 : low;  // a zero wraps to the largest
+    }
+    return !any_at_least(splat(min_normal - 2), low);
   }
 
   /// Whether a normal amax is in range (finite) and its floor-rule scale s (OCP MX 6.3:
@@ -251,11 +276,20 @@ struct BlockRun {
     return true;
   }
 
-  /// Whether the direct path serves a block scaled by 2^-s: no source subnormal (low), and the
-  /// scaled amax's f32 exponent field at most 254.
-  SOFTMX_LANES_INLINE bool direct_serves(u32v low, std::uint32_t amax, int s) const {
-    return !any_at_least(splat((std::uint32_t{1} << plan.src_m) - 2), low) &&
-           static_cast<int>(amax >> plan.src_m) - plan.src_bias - s <= 127;
+  /// Whether the scaled amax's f32 exponent field is at most 254 (the direct path's range).
+  SOFTMX_LANES_INLINE bool in_range(std::uint32_t amax, int s) const {
+    return static_cast<int>(amax >> plan.src_m) - plan.src_bias - s <= 127;
+  }
+
+  /// The direct path on one block; Zeros: the block may hold zeros.
+  template <bool Fpu, bool Zeros>
+  SOFTMX_LANES_INLINE void direct_block(const Direct<D>& dp, const void* blk, std::size_t k, int s, std::uint8_t* out,
+                                        FlagBits& acc) const {
+    if constexpr (Fpu && R == Rounding::rne) {
+      direct_rne_fpu<D, S, Zeros>(dp, blk, k, s, out, acc);
+    } else {
+      direct_int<D, R, S, Zeros>(kern, blk, k, s, out, acc);
+    }
   }
 
   /// The blocks from b on, for as long as each one's scale is the floor rule's on a normal amax
@@ -268,19 +302,22 @@ struct BlockRun {
     const std::size_t k = K ? K : k_rt;
     FlagBits acc = direct_acc;
     const Direct<D> dp = direct;
+    const std::uint32_t min_normal = std::uint32_t{1} << plan.src_m;
     for (; b < nblocks; ++b) {
       const void* blk = static_cast<const unsigned char*>(in) + b * k * bytes;
-      u32v m, low;
-      scan(blk, k, m, low);
+      u32v m, mn;
+      scan(blk, k, m, mn);
       const std::uint32_t amax = reduce_max(m);
       int s;
-      if (!floor_scale(amax, s) || !direct_serves(low, amax, s)) break;
-      scales[b] = static_cast<std::uint8_t>(s + 127);
-      if constexpr (Fpu && R == Rounding::rne) {
-        direct_rne_fpu<D, S>(dp, blk, k, s, codes + b * k, acc);
+      if (!floor_scale(amax, s) || !in_range(amax, s)) break;
+      if (all_normal(mn)) [[likely]] {
+        direct_block<Fpu, false>(dp, blk, k, s, codes + b * k, acc);
+      } else if (no_subnormal(blk, k, min_normal)) {
+        direct_block<Fpu, true>(dp, blk, k, s, codes + b * k, acc);
       } else {
-        direct_int<D, R, S>(kern, blk, k, s, codes + b * k, acc);
+        break;
       }
+      scales[b] = static_cast<std::uint8_t>(s + 127);
     }
     direct_acc = acc;
     return b;
@@ -293,8 +330,8 @@ struct BlockRun {
     const std::size_t k = K ? K : k_rt;
     const void* blk = static_cast<const unsigned char*>(in) + b * k * bytes;
     std::uint8_t* out = codes + b * k;
-    u32v m, low;
-    scan(blk, k, m, low);
+    u32v m, mn;
+    scan(blk, k, m, mn);
     const std::uint32_t amax = reduce_max(m);
     int s;
     if (!floor_scale(amax, s) && !hooks.scale(hooks.ctx, amax, s)) {
@@ -302,12 +339,8 @@ struct BlockRun {
       return;
     }
     scales[b] = static_cast<std::uint8_t>(s + 127);
-    if (DirectOk && direct_serves(low, amax, s)) {
-      if constexpr (Fpu && R == Rounding::rne) {
-        direct_rne_fpu<D, S>(direct, blk, k, s, out, direct_acc);
-      } else {
-        direct_int<D, R, S>(kern, blk, k, s, out, direct_acc);
-      }
+    if (DirectOk && in_range(amax, s) && no_subnormal(blk, k, std::uint32_t{1} << plan.src_m)) {
+      direct_block<Fpu, true>(direct, blk, k, s, out, direct_acc);
       return;
     }
     general(blk, k, s, out);
@@ -335,7 +368,7 @@ struct BlockRun {
     Flags all = slow_flags | acc.slow | static_cast<Flags>(reduce_or(fl_or | acc.flags));
     if (reduce_or(acc.inexact)) all |= flag::inexact;
     if (reduce_or(acc.tiny)) all |= flag::underflow;
-    if (reduce_or(acc.overflow)) all |= flag::overflow | flag::inexact;
+    if (reduce_max(acc.largest) > direct.max_mag[0]) all |= flag::overflow | flag::inexact;
     return all;
   }
 };

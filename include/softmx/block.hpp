@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -70,6 +71,54 @@ QuantizedBlock quantize_block(FormatId src, const void* values, std::size_t coun
 /// (BLOCKS.md 2). A NaN scale (0xFF) gives NaN.
 Result dequantize_element(FormatId element, std::uint8_t scale, std::uint8_t code, FormatId dst, const Context& ctx,
                           const Dialect& dialect = ocp_dialect());
+
+/// Dequantizes element codes with their blocks' scales many at a time: the batch form of
+/// dequantize_element, with the same results and flags bit for bit.
+///
+/// How: once a scale code has served enough elements (a quarter of the element format's code
+/// count; before that each element is one dequantize_element call), the instance tabulates
+/// dequantize_element(element, scale, c, dst, ctx, dialect) for every code c of the element
+/// format, and every later element with that scale is one table read. The table is made by
+/// the reference function itself, so it is exact under every dialect's rules by construction,
+/// and it costs 2^width calls per scale code in use (at most 256 scales x 256 codes).
+///
+/// The table is filled as run() meets new scales: an instance must not be used by two threads
+/// at once (make one per thread; they share nothing).
+class Dequantizer {
+ public:
+  /// Throws std::invalid_argument when `element` is wider than 8 bits (not an MX element or
+  /// E8M0-sized format) or `dst` is wider than 64 bits.
+  Dequantizer(FormatId element, FormatId dst, const Context& ctx, const Dialect& dialect = ocp_dialect());
+
+  /// One element: dequantize_element(element, scale, code, dst, ctx, dialect).
+  Result operator()(std::uint8_t scale, std::uint8_t code);
+
+  /// Element i < n (codes[i], one code per byte) with scale code scales[i / k] into element i
+  /// of `out` (dst's storage type: std::uint8_t for widths <= 8, std::uint16_t, std::uint32_t,
+  /// std::uint64_t), and its flags into flags[i] when `flags` is not null. Returns the OR of
+  /// all the flags. Throws std::invalid_argument for k = 0.
+  Flags run(const std::uint8_t* scales, const std::uint8_t* codes, std::size_t n, std::size_t k, void* out,
+            Flags* flags = nullptr);
+
+  FormatId element() const { return element_; }
+  FormatId destination() const { return dst_; }
+
+ private:
+  /// The results for every code under one scale: codes[c], flags[c], and the flags' OR.
+  struct Row {
+    std::vector<std::uint64_t> codes;
+    std::vector<Flags> flags;
+    Flags any = 0;
+  };
+  const Row* row(std::uint8_t scale, std::size_t uses);
+
+  FormatId element_, dst_;
+  Context ctx_;
+  const Dialect* dialect_;
+  std::size_t codes_;                                  // 2^width of the element format
+  std::vector<std::unique_ptr<Row>> rows_;             // per scale code, made when first needed
+  std::vector<std::size_t> uses_;                      // elements served per scale before its row
+};
 
 /// An N-d row-major tensor quantized along one axis (BLOCKS.md 3).
 struct MxTensor {

@@ -1,0 +1,157 @@
+// emulator/block/dequantize.cpp: MX dequantization, one element (dequantize_element,
+// docs/BLOCKS.md 2) and many (Dequantizer).
+#include <stdexcept>
+#include <string>
+
+#include "block/f32_arith.hpp"
+#include "softmx/block.hpp"
+#include "softmx/convert.hpp"
+
+namespace softmx {
+
+Result dequantize_element(FormatId element, std::uint8_t scale, std::uint8_t code, FormatId dst, const Context& ctx,
+                          const Dialect& dialect) {
+  Unpacked u = unpack(format(element), code);
+  if (dialect.block.dequant_scaling == DequantScaling::te_bits) {
+    // TransformerEngine: float(S << 23) * float(element) in f32, then cast to the destination.
+    auto nan = [] {
+      Unpacked n;
+      n.cls = ValueClass::nan;
+      n.nan_payload = std::uint64_t{1} << 63;
+      return n;
+    };
+    if (u.cls == ValueClass::nan) {
+    } else if (scale == 0x00) {  // the scale is 0.0
+      if (u.cls == ValueClass::inf) u = nan();
+      else u.cls = ValueClass::zero;
+    } else if (scale == 0xFF) {  // the scale is +Inf
+      if (u.cls == ValueClass::zero) u = nan();
+      else u.cls = ValueClass::inf;
+    } else if (u.cls == ValueClass::finite) {
+      u.exp += scale - 127;
+      u = detail::round_f32(u);
+    }
+    const Result r32 = round_pack(format(FormatId::f32), u, detail::f32_rne(), dialect);
+    return convert(FormatId::f32, dst, r32.code, ctx, dialect);
+  }
+  if (scale == 0xFF) {  // OCP MX 6.2: a NaN scale makes every element NaN
+    u = Unpacked{};
+    u.cls = ValueClass::nan;
+    u.nan_payload = std::uint64_t{1} << 63;
+  } else if (u.cls == ValueClass::finite) {
+    u.exp += scale - 127;
+  }
+  return round_pack(format(dst), u, ctx, dialect);
+}
+
+Dequantizer::Dequantizer(FormatId element, FormatId dst, const Context& ctx, const Dialect& dialect)
+    : element_(element), dst_(dst), ctx_(ctx), dialect_(&dialect), rows_(256), uses_(256, 0) {
+  if (format(element).width > 8)
+    throw std::invalid_argument("dequantize: " + std::string(format(element).name) +
+                                " is not an element format of at most 8 bits");
+  if (format(dst).width > 64)
+    throw std::invalid_argument("dequantize: " + std::string(format(dst).name) + " is wider than 64 bits");
+  codes_ = std::size_t{1} << format(element).width;
+}
+
+const Dequantizer::Row* Dequantizer::row(std::uint8_t scale, std::size_t uses) {
+  if (const Row* r = rows_[scale].get()) return r;
+  // A row costs codes_ reference calls: worth it once a scale has served a quarter as many.
+  uses_[scale] += uses;
+  if (uses_[scale] < codes_ / 4) return nullptr;
+  auto r = std::make_unique<Row>();
+  r->codes.resize(codes_);
+  r->flags.resize(codes_);
+  for (std::size_t c = 0; c < codes_; ++c) {
+    const Result x = dequantize_element(element_, scale, static_cast<std::uint8_t>(c), dst_, ctx_, *dialect_);
+    r->codes[c] = x.code;
+    r->flags[c] = x.flags;
+    r->any |= x.flags;
+  }
+  rows_[scale] = std::move(r);
+  return rows_[scale].get();
+}
+
+Result Dequantizer::operator()(std::uint8_t scale, std::uint8_t code) {
+  if (const Row* r = row(scale, 1); r && code < codes_) return Result{r->codes[code], r->flags[code]};
+  return dequantize_element(element_, scale, code, dst_, ctx_, *dialect_);
+}
+
+namespace {
+
+/// Elements [0, n) of one block (one scale) through its row, into `out` of storage type T;
+/// flags[i] when WithFlags. Every code in `in` is below the row's length (the caller checked).
+template <class T, bool WithFlags>
+Flags from_row(const std::uint64_t* row_codes, const Flags* row_flags, const std::uint8_t* in, std::size_t n, T* out,
+               Flags* flags) {
+  Flags all = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t c = in[i];
+    out[i] = static_cast<T>(row_codes[c]);
+    const Flags f = row_flags[c];
+    if constexpr (WithFlags) flags[i] = f;
+    all |= f;
+  }
+  return all;
+}
+
+/// The same without flags where no code of the row raises any: codes only.
+template <class T>
+void codes_from_row(const std::uint64_t* row_codes, const std::uint8_t* in, std::size_t n, T* out) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<T>(row_codes[in[i]]);
+}
+
+template <class T>
+Flags from_row(const std::uint64_t* row_codes, const Flags* row_flags, Flags row_any, const std::uint8_t* in,
+               std::size_t n, T* out, Flags* flags) {
+  if (flags) return from_row<T, true>(row_codes, row_flags, in, n, out, flags);
+  if (row_any == 0) {
+    codes_from_row(row_codes, in, n, out);
+    return 0;
+  }
+  return from_row<T, false>(row_codes, row_flags, in, n, out, nullptr);
+}
+
+}  // namespace
+
+Flags Dequantizer::run(const std::uint8_t* scales, const std::uint8_t* codes, std::size_t n, std::size_t k, void* out,
+                       Flags* flags) {
+  if (k == 0) throw std::invalid_argument("dequantize: the block size must be at least 1");
+  const std::size_t bytes = format(dst_).width <= 8 ? 1 : format(dst_).width / 8;
+  auto store = [&](std::size_t i, std::uint64_t code) {
+    switch (bytes) {
+      case 1: static_cast<std::uint8_t*>(out)[i] = static_cast<std::uint8_t>(code); break;
+      case 2: static_cast<std::uint16_t*>(out)[i] = static_cast<std::uint16_t>(code); break;
+      case 4: static_cast<std::uint32_t*>(out)[i] = static_cast<std::uint32_t>(code); break;
+      default: static_cast<std::uint64_t*>(out)[i] = code; break;
+    }
+  };
+  Flags all = 0;
+  for (std::size_t b = 0, first = 0; first < n; ++b, first += k) {
+    const std::size_t len = n - first < k ? n - first : k;
+    const Row* r = row(scales[b], len);
+    bool in_range = true;  // every byte is a code of an 8-bit format; narrower ones are checked
+    if (codes_ < 256)
+      for (std::size_t i = 0; r && i < len && in_range; ++i) in_range = codes[first + i] < codes_;
+    if (!r || !in_range) {
+      for (std::size_t i = first; i < first + len; ++i) {
+        const Result x = dequantize_element(element_, scales[b], codes[i], dst_, ctx_, *dialect_);
+        store(i, x.code);
+        if (flags) flags[i] = x.flags;
+        all |= x.flags;
+      }
+      continue;
+    }
+    const std::uint8_t* in = codes + first;
+    Flags* fl = flags ? flags + first : nullptr;
+    switch (bytes) {
+      case 1: all |= from_row(r->codes.data(), r->flags.data(), r->any, in, len, static_cast<std::uint8_t*>(out) + first, fl); break;
+      case 2: all |= from_row(r->codes.data(), r->flags.data(), r->any, in, len, static_cast<std::uint16_t*>(out) + first, fl); break;
+      case 4: all |= from_row(r->codes.data(), r->flags.data(), r->any, in, len, static_cast<std::uint32_t*>(out) + first, fl); break;
+      default: all |= from_row(r->codes.data(), r->flags.data(), r->any, in, len, static_cast<std::uint64_t*>(out) + first, fl); break;
+    }
+  }
+  return all;
+}
+
+}  // namespace softmx
