@@ -247,6 +247,43 @@ RC_GTEST_PROP(DotProperties, ScaleShiftsCancel, ()) {
   RC_ASSERT(dot_general(refs(c.fa, c.sa, c.ca), refs(c.fb, c.sb, c.cb), Context{}) == before);
 }
 
+// Long blocks of extreme values: E5M2 x E5M2 sums beyond 2^64 quanta (the exact model's
+// 128-bit block sums and their high half), and sums that cancel to a tiny residue or to an
+// exact zero (whose sign the term-by-term form decides), across blocks with different scales.
+TEST(Dot, LongBlocksOfExtremesAndCancellation) {
+  Tally t("dot long blocks: E5M2/E4M3 extremes, k up to 4097, cancellation to tiny residues and zero, exact model");
+  SplitMix64 rng(0xD0710);
+  const std::uint8_t big[] = {0x7B, 0x7A, 0x78}, small[] = {0x01, 0x02, 0x03};
+  for (int c = 0; c < 60; ++c) {
+    const FormatId f = c % 3 == 2 ? FormatId::e4m3 : FormatId::e5m2;
+    const std::uint8_t top = f == FormatId::e5m2 ? 0x7B : 0x7E;
+    const std::size_t k = c % 4 == 0 ? 4097 : c % 4 == 1 ? 1024 : 256 + rng.below(300);
+    const std::size_t n = 1 + rng.below(3);
+    std::vector<std::uint8_t> sa(n), sb(n);
+    std::vector<std::vector<std::uint8_t>> ca(n), cb(n);
+    for (std::size_t j = 0; j < n; ++j) {
+      sa[j] = static_cast<std::uint8_t>(120 + rng.below(15));
+      sb[j] = static_cast<std::uint8_t>(120 + rng.below(15));
+      for (std::size_t i = 0; i < k; ++i) {
+        std::uint8_t x = rng.below(4) ? (f == FormatId::e5m2 ? big[rng.below(3)] : top) : small[rng.below(3)];
+        ca[j].push_back(x);
+        cb[j].push_back(f == FormatId::e5m2 ? big[rng.below(3)] : top);
+      }
+      // Cancellation: the second half repeats the first with A's signs flipped (an even k
+      // cancels exactly; a residue is left by one changed element or an odd k).
+      if (c % 5 < 2) {
+        for (std::size_t i = 0; i < k / 2; ++i) {
+          ca[j][k / 2 + i] = static_cast<std::uint8_t>(ca[j][i] ^ 0x80);
+          cb[j][k / 2 + i] = cb[j][i];
+        }
+        if (c % 5 == 1) ca[j][rng.below(k)] = small[rng.below(3)];
+      }
+    }
+    check(make(f, f, sa, sb, ca, cb), t, false);
+  }
+  t.report();
+}
+
 TEST(Dot, BadInputIsRefused) {
   const std::vector<std::uint8_t> one{0x38}, two{0x38, 0x38}, big{0x40};
   const BlockRef a{FormatId::e4m3, 127, one}, b2{FormatId::e4m3, 127, two};

@@ -2,7 +2,10 @@
 // (docs/BLOCKS.md section 5).
 #include "softmx/dot.hpp"
 
+#include <algorithm>
+#include <array>
 #include <bit>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -76,10 +79,14 @@ void validate(std::span<const BlockRef> a, std::span<const BlockRef> b) {
     for (const BlockRef* blk : {&a[j], &b[j]}) {
       if (!is_mx_element(blk->format))
         throw std::invalid_argument("dot: " + std::string(format(blk->format).name) + " is not an MX element format");
-      for (std::uint8_t c : blk->codes)
-        if (c > format(blk->format).code_mask())
-          throw std::invalid_argument("dot: code " + std::to_string(c) + " is out of range for " +
-                                      std::string(format(blk->format).name));
+      const std::uint64_t mask = format(blk->format).code_mask();
+      std::uint8_t all = 0;  // the OR of the codes: above the mask when some code is
+      for (std::uint8_t c : blk->codes) all |= c;
+      if (all > mask)
+        for (std::uint8_t c : blk->codes)
+          if (c > mask)
+            throw std::invalid_argument("dot: code " + std::to_string(c) + " is out of range for " +
+                                        std::string(format(blk->format).name));
     }
   }
 }
@@ -119,10 +126,112 @@ Result zero_result(bool all_negative_zero, bool all_positive_zero, const Context
   return round_pack(f32_format(), z, out, ocp_dialect());
 }
 
+/// Every code of an MX element format as an integer multiple of the format's quantum 2^q (q:
+/// the exponent of its smallest non-zero magnitude): value(c) = fixed[c] * 2^q exactly, for
+/// zeros and finite codes; special[c] marks NaN and Inf. |fixed[c]| < 2^bits.
+struct FixedTable {
+  int q = 0;
+  int bits = 0;
+  std::array<std::int64_t, 256> fixed{};
+  std::array<bool, 256> special{};
+};
+
+FixedTable make_fixed_table(FormatId f) {
+  FixedTable t;
+  const std::uint64_t n = format(f).code_mask() + 1;
+  t.q = 1 << 20;
+  for (std::uint64_t c = 0; c < n; ++c) {
+    const Term x = element_term(f, static_cast<std::uint8_t>(c));
+    if (x.cls == ValueClass::finite) t.q = std::min(t.q, x.exp);
+  }
+  std::uint64_t largest = 0;
+  for (std::uint64_t c = 0; c < n; ++c) {
+    const Term x = element_term(f, static_cast<std::uint8_t>(c));
+    t.special[c] = x.cls == ValueClass::nan || x.cls == ValueClass::inf;
+    if (x.cls != ValueClass::finite) continue;
+    const std::uint64_t m = x.mag << (x.exp - t.q);  // below 2^33 for every MX element format
+    largest = std::max(largest, m);
+    t.fixed[c] = x.sign ? -static_cast<std::int64_t>(m) : static_cast<std::int64_t>(m);
+  }
+  t.bits = static_cast<int>(std::bit_width(largest));
+  return t;
+}
+
+/// The table of an MX element format, made once (immutable afterwards; C++ makes the first
+/// use thread-safe).
+const FixedTable& fixed_table(FormatId f) {
+  static const std::array<FixedTable, kFormatCount> tables = [] {
+    std::array<FixedTable, kFormatCount> r{};
+    for (int i = 0; i < kFormatCount; ++i)
+      if (is_mx_element(static_cast<FormatId>(i))) r[i] = make_fixed_table(static_cast<FormatId>(i));
+    return r;
+  }();
+  return tables[static_cast<int>(f)];
+}
+
+__extension__ using i128 = __int128;
+__extension__ using u128 = unsigned __int128;
+
+/// The sum of products of one block pair as an exact integer (in units of 2^(qa + qb)), or
+/// false when a code is NaN or Inf. int64 arithmetic when no partial sum can reach 2^62 (every
+/// pair of MX formats but the E5M2 ones at ordinary k), else 128-bit.
+bool block_sum(const FixedTable& ta, const FixedTable& tb, std::span<const std::uint8_t> ca,
+               std::span<const std::uint8_t> cb, i128& sum) {
+  const std::size_t k = ca.size();
+  bool special = false;
+  if (ta.bits + tb.bits + static_cast<int>(std::bit_width(k)) <= 62) {
+    std::int64_t s = 0;
+    for (std::size_t i = 0; i < k; ++i) {
+      s += ta.fixed[ca[i]] * tb.fixed[cb[i]];
+      special |= ta.special[ca[i]] | tb.special[cb[i]];
+    }
+    sum = s;
+  } else {
+    i128 s = 0;
+    for (std::size_t i = 0; i < k; ++i) {
+      s += static_cast<i128>(ta.fixed[ca[i]]) * tb.fixed[cb[i]];
+      special |= ta.special[ca[i]] | tb.special[cb[i]];
+    }
+    sum = s;
+  }
+  return !special;
+}
+
+/// The exact model's fast form: each block pair's sum of products formed as one exact integer
+/// (a table read and an integer multiply-add per element) and added to the wide accumulator
+/// once per block. The same exact sum as the term-by-term form, so the same rounding and flags.
+/// nullopt where the term-by-term form decides: a NaN scale, a NaN or Inf code, or a sum that
+/// is exactly zero (its sign follows the zero products' signs).
+std::optional<Result> exact_by_blocks(std::span<const BlockRef> a, std::span<const BlockRef> b, const Context& out) {
+  WideAccumulator acc;
+  for (std::size_t j = 0; j < a.size(); ++j) {
+    if (a[j].scale == 0xFF || b[j].scale == 0xFF) return std::nullopt;
+    const FixedTable& ta = fixed_table(a[j].format);
+    const FixedTable& tb = fixed_table(b[j].format);
+    i128 sum;
+    if (!block_sum(ta, tb, a[j].codes, b[j].codes, sum)) return std::nullopt;
+    if (sum == 0) continue;
+    const bool neg = sum < 0;
+    const u128 m = neg ? -static_cast<u128>(sum) : static_cast<u128>(sum);
+    const int exp = ta.q + tb.q + (a[j].scale - 127) + (b[j].scale - 127);
+    acc.add(neg, static_cast<std::uint64_t>(m), exp);
+    acc.add(neg, static_cast<std::uint64_t>(m >> 64), exp + 64);
+  }
+  if (acc.is_zero()) return std::nullopt;
+  return round_pack(f32_format(), acc.to_unpacked(), out, ocp_dialect());
+}
+
 class ExactModel final : public AccumulationModel {
  public:
   std::string_view name() const override { return "exact"; }
   Result dot_general(std::span<const BlockRef> a, std::span<const BlockRef> b, const Context& out) const override {
+    if (const std::optional<Result> r = exact_by_blocks(a, b, out)) return *r;
+    return term_by_term(a, b, out);
+  }
+
+  /// The exact sum formed term by term (every product added to the accumulator on its own),
+  /// with the special cases and the sign of an exact zero.
+  static Result term_by_term(std::span<const BlockRef> a, std::span<const BlockRef> b, const Context& out) {
     const SpecialOutcome s = scan_specials(a, b);
     if (s.nan || s.pos_inf || s.neg_inf) return special_result(s, out);
     WideAccumulator acc;
