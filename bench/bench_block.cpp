@@ -4,6 +4,8 @@
 // dequantize_element. Reports GB/s per core, the ratios, and the share of a memory loop.
 #include <benchmark/benchmark.h>
 
+#include "rate_reporter.hpp"
+
 #include <bit>
 #include <cmath>
 #include <cstdio>
@@ -130,18 +132,6 @@ void dequantize_memory_loop(benchmark::State& st) {
   st.SetBytesProcessed(st.iterations() * static_cast<std::int64_t>(kValues * 4));
 }
 
-class RateReporter : public benchmark::ConsoleReporter {
- public:
-  std::map<std::string, double> rate;
-  void ReportRuns(const std::vector<Run>& runs) override {
-    for (const Run& r : runs) {
-      auto it = r.counters.find("bytes_per_second");
-      if (it != r.counters.end()) rate[r.benchmark_name()] = it->second;
-    }
-    ConsoleReporter::ReportRuns(runs);
-  }
-};
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -156,7 +146,7 @@ int main(int argc, char** argv) {
   benchmark::RegisterBenchmark("scalar_loop/dequantize_element", dequantize_loop)->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("memory_loop/read_u8_write_f32", dequantize_memory_loop)->Unit(benchmark::kMillisecond);
   benchmark::Initialize(&argc, argv);
-  RateReporter rep;
+  softmx::bench::RateReporter rep("bytes_per_second");
   benchmark::RunSpecifiedBenchmarks(&rep);
   benchmark::Shutdown();
   const double s = rep.rate["scalar_loop/convert_f32_to_e4m3"], mem = rep.rate["memory_loop/read_f32_write_u8"];

@@ -14,6 +14,8 @@
 // not predictable. Every benchmark converts the whole array per iteration (items = values).
 #include <benchmark/benchmark.h>
 
+#include "rate_reporter.hpp"
+
 #include <bit>
 #include <cmath>
 #include <cstdio>
@@ -140,19 +142,6 @@ using NvFn = void (*)(benchmark::State&);
 using NvFn = void*;
 #endif
 
-// Records items/second of every run, to print ratios after the console report.
-class RatioReporter : public benchmark::ConsoleReporter {
- public:
-  std::map<std::string, double> rate;  // items per second
-  void ReportRuns(const std::vector<Run>& runs) override {
-    for (const Run& r : runs) {
-      auto it = r.counters.find("items_per_second");
-      if (it != r.counters.end()) rate[r.benchmark_name()] = it->second;
-    }
-    ConsoleReporter::ReportRuns(runs);
-  }
-};
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -204,7 +193,7 @@ int main(int argc, char** argv) {
 #endif
   }
   benchmark::Initialize(&argc, argv);
-  RatioReporter rep;
+  softmx::bench::RateReporter rep("items_per_second");
   benchmark::RunSpecifiedBenchmarks(&rep);
   benchmark::Shutdown();
 

@@ -4,6 +4,8 @@
 // on the same blocks in the same run. Prints nanoseconds per element product and the ratios.
 #include <benchmark/benchmark.h>
 
+#include "rate_reporter.hpp"
+
 #include <cstdio>
 #include <map>
 #include <string>
@@ -71,18 +73,6 @@ void oracle_dot(benchmark::State& st, FormatId f) {
 }
 #endif
 
-class RateReporter : public benchmark::ConsoleReporter {
- public:
-  std::map<std::string, double> rate;
-  void ReportRuns(const std::vector<Run>& runs) override {
-    for (const Run& r : runs) {
-      auto it = r.counters.find("items_per_second");
-      if (it != r.counters.end()) rate[r.benchmark_name()] = it->second;
-    }
-    ConsoleReporter::ReportRuns(runs);
-  }
-};
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -97,7 +87,7 @@ int main(int argc, char** argv) {
 #endif
   }
   benchmark::Initialize(&argc, argv);
-  RateReporter rep;
+  softmx::bench::RateReporter rep("items_per_second");
   benchmark::RunSpecifiedBenchmarks(&rep);
   benchmark::Shutdown();
   std::printf("\nMX DotGeneral, %zu blocks of %zu, one core (ns per element product; ratios in this run):\n", kBlocks, kK);
