@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "softmx/batch.hpp"
@@ -92,6 +93,35 @@ void batch(benchmark::State& st, FormatId dst, softmx::Context c, Isa isa, bool 
   items(st);
 }
 
+// Decoding: FP8 codes to f16 (every code about 16 times, shuffled). softmx's batch reads a table
+// of its scalar kernel's results (sources of at most 8 bits); the scalar loop calls it per code.
+const std::vector<std::uint8_t>& codes_in() {
+  static const std::vector<std::uint8_t> v = [] {
+    std::vector<std::uint8_t> r(kN);
+    softmx::SplitMix64 rng(0xDEC0DE);
+    for (auto& c : r) c = static_cast<std::uint8_t>(rng.below(256));
+    return r;
+  }();
+  return v;
+}
+
+void decode(benchmark::State& st, FormatId src, bool batch, bool with_flags) {
+  const auto& in = codes_in();
+  std::vector<std::uint16_t> out(kN);
+  std::vector<softmx::Flags> flags(kN);
+  const softmx::Converter conv(src, FormatId::f16, ctx(softmx::Rounding::rne, softmx::Saturation::none));
+  for (auto _ : st) {
+    if (batch) {
+      conv.run(in.data(), out.data(), with_flags ? flags.data() : nullptr, kN);
+    } else {
+      for (std::size_t i = 0; i < kN; ++i) out[i] = static_cast<std::uint16_t>(conv(in[i]).code);
+    }
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  items(st);
+}
+
 #if defined(SOFTMX_HAVE_MPFR_ORACLE)
 void mpfr(benchmark::State& st, FormatId dst, softmx::Context c) {
   namespace o = softmx::oracle;
@@ -137,6 +167,17 @@ inline unsigned char e2m1_rz(float x) { return __nv_cvt_float_to_fp4(x, __NV_E2M
 inline unsigned char e8m0_rz(float x) { return __nv_cvt_float_to_e8m0(x, __NV_SATFINITE, cudaRoundZero); }
 inline unsigned char e8m0_ru(float x) { return __nv_cvt_float_to_e8m0(x, __NV_SATFINITE, cudaRoundPosInf); }
 inline unsigned char e8m0_ru_nosat(float x) { return __nv_cvt_float_to_e8m0(x, __NV_NOSAT, cudaRoundPosInf); }
+template <__nv_fp8_interpretation_t I>
+void nvidia_decode(benchmark::State& st) {
+  const auto& in = codes_in();
+  std::vector<std::uint16_t> out(kN);
+  for (auto _ : st) {
+    for (std::size_t i = 0; i < kN; ++i) out[i] = __nv_cvt_fp8_to_halfraw(in[i], I).x;
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  items(st);
+}
 using NvFn = void (*)(benchmark::State&);
 #else
 using NvFn = void*;
@@ -192,6 +233,16 @@ int main(int argc, char** argv) {
     if (&k == &cases.front()) benchmark::RegisterBenchmark(("mpfr/" + k.name).c_str(), mpfr, k.dst, k.c);
 #endif
   }
+  const std::pair<const char*, FormatId> decodes[] = {{"e4m3_to_f16", FormatId::e4m3}, {"e5m2_to_f16", FormatId::e5m2}};
+  for (const auto& [n, src] : decodes) {
+#if defined(SOFTMX_HAVE_CUDA_HEADERS)
+    benchmark::RegisterBenchmark((std::string("nvidia/") + n).c_str(),
+                                 src == FormatId::e4m3 ? &nvidia_decode<__NV_E4M3> : &nvidia_decode<__NV_E5M2>);
+#endif
+    benchmark::RegisterBenchmark((std::string("scalar/") + n).c_str(), decode, src, false, false);
+    benchmark::RegisterBenchmark((std::string("batch/") + n).c_str(), decode, src, true, false);
+    benchmark::RegisterBenchmark((std::string("batch_flags/") + n).c_str(), decode, src, true, true);
+  }
   benchmark::Initialize(&argc, argv);
   softmx::bench::RateReporter rep("items_per_second");
   benchmark::RunSpecifiedBenchmarks(&rep);
@@ -220,6 +271,14 @@ int main(int argc, char** argv) {
     std::printf("\n");
   }
   std::printf("  (+fl: with the flags NVIDIA's functions do not compute; NVIDIA column: its time per value)\n");
+  std::printf("\ndecoding FP8 codes to f16, relative to NVIDIA's __nv_cvt_fp8_to_halfraw (softmx's batch: a table of "
+              "its scalar results)\n  %-28s %9s %10s %10s %8s\n", "conversion", "NVIDIA", "batch", "batch+fl", "scalar");
+  for (const auto& [n, src] : decodes) {
+    const double nv = rep.rate["nvidia/" + std::string(n)];
+    if (nv <= 0) continue;
+    std::printf("  %-28s %6.2f ns %9.2fx %9.2fx %7.2fx\n", n, 1e9 / nv, rep.rate["batch/" + std::string(n)] / nv,
+                rep.rate["batch_flags/" + std::string(n)] / nv, rep.rate["scalar/" + std::string(n)] / nv);
+  }
 #else
   std::printf("\nNVIDIA's CUDA headers were not found at build time: no baseline to compare with\n");
 #endif

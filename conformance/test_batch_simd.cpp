@@ -14,6 +14,7 @@
 #include <xmmintrin.h>
 #endif
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -209,6 +210,68 @@ TEST(BatchSimd, ConsecutiveEqualsScalarEverySetting) {
     }
   };
   for_each_consecutive_window(0xC0453, check);
+  t.report();
+}
+
+// Sources of at most 8 bits go through a table of the scalar kernel's results (made by the
+// first batch): every code of every such source, under every dialect, destination, mode,
+// saturation and tininess the dialect supports, through run_on on every instruction set (the
+// table) against operator(), with flags and without.
+TEST(BatchSimd, EightBitSourcesThroughTheTableEqualScalar) {
+  conformance::Tally t("8-bit sources: table == scalar loop, every code, every dialect x destination x mode x "
+                       "saturation x tininess x instruction set");
+  constexpr FormatId kSources[] = {FormatId::e4m3, FormatId::e5m2, FormatId::e3m2, FormatId::e2m3,
+                                   FormatId::e2m1, FormatId::int8, FormatId::e8m0};
+  constexpr FormatId kDsts[] = {FormatId::f64, FormatId::f32, FormatId::f16,  FormatId::bf16, FormatId::e4m3,
+                                FormatId::e5m2, FormatId::e2m1, FormatId::int8, FormatId::e8m0};
+  for (const Dialect& d : all_dialects())
+    for (FormatId src : kSources)
+      for (FormatId dst : kDsts)
+        for (Rounding r : kDeterministicRoundings)
+          for (Saturation sat : {Saturation::finite, Saturation::none})
+            for (Tininess tn : {Tininess::after_rounding, Tininess::before_rounding}) {
+              if (src == dst) continue;
+              Context c;
+              c.rounding = r;
+              c.saturation = sat;
+              c.tininess = tn;
+              if (unsupported_reason(d, dst, c)) continue;
+              const Converter conv(src, dst, c, d);
+              const std::size_t codes = std::size_t{1} << format(src).width;
+              const std::size_t n = 256;  // every code, repeated for the narrow formats
+              std::vector<std::uint8_t> in(n);
+              for (std::size_t i = 0; i < n; ++i) in[i] = static_cast<std::uint8_t>(i % codes);
+              std::vector<std::uint64_t> want(n), got(n);
+              std::vector<Flags> want_f(n), got_f(n);
+              for (std::size_t i = 0; i < n; ++i) {
+                const Result x = conv(in[i]);
+                want[i] = x.code;
+                want_f[i] = x.flags;
+              }
+              const std::size_t bytes = format(dst).width <= 8 ? 1 : format(dst).width / 8;
+              for (Isa isa : supported_isas())
+                for (bool with_flags : {true, false}) {
+                  std::vector<unsigned char> raw(n * 8, 0xEE);
+                  std::fill(got_f.begin(), got_f.end(), Flags{0xEE});
+                  run_on(conv, isa, in.data(), raw.data(), with_flags ? got_f.data() : nullptr, n);
+                  std::size_t bad = 0, first = 0;
+                  for (std::size_t i = 0; i < n; ++i) {
+                    std::uint64_t v = 0;
+                    std::memcpy(&v, raw.data() + i * bytes, bytes);
+                    if (v != want[i] || (with_flags && got_f[i] != want_f[i])) {
+                      if (!bad) first = i;
+                      ++bad;
+                    }
+                    got[i] = v;
+                  }
+                  t.pass(n - bad);
+                  if (bad)
+                    t.fail(setting(conv, isa, with_flags) + ": code " + std::to_string(in[first]) + " gives " +
+                               std::to_string(got[first]) + "/" + std::to_string(got_f[first]) + ", operator() " +
+                               std::to_string(want[first]) + "/" + std::to_string(want_f[first]),
+                           bad);
+                }
+            }
   t.report();
 }
 

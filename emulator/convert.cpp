@@ -4,8 +4,11 @@
 // same generic convert_inline() with the descriptors and the mode as constants (one source,
 // no per-format copies). See core/kernels.hpp.
 #include <algorithm>
+#include <mutex>
 #include <string>
+#include <type_traits>
 
+#include "code_table.hpp"
 #include "core/kernels.hpp"
 #include "simd/plan.hpp"
 #include "softmx/convert.hpp"
@@ -79,6 +82,7 @@ Converter::Converter(FormatId src, FormatId dst, const Context& ctx, const Diale
     }
     batch_ = std::move(b);
   }
+  if (format(src).width <= 8 && ctx.rounding != Rounding::rs) table_ = std::make_shared<detail::CodeTable>();
 }
 
 void Converter::run(const void* in, void* out, Flags* flags, std::size_t n, const std::uint64_t* rbits) const {
@@ -159,8 +163,49 @@ void run_consecutive(const Converter& conv, Isa isa, std::uint64_t first, void* 
   }
 }
 
+namespace {
+
+/// A batch from an 8-bit source through the converter's table (made here on first use).
+void run_from_table(const Converter& conv, detail::CodeTable& t, const std::uint8_t* in, void* out, Flags* flags,
+                    std::size_t n) {
+  std::call_once(t.made, [&] {
+    t.size = std::size_t{1} << format(conv.source()).width;
+    for (std::size_t c = 0; c < t.size; ++c) {
+      const Result r = conv(c);
+      t.codes[c] = r.code;
+      t.flags[c] = r.flags;
+      t.any |= r.flags;
+    }
+  });
+  auto each = [&](auto* o) {
+    using T = std::remove_pointer_t<decltype(o)>;
+    if (t.size == 256 && !flags) {  // every byte is a code: the plain table read
+      for (std::size_t i = 0; i < n; ++i) o[i] = static_cast<T>(t.codes[in[i]]);
+      return;
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint8_t c = in[i];
+      const Result r = c < t.size ? Result{t.codes[c], t.flags[c]} : conv(c);  // outside the format: as operator()
+      o[i] = static_cast<T>(r.code);
+      if (flags) flags[i] = r.flags;
+    }
+  };
+  switch (storage_bytes(conv.destination())) {
+    case 1: each(static_cast<std::uint8_t*>(out)); break;
+    case 2: each(static_cast<std::uint16_t*>(out)); break;
+    case 4: each(static_cast<std::uint32_t*>(out)); break;
+    default: each(static_cast<std::uint64_t*>(out)); break;
+  }
+}
+
+}  // namespace
+
 void run_on(const Converter& conv, Isa isa, const void* in, void* out, Flags* flags, std::size_t n,
             const std::uint64_t* rbits) {
+  if (conv.table_ && !rbits && isa != Isa::scalar && n >= 64) {
+    run_from_table(conv, *conv.table_, static_cast<const std::uint8_t*>(in), out, flags, n);
+    return;
+  }
   if (conv.batch_ && !rbits && isa != Isa::scalar) {
     if (const simd::BatchFn fn = conv.batch_->kernels[static_cast<int>(isa)][flags != nullptr]) {
       fn(conv.batch_->plan, in, out, flags, n, 0);

@@ -25,6 +25,7 @@ namespace softmx {
 
 namespace detail {
 struct BatchPlan;  // the vector kernels' plan for a conversion (emulator/simd/plan.hpp)
+struct CodeTable;  // an 8-bit source's results, tabulated (emulator/code_table.hpp)
 }
 
 /// The outcome of one conversion: the destination code (in the low `width` bits) and flags.
@@ -109,6 +110,9 @@ class Converter {
   const Dialect* dialect_;
   Kernel fn_;
   std::shared_ptr<const detail::BatchPlan> batch_;  // null: no vector kernel serves
+  // Sources of at most 8 bits (not rs): every code's result, made by the first batch of 64 or
+  // more that runs on an instruction set other than Isa::scalar; null otherwise.
+  std::shared_ptr<detail::CodeTable> table_;
 };
 
 }  // namespace softmx
