@@ -10,6 +10,7 @@
 
 #include "code_table.hpp"
 #include "core/kernels.hpp"
+#include "core/storage.hpp"
 #include "simd/plan.hpp"
 #include "softmx/convert.hpp"
 
@@ -41,11 +42,7 @@ const detail::KernelPair& kernels(FormatId src, FormatId dst, Rounding r) {
   return detail::kernels_from(src)[static_cast<int>(dst)][static_cast<int>(r)];
 }
 
-/// Bytes of the storage type that holds a code of `f` in batches (Converter::run).
-std::size_t storage_bytes(FormatId f) {
-  const int w = format(f).width;
-  return w <= 8 ? 1 : w <= 16 ? 2 : w <= 32 ? 4 : 8;
-}
+using detail::storage_bytes;
 
 void require_supported(const Dialect& d, FormatId dst, const Context& c) {
   const DestinationSupport& s = d.support[static_cast<int>(dst)];

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "block/f32_arith.hpp"
+#include "core/storage.hpp"
 #include "softmx/block.hpp"
 #include "softmx/convert.hpp"
 
@@ -117,15 +118,7 @@ Flags from_row(const std::uint64_t* row_codes, const Flags* row_flags, Flags row
 Flags Dequantizer::run(const std::uint8_t* scales, const std::uint8_t* codes, std::size_t n, std::size_t k, void* out,
                        Flags* flags) {
   if (k == 0) throw std::invalid_argument("dequantize: the block size must be at least 1");
-  const std::size_t bytes = format(dst_).width <= 8 ? 1 : format(dst_).width / 8;
-  auto store = [&](std::size_t i, std::uint64_t code) {
-    switch (bytes) {
-      case 1: static_cast<std::uint8_t*>(out)[i] = static_cast<std::uint8_t>(code); break;
-      case 2: static_cast<std::uint16_t*>(out)[i] = static_cast<std::uint16_t>(code); break;
-      case 4: static_cast<std::uint32_t*>(out)[i] = static_cast<std::uint32_t>(code); break;
-      default: static_cast<std::uint64_t*>(out)[i] = code; break;
-    }
-  };
+  const std::size_t bytes = detail::storage_bytes(dst_);
   Flags all = 0;
   for (std::size_t b = 0, first = 0; first < n; ++b, first += k) {
     const std::size_t len = n - first < k ? n - first : k;
@@ -136,7 +129,7 @@ Flags Dequantizer::run(const std::uint8_t* scales, const std::uint8_t* codes, st
     if (!r || !in_range) {
       for (std::size_t i = first; i < first + len; ++i) {
         const Result x = dequantize_element(element_, scales[b], codes[i], dst_, ctx_, *dialect_);
-        store(i, x.code);
+        detail::store_code(dst_, out, i, x.code);
         if (flags) flags[i] = x.flags;
         all |= x.flags;
       }

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "block/block_quantizer.hpp"
+#include "core/storage.hpp"
 #include "softmx/block.hpp"
 #include "softmx/convert.hpp"
 
@@ -29,16 +30,7 @@ Geometry geometry(std::span<const std::size_t> shape, std::size_t axis) {
   return g;
 }
 
-std::size_t storage_bytes(FormatId f) { return format(f).width <= 8 ? 1 : format(f).width / 8; }
-
-void store(FormatId f, void* out, std::size_t i, std::uint64_t code) {
-  switch (storage_bytes(f)) {
-    case 1: static_cast<std::uint8_t*>(out)[i] = static_cast<std::uint8_t>(code); break;
-    case 2: static_cast<std::uint16_t*>(out)[i] = static_cast<std::uint16_t>(code); break;
-    case 4: static_cast<std::uint32_t*>(out)[i] = static_cast<std::uint32_t>(code); break;
-    default: static_cast<std::uint64_t*>(out)[i] = code; break;
-  }
-}
+using detail::storage_bytes;
 
 }  // namespace
 
@@ -111,7 +103,7 @@ Flags dequantize_tensor(const MxTensor& t, FormatId dst, void* out, const Contex
       for (std::size_t n = 0; n < g.inner; ++n) {
         const std::size_t at = (o * g.len + i) * g.inner + n;
         const Result r = dq(t.scales[(o * nb + i / t.block) * g.inner + n], t.codes[at]);
-        store(dst, out, at, r.code);
+        detail::store_code(dst, out, at, r.code);
         flags |= r.flags;
       }
   return flags;
