@@ -6,11 +6,11 @@
 #include <algorithm>
 #include <mutex>
 #include <string>
-#include <type_traits>
 
 #include "code_table.hpp"
 #include "core/kernels.hpp"
 #include "core/storage.hpp"
+#include "core/table_read.hpp"
 #include "simd/plan.hpp"
 #include "softmx/convert.hpp"
 
@@ -174,24 +174,14 @@ void run_from_table(const Converter& conv, detail::CodeTable& t, const std::uint
       t.any |= r.flags;
     }
   });
-  auto each = [&](auto* o) {
-    using T = std::remove_pointer_t<decltype(o)>;
-    if (t.size == 256 && !flags) {  // every byte is a code: the plain table read
-      for (std::size_t i = 0; i < n; ++i) o[i] = static_cast<T>(t.codes[in[i]]);
-      return;
-    }
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::uint8_t c = in[i];
-      const Result r = c < t.size ? Result{t.codes[c], t.flags[c]} : conv(c);  // outside the format: as operator()
-      o[i] = static_cast<T>(r.code);
-      if (flags) flags[i] = r.flags;
-    }
-  };
-  switch (storage_bytes(conv.destination())) {
-    case 1: each(static_cast<std::uint8_t*>(out)); break;
-    case 2: each(static_cast<std::uint16_t*>(out)); break;
-    case 4: each(static_cast<std::uint32_t*>(out)); break;
-    default: each(static_cast<std::uint64_t*>(out)); break;
+  if (detail::all_below(in, n, t.size)) {
+    detail::read_table(conv.destination(), t.codes.data(), t.flags.data(), t.any, in, n, out, flags);
+    return;
+  }
+  for (std::size_t i = 0; i < n; ++i) {  // codes outside the format: as operator()
+    const Result r = conv(in[i]);
+    detail::store_code(conv.destination(), out, i, r.code);
+    if (flags) flags[i] = r.flags;
   }
 }
 

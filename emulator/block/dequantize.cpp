@@ -5,6 +5,7 @@
 
 #include "block/f32_arith.hpp"
 #include "core/storage.hpp"
+#include "core/table_read.hpp"
 #include "softmx/block.hpp"
 #include "softmx/convert.hpp"
 
@@ -78,70 +79,24 @@ Result Dequantizer::operator()(std::uint8_t scale, std::uint8_t code) {
   return dequantize_element(element_, scale, code, dst_, ctx_, *dialect_);
 }
 
-namespace {
-
-/// Elements [0, n) of one block (one scale) through its row, into `out` of storage type T;
-/// flags[i] when WithFlags. Every code in `in` is below the row's length (the caller checked).
-template <class T, bool WithFlags>
-Flags from_row(const std::uint64_t* row_codes, const Flags* row_flags, const std::uint8_t* in, std::size_t n, T* out,
-               Flags* flags) {
-  Flags all = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::size_t c = in[i];
-    out[i] = static_cast<T>(row_codes[c]);
-    const Flags f = row_flags[c];
-    if constexpr (WithFlags) flags[i] = f;
-    all |= f;
-  }
-  return all;
-}
-
-/// The same without flags where no code of the row raises any: codes only.
-template <class T>
-void codes_from_row(const std::uint64_t* row_codes, const std::uint8_t* in, std::size_t n, T* out) {
-  for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<T>(row_codes[in[i]]);
-}
-
-template <class T>
-Flags from_row(const std::uint64_t* row_codes, const Flags* row_flags, Flags row_any, const std::uint8_t* in,
-               std::size_t n, T* out, Flags* flags) {
-  if (flags) return from_row<T, true>(row_codes, row_flags, in, n, out, flags);
-  if (row_any == 0) {
-    codes_from_row(row_codes, in, n, out);
-    return 0;
-  }
-  return from_row<T, false>(row_codes, row_flags, in, n, out, nullptr);
-}
-
-}  // namespace
-
 Flags Dequantizer::run(const std::uint8_t* scales, const std::uint8_t* codes, std::size_t n, std::size_t k, void* out,
                        Flags* flags) {
   if (k == 0) throw std::invalid_argument("dequantize: the block size must be at least 1");
-  const std::size_t bytes = detail::storage_bytes(dst_);
   Flags all = 0;
   for (std::size_t b = 0, first = 0; first < n; ++b, first += k) {
     const std::size_t len = n - first < k ? n - first : k;
     const Row* r = row(scales[b], len);
-    bool in_range = true;  // every byte is a code of an 8-bit format; narrower ones are checked
-    if (codes_ < 256)
-      for (std::size_t i = 0; r && i < len && in_range; ++i) in_range = codes[first + i] < codes_;
-    if (!r || !in_range) {
-      for (std::size_t i = first; i < first + len; ++i) {
-        const Result x = dequantize_element(element_, scales[b], codes[i], dst_, ctx_, *dialect_);
-        detail::store_code(dst_, out, i, x.code);
-        if (flags) flags[i] = x.flags;
-        all |= x.flags;
-      }
+    if (r && detail::all_below(codes + first, len, codes_)) {
+      all |= detail::read_table(dst_, r->codes.data(), r->flags.data(), r->any, codes + first, len,
+                                static_cast<unsigned char*>(out) + first * detail::storage_bytes(dst_),
+                                flags ? flags + first : nullptr);
       continue;
     }
-    const std::uint8_t* in = codes + first;
-    Flags* fl = flags ? flags + first : nullptr;
-    switch (bytes) {
-      case 1: all |= from_row(r->codes.data(), r->flags.data(), r->any, in, len, static_cast<std::uint8_t*>(out) + first, fl); break;
-      case 2: all |= from_row(r->codes.data(), r->flags.data(), r->any, in, len, static_cast<std::uint16_t*>(out) + first, fl); break;
-      case 4: all |= from_row(r->codes.data(), r->flags.data(), r->any, in, len, static_cast<std::uint32_t*>(out) + first, fl); break;
-      default: all |= from_row(r->codes.data(), r->flags.data(), r->any, in, len, static_cast<std::uint64_t*>(out) + first, fl); break;
+    for (std::size_t i = first; i < first + len; ++i) {
+      const Result x = dequantize_element(element_, scales[b], codes[i], dst_, ctx_, *dialect_);
+      detail::store_code(dst_, out, i, x.code);
+      if (flags) flags[i] = x.flags;
+      all |= x.flags;
     }
   }
   return all;

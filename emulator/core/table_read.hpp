@@ -1,0 +1,62 @@
+// emulator/core/table_read.hpp: a batch of 8-bit codes through a table of results (internal).
+//
+// Two batch paths tabulate a reference function once and then read the table per element:
+// Converter from a source of at most 8 bits (emulator/code_table.hpp) and Dequantizer per scale
+// code (emulator/block/dequantize.cpp). This is their one read loop.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "core/storage.hpp"
+#include "softmx/convert.hpp"
+
+namespace softmx::detail {
+
+/// Whether every in[i] (i < n) is below `size` (a table of `size` entries serves them all).
+inline bool all_below(const std::uint8_t* in, std::size_t n, std::size_t size) {
+  if (size >= 256) return true;
+  std::uint8_t largest = 0;
+  for (std::size_t i = 0; i < n; ++i) largest = in[i] > largest ? in[i] : largest;
+  return n == 0 || largest < size;
+}
+
+template <class T, bool WithFlags>
+Flags read_table_as(const std::uint64_t* codes, const Flags* tab_flags, const std::uint8_t* in, std::size_t n, T* out,
+                    Flags* flags) {
+  Flags all = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t c = in[i];
+    out[i] = static_cast<T>(codes[c]);
+    const Flags f = tab_flags[c];
+    if constexpr (WithFlags) flags[i] = f;
+    all |= f;
+  }
+  return all;
+}
+
+/// out[i] = codes[in[i]] (in dst's storage type) and, when `flags` is not null, flags[i] =
+/// tab_flags[in[i]], for i < n; returns the OR of those flags. `tab_any` is the OR of the whole
+/// table's flags: when it is 0 and no flags are wanted, the flags are not read at all.
+/// Precondition: every in[i] indexes the table (all_below).
+inline Flags read_table(FormatId dst, const std::uint64_t* codes, const Flags* tab_flags, Flags tab_any,
+                        const std::uint8_t* in, std::size_t n, void* out, Flags* flags) {
+  auto as = [&](auto* o) -> Flags {
+    using T = std::remove_pointer_t<decltype(o)>;
+    if (flags) return read_table_as<T, true>(codes, tab_flags, in, n, o, flags);
+    if (tab_any == 0) {
+      for (std::size_t i = 0; i < n; ++i) o[i] = static_cast<T>(codes[in[i]]);
+      return 0;
+    }
+    return read_table_as<T, false>(codes, tab_flags, in, n, o, nullptr);
+  };
+  switch (storage_bytes(dst)) {
+    case 1: return as(static_cast<std::uint8_t*>(out));
+    case 2: return as(static_cast<std::uint16_t*>(out));
+    case 4: return as(static_cast<std::uint32_t*>(out));
+    default: return as(static_cast<std::uint64_t*>(out));
+  }
+}
+
+}  // namespace softmx::detail
