@@ -168,17 +168,20 @@ TEST(MmaVectors, DotRunsTheTensorCoreModels) {
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_EQ(r.out, "42000000 00\n") << acc;
   }
-  // 1 * 1 and 31 products 2^-6 * 2^-9 = 2^-15 (e4m3 0x08 and 0x01): the reference is E = 0 (the
-  // first product), the quantum 2^-13, every small product truncates to 0: the tensor-core
-  // models give 1.0 where exact accumulation gives 1 + 31 * 2^-15 (0x3F801F00).
+  // 1 * 1 and 31 products 2^-6 * 2^-9 = 2^-15 (e4m3 0x08 and 0x01): wgmma's reference is E = 0
+  // (the first product), its quantum 2^-13, every small product truncates to 0: 1.0 where
+  // exact accumulation gives 1 + 31 * 2^-15 (0x3F801F00). mma's HMMA steps keep 25 bits below
+  // E: exact.
   std::string probe = "7F 38";
   for (int i = 1; i < 32; ++i) probe += " 08";
   probe += " 7F 38";
   for (int i = 1; i < 32; ++i) probe += " 01";
   const auto e = run_cli("dot --a e4m3 --b e4m3 --acc exact", probe + "\n");
-  const auto t = run_cli("dot --a e4m3 --b e4m3 --acc hopper-fp8-mma", probe + "\n");
+  const auto t = run_cli("dot --a e4m3 --b e4m3 --acc hopper-fp8-wgmma", probe + "\n");
+  const auto h = run_cli("dot --a e4m3 --b e4m3 --acc hopper-fp8-mma", probe + "\n");
   EXPECT_EQ(e.out, "3F801F00 00\n");
   EXPECT_EQ(t.out.substr(0, 8), "3F800000");
+  EXPECT_EQ(h.out.substr(0, 8), "3F801F00");
   const auto bad = run_cli("dot --a e4m3 --b e4m3 --acc hopper", line + "\n");
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("hopper-fp8-wgmma"), std::string::npos) << bad.err;

@@ -130,7 +130,8 @@ struct Oracle {
   std::uint32_t nan_code() const { return acc == FormatId::f16 ? p.nan_f16 : p.nan_f32; }
 
   /// D for products (a_k, b_k, x_k scale exponent) and C. has_c false (DotGeneral): there is
-  /// no addend; C = +0 takes no part in the sign of a zero result.
+  /// no addend; C = +0 takes no part in the sign of a zero result. The accumulator and every
+  /// running value are kept as codes of the accumulator format (each is exactly one).
   std::uint32_t run(const std::vector<OVal>& a, const std::vector<OVal>& b, const std::vector<int>& x, bool nan_scale,
                     std::uint32_t c_code, bool has_c = true) const {
     const OVal c = odecode(acc, c_code);
@@ -144,42 +145,84 @@ struct Oracle {
     }
     if (nan || (pinf && ninf)) return nan_code();
     if (pinf || ninf) return oencode(acc, ninf, 0, 0, true);
-    std::uint32_t d = c_code;
+    const AccumulatorRounding r = acc == FormatId::f16 ? p.f16 : p.f32;
+    const bool after = p.addend_stage == AddendStage::after_products;
+    // One instruction: n products; position i holds product first + order[i] (identity when
+    // the order is empty, and then one instruction spans every product).
+    const std::size_t K = a.size(), n = p.product_order.empty() ? K : p.product_order.size();
     const std::size_t L = static_cast<std::size_t>(p.group_size);
-    for (std::size_t first = 0; first < a.size(); first += L) {
-      std::vector<OTerm> t;
-      bool all_neg_zero = true, all_pos_zero = true;
-      for (std::size_t k = first; k < std::min(a.size(), first + L); ++k) {
-        const bool neg = a[k].neg != b[k].neg;
-        if (a[k].kind == 0 || b[k].kind == 0) {
-          (neg ? all_pos_zero : all_neg_zero) = false;
-          continue;
+    std::uint32_t d = c_code;  // the accumulator
+    bool d_present = has_c;
+    for (std::size_t first = 0; first < K; first += n) {
+      std::uint32_t run = d;  // the running value r of the instruction
+      bool run_present = after ? false : d_present;
+      const std::size_t positions = p.product_order.empty() ? K - first : n;
+      for (std::size_t g = 0; g < positions; g += L) {
+        std::vector<std::size_t> ks;
+        for (std::size_t pos = g; pos < std::min(positions, g + L); ++pos) {
+          const std::size_t k = first + (p.product_order.empty() ? pos : static_cast<std::size_t>(p.product_order[pos]));
+          if (k < K) ks.push_back(k);
         }
-        const cpp_int s = cpp_int(a[k].sig) * b[k].sig;
-        const int exp = a[k].exp + b[k].exp + x[k];
-        const int e = p.align_reference == AlignReference::operand_exponents ? a[k].e + b[k].e + x[k] : msb(s) + exp;
-        t.push_back({neg, s, exp, e});
+        if (ks.empty()) continue;
+        std::vector<OTerm> t;
+        bool all_neg_zero = true, all_pos_zero = true;
+        for (std::size_t k : ks) {
+          const bool neg = a[k].neg != b[k].neg;
+          if (a[k].kind == 0 || b[k].kind == 0) {
+            (neg ? all_pos_zero : all_neg_zero) = false;
+            continue;
+          }
+          const cpp_int s = cpp_int(a[k].sig) * b[k].sig;
+          const int exp = a[k].exp + b[k].exp + x[k];
+          const int e = p.align_reference == AlignReference::operand_exponents ? a[k].e + b[k].e + x[k] : msb(s) + exp;
+          t.push_back({neg, s, exp, e});
+        }
+        if (p.addend_in_group && run_present) add_term(t, run, all_neg_zero, all_pos_zero);
+        std::uint32_t res = group(t, all_neg_zero, all_pos_zero, p.alignment_bits, r.mode);
+        if (odecode(acc, res).kind == 2) return res;  // Inf + any finite value is Inf
+        if (!p.addend_in_group && run_present) res = add_codes(run, res, r.mode);
+        run = res;
+        run_present = true;
+        if (odecode(acc, run).kind == 2) return run;  // Inf + any finite value is Inf
       }
-      const OVal cv = odecode(acc, d);
-      if (cv.kind == 1) {
-        const int e = p.align_reference == AlignReference::operand_exponents ? cv.e : msb(cpp_int(cv.sig)) + cv.exp;
-        t.push_back({cv.neg, cpp_int(cv.sig), cv.exp, e});
-      } else if (has_c || first > 0) {
-        (cv.neg ? all_pos_zero : all_neg_zero) = false;
-      }
-      d = group(t, all_neg_zero, all_pos_zero);
-      if (odecode(acc, d).kind == 2) break;
+      if (after && d_present) run = add_codes(d, run, r.addend_mode);
+      d = run;
+      d_present = true;
+      if (odecode(acc, d).kind == 2) return d;
     }
     return d;
   }
 
-  std::uint32_t group(const std::vector<OTerm>& t, bool all_neg_zero, bool all_pos_zero) const {
+  /// A code of the accumulator as one more term (or, zero, as one more zero sign).
+  void add_term(std::vector<OTerm>& t, std::uint32_t code, bool& all_neg_zero, bool& all_pos_zero) const {
+    const OVal v = odecode(acc, code);
+    if (v.kind == 1) {
+      const int e = p.align_reference == AlignReference::operand_exponents ? v.e : msb(cpp_int(v.sig)) + v.exp;
+      t.push_back({v.neg, cpp_int(v.sig), v.exp, e});
+    } else {
+      (v.neg ? all_pos_zero : all_neg_zero) = false;
+    }
+  }
+
+  /// x + y, exact, rounded once under `mode` (no alignment cut).
+  std::uint32_t add_codes(std::uint32_t x, std::uint32_t y, Rounding mode) const {
+    std::vector<OTerm> t;
+    bool all_neg_zero = true, all_pos_zero = true;
+    add_term(t, x, all_neg_zero, all_pos_zero);
+    add_term(t, y, all_neg_zero, all_pos_zero);
+    return group(t, all_neg_zero, all_pos_zero, 100000, mode);
+  }
+
+  /// Cuts the terms to 2^(E - F), sums them exactly and rounds onto the grid under `mode`.
+  std::uint32_t group(const std::vector<OTerm>& t, bool all_neg_zero, bool all_pos_zero, int F, Rounding mode) const {
     const AccumulatorRounding r = acc == FormatId::f16 ? p.f16 : p.f32;
-    const bool rd = r.mode == Rounding::rd;
+    const bool rd = mode == Rounding::rd;
     if (t.empty()) return oencode(acc, all_neg_zero || (!all_pos_zero && rd), 0, 0, false);
     int E = t[0].e;
     for (const OTerm& x : t) E = std::max(E, x.e);
-    const int base = E - p.alignment_bits;  // the sum is S * 2^base
+    int lowest = t[0].exp;
+    for (const OTerm& x : t) lowest = std::min(lowest, x.exp);
+    const int base = F >= 100000 ? lowest : E - F;  // the sum is S * 2^base
     cpp_int S = 0;
     for (const OTerm& x : t) {
       cpp_int m;
@@ -210,7 +253,7 @@ struct Oracle {
       kept = mag / div;
       const cpp_int rem = mag - kept * div;
       const bool inexact = rem != 0;
-      switch (r.mode) {
+      switch (mode) {
         case Rounding::rz: break;
         case Rounding::rne:
           if (rem * 2 > div || (rem * 2 == div && (kept & 1) != 0)) kept += 1;
@@ -297,6 +340,19 @@ std::vector<OVal> odecode_all(FormatId f, const std::vector<std::uint8_t>& v) {
   return r;
 }
 
+/// The parameters, for messages.
+std::string params_text(const TensorCoreParams& p) {
+  std::ostringstream o;
+  o << "[group " << p.group_size << " F " << p.alignment_bits << (p.align_rounding == AlignRounding::truncate ? " trunc" : " rne")
+    << (p.align_reference == AlignReference::operand_exponents ? " opexp" : " prodexp") << (p.addend_in_group ? " in-group" : " added")
+    << (p.addend_stage == AddendStage::first_group ? " first" : " after") << " f32 " << p.f32.fraction_bits << "/"
+    << name(p.f32.mode) << "/" << name(p.f32.addend_mode) << " f16 " << p.f16.fraction_bits << "/" << name(p.f16.mode) << "/"
+    << name(p.f16.addend_mode) << " order";
+  for (int k : p.product_order) o << ' ' << k;
+  o << "]";
+  return o.str();
+}
+
 /// One mma case against the oracle.
 void check_mma(Tally& t, const TensorCoreModel& m, FormatId fa, const std::vector<std::uint8_t>& a, FormatId fb,
                const std::vector<std::uint8_t>& b, FormatId acc, std::uint32_t c) {
@@ -304,7 +360,8 @@ void check_mma(Tally& t, const TensorCoreModel& m, FormatId fa, const std::vecto
   const std::uint32_t want = o.run(odecode_all(fa, a), odecode_all(fb, b), std::vector<int>(a.size(), 0), false, c);
   const Result got = m.mma(fa, a, fb, b, acc, c);
   t.check(got.code == want, [&] {
-    return std::string(m.name()) + " " + case_text(fa, a, fb, b, acc, c) + ": softmx " + hex(got.code) + " oracle " + hex(want);
+    return std::string(m.name()) + " " + params_text(m.params()) + " " + case_text(fa, a, fb, b, acc, c) + ": softmx " +
+           hex(got.code) + " oracle " + hex(want);
   });
 }
 
@@ -329,21 +386,30 @@ TEST(TensorCoreOracle, RandomMmaPerNamedModel) {
   }
 }
 
-// Group chaining (K > group size) and the other parameters, on models that are not named:
-// the oracle implements every parameter but addend_in_group = false.
+// Group chaining (K > group size), instructions with a product order, the addend's stage and
+// the other parameters, on models that are not named.
 TEST(TensorCoreOracle, RandomMmaParameterVariants) {
   Tally t("tensor-core oracle mma parameter variants");
   SplitMix64 rng(42);
-  for (int i = 0; i < 30000; ++i) {
+  constexpr Rounding kModes[] = {Rounding::rz, Rounding::rne, Rounding::rna, Rounding::ru, Rounding::rd};
+  for (int i = 0; i < 40000; ++i) {
     TensorCoreParams p;
     p.name = "variant";
     p.group_size = 1 + static_cast<int>(rng.below(40));
+    if (rng.below(2)) {
+      // An instruction of 1..3 groups, its positions a random permutation (Fisher-Yates).
+      const std::size_t n = static_cast<std::size_t>(p.group_size) * (1 + rng.below(3));
+      p.product_order.resize(n);
+      for (std::size_t j = 0; j < n; ++j) p.product_order[j] = static_cast<int>(j);
+      for (std::size_t j = n; j > 1; --j) std::swap(p.product_order[j - 1], p.product_order[rng.below(j)]);
+    }
+    p.addend_stage = rng.below(2) ? AddendStage::first_group : AddendStage::after_products;
+    p.addend_in_group = rng.below(4) != 0;
     p.alignment_bits = static_cast<int>(rng.below(40));
     p.align_rounding = rng.below(2) ? AlignRounding::truncate : AlignRounding::nearest_even;
     p.align_reference = rng.below(2) ? AlignReference::operand_exponents : AlignReference::product_exponent;
-    constexpr Rounding kModes[] = {Rounding::rz, Rounding::rne, Rounding::rna, Rounding::ru, Rounding::rd};
-    p.f32 = {1 + static_cast<int>(rng.below(23)), kModes[rng.below(5)]};
-    p.f16 = {1 + static_cast<int>(rng.below(10)), kModes[rng.below(5)]};
+    p.f32 = {1 + static_cast<int>(rng.below(23)), kModes[rng.below(5)], kModes[rng.below(5)]};
+    p.f16 = {1 + static_cast<int>(rng.below(10)), kModes[rng.below(5)], kModes[rng.below(5)]};
     const TensorCoreModel m(p);
     const FormatId fa = kFp8[rng.below(2)], fb = kFp8[rng.below(2)];
     const FormatId acc = rng.below(3) == 0 ? FormatId::f16 : FormatId::f32;
@@ -420,21 +486,50 @@ Result mma1(const TensorCoreModel& m, FormatId f, std::vector<std::uint8_t> a, s
 }
 
 TEST(TensorCoreProbes, ThirteenBitsSurviveAlignment) {
+  // wgmma: C = 1.0 and 32 products 2^-7 * 2^-7 = 2^-14 (e5m2 0x20 = 2^-7): E = 0, the quantum
+  // is 2^-13, each product truncates to 0: D = 1.0 although the exact sum is 1 + 2^-9.
+  // mma (two HMMA k16 steps, then C): the first HMMA sums 16 products exactly (E = -14) to
+  // 2^-10, the second adds 16 more to 2^-9, and C is added last: 1 + 2^-9 = 0x3F804000.
+  const std::vector<std::uint8_t> tiny(32, 0x20), tiny2(32, 0x24);
+  EXPECT_EQ(mma1(hopper_fp8_wgmma_model(), FormatId::e5m2, tiny, tiny, 0x3F800000).code, 0x3F800000u);
+  EXPECT_EQ(mma1(hopper_fp8_mma_model(), FormatId::e5m2, tiny, tiny, 0x3F800000).code, 0x3F804000u);
   for (const TensorCoreModel* m : tensor_core_models()) {
-    // C = 1.0 and 32 products 2^-7 * 2^-7 = 2^-14 (e5m2 0x20 = 2^-7): E = 0, the quantum is
-    // 2^-13, each product truncates to 0: D = 1.0 although the exact sum is 1 + 2^-9.
-    EXPECT_EQ(mma1(*m, FormatId::e5m2, std::vector<std::uint8_t>(32, 0x20), std::vector<std::uint8_t>(32, 0x20), 0x3F800000).code,
-              0x3F800000u) << m->name();
-    // Products 2^-13 (0x20 x 0x24 = 2^-7 * 2^-6) sit on the quantum: all survive, D = 1 + 2^-8.
-    EXPECT_EQ(mma1(*m, FormatId::e5m2, std::vector<std::uint8_t>(32, 0x20), std::vector<std::uint8_t>(32, 0x24), 0x3F800000).code,
-              0x3F808000u) << m->name();
+    // Products 2^-13 (0x20 x 0x24 = 2^-7 * 2^-6) sit on wgmma's quantum: all survive, D = 1 + 2^-8.
+    EXPECT_EQ(mma1(*m, FormatId::e5m2, tiny, tiny2, 0x3F800000).code, 0x3F808000u) << m->name();
   }
 }
 
+TEST(TensorCoreProbes, HmmaStepsOfMmaSync) {
+  // hopper-fp8-mma groups k mod 4 in {0, 1} (first HMMA) and {2, 3} (second), rounds each into
+  // the accumulator and adds C last. f16, C = +0: 1 * 1 at k = 0 and 2^-3 * 2^-8 = 2^-11 (e4m3
+  // 0x20 x 0x02) at k = 1 and k = 2. First HMMA: 1 + 2^-11, a tie, RNE: 1.0. Second: 1.0 +
+  // 2^-11, again 1.0: D = 0x3C00. wgmma's one group: 1 + 2^-10 exactly, 0x3C01.
+  const Result split = mma1(hopper_fp8_mma_model(), FormatId::e4m3, {kE4One, 0x20, 0x20}, {kE4One, 0x02, 0x02}, 0, FormatId::f16);
+  EXPECT_EQ(split.code, 0x3C00u);
+  EXPECT_TRUE(split.flags & flag::inexact);
+  EXPECT_EQ(mma1(hopper_fp8_wgmma_model(), FormatId::e4m3, {kE4One, 0x20, 0x20}, {kE4One, 0x02, 0x02}, 0, FormatId::f16).code,
+            0x3C01u);
+  // The second 2^-11 at k = 4 instead (k mod 4 = 0: the first HMMA): 1 + 2^-10 there, 0x3C01.
+  EXPECT_EQ(mma1(hopper_fp8_mma_model(), FormatId::e4m3, {kE4One, 0x20, 0, 0, 0x20}, {kE4One, 0x02, 0, 0, 0x02}, 0,
+                 FormatId::f16).code,
+            0x3C01u);
+  // C = 1.0 (f16 0x3C00) with 2^-11 at k = 0 and k = 2: the HMMAs give 2^-11, then 2^-10;
+  // 1 + 2^-10 = 0x3C01. Were C the first HMMA's accumulator, each step would be a tie: 0x3C00.
+  EXPECT_EQ(mma1(hopper_fp8_mma_model(), FormatId::e4m3, {0x20, 0, 0x20}, {0x02, 0, 0x02}, 0x3C00, FormatId::f16).code, 0x3C01u);
+  TensorCoreParams first = hopper_fp8_mma_model().params();
+  first.name = "c-first";
+  first.addend_stage = AddendStage::first_group;
+  EXPECT_EQ(mma1(TensorCoreModel(first), FormatId::e4m3, {0x20, 0, 0x20}, {0x02, 0, 0x02}, 0x3C00, FormatId::f16).code, 0x3C00u);
+  // An HMMA keeps 25 bits below its reference: 1.0 * 1.0 + 2^-16 * 2^-4 (e5m2 0x3C, 0x01, 0x2C)
+  // in one step, E = 0: 1 + 2^-20 = 0x3F800008 in f32. wgmma's 13 bits cut 2^-20: 1.0.
+  EXPECT_EQ(mma1(hopper_fp8_mma_model(), FormatId::e5m2, {kE5One, 0x01}, {kE5One, 0x2C}, 0).code, 0x3F800008u);
+  EXPECT_EQ(mma1(hopper_fp8_wgmma_model(), FormatId::e5m2, {kE5One, 0x01}, {kE5One, 0x2C}, 0).code, 0x3F800000u);
+}
+
 TEST(TensorCoreProbes, CarryOutOfTheGroupSeparatesTheModels) {
-  // 32 x (1.0 * 1.0) + C = 2^-13: E = 0, C sits on the quantum and is kept; the sum 32 + 2^-13
-  // needs 18 fraction bits. mma (RZ into f32): exact, 0x42000020. wgmma (RZ into e8m13): the
-  // normalised sum keeps 13 fraction bits, 2^-13 is lost: 32.0.
+  // 32 x (1.0 * 1.0) + C = 2^-13. wgmma: E = 0, C sits on the quantum and is kept; the sum
+  // 32 + 2^-13 needs 18 fraction bits and e8m13 keeps 13 (RZ): 32.0. mma: the HMMAs give 16,
+  // then 32, and C is added last in f32: 32 + 2^-13 exactly, 0x42000020.
   const std::vector<std::uint8_t> ones(32, kE4One);
   EXPECT_EQ(mma1(hopper_fp8_mma_model(), FormatId::e4m3, ones, ones, 0x39000000).code, 0x42000020u);
   EXPECT_EQ(mma1(hopper_fp8_wgmma_model(), FormatId::e4m3, ones, ones, 0x39000000).code, 0x42000000u);
@@ -454,13 +549,17 @@ TEST(TensorCoreProbes, LargeAndTinyProduct) {
 }
 
 TEST(TensorCoreProbes, NegativeTermsTruncateTowardZero) {
+  // wgmma: C = 1.0, product -(1.5 * 2^-14) (e5m2 0xA2 = -1.5 * 2^-7, times 0x20 = 2^-7): below
+  // the quantum 2^-13, it truncates toward zero to 0: D = 1.0, not 1 - 1.5 * 2^-14 (0x3F7FFA00,
+  // exact in f32 and on e8m13) that truncating the sum would give. mma: the product alone is
+  // exact, and C is added last: 1 - 1.5 * 2^-14 exactly, 0x3F7FFA00.
+  EXPECT_EQ(mma1(hopper_fp8_wgmma_model(), FormatId::e5m2, {0xA2}, {0x20}, 0x3F800000).code, 0x3F800000u);
+  EXPECT_EQ(mma1(hopper_fp8_mma_model(), FormatId::e5m2, {0xA2}, {0x20}, 0x3F800000).code, 0x3F7FFA00u);
+  // Cancellation: 1.0 * 1.0 - 1.0 * 1.0 + C = 2^-20. wgmma: C is below 2^-13 and lost: +0.
+  // mma: the first HMMA cancels to +0, C is added last: 2^-20.
+  EXPECT_EQ(mma1(hopper_fp8_wgmma_model(), FormatId::e4m3, {kE4One, 0xB8}, {kE4One, kE4One}, 0x35800000).code, 0x00000000u);
+  EXPECT_EQ(mma1(hopper_fp8_mma_model(), FormatId::e4m3, {kE4One, 0xB8}, {kE4One, kE4One}, 0x35800000).code, 0x35800000u);
   for (const TensorCoreModel* m : tensor_core_models()) {
-    // C = 1.0, product -(1.5 * 2^-14) (e5m2 0x21 = 1.25 * 2^-7? no: use 0x22 = 1.5 * 2^-7, times
-    // 2^-7): below the quantum 2^-13, it truncates toward zero to 0: D = 1.0, not the RZ of
-    // 1 - 1.5 * 2^-14 (0x3F7FFE80) that truncating the sum would give.
-    EXPECT_EQ(mma1(*m, FormatId::e5m2, {0xA2}, {0x20}, 0x3F800000).code, 0x3F800000u) << m->name();
-    // Cancellation: 1.0 * 1.0 - 1.0 * 1.0 + C = 2^-20: C is below 2^-13 and lost: +0.
-    EXPECT_EQ(mma1(*m, FormatId::e4m3, {kE4One, 0xB8}, {kE4One, kE4One}, 0x35800000).code, 0x00000000u) << m->name();
     // Every product -0 and C = -0: -0. C = +0: +0.
     EXPECT_EQ(mma1(*m, FormatId::e4m3, std::vector<std::uint8_t>(32, 0x80), {}, 0x80000000).code, 0x80000000u) << m->name();
     EXPECT_EQ(mma1(*m, FormatId::e4m3, std::vector<std::uint8_t>(32, 0x80), {}, 0x00000000).code, 0x00000000u) << m->name();
@@ -472,7 +571,8 @@ TEST(TensorCoreProbes, SubnormalE4m3ProductsAndTheAlignmentReference) {
   // C = 2^-26 (0x32800000). operand_exponents: E = -12, quantum 2^-25, C truncated:
   // D = 49 * 2^-18 = 0x39440000. product_exponent: E = -13, quantum 2^-26, C kept:
   // D = 49 * 2^-18 + 2^-26 = 0x39440400 (in f32 and on e8m13 alike: 2^-26 is 13 bits below 2^-13).
-  EXPECT_EQ(mma1(hopper_fp8_mma_model(), FormatId::e4m3, {0x07}, {0x07}, 0x32800000).code, 0x39440000u);
+  // mma adds C after the products, exactly: 0x39440400 too.
+  EXPECT_EQ(mma1(hopper_fp8_mma_model(), FormatId::e4m3, {0x07}, {0x07}, 0x32800000).code, 0x39440400u);
   EXPECT_EQ(mma1(hopper_fp8_wgmma_model(), FormatId::e4m3, {0x07}, {0x07}, 0x32800000).code, 0x39440000u);
   TensorCoreParams p = hopper_fp8_wgmma_model().params();
   p.name = "product-reference";
@@ -512,12 +612,15 @@ TEST(TensorCoreProbes, Specials) {
 
 TEST(TensorCoreProbes, AddendAfterTheGroup) {
   // With addend_in_group = false the group sum is rounded alone and then added: C = 1.0 and a
-  // product 2^-14 keep the product (the group's own reference is -14), 1 + 2^-14 in f32.
-  TensorCoreParams p = hopper_fp8_mma_model().params();
+  // product 2^-14 keep the product (the group's own reference is -14): 1 + 2^-14 rounded onto
+  // e8m13 with RZ is 1.0 again; on f32 (23 bits) it is kept, 0x3F800200.
+  TensorCoreParams p = hopper_fp8_wgmma_model().params();
   p.name = "addend-after";
   p.addend_in_group = false;
+  p.f32 = {23, Rounding::rz, Rounding::rne};
   EXPECT_EQ(mma1(TensorCoreModel(p), FormatId::e5m2, {0x20}, {0x20}, 0x3F800000).code, 0x3F800200u);
-  EXPECT_EQ(mma1(hopper_fp8_mma_model(), FormatId::e5m2, {0x20}, {0x20}, 0x3F800000).code, 0x3F800000u);
+  p.addend_in_group = true;  // C aligned with the product: 2^-14 is 14 bits below E = 0, cut
+  EXPECT_EQ(mma1(TensorCoreModel(p), FormatId::e5m2, {0x20}, {0x20}, 0x3F800000).code, 0x3F800000u);
 }
 
 TEST(TensorCoreModel, RejectsBadParametersAndOperands) {
@@ -530,6 +633,19 @@ TEST(TensorCoreModel, RejectsBadParametersAndOperands) {
   EXPECT_THROW(TensorCoreModel{p}, std::invalid_argument);
   p.f32.fraction_bits = 13;
   p.f16.mode = Rounding::rs;
+  EXPECT_THROW(TensorCoreModel{p}, std::invalid_argument);
+  p.f16.mode = Rounding::rne;
+  p.f32.addend_mode = Rounding::rs;
+  EXPECT_THROW(TensorCoreModel{p}, std::invalid_argument);
+  p.f32.addend_mode = Rounding::rne;
+  p.group_size = 16;
+  p.product_order = {0, 1, 2};  // not a multiple of the group size
+  EXPECT_THROW(TensorCoreModel{p}, std::invalid_argument);
+  p.product_order.assign(16, 0);  // not a permutation
+  EXPECT_THROW(TensorCoreModel{p}, std::invalid_argument);
+  for (int i = 0; i < 16; ++i) p.product_order[static_cast<std::size_t>(i)] = 15 - i;
+  EXPECT_NO_THROW(TensorCoreModel{p});
+  p.product_order[3] = 16;  // out of range
   EXPECT_THROW(TensorCoreModel{p}, std::invalid_argument);
   const TensorCoreModel& m = hopper_fp8_mma_model();
   const std::vector<std::uint8_t> a(32, 0), b(31, 0), big(32, 0x40);
@@ -557,6 +673,31 @@ TEST(TensorCoreModel, TraceAgreesWithTheResult) {
   EXPECT_FALSE(t.groups[0].terms[1].kept_exact);  // 2^-18 is cut
   EXPECT_EQ(t.groups[0].result, t.result.code);
   EXPECT_EQ(t.result.code, hopper_fp8_wgmma_model().mma(FormatId::e4m3, a, FormatId::e4m3, b, FormatId::f32, 0x3F800000).code);
+}
+
+TEST(TensorCoreModel, TraceShowsTheHmmaStepsAndTheAddend) {
+  std::vector<std::uint8_t> a(32, kE4One), b(32, kE4One);
+  const TensorCoreTrace t = hopper_fp8_mma_model().trace(FormatId::e4m3, a, FormatId::e4m3, b, FormatId::f32, 0x3F800000);
+  ASSERT_EQ(t.groups.size(), 3u);  // two HMMA steps, then C
+  const std::vector<int> first{0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29};
+  EXPECT_EQ(t.groups[0].products, first);
+  EXPECT_EQ(t.groups[0].first, -1);  // not consecutive
+  EXPECT_EQ(t.groups[0].count, 16);
+  EXPECT_EQ(t.groups[0].result, 0x41800000u);  // 16
+  EXPECT_EQ(t.groups[1].products.front(), 2);
+  EXPECT_EQ(t.groups[1].terms.size(), 17u);  // 16 products and the first step's result
+  EXPECT_EQ(t.groups[1].result, 0x42000000u);  // 32
+  EXPECT_TRUE(t.groups[2].addend_step);
+  ASSERT_EQ(t.groups[2].terms.size(), 2u);
+  EXPECT_EQ(t.groups[2].terms[0].index, -1);  // C
+  EXPECT_EQ(t.groups[2].terms[1].index, -2);  // the HMMAs' result
+  EXPECT_EQ(t.groups[2].result, 0x42040000u);  // 33
+  EXPECT_EQ(t.result.code, 0x42040000u);
+  // wgmma: one group of consecutive products 1..32.
+  const TensorCoreTrace w = hopper_fp8_wgmma_model().trace(FormatId::e4m3, a, FormatId::e4m3, b, FormatId::f32, 0x3F800000);
+  ASSERT_EQ(w.groups.size(), 1u);
+  EXPECT_EQ(w.groups[0].first, 0);
+  EXPECT_EQ(w.groups[0].count, 32);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@
 #include <bit>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "dot/wide_accumulator.hpp"
 
@@ -173,6 +174,7 @@ class Evaluation {
     g_.emax = (1 << g_.f->exp_bits) - 2 - g_.f->bias;
     g_.flush = p.flush_subnormal_outputs;
     g_.nan_code = acc_format == FormatId::f16 ? p.nan_f16 : p.nan_f32;
+    addend_mode_ = r.addend_mode;
   }
 
   /// products: in k order; c: the accumulator code. has_c false (DotGeneral): C is +0 but
@@ -209,39 +211,76 @@ class Evaluation {
     for (const Product& pr : products)
       if (pr.cls == ValueClass::finite) add_exact(exact, pr.neg, pr.n, pr.q);
 
-    // The running accumulator, as an exact value (C is used exactly as given).
+    // The accumulator, as an exact value (C is used exactly as given): absent only before the
+    // first instruction of a DotGeneral (no C).
     Operand acc = c;
-    GridValue accv;  // acc on the grid, once a group has produced it
-    bool overflow = false;
+    bool acc_present = has_c;
+    GridValue accv;  // acc on the grid, once an instruction has produced it
+    bool overflow = false, inf = false;
+    const bool after = p_.addend_stage == AddendStage::after_products;
+    const std::size_t n = p_.product_order.empty() ? products.size() : p_.product_order.size();
     const std::size_t gs = static_cast<std::size_t>(p_.group_size);
-    for (std::size_t first = 0; first < products.size(); first += gs) {
-      const std::size_t count = std::min(gs, products.size() - first);
-      TensorCoreTraceGroup* tg = nullptr;
-      if (trace_) {
-        trace_->groups.emplace_back();
-        tg = &trace_->groups.back();
-        tg->first = static_cast<int>(first);
-        tg->count = static_cast<int>(count);
+    for (std::size_t first = 0; first < products.size() && !inf; first += n) {
+      // One instruction (header steps 2-7): r starts as the accumulator or empty.
+      Operand r = after ? Operand{} : acc;
+      bool r_present = after ? false : acc_present;
+      GridValue rv;
+      const std::size_t positions = p_.product_order.empty() ? products.size() - first : n;
+      for (std::size_t gfirst = 0; gfirst < positions && !inf; gfirst += gs) {
+        // The group's products, in position order.
+        members_.clear();
+        for (std::size_t pos = gfirst; pos < std::min(positions, gfirst + gs); ++pos) {
+          const std::size_t k = first + (p_.product_order.empty() ? pos : static_cast<std::size_t>(p_.product_order[pos]));
+          if (k < products.size()) members_.push_back(static_cast<int>(k));
+        }
+        if (members_.empty()) continue;  // no product in this group: skipped (step 2)
+        TensorCoreTraceGroup* tg = trace_group();
+        if (tg) {
+          tg->products = members_;
+          const bool consecutive = members_.back() - members_.front() + 1 == static_cast<int>(members_.size()) &&
+                                   std::is_sorted(members_.begin(), members_.end());
+          tg->first = consecutive ? members_.front() : -1;
+          tg->count = static_cast<int>(members_.size());
+        }
+        terms_.clear();
+        ZeroSigns zs;
+        for (int k : members_) {
+          const Product& pr = products[static_cast<std::size_t>(k)];
+          if (pr.cls == ValueClass::finite) terms_.push_back(Term{k, pr.neg, pr.n, pr.q, pr.ae});
+          else zs.see(pr.neg);
+        }
+        if (p_.addend_in_group) {
+          if (r.cls == ValueClass::finite) terms_.push_back(Term{-1, r.sign, r.n, r.q, addend_align(r)});
+          else if (r_present) zs.see(r.sign);
+        }
+        GridValue gv = fused_sum(zs, overflow, tg);
+        if (!p_.addend_in_group && r_present) gv = add_exactly(r, gv, g_.mode, overflow);
+        rv = gv;
+        r = operand_of(gv);
+        r_present = true;
+        if (tg) tg->result = encode(gv, g_);
+        inf = gv.cls == ValueClass::inf;  // Inf + any finite value is Inf
       }
-      // The group's terms.
-      terms_.clear();
-      ZeroSigns zs;
-      for (std::size_t i = first; i < first + count; ++i) {
-        const Product& pr = products[i];
-        if (pr.cls == ValueClass::finite) terms_.push_back(Term{static_cast<int>(i), pr.neg, pr.n, pr.q, pr.ae});
-        else zs.see(pr.neg);
+      if (after && acc_present && !inf) {
+        // Step 7: D = the accumulator + r, rounded once under addend_mode.
+        TensorCoreTraceGroup* tg = trace_group();
+        rv = add_exactly(acc, rv, addend_mode_, overflow);
+        if (tg) {
+          tg->addend_step = true;
+          tg->count = 0;
+          if (acc.cls == ValueClass::finite) tg->terms.push_back(TensorCoreTraceTerm{-1, acc.sign, acc.n, acc.q, 0, acc.n, acc.q, true});
+          if (r.cls == ValueClass::finite) tg->terms.push_back(TensorCoreTraceTerm{-2, r.sign, r.n, r.q, 0, r.n, r.q, true});
+          WideAccumulator s;
+          if (acc.cls == ValueClass::finite) s.add(acc.sign, acc.n, acc.q);
+          if (r.cls == ValueClass::finite) s.add(r.sign, r.n, r.q);
+          tg->sum = s.to_unpacked();
+          tg->result = encode(rv, g_);
+        }
+        inf = rv.cls == ValueClass::inf;
       }
-      const bool no_addend = first == 0 && !has_c;
-      if (p_.addend_in_group) {
-        if (acc.cls == ValueClass::finite) terms_.push_back(Term{-1, acc.sign, acc.n, acc.q, addend_align(acc)});
-        else if (!no_addend) zs.see(acc.sign);
-      }
-      GridValue gv = fused_sum(zs, overflow, tg);
-      if (!p_.addend_in_group && !no_addend) gv = add_to_accumulator(acc, gv, overflow);
-      accv = gv;
-      acc = operand_of(gv);
-      if (tg) tg->result = encode(gv, g_);
-      if (gv.cls == ValueClass::inf) break;  // Inf + any finite group is Inf
+      accv = rv;
+      acc = operand_of(rv);
+      acc_present = true;
     }
     if (products.empty()) accv = grid_of(acc, overflow);
 
@@ -359,24 +398,35 @@ class Evaluation {
     return round_to_grid(sum.to_unpacked(), g_, overflow);
   }
 
-  /// Without addend_in_group: acc + group result, exact, rounded onto the grid.
-  GridValue add_to_accumulator(const Operand& acc, const GridValue& gv, bool& overflow) const {
+  /// acc + a grid value, exact, rounded onto the grid under `mode` (step 3 without
+  /// addend_in_group, and step 7). IEEE 754 6.3 signs for a zero sum.
+  GridValue add_exactly(const Operand& acc, const GridValue& gv, Rounding mode, bool& overflow) const {
     if (gv.cls == ValueClass::inf) return gv;
     WideAccumulator s;
     if (acc.cls == ValueClass::finite) s.add(acc.sign, acc.n, acc.q);
     if (gv.cls == ValueClass::finite) s.add(gv.sign, gv.kept, gv.qe);
-    if (!s.is_zero()) return round_to_grid(s.to_unpacked(), g_, overflow);
+    Grid g = g_;
+    g.mode = mode;
+    if (!s.is_zero()) return round_to_grid(s.to_unpacked(), g, overflow);
     const bool acc_zero = acc.cls == ValueClass::zero, g_zero = gv.cls == ValueClass::zero;
     GridValue z;
-    if (acc_zero && g_zero) z.sign = (acc.sign && gv.sign) || (acc.sign != gv.sign && g_.mode == Rounding::rd);
-    else z.sign = g_.mode == Rounding::rd;  // non-zero values that cancel
+    if (acc_zero && g_zero) z.sign = (acc.sign && gv.sign) || (acc.sign != gv.sign && mode == Rounding::rd);
+    else z.sign = mode == Rounding::rd;  // non-zero values that cancel
     return z;
+  }
+
+  TensorCoreTraceGroup* trace_group() {
+    if (!trace_) return nullptr;
+    trace_->groups.emplace_back();
+    return &trace_->groups.back();
   }
 
   const TensorCoreParams& p_;
   TensorCoreTrace* trace_;
   Grid g_;
+  Rounding addend_mode_ = Rounding::rne;
   std::vector<Term> terms_;
+  std::vector<int> members_;
 };
 
 /// The product of two decoded operands, scaled by 2^x; NaN/Inf/zero classified (header).
@@ -446,8 +496,24 @@ TensorCoreModel::TensorCoreModel(TensorCoreParams p) : p_(std::move(p)) {
     throw std::invalid_argument(bad(p_, "f32 fraction_bits " + std::to_string(p_.f32.fraction_bits) + " is not in 1..23"));
   if (p_.f16.fraction_bits < 1 || p_.f16.fraction_bits > 10)
     throw std::invalid_argument(bad(p_, "f16 fraction_bits " + std::to_string(p_.f16.fraction_bits) + " is not in 1..10"));
-  if (p_.f32.mode == Rounding::rs || p_.f16.mode == Rounding::rs)
+  if (p_.f32.mode == Rounding::rs || p_.f16.mode == Rounding::rs || p_.f32.addend_mode == Rounding::rs ||
+      p_.f16.addend_mode == Rounding::rs)
     throw std::invalid_argument(bad(p_, "the accumulator rounding must be deterministic (not rs)"));
+  if (!p_.product_order.empty()) {
+    const std::size_t n = p_.product_order.size();
+    if (n > 4096 || n % static_cast<std::size_t>(p_.group_size) != 0)
+      throw std::invalid_argument(bad(p_, "product_order has " + std::to_string(n) +
+                                              " positions; it needs a multiple of group_size " +
+                                              std::to_string(p_.group_size) + ", at most 4096"));
+    std::vector<bool> seen(n, false);
+    for (std::size_t i = 0; i < n; ++i) {
+      const int k = p_.product_order[i];
+      if (k < 0 || static_cast<std::size_t>(k) >= n || seen[static_cast<std::size_t>(k)])
+        throw std::invalid_argument(bad(p_, "product_order[" + std::to_string(i) + "] = " + std::to_string(k) +
+                                                " : the order must be a permutation of 0.." + std::to_string(n - 1)));
+      seen[static_cast<std::size_t>(k)] = true;
+    }
+  }
   const Unpacked n32 = unpack(format(FormatId::f32), p_.nan_f32), n16 = unpack(format(FormatId::f16), p_.nan_f16);
   if (n32.cls != ValueClass::nan || n16.cls != ValueClass::nan)
     throw std::invalid_argument(bad(p_, "nan_f32 / nan_f16 must be NaN codes"));
@@ -484,29 +550,45 @@ TensorCoreTrace TensorCoreModel::trace(FormatId a_format, std::span<const std::u
 namespace {
 
 // The published models (docs/TENSOR_CORES.md has the citations and the open points).
+/// mma.sync m16n8k32 FP8 on sm_90 has no FP8 tensor-core instruction behind it: the compiler
+/// converts the FP8 operands to FP16 and issues two HMMA k16 steps (NVIDIA, cutlass issue
+/// 1986). Each 32-bit register of four FP8 codes becomes two f16x2 registers; the first HMMA
+/// takes the low pair of each (k mod 4 in {0, 1}), the second the high pair. Khattak &
+/// Mikaitis' H100/H200 f16 captures (vectors/published/khattak-mikaitis) fit exactly this, C
+/// added last; docs/TENSOR_CORES.md 6 lists what they confirm and what is assumed.
+std::vector<int> hmma_pair_order() {
+  std::vector<int> order;
+  for (int half = 0; half < 2; ++half)
+    for (int k = 0; k < 32; ++k)
+      if ((k % 4) / 2 == half) order.push_back(k);
+  return order;
+}
+
 TensorCoreParams hopper_mma_params() {
   TensorCoreParams p;
   p.name = "hopper-fp8-mma";
-  p.group_size = 32;             // Khattak & Mikaitis 2025: one fused sum of 32 FP8 products
-  p.alignment_bits = 13;         // 13 fraction bits kept below the largest exponent
-  p.align_rounding = AlignRounding::truncate;
-  p.align_reference = AlignReference::operand_exponents;
-  p.addend_in_group = true;      // C aligned with the products (as in Fasi et al. 2021)
-  p.f32 = {23, Rounding::rz};    // final RZ into FP32
-  p.f16 = {10, Rounding::rne};   // f16 accumulate: RNE (MMA-Sim's value for FP8 f16 output)
+  p.group_size = 16;                     // one HMMA m16n8k16 step (the data: 16, not 32)
+  p.product_order = hmma_pair_order();   // 0 1 4 5 .. 28 29, then 2 3 6 7 .. 30 31 (the data)
+  p.alignment_bits = 25;                 // Khattak & Mikaitis' H100 FP16 HMMA: 2 bits beyond 23 (the data: >= 18)
+  p.align_rounding = AlignRounding::truncate;            // their model; the data cannot tell at F = 25
+  p.align_reference = AlignReference::operand_exponents; // their model; the data cannot tell at F = 25
+  p.addend_in_group = true;              // the second HMMA takes the first one's D as its C (the data)
+  p.addend_stage = AddendStage::after_products;  // C is added after both HMMAs (the data, f16)
+  p.f32 = {23, Rounding::rz, Rounding::rne};     // HMMA f32 output RZ (their model); the C add: assumed RN
+  p.f16 = {10, Rounding::rne, Rounding::rne};    // HMMA f16 output RNE, C added with RNE (the data)
   return p;
 }
 
 TensorCoreParams hopper_wgmma_params() {
   TensorCoreParams p;
   p.name = "hopper-fp8-wgmma";
-  p.group_size = 32;             // MMA-Sim: L_max = 32 bytes / 1-byte FP8 = 32 products
-  p.alignment_bits = 13;         // F = 13
-  p.align_rounding = AlignRounding::truncate;
-  p.align_reference = AlignReference::operand_exponents;
-  p.addend_in_group = true;      // t_fdpa: C joins the fused sum
-  p.f32 = {13, Rounding::rz};    // RZ-E8M13
-  p.f16 = {10, Rounding::rne};   // RNE-FP16
+  p.group_size = 32;             // MMA-Sim: L_max = 32 bytes / 1-byte FP8 = 32 products (the data: 32)
+  p.alignment_bits = 13;         // F = 13 (the data: exactly 13)
+  p.align_rounding = AlignRounding::truncate;             // torch.trunc (the data: not nearest)
+  p.align_reference = AlignReference::operand_exponents;  // fp_to_sig_exp (the data: not the product's)
+  p.addend_in_group = true;      // t_fdpa: C joins the fused sum (the data has C = 0: untested)
+  p.f32 = {13, Rounding::rz, Rounding::rne};   // RZ-E8M13 (the data: 13 bits, RZ)
+  p.f16 = {10, Rounding::rne, Rounding::rne};  // RNE-FP16 (no data)
   return p;
 }
 

@@ -1,6 +1,7 @@
 // softmx/tensor_core.hpp: a parameterised model of tensor-core (matrix-unit) accumulation,
 // for DotGeneral over MX blocks and for one output element of an mma instruction
-// (docs/TENSOR_CORES.md gives every parameter with its published value and source).
+// (docs/TENSOR_CORES.md gives every parameter with its published value, its source and what
+// published hardware data confirmed).
 //
 // The model, for one output element D = sum_k A_k * B_k + C:
 //
@@ -10,32 +11,49 @@
 //      significand. A product term is N_a * N_b * 2^((e_a - m_a) + (e_b - m_b) + X), exact, where
 //      X is the sum of the two block scales' exponents (0 for mma, which has no scales). The
 //      addend C (f32 or f16) is one term too, split the same way.
-//   2. Groups. The products are taken group_size at a time, in k order. With addend_in_group
-//      the running accumulator (C for the first group) is one more term of each group.
-//   3. Alignment. The group's reference exponent E is the largest alignment exponent of its
+//   2. Instructions and groups. The products are taken one instruction at a time: n
+//      consecutive products (n = product_order.size(), or every product when the order is
+//      empty), the last instruction possibly short. Within an instruction of products
+//      first .. first + n - 1, position i holds product first + product_order[i] (none when
+//      that is past the last product; empty order: position i holds product first + i), and
+//      the groups are the runs of group_size positions, in order. A group whose positions hold
+//      no product is skipped.
+//   3. The running sum. Each instruction keeps a running value r: with AddendStage::first_group
+//      r starts as the accumulator (C for the first instruction, then the previous
+//      instruction's D), with AddendStage::after_products it starts empty. With
+//      addend_in_group, r is one more term of each group (step 4) and the group's result
+//      becomes r; without it, the group's terms are summed and rounded alone (steps 4-6) and
+//      r becomes r + that result, exact, rounded again onto the grid (step 6). An empty r
+//      takes no part in either.
+//   4. Alignment. The group's reference exponent E is the largest alignment exponent of its
 //      non-zero terms: e_a + e_b + X for a product (AlignReference::operand_exponents: the
 //      significand product N_a * N_b / 2^(m_a + m_b) lies in [0, 4), as in MMA-Sim) or
-//      floor(log2 |term|) (AlignReference::product_exponent); e for C. Every term is then cut
+//      floor(log2 |term|) (AlignReference::product_exponent); e for r. Every term is then cut
 //      to a multiple of 2^(E - F), F = alignment_bits: truncated toward zero
 //      (AlignRounding::truncate) or rounded to nearest, ties to even (nearest_even). Zero terms
 //      take no part in E.
-//   4. The group's cut terms are added exactly (no intermediate rounding, no width limit: a
+//   5. The group's cut terms are added exactly (no intermediate rounding, no width limit: a
 //      carry out of the top never loses a bit).
-//   5. The exact group sum is rounded once to the accumulator grid: `fraction_bits` bits
+//   6. The exact group sum is rounded once to the accumulator grid: `fraction_bits` bits
 //      after the leading bit, exponent range of the accumulator format (f32: 2^-126 .. 2^127,
 //      f16: 2^-14 .. 2^15) with gradual underflow whose quantum is 2^(emin - fraction_bits)
 //      (f32 with 13 bits: 2^-139), under `mode`. A value at or above 2^(emax + 1) after rounding
-//      becomes Inf of its sign, whatever the mode (MMA-Sim's behaviour; unverified). Without
-//      addend_in_group, the rounded group sum is then added exactly to the running accumulator
-//      and rounded again the same way.
-//   6. D is the accumulator after the last group, encoded in the accumulator format (f32: a
-//      13-bit grid value is an f32 value, so D is always a valid f32 code).
+//      becomes Inf of its sign, whatever the mode (MMA-Sim's behaviour; unverified).
+//   7. The end of an instruction. With AddendStage::first_group its D is r. With
+//      AddendStage::after_products its D is the accumulator + r, exact, rounded once onto the
+//      grid under `addend_mode` (the accumulator is absent only for the first instruction of a
+//      DotGeneral, which has no C: then D = r).
+//   8. D is the last instruction's D, encoded in the accumulator format (f32: a 13-bit grid
+//      value is an f32 value, so D is always a valid f32 code).
+//
+// With an empty product_order and AddendStage::first_group the instructions are invisible:
+// the accumulator runs through every group of K products in k order.
 //
 // Specials, decided before any arithmetic: any NaN operand (element, C, or an E8M0 scale 0xFF)
 // or Inf * 0 gives the model's NaN code; otherwise Inf terms (e5m2 Inf elements, C = Inf) give
-// Inf of their sign, or NaN when both signs occur. Zero results: -0 only when every term of
-// the group (products and, when it joins, the accumulator) is a negative zero; otherwise +0,
-// or -0 when the accumulator mode is rd.
+// Inf of their sign, or NaN when both signs occur. Zero results of a group: -0 only when every
+// term (the products and, when it joins, r) is a negative zero; otherwise +0, or -0 when the
+// mode is rd. The same for the addition of step 7 under addend_mode (IEEE 754 6.3).
 //
 // Flags (tensor cores raise none; these describe the model's result against the exact sum):
 // inexact when D differs from the exact value of sum A_k * B_k + C, overflow when a rounding
@@ -68,13 +86,22 @@ enum class AlignReference : std::uint8_t {
   product_exponent,   ///< floor(log2 |A_k * B_k|) (+ scales): the exact product normalised
 };
 
+/// Where the accumulator (C, then the previous instruction's D) enters an instruction.
+enum class AddendStage : std::uint8_t {
+  first_group,     ///< it is the running value the groups start from (MMA-Sim's t_fdpa, FHMP21)
+  after_products,  ///< the groups start empty; it is added to their result last (header step 7)
+};
+
 /// The rounding of a fused sum into the accumulator (C and D) format.
 struct AccumulatorRounding {
   /// Significand bits kept after the leading bit: 1..23 for f32 (23 is f32 itself, 13 is
   /// MMA-Sim's e8m13), 1..10 for f16.
   int fraction_bits = 23;
-  /// Any deterministic mode (not rs). The published values are rz (f32) and rne (f16).
+  /// The rounding of each group's sum: any deterministic mode (not rs).
   Rounding mode = Rounding::rz;
+  /// AddendStage::after_products: the rounding of accumulator + the instruction's result
+  /// (header step 7), onto the same grid. Any deterministic mode; unused with first_group.
+  Rounding addend_mode = Rounding::rne;
 };
 
 /// The parameters of a tensor-core model (docs/TENSOR_CORES.md). Checked by TensorCoreModel's
@@ -82,12 +109,16 @@ struct AccumulatorRounding {
 struct TensorCoreParams {
   std::string name;                  ///< the model's name ("hopper-fp8-wgmma")
   int group_size = 32;               ///< products per fused sum, 1..4096
+  /// The products' positions within one instruction (header step 2): a permutation of
+  /// 0 .. n-1 with n a multiple of group_size, n <= 4096; empty: k order, one instruction.
+  std::vector<int> product_order;
   int alignment_bits = 13;           ///< F: bits kept below the reference's unit 2^E, 0..1000
   AlignRounding align_rounding = AlignRounding::truncate;
   AlignReference align_reference = AlignReference::operand_exponents;
-  bool addend_in_group = true;       ///< the accumulator (C first) is aligned with each group's products
-  AccumulatorRounding f32{13, Rounding::rz};   ///< when the accumulator is f32
-  AccumulatorRounding f16{10, Rounding::rne};  ///< when the accumulator is f16
+  bool addend_in_group = true;       ///< the running value r is aligned with each group's products (step 3)
+  AddendStage addend_stage = AddendStage::first_group;  ///< where C enters (steps 3 and 7)
+  AccumulatorRounding f32{13, Rounding::rz, Rounding::rne};   ///< when the accumulator is f32
+  AccumulatorRounding f16{10, Rounding::rne, Rounding::rne};  ///< when the accumulator is f16
   bool flush_subnormal_inputs = false;   ///< subnormal elements and C read as zero (same sign)
   bool flush_subnormal_outputs = false;  ///< results below 2^emin become zero (same sign)
   std::uint32_t nan_f32 = 0x7FFFFFFF;    ///< the f32 NaN code of a NaN result (MMA-Sim: 0x7FFFFFFF)
@@ -98,7 +129,10 @@ struct TensorCoreParams {
 /// (-1)^neg * kept * 2^kept_q (kept_q = max(q, quantum): a term already on the grid is kept
 /// as it is, kept = n).
 struct TensorCoreTraceTerm {
-  int index = 0;            ///< the product's k (0-based, across all groups) or -1 for the accumulator
+  /// The product's k (0-based, across all groups); -1 for the running value r (C, or the
+  /// accumulator, or the previous group's result); in an addend step -1 for the accumulator
+  /// and -2 for the instruction's result.
+  int index = 0;
   bool neg = false;
   std::uint64_t n = 0;
   int q = 0;
@@ -108,9 +142,16 @@ struct TensorCoreTraceTerm {
   bool kept_exact = true;   ///< the cut lost nothing
 };
 
-/// One traced group: its terms, reference, quantum and result.
+/// One traced group (its terms, reference, quantum and result), or the addend step of header
+/// step 7 (addend_step: terms the accumulator and the instruction's result, added exactly; no
+/// reference or cut).
 struct TensorCoreTraceGroup {
-  int first = 0, count = 0;  ///< products first .. first + count - 1
+  /// The group's products (k, 0-based) in position order; empty for an addend step.
+  std::vector<int> products;
+  /// When those are consecutive: products first .. first + count - 1; otherwise first = -1
+  /// and count = products.size().
+  int first = 0, count = 0;
+  bool addend_step = false;
   int reference = 0;         ///< E (meaningless when every term is zero)
   int quantum = 0;           ///< E - F
   std::vector<TensorCoreTraceTerm> terms;
@@ -155,9 +196,13 @@ class TensorCoreModel final : public AccumulationModel {
   TensorCoreParams p_;
 };
 
-/// Hopper FP8 mma.sync m16n8k32 as Khattak & Mikaitis 2025 publish it (docs/TENSOR_CORES.md).
+/// Hopper (sm_90) FP8 mma.sync m16n8k32: the compiler runs it as two FP16 HMMA k16 steps
+/// (products k mod 4 in {0, 1}, then {2, 3}; F = 25) and adds C last. The f16 accumulator is
+/// confirmed by Khattak & Mikaitis' published H100/H200 captures (docs/TENSOR_CORES.md 6).
 const TensorCoreModel& hopper_fp8_mma_model();
-/// Hopper FP8 wgmma as MMA-Sim (Xie et al. 2025) publishes it: f32 results on e8m13 (RZ).
+/// Hopper FP8 wgmma as MMA-Sim (Xie et al. 2025) and Khattak & Mikaitis 2025 publish it: one
+/// fused sum of 32 products, F = 13, f32 results on e8m13 (RZ). The f32 result with C = 0 is
+/// confirmed by their published H100/H200 captures (docs/TENSOR_CORES.md 6).
 const TensorCoreModel& hopper_fp8_wgmma_model();
 /// The named tensor-core models, in a fixed order.
 std::span<const TensorCoreModel* const> tensor_core_models();

@@ -47,14 +47,23 @@ std::string mma_trace_report(const Header& h, std::span<const std::uint64_t> ope
   if (t.special) return s + " NaN or Inf operands decide: D " + cli::hex(t.result.code, acc.hex_digits()) + "\n";
   s += "\n";
   for (const TensorCoreTraceGroup& g : t.groups) {
-    s += "      group of products " + std::to_string(g.first + 1) + ".." + std::to_string(g.first + g.count);
+    if (g.addend_step) {
+      s += "      C added to the products' result";
+    } else if (g.first < 0) {  // not consecutive in k (a product order)
+      s += "      group of products";
+      for (std::size_t i = 0; i < g.products.size(); ++i) s += (i ? "," : " ") + std::to_string(g.products[i] + 1);
+    } else {
+      s += "      group of products " + std::to_string(g.first + 1) + ".." + std::to_string(g.first + g.count);
+    }
     if (g.terms.empty()) {
       s += ": every term zero\n";
     } else {
-      s += ": reference E = " + std::to_string(g.reference) + ", terms cut at 2^" + std::to_string(g.quantum) + "\n";
+      s += g.addend_step ? std::string(", exactly:\n")
+                         : ": reference E = " + std::to_string(g.reference) + ", terms cut at 2^" + std::to_string(g.quantum) + "\n";
       for (const TensorCoreTraceTerm& x : g.terms) {
-        const std::string who =
-            x.index < 0 ? std::string("C (acc)") : "A_" + std::to_string(x.index + 1) + "*B_" + std::to_string(x.index + 1);
+        const std::string who = x.index == -2  ? std::string("products")
+                                : x.index < 0 ? std::string("C (acc)")
+                                              : "A_" + std::to_string(x.index + 1) + "*B_" + std::to_string(x.index + 1);
         s += "        " + pad(who, 12) + pad(dyadic(x.neg, x.n, x.q), 18) + " e " + pad(std::to_string(x.align_exponent), 5) +
              (x.kept_exact ? std::string("kept") : "cut to " + dyadic(x.neg, x.kept, x.kept_q)) + "\n";
       }
