@@ -18,6 +18,7 @@
 // `softmx verify` runs on every file too (the CLI end to end).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -212,6 +213,81 @@ TEST(PublishedCaptures, TheOldMmaParametersFail) {
     } else {
       EXPECT_GT(bad.size(), 1000u) << c.rel;
     }
+  }
+}
+
+TEST(PublishedCaptures, EachParameterTheDataConfirmsIsPinned) {
+  // docs/TENSOR_CORES.md section 6: one parameter varied at a time from the named model,
+  // mismatches on the H100 e4m3 and e5m2 captures of its instruction. A confirmed parameter
+  // gives mismatches for every other value tried; one the data leave open gives 0.
+  using softmx::AddendStage;
+  using softmx::AlignReference;
+  using softmx::AlignRounding;
+  using softmx::Rounding;
+  struct Variant {
+    const char* what;
+    bool wgmma;  // varies hopper-fp8-wgmma on the f32 files, else hopper-fp8-mma on the f16 files
+    void (*change)(TensorCoreParams&);
+    std::size_t e4m3, e5m2;
+  };
+  const Variant variants[] = {
+      {"wgmma group 16", true, [](TensorCoreParams& p) { p.group_size = 16; }, 814, 378},
+      {"wgmma group 8", true, [](TensorCoreParams& p) { p.group_size = 8; }, 1264, 583},
+      {"wgmma F 12", true, [](TensorCoreParams& p) { p.alignment_bits = 12; }, 1963, 1026},
+      {"wgmma F 14", true, [](TensorCoreParams& p) { p.alignment_bits = 14; }, 867, 452},
+      {"wgmma F 16", true, [](TensorCoreParams& p) { p.alignment_bits = 16; }, 1082, 598},
+      {"wgmma product-exponent reference", true, [](TensorCoreParams& p) { p.align_reference = AlignReference::product_exponent; }, 462, 157},
+      {"wgmma cut to nearest", true, [](TensorCoreParams& p) { p.align_rounding = AlignRounding::nearest_even; }, 905, 457},
+      {"wgmma 12 result bits", true, [](TensorCoreParams& p) { p.f32.fraction_bits = 12; }, 1771, 1292},
+      {"wgmma 14 result bits", true, [](TensorCoreParams& p) { p.f32.fraction_bits = 14; }, 1185, 721},
+      {"wgmma 23 result bits", true, [](TensorCoreParams& p) { p.f32.fraction_bits = 23; }, 1415, 841},
+      {"wgmma result rne", true, [](TensorCoreParams& p) { p.f32.mode = Rounding::rne; }, 715, 440},
+      {"wgmma result rd", true, [](TensorCoreParams& p) { p.f32.mode = Rounding::rd; }, 671, 398},
+      {"wgmma result ru", true, [](TensorCoreParams& p) { p.f32.mode = Rounding::ru; }, 744, 443},
+      {"mma steps k 1-16 then 17-32", false, [](TensorCoreParams& p) { p.product_order.clear(); }, 1523, 1179},
+      {"mma steps even then odd k", false,
+       [](TensorCoreParams& p) {
+         p.product_order.clear();
+         for (int par = 0; par < 2; ++par)
+           for (int k = par; k < 32; k += 2) p.product_order.push_back(k);
+       },
+       1562, 1175},
+      {"mma steps in the other order", false,
+       [](TensorCoreParams& p) { std::rotate(p.product_order.begin(), p.product_order.begin() + 16, p.product_order.end()); }, 1524,
+       1245},
+      {"mma one sum of 32 (order kept)", false, [](TensorCoreParams& p) { p.group_size = 32; }, 1069, 788},
+      {"mma steps summed apart, then added", false, [](TensorCoreParams& p) { p.addend_in_group = false; }, 1089, 771},
+      {"mma C in the first step", false, [](TensorCoreParams& p) { p.addend_stage = AddendStage::first_group; }, 1887, 1847},
+      {"mma F 15", false, [](TensorCoreParams& p) { p.alignment_bits = 15; }, 15, 16},
+      {"mma F 16", false, [](TensorCoreParams& p) { p.alignment_bits = 16; }, 4, 4},
+      {"mma F 17", false, [](TensorCoreParams& p) { p.alignment_bits = 17; }, 0, 1},
+      {"mma steps' rounding rna", false, [](TensorCoreParams& p) { p.f16.mode = Rounding::rna; }, 421, 571},
+      {"mma steps' rounding rz", false, [](TensorCoreParams& p) { p.f16.mode = Rounding::rz; }, 2678, 2089},
+      {"mma C's rounding rna", false, [](TensorCoreParams& p) { p.f16.addend_mode = Rounding::rna; }, 368, 325},
+      {"mma C's rounding rz", false, [](TensorCoreParams& p) { p.f16.addend_mode = Rounding::rz; }, 1880, 1839},
+      // Left open by the data: every value fits.
+      {"mma F 18", false, [](TensorCoreParams& p) { p.alignment_bits = 18; }, 0, 0},
+      {"mma F 40", false, [](TensorCoreParams& p) { p.alignment_bits = 40; }, 0, 0},
+      {"mma product-exponent reference", false, [](TensorCoreParams& p) { p.align_reference = AlignReference::product_exponent; }, 0, 0},
+      {"mma cut to nearest", false, [](TensorCoreParams& p) { p.align_rounding = AlignRounding::nearest_even; }, 0, 0},
+      {"mma f32 path changed (no f32 data)", false, [](TensorCoreParams& p) { p.f32 = {13, Rounding::rz, Rounding::rz}; }, 0, 0},
+      {"wgmma f16 path changed (no f16 data)", true, [](TensorCoreParams& p) { p.f16 = {5, Rounding::rz, Rounding::rz}; }, 0, 0},
+      {"wgmma C after the products (C = 0 in the data)", true, [](TensorCoreParams& p) { p.addend_stage = AddendStage::after_products; }, 0, 0},
+  };
+  for (const Variant& v : variants) {
+    TensorCoreParams p = (v.wgmma ? softmx::hopper_fp8_wgmma_model() : softmx::hopper_fp8_mma_model()).params();
+    p.name = v.what;
+    v.change(p);
+    const TensorCoreModel m(p);
+    const std::string suffix = v.wgmma ? "-f32.vec" : "-f16.vec";
+    std::size_t got[2] = {0, 0};
+    for (const Capture& c : captures()) {
+      if (c.rel.rfind("H100/", 0) != 0 || c.rel.find(suffix) == std::string::npos) continue;
+      got[c.rel.find("e5m2") != std::string::npos ? 1 : 0] = mismatches(m, c).size();
+    }
+    std::cout << v.what << ": " << got[0] << " / " << got[1] << "\n";
+    EXPECT_EQ(got[0], v.e4m3) << v.what << " (e4m3)";
+    EXPECT_EQ(got[1], v.e5m2) << v.what << " (e5m2)";
   }
 }
 
