@@ -187,7 +187,8 @@ TEST(Cli, QuantizeAndDequantize) {
   expect_usage_error(run("quantize --to int8 --dialect torchao", "3F800000\n"), "no MXINT8");
   expect_usage_error(run("quantize --to e2m1 --block 1 --dialect gfloat", "7FC00000\n"), "cannot encode NaN");
   expect_usage_error(run("quantize --to nvfp4 --block 32", ""), "--block must be 16");
-  expect_usage_error(run("quantize --to e4m3", ""), "no values");
+  // Empty input is empty output, as for every filter (test_cli_io: EmptyInputIsEmptyOutputForEveryFilter).
+  EXPECT_EQ(run("quantize --to e4m3", "").status, 0);
   expect_usage_error(run("dequantize --from e2m1 --block 2", "7F 1\n"), "expected a scale and 2 codes (3 fields), got 2");
   expect_usage_error(run("dequantize --from e2m1 --block 2", "7F 1 10\n"), "1 hex digit");
   expect_usage_error(run("dequantize --from e2m1 --block 2", "7G 1 1\n"), "E8M0 scale");
@@ -198,8 +199,9 @@ TEST(Cli, Dot) {
   CliRun r = run("dot --a e4m3 --b e4m3 --block 2", "7F 38 38 7F 38 38\n80 38 B8 7F 40 38\n");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, "40000000 00\n40000000 00\n");  // 1*1 + 1*1 = 2; 2 * (1*2 + (-1)*1) = 2
-  // DotGeneral over two block pairs: A blocks then B blocks.
-  EXPECT_EQ(run("dot --a e2m1 --b e2m1 --block 1 --blocks 2", "7F 2 80 2 7F 2 7F 2\n").out, "40400000 00\n");
+  // DotGeneral over two block pairs, pair by pair as in a dot vector file: (1 x 1) + (3 x 2) = 7.
+  // (Read as all A blocks then all B blocks it would be (1 x 3) + (1 x 2) = 5.)
+  EXPECT_EQ(run("dot --a e2m1 --b e2m1 --block 1 --blocks 2", "7F 2 7F 2 7F 5 7F 4\n").out, "40E00000 00\n");
   // Overflow: IEEE Inf by default, max finite with --sat finite.
   EXPECT_EQ(run("dot --a e4m3 --b e4m3 --block 1", "FE 7E FE 7E\n").out, "7F800000 05\n");
   EXPECT_EQ(run("dot --a e4m3 --b e4m3 --block 1 --sat finite", "FE 7E FE 7E\n").out, "7F7FFFFF 05\n");
@@ -222,9 +224,9 @@ TEST(Cli, GemmGolden) {
   for (const char* f : {"a_f32.bin", "b_f32.bin", "a.bin", "a_scale.bin", "b.bin", "b_scale.bin", "c_golden.bin"}) {
     const std::string path = dir + "/" + f;
     ASSERT_TRUE(std::filesystem::exists(path)) << f;
-    const std::string cmd = "sha256sum '" + path + "' > '" + path + ".sum'";
+    const std::string cmd = "sha256sum '" + path + "' > '" + dir + ".sum'";  // beside DIR: it holds only its files
     ASSERT_EQ(std::system(cmd.c_str()), 0);
-    const std::string digest = slurp(path + ".sum").substr(0, 64);
+    const std::string digest = slurp(dir + ".sum").substr(0, 64);
     EXPECT_NE(manifest.find(std::string("file = ") + f + " bytes=" + std::to_string(std::filesystem::file_size(path)) +
                             " sha256=" + digest),
               std::string::npos)
@@ -241,6 +243,7 @@ TEST(Cli, GemmGolden) {
   expect_usage_error(run("gemm-golden --m 4"), "missing --out");
   expect_usage_error(run("gemm-golden --out '" + dir + "' --m 0"), "--m expects");
   std::filesystem::remove_all(dir);
+  std::filesystem::remove(dir + ".sum");
 }
 
 // Garbage never crashes the parser: every outcome is a clean exit 0 or 2.

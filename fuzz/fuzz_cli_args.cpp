@@ -4,17 +4,21 @@
 // all of their options). Then, on what parsed:
 //
 //   - conversion_options (with and without a required --to);
-//   - parse_count for --block, --blocks, --m and --seed with the limits the commands use,
-//     checked against a reference (the decimal value of the text, in 128 bits);
+//   - parse_count for --block, --blocks and --m with the limits the commands use, parse_seed
+//     (0..2^64-1) and parse_threads (1..kMaxThreads), checked against a reference (the decimal
+//     value of the text, in 128 bits);
 //   - on every positional argument: parse_format / parse_format_arg, parse_rounding,
 //     parse_saturation, parse_tininess, parse_scale_rule, find_dialect,
 //     find_accumulation_model, vec::parse_operation (each accepted name must print as a
 //     canonical name that parses back to the same thing); parse_hex_exact for every width
 //     (against a reference); parse_code for every format (the code must print back to the same
-//     digits); split_fields (fields must be the non-blank runs of the text).
+//     digits); split_fields (fields must be the non-blank runs of the text); quote (bounded, no
+//     raw control byte, and the text itself when short and plain) and json_string (ASCII, and
+//     decoding it gives the bytes back).
 //
 // Expected failures are softmx::cli::UsageError (bad usage). Finding: a crash, a sanitizer
 // report, any other exception, or a failed check (reported by abort()).
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -55,7 +59,7 @@ const Profile kProfiles[] = {
     {"gemm-golden", {"out", "m", "n", "k", "a", "b", "block", "seed", "scale", "dialect", "acc", "round", "sat"}, {}},
     {"any",  // every option above, and two switches
      {"from", "to", "round", "sat", "dialect", "rbits", "tininess", "random", "block", "blocks", "scale", "a", "b", "acc",
-      "out", "m", "n", "k", "seed", "global-amax", "nvfp4-multiplier", "encode-scale"},
+      "out", "m", "n", "k", "seed", "global-amax", "nvfp4-multiplier", "encode-scale", "threads"},
      {"inputs-only", "force"}},
 };
 
@@ -84,6 +88,71 @@ void check_count(const cli::Args& a, const char* opt, std::uint64_t max) {
   } catch (const UsageError&) {
     if (ok) fail(std::string("parse_count(--") + opt + " '" + text.value_or("") + "') rejected a valid count");
   }
+}
+
+// parse_seed: every decimal from 0 to 2^64-1, nothing else.
+void check_seed(const cli::Args& a) {
+  const auto text = a.get("seed");
+  const auto ref = text ? reference_count(*text) : std::optional<std::uint64_t>(7);
+  try {
+    const std::uint64_t s = cli::parse_seed(a, 7);
+    if (!ref || s != *ref) fail("parse_seed('" + text.value_or("") + "') gave " + std::to_string(s));
+  } catch (const UsageError&) {
+    if (ref) fail("parse_seed rejected the valid seed '" + text.value_or("") + "'");
+  }
+}
+
+// parse_threads: 1..kMaxThreads; an absent option gives the default, clamped.
+void check_threads(const cli::Args& a) {
+  const auto text = a.get("threads");
+  const auto ref = text ? reference_count(*text) : std::optional<std::uint64_t>(cli::kMaxThreads);
+  const bool ok = ref && *ref >= 1 && *ref <= cli::kMaxThreads;
+  try {
+    const unsigned t = cli::parse_threads(a, 100000);
+    if (!ok || t != *ref) fail("parse_threads('" + text.value_or("") + "') gave " + std::to_string(t));
+  } catch (const UsageError&) {
+    if (ok) fail("parse_threads rejected the valid count '" + text.value_or("") + "'");
+  }
+}
+
+// quote: at most max characters shown plus the quotes and the cut marker; no raw control byte;
+// a short printable text unchanged. json_string: printable ASCII only, and decoding the escapes
+// gives the text back byte for byte.
+void check_quote_and_json(const std::string& p) {
+  for (char q : {'"', '\'', '\0'}) {
+    const std::string s = cli::quote(p, q);
+    if (s.size() > 72 + 2 + 40) fail("quote gave " + std::to_string(s.size()) + " bytes");
+    for (char c : s)
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) fail("quote left a raw control byte");
+    const bool plain = p.size() <= 72 && std::all_of(p.begin(), p.end(), [&](char c) {
+      return c >= 0x20 && c < 0x7F && c != '\\' && (q == 0 || c != q);
+    });
+    if (plain && s != (q ? std::string(1, q) + p + q : p)) fail("quote changed a short plain text");
+  }
+  const std::string j = cli::json_string(p);
+  if (j.size() < 2 || j.front() != '"' || j.back() != '"') fail("json_string is not quoted");
+  std::string back;
+  for (std::size_t i = 1; i + 1 < j.size(); ++i) {
+    const char c = j[i];
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7F) fail("json_string is not ASCII");
+    if (c == '"') fail("json_string has an unescaped quote");
+    if (c != '\\') {
+      back += c;
+      continue;
+    }
+    const char e = j.at(++i);
+    if (e == '"' || e == '\\') back += e;
+    else if (e == 'n') back += '\n';
+    else if (e == 't') back += '\t';
+    else if (e == 'r') back += '\r';
+    else if (e == 'u' && j.compare(i + 1, 2, "00") == 0) {
+      back += static_cast<char>(std::stoi(j.substr(i + 3, 2), nullptr, 16));
+      i += 4;
+    } else {
+      fail("json_string wrote an escape JSON does not have, or a code point above U+00FF");
+    }
+  }
+  if (back != p) fail("json_string does not decode to the text");
 }
 
 // Reference for parse_hex_exact.
@@ -223,8 +292,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   check_count(a, "block", 1 << 20);
   check_count(a, "blocks", 1 << 20);
   check_count(a, "m", 1 << 14);
-  check_count(a, "seed", ~std::uint64_t{0} >> 1);
+  check_seed(a);
+  check_threads(a);
   bool error_paths_done = false;
-  for (const std::string& p : a.positionals) check_positional(p, error_paths_done);
+  for (const std::string& p : a.positionals) {
+    check_positional(p, error_paths_done);
+    check_quote_and_json(p);
+  }
   return 0;
 }

@@ -17,13 +17,15 @@
 #include "softmx/context.hpp"
 #include "softmx/dialect.hpp"
 #include "softmx/format.hpp"
+#include "vectors/output_file.hpp"
 
 namespace softmx::cli {
 
-/// Exit status for bad usage or bad input.
+/// Exit status for bad usage, bad input, or an output that cannot be written.
 inline constexpr int kExitUsage = 2;
 
-/// A user error: printed as "softmx CMD: error: MESSAGE", exit status 2.
+/// A user error: printed as "softmx CMD: error: MESSAGE", exit status 2. Input echoed in the
+/// message goes through quote().
 class UsageError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -79,27 +81,39 @@ std::vector<std::string_view> split_fields(std::string_view line);
 /// anything else ("--block expects an integer from 1 to 65536, got 'x'").
 std::uint64_t parse_count(const Args& a, const char* opt, std::uint64_t dflt, std::uint64_t max);
 
-/// Buffered standard output. Append to text(); call chunk() after each record to write in
-/// 64 KiB pieces. Whatever was appended is written when the object goes away, also while an
-/// error unwinds, so the results before a bad input line are never lost.
-class Output {
+/// Standard output, buffered and checked: append to text() (or printf()), call chunk() after
+/// each record, and commit() at the end, which writes the rest and throws vec::OutputError
+/// (exit status 2, with the errno text) if standard output failed (a full disk, /dev/full, a
+/// closed descriptor). Uncommitted (an error unwinding), whatever was appended is still written,
+/// as far as it can be, so the results before a bad input line are never lost.
+class Output : public vec::OutputFile {
  public:
-  Output() { buf_.reserve(1 << 16); }
-  Output(const Output&) = delete;
-  Output& operator=(const Output&) = delete;
-  ~Output() { flush(); }
-  std::string& text() { return buf_; }
-  void chunk() {
-    if (buf_.size() >= (1 << 16)) flush();
-  }
-  void flush() {
-    std::fwrite(buf_.data(), 1, buf_.size(), stdout);
-    buf_.clear();
-  }
-
- private:
-  std::string buf_;
+  Output() : vec::OutputFile(std::string(vec::kStandardOutput)) {}
+  /// Appends printf-formatted text.
+  void printf(const char* format, ...) __attribute__((format(printf, 2, 3)));
 };
+
+/// The largest --threads any command accepts (sweep, verify, identify): one bound for all.
+inline constexpr unsigned kMaxThreads = 1024;
+
+/// --threads N (1..kMaxThreads), or `dflt` (at most kMaxThreads) when absent.
+unsigned parse_threads(const Args& a, unsigned dflt);
+
+/// --seed S: any 64-bit value, 0..2^64-1 in decimal (gen and gemm-golden alike), or `dflt`.
+std::uint64_t parse_seed(const Args& a, std::uint64_t dflt);
+
+/// `text` as an error message shows input: between `q` quotes (none when q is 0); a backslash,
+/// the quote character, control bytes (NUL included), DEL and bytes that are not part of a
+/// valid UTF-8 character written as \\, \q and \xHH (upper-case hex); at most `max` characters
+/// shown: a longer text is cut, and "... (N bytes)" follows the closing quote. So a 100 MB
+/// line gives a short message, and a NUL does not end it early.
+std::string quote(std::string_view text, char q = '"', std::size_t max = 72);
+
+/// `text` as a JSON string, quotes included: '"' and '\\' escaped, control bytes, DEL and every
+/// byte from 0x80 up as \u00XX. Each byte becomes one code point (U+0000..U+00FF), so the
+/// result is valid JSON (ASCII) for any bytes, and a reader gets the bytes back by encoding
+/// the string as Latin-1 (a non-UTF-8 file name included).
+std::string json_string(std::string_view text);
 
 /// Fixed-width upper-case hex, as TestFloat writes it.
 std::string hex(std::uint64_t v, int digits);

@@ -33,7 +33,7 @@ std::size_t parse_block_size(const Args& a, std::size_t dflt) { return parse_cou
 
 std::uint64_t parse_hex_field(std::string_view text, int digits, const std::string& where, const std::string& what) {
   auto v = parse_hex_exact(text, digits);
-  if (!v) throw UsageError(where + ": expected " + what + ", got \"" + std::string(text) + "\"");
+  if (!v) throw UsageError(where + ": expected " + what + ", got " + quote(text));
   return *v;
 }
 
@@ -68,7 +68,7 @@ Inputs read_values(const Format& src, bool rs, unsigned rwidth, std::size_t k) {
       auto r = parse_hex_exact(tok, rdigits);
       if (!r || (rwidth < 64 && (*r >> rwidth)))
         throw UsageError(tr.where() + ": expected the random bits as " + std::to_string(rdigits) +
-                         " hex digits (below 2^" + std::to_string(rwidth) + "), got \"" + tok + "\"");
+                         " hex digits (below 2^" + std::to_string(rwidth) + "), got " + quote(tok));
       in.rbits.push_back(*r);
     }
   }
@@ -76,7 +76,6 @@ Inputs read_values(const Format& src, bool rs, unsigned rwidth, std::size_t k) {
     throw UsageError("<stdin>: short block: the input ends after " + std::to_string(in.codes.size() % k) + " of the " +
                      std::to_string(k) + " values of block " + std::to_string(in.codes.size() / k + 1) +
                      (in.lines.empty() ? "" : " (line " + std::to_string(in.lines.back()) + ")"));
-  if (in.codes.empty()) throw UsageError("<stdin>: no values to quantize");
   return in;
 }
 
@@ -88,6 +87,7 @@ int quantize_nvfp4_stream(const Args& a, FormatId src, const ConversionOptions& 
     throw UsageError("nvfp4 elements round with rne or rs, not " + std::string(name(co.ctx.rounding)));
   const bool rs = co.ctx.rounding == Rounding::rs;
   const Inputs in = read_values(format(src), rs, co.ctx.rbits_width, 16);
+  if (in.codes.empty()) return 0;  // empty input, empty output (no header either), as every filter
   Nvfp4Options o;
   o.rounding = co.ctx.rounding;
   o.rbits_width = co.ctx.rbits_width;
@@ -98,7 +98,7 @@ int quantize_nvfp4_stream(const Args& a, FormatId src, const ConversionOptions& 
   if (auto m = a.get("nvfp4-multiplier")) {
     if (*m == "division") o.multiplier = Nvfp4Multiplier::division;
     else if (*m == "reciprocal-product") o.multiplier = Nvfp4Multiplier::reciprocal_product;
-    else throw UsageError("--nvfp4-multiplier expects division or reciprocal-product, got '" + *m + "'");
+    else throw UsageError("--nvfp4-multiplier expects division or reciprocal-product, got " + quote(*m, '\''));
   }
   std::vector<std::uint32_t> f32(in.codes.size());
   std::vector<std::uint16_t> f16(in.codes.size());
@@ -117,6 +117,7 @@ int quantize_nvfp4_stream(const Args& a, FormatId src, const ConversionOptions& 
                      std::vector<std::uint8_t>(t.codes.begin() + static_cast<long>(16 * b),
                                                t.codes.begin() + static_cast<long>(16 * b + 16)),
                      1);
+  output.commit();
   return 0;
 }
 
@@ -126,7 +127,8 @@ int cmd_quantize(int argc, char** argv) {
   const Args a = parse_args("quantize", argc, argv, 2,
                             {"to", "from", "block", "scale", "round", "sat", "dialect", "rbits", "tininess",
                              "global-amax", "nvfp4-multiplier"});
-  if (!a.positionals.empty()) throw UsageError("unexpected argument '" + a.positionals[0] + "' (values are read from stdin)");
+  if (!a.positionals.empty())
+    throw UsageError("unexpected argument " + quote(a.positionals[0], '\'') + " (values are read from stdin)");
   const auto to = a.get("to");
   if (!to) throw UsageError("missing --to FORMAT (" + element_list() + ")");
   const FormatId src = a.get("from") ? parse_format_arg("from", *a.get("from")) : FormatId::f32;
@@ -199,14 +201,15 @@ int cmd_quantize(int argc, char** argv) {
     ++blocks;
     output.chunk();
   }
-  if (blocks == 0) throw UsageError("<stdin>: no values to quantize");
+  output.commit();  // empty input: empty output, as every filter
   return 0;
 }
 
 int cmd_dequantize(int argc, char** argv) {
   const Args a = parse_args("dequantize", argc, argv, 2,
                             {"from", "to", "block", "round", "sat", "dialect", "tininess", "encode-scale"});
-  if (!a.positionals.empty()) throw UsageError("unexpected argument '" + a.positionals[0] + "' (blocks are read from stdin)");
+  if (!a.positionals.empty())
+    throw UsageError("unexpected argument " + quote(a.positionals[0], '\'') + " (blocks are read from stdin)");
   const auto from = a.get("from");
   if (!from) throw UsageError("missing --from FORMAT (the element format: " + element_list() + ")");
   Args common = a;
@@ -274,6 +277,7 @@ int cmd_dequantize(int argc, char** argv) {
     }
     output.chunk();
   }
+  output.commit();
   return 0;
 }
 

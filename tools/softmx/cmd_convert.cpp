@@ -31,8 +31,7 @@ std::uint64_t parse_random(std::string_view text, unsigned r, std::string_view w
   auto v = parse_hex_exact(text, digits);
   if (!v || (r < 64 && (*v >> r) != 0))
     throw UsageError(std::string(where) + ": expected the random bits as " + std::to_string(digits) +
-                     " hex digits (an integer below 2^" + std::to_string(r) + ", set by --rbits), got \"" +
-                     std::string(text) + "\"");
+                     " hex digits (an integer below 2^" + std::to_string(r) + ", set by --rbits), got " + quote(text));
   return *v;
 }
 
@@ -75,6 +74,7 @@ int convert_stream(const ConversionOptions& o) {
     out += '\n';
     output.chunk();
   }
+  output.commit();
   return 0;
 }
 
@@ -90,24 +90,26 @@ int convert_values(const ConversionOptions& o, const std::vector<std::string>& v
     if (!v) throw UsageError("--round rs with values on the command line needs --random HEX (the random bits)");
     ctx.rbits = parse_random(*v, ctx.rbits_width, "--random");
   }
+  Output out;
   for (const std::string& text : values) {
     std::string label;
     Result res;
     if (o.from) {
       const Format& src = format(*o.from);
-      const std::uint64_t code = parse_code(src, text, "argument \"" + text + "\"");
+      const std::uint64_t code = parse_code(src, text, "argument " + quote(text));
       res = make_converter(*o.from, o)(code, ctx.rbits);
       label = hex(code, src.hex_digits()) + " (" + std::string(src.name) + " " + value_text(src, code) + ")";
     } else {
       std::string err;
       auto v = parse_exact(text, &err);
-      if (!v) throw UsageError("argument \"" + text + "\": " + err);
+      if (!v) throw UsageError("argument " + quote(text) + ": " + err);
       res = round_pack(dst, to_unpacked(*v), ctx, *o.dialect);
       label = text;
     }
-    std::printf("%s -> %s %s = %s  %s\n", label.c_str(), std::string(dst.name).c_str(),
-                hex(res.code, dst.hex_digits()).c_str(), value_text(dst, res.code).c_str(), flags_phrase(res.flags).c_str());
+    out.printf("%s -> %s %s = %s  %s\n", label.c_str(), std::string(dst.name).c_str(),
+               hex(res.code, dst.hex_digits()).c_str(), value_text(dst, res.code).c_str(), flags_phrase(res.flags).c_str());
   }
+  out.commit();
   return 0;
 }
 
@@ -116,6 +118,14 @@ int convert_values(const ConversionOptions& o, const std::vector<std::string>& v
 int cmd_convert(int argc, char** argv) {
   const Args a = parse_args("convert", argc, argv, 2, {"from", "to", "round", "sat", "dialect", "rbits", "tininess", "random"});
   const ConversionOptions o = conversion_options(a, true);
+  // Random bits mean something only to stochastic rounding: given without it, they would be
+  // silently ignored.
+  if (o.ctx.rounding != Rounding::rs) {
+    const std::string mode(name(o.ctx.rounding));
+    if (a.get("random"))
+      throw UsageError("--random gives the random bits of --round rs; the rounding here is " + mode);
+    if (a.get("rbits")) throw UsageError("--rbits applies only with --round rs; the rounding here is " + mode);
+  }
   if (!a.positionals.empty()) return convert_values(o, a.positionals, a);
   if (!o.from)
     throw UsageError("give --from SRC to read raw codes from stdin, or decimal VALUEs as arguments");

@@ -98,7 +98,7 @@ struct Side {
 Side open_side(char letter, const std::string& path) {
   Side s{letter, vec::VectorReader::open(path), std::nullopt, {}};
   if (s.header().layout != vec::Layout::runs)
-    throw UsageError(path + ": not a run table (the header has no 'layout = runs'; diff compares run tables)");
+    throw UsageError(quote(path, 0, 240) + ": not a run table (the header has no 'layout = runs'; diff compares run tables)");
   try {
     s.conv.emplace(s.header().from, s.header().to, s.header().ctx, s.header().dialect_ref());
   } catch (const Unsupported& e) {
@@ -111,12 +111,12 @@ void check_same_inputs(const Side& a, const Side& b) {
   const vec::Header &ha = a.header(), &hb = b.header();
   const int d = format(ha.from).hex_digits();
   if (ha.from != hb.from)
-    throw UsageError(b.reader->name() + ": its source format is " + std::string(format(hb.from).name) + ", " +
-                     a.reader->name() + "'s is " + std::string(format(ha.from).name) +
+    throw UsageError(quote(b.reader->name(), 0, 240) + ": its source format is " + std::string(format(hb.from).name) +
+                     ", " + quote(a.reader->name(), 0, 240) + "'s is " + std::string(format(ha.from).name) +
                      " (diff compares two tables over the same inputs)");
   if (ha.first != hb.first || ha.last != hb.last)
-    throw UsageError(b.reader->name() + ": it covers " + hex(hb.first, d) + ".." + hex(hb.last, d) + ", " +
-                     a.reader->name() + " covers " + hex(ha.first, d) + ".." + hex(ha.last, d) +
+    throw UsageError(quote(b.reader->name(), 0, 240) + ": it covers " + hex(hb.first, d) + ".." + hex(hb.last, d) + ", " +
+                     quote(a.reader->name(), 0, 240) + " covers " + hex(ha.first, d) + ".." + hex(ha.last, d) +
                      " (diff compares two tables over the same inputs)");
 }
 
@@ -229,6 +229,7 @@ int cmd_diff(int argc, char** argv) {
   else
     out += "differ: " + std::to_string(ranges) + " range" + (ranges == 1 ? "" : "s") + ", " + std::to_string(inputs) +
            " of " + std::to_string(total) + " inputs\n";
+  output.commit();
   return ranges == 0 ? 0 : 1;
 }
 

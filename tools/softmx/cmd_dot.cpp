@@ -3,10 +3,12 @@
 //   softmx dot --a FMT --b FMT [--block K] [--blocks N]
 //              [--acc exact|fp32-sequential|hopper-fp8-mma|hopper-fp8-wgmma]
 //              [--round MODE] [--sat finite|none]
-//   reads lines "SCALE_A CODE_A... SCALE_B CODE_B..." (for N > 1: the N blocks of A, then the N
-//   blocks of B, each a scale and K codes) and writes "RESULT FLAGS": the f32 raw hex of
-//   DotGeneral (OCP MX section 6) and the flags. Saturation defaults to none (IEEE f32). The
-//   tensor-core models (softmx/tensor_core.hpp) ignore --round and --sat: their rounding is fixed.
+//   reads lines of N block pairs, "SA_1 A_1,1..A_1,K SB_1 B_1,1..B_1,K ... SA_N A_N,1..A_N,K
+//   SB_N B_N,1..B_N,K" (each pair: A's scale and K codes, then B's: the operand order of the dot
+//   vector files, vectors/README.md 3, so their lines can be fed in as they are) and writes
+//   "RESULT FLAGS": the f32 raw hex of DotGeneral (OCP MX section 6) and the flags. Saturation
+//   defaults to none (IEEE f32). The tensor-core models (softmx/tensor_core.hpp) ignore --round
+//   and --sat: their rounding is fixed.
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -33,13 +35,14 @@ FormatId element_arg(const Args& a, const char* opt) {
 
 int cmd_dot(int argc, char** argv) {
   const Args a = parse_args("dot", argc, argv, 2, {"a", "b", "block", "blocks", "acc", "round", "sat", "tininess"});
-  if (!a.positionals.empty()) throw UsageError("unexpected argument '" + a.positionals[0] + "' (blocks are read from stdin)");
+  if (!a.positionals.empty())
+    throw UsageError("unexpected argument " + quote(a.positionals[0], '\'') + " (blocks are read from stdin)");
   const FormatId fa = element_arg(a, "a"), fb = element_arg(a, "b");
   const std::size_t k = parse_count(a, "block", 32, 1 << 20), n = parse_count(a, "blocks", 1, 1 << 20);
   const AccumulationModel* model = find_accumulation_model(a.get("acc").value_or("exact"));
   if (!model)
-    throw UsageError("unknown accumulation '" + *a.get("acc") +
-                     "' for --acc (expected exact, fp32-sequential, hopper-fp8-mma or hopper-fp8-wgmma)");
+    throw UsageError("unknown accumulation " + quote(*a.get("acc"), '\'') +
+                     " for --acc (expected exact, fp32-sequential, hopper-fp8-mma or hopper-fp8-wgmma)");
   Args common = a;
   for (const char* o : {"a", "b", "block", "blocks", "acc"}) common.options.erase(o);
   if (!a.get("sat")) common.options.emplace("sat", "none");
@@ -50,6 +53,15 @@ int cmd_dot(int argc, char** argv) {
   Output output;
   std::string& out = output.text();
   const std::size_t want = 2 * n * (k + 1);
+  // The layout, as the error for a line that does not fit names it.
+  const std::string ks = std::to_string(k);
+  auto pair = [&](std::size_t j) {
+    const std::string js = std::to_string(j);
+    return "SA_" + js + " A_" + js + ",1..A_" + js + "," + ks + " SB_" + js + " B_" + js + ",1..B_" + js + "," + ks;
+  };
+  const std::string layout = n == 1   ? pair(1)
+                             : n == 2 ? pair(1) + " " + pair(2)
+                                      : pair(1) + " ... " + pair(n);
   std::vector<std::vector<std::uint8_t>> codes(2 * n);
   std::vector<BlockRef> ra(n), rb(n);
   LineReader lines(std::cin);
@@ -58,15 +70,17 @@ int cmd_dot(int argc, char** argv) {
     const auto f = split_fields(line);
     {
       if (f.size() != want)
-        throw UsageError(where + ": expected " + std::to_string(n) + " block" + (n > 1 ? "s" : "") +
-                         " of A then of B, each a scale and " + std::to_string(k) + " codes (" + std::to_string(want) +
-                         " fields), got " + std::to_string(f.size()));
+        throw UsageError(where + ": expected " + std::to_string(n) + " block pair" + (n > 1 ? "s" : "") + ", " + layout +
+                         " (A's scale and " + ks + " codes, then B's, pair by pair, as in a dot vector file: " +
+                         std::to_string(want) + " fields), got " + std::to_string(f.size()));
       std::size_t at = 0;
-      for (std::size_t side = 0; side < 2; ++side)
-        for (std::size_t j = 0; j < n; ++j) {
+      for (std::size_t j = 0; j < n; ++j)
+        for (std::size_t side = 0; side < 2; ++side) {
           const FormatId fmt = side ? fb : fa;
           auto s = parse_hex_exact(f[at], 2);
-          if (!s) throw UsageError(where + ": field " + std::to_string(at + 1) + ": expected an E8M0 scale (2 hex digits), got \"" + std::string(f[at]) + "\"");
+          if (!s)
+            throw UsageError(where + ": field " + std::to_string(at + 1) + ": expected an E8M0 scale (2 hex digits), got " +
+                             quote(f[at]));
           ++at;
           auto& c = codes[side * n + j];
           c.clear();
@@ -82,6 +96,7 @@ int cmd_dot(int argc, char** argv) {
     out += '\n';
     output.chunk();
   }
+  output.commit();
   return 0;
 }
 

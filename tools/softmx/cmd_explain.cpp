@@ -49,17 +49,18 @@ int cmd_explain(int argc, char** argv) {
   const ExplainInput in = o.from ? explain_input_code(*o.from, parse_code(format(*o.from), a.positionals[0], "VALUE"))
                                  : explain_input_text(a.positionals[0]);
   const Neighbours nb = find_neighbours(in, dst);
-  std::fputs(input_text(in, dst).c_str(), stdout);
-  std::printf("destination %s\n", describe_format(dst).c_str());
-  std::fputs(neighbours_text(in, nb, dst).c_str(), stdout);
+  Output out;
+  out.text() += input_text(in, dst);
+  out.printf("destination %s\n", describe_format(dst).c_str());
+  out.text() += neighbours_text(in, nb, dst);
   const std::optional<Rational>& frac_ulps = nb.frac_ulps;  // the discarded fraction f in [0,1), for rs
 
   // ---- results table ----
-  std::printf("results      (tininess %s rounding; * marks the options given)\n",
+  out.printf("results      (tininess %s rounding; * marks the options given)\n",
               o.ctx.tininess == Tininess::after_rounding ? "after" : "before");
-  std::printf("  %-4s %-7s", "mode", "sat");
-  for (const Dialect& d : all_dialects()) std::printf(" %-*s", kCell, std::string(d.name).c_str());
-  std::printf("\n");
+  out.printf("  %-4s %-7s", "mode", "sat");
+  for (const Dialect& d : all_dialects()) out.printf(" %-*s", kCell, std::string(d.name).c_str());
+  out.printf("\n");
   std::vector<std::string> notes;
   for (Rounding r : kDeterministicRoundings) {
     for (Saturation s : {Saturation::finite, Saturation::none}) {
@@ -67,10 +68,10 @@ int cmd_explain(int argc, char** argv) {
       c.rounding = r;
       c.saturation = s;
       const bool given = r == o.ctx.rounding && s == o.ctx.saturation;
-      std::printf("%s %-4s %-7s", given ? "*" : " ", std::string(name(r)).c_str(), std::string(name(s)).c_str());
+      out.printf("%s %-4s %-7s", given ? "*" : " ", std::string(name(r)).c_str(), std::string(name(s)).c_str());
       for (const Dialect& d : all_dialects()) {
         if (unsupported_reason(d, o.to, c)) {
-          std::printf(" %-*s", kCell, "n/a");
+          out.printf(" %-*s", kCell, "n/a");
           const DestinationSupport& sup = d.support[static_cast<int>(o.to)];
           std::string note = "dialect " + std::string(d.name) + " to " + std::string(dst.name) + ": ";
           if (sup.roundings == 0) {
@@ -86,13 +87,13 @@ int cmd_explain(int argc, char** argv) {
           continue;
         }
         const Result res = in.code ? convert(*o.from, o.to, *in.code, c, d) : round_pack(dst, in.u, c, d);
-        std::printf(" %-*s", kCell, cell(dst, res).c_str());
+        out.printf(" %-*s", kCell, cell(dst, res).c_str());
       }
-      std::printf("\n");
+      out.printf("\n");
     }
   }
-  for (const std::string& n : notes) std::printf("  n/a: %s\n", n.c_str());
-  std::printf("  flags raised: v invalid, i infinite, o overflow, u underflow, x inexact\n");
+  for (const std::string& n : notes) out.printf("  n/a: %s\n", n.c_str());
+  out.printf("  flags raised: v invalid, i infinite, o overflow, u underflow, x inexact\n");
 
   // ---- stochastic rounding ----
   const unsigned r = o.ctx.rbits_width;
@@ -101,11 +102,12 @@ int cmd_explain(int argc, char** argv) {
     const BigInt scale = BigInt(1) << r;
     const Rational scaled = *frac_ulps * Rational(scale);
     const BigInt F = boost::multiprecision::numerator(scaled) / boost::multiprecision::denominator(scaled);
-    std::printf("stochastic   rs with %u random bits: F = first %u discarded bits = 0x%s; rounds away from zero iff "
+    out.printf("stochastic   rs with %u random bits: F = first %u discarded bits = 0x%s; rounds away from zero iff "
                 "R >= 2^%u - F, with probability F/2^%u = %s\n",
                 r, r, F.str(0, std::ios_base::hex | std::ios_base::uppercase).c_str(), r, r,
                 to_decimal(Rational(F, scale)).c_str());
   }
+  out.commit();
   return 0;
 }
 

@@ -9,11 +9,21 @@
 // f32 (rne). A is quantized along K per row, B along K per column (blocks of --block; a last
 // partial block is padded with zeros). C[i][j] = DotGeneral over the K blocks (f32 output). The
 // files (all little-endian) and their layouts are listed in DIR/manifest.txt with SHA-256s.
+//
+// DIR is replaced as a unit (vec::OutputDirectory: a new folder beside it, swapped in), or left
+// as it was: a failure midway leaves no mix of old and new files. The memory the arrays need is
+// computed before anything is allocated, and a GEMM that does not fit is refused with the number.
+// For tests, SOFTMX_TEST_SPACE_LIMIT=BYTES makes the files fail with ENOSPC past BYTES in all, as
+// a full disk would.
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <bit>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
+#include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +34,7 @@
 #include "softmx/dot.hpp"
 #include "softmx/pack.hpp"
 #include "softmx/prng.hpp"
+#include "vectors/output_file.hpp"
 
 namespace softmx::cli {
 namespace {
@@ -37,22 +48,81 @@ FormatId element_arg(const Args& a, const char* opt, FormatId dflt) {
   return f;
 }
 
-template <class T>
-void append_le(std::vector<std::uint8_t>& out, T v) {
-  for (std::size_t i = 0; i < sizeof(T); ++i) out.push_back(static_cast<std::uint8_t>(static_cast<std::uint64_t>(v) >> (8 * i)));
+/// The files of a golden directory, in the order written (the manifest last).
+const std::vector<std::string> kFiles = {"a_f32.bin", "b_f32.bin", "a.bin",        "a_scale.bin",
+                                         "b.bin",     "b_scale.bin", "c_golden.bin", "manifest.txt"};
+
+/// The bytes of `v` in little-endian order: its own memory on a little-endian host (no copy),
+/// else a converted copy in `scratch`.
+std::span<const std::uint8_t> le_bytes(const std::vector<std::uint32_t>& v, std::vector<std::uint8_t>& scratch) {
+  if constexpr (std::endian::native == std::endian::little) {
+    return {reinterpret_cast<const std::uint8_t*>(v.data()), v.size() * sizeof(std::uint32_t)};
+  } else {
+    scratch.clear();
+    for (std::uint32_t x : v)
+      for (int i = 0; i < 4; ++i) scratch.push_back(static_cast<std::uint8_t>(x >> (8 * i)));
+    return scratch;
+  }
 }
 
-// Writes `bytes` to dir/name through a temporary file and a rename: never half-written.
-void write_file(const std::filesystem::path& dir, const std::string& name, const std::vector<std::uint8_t>& bytes) {
-  const auto tmp = dir / ("." + name + ".tmp");
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    if (!f) throw UsageError("cannot write " + tmp.string());
+/// The memory this process may still use, and what sets the bound: the smallest of the
+/// available memory (MemAvailable), the cgroup's memory.max (less what it already uses), and
+/// the address-space and data limits (ulimit -v, ulimit -d; less what is already mapped).
+struct MemoryLimit {
+  std::uint64_t bytes = UINT64_MAX;
+  std::string what;
+};
+
+std::optional<std::uint64_t> read_number(const std::string& path, const std::string& key = "") {
+  std::ifstream f(path);
+  std::string k;
+  std::uint64_t v = 0;
+  if (key.empty()) return (f >> v) ? std::optional(v) : std::nullopt;  // "max" gives nullopt
+  while (f >> k) {
+    if (k == key && (f >> v)) return v;
+    f.ignore(1 << 20, '\n');
   }
-  std::error_code ec;
-  std::filesystem::rename(tmp, dir / name, ec);
-  if (ec) throw UsageError("cannot rename " + tmp.string() + " to " + (dir / name).string() + ": " + ec.message());
+  return std::nullopt;
+}
+
+MemoryLimit memory_limit() {
+  MemoryLimit m;
+  auto consider = [&](std::uint64_t bytes, std::string what) {
+    if (bytes < m.bytes) m = {bytes, std::move(what)};
+  };
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  if (pages > 0 && page > 0) consider(static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page), "physical memory");
+  if (auto kb = read_number("/proc/meminfo", "MemAvailable:")) consider(*kb * 1024, "available memory (MemAvailable)");
+  // cgroup v2: "0::/PATH" in /proc/self/cgroup.
+  std::ifstream cg("/proc/self/cgroup");
+  for (std::string line; std::getline(cg, line);) {
+    if (line.rfind("0::", 0) != 0) continue;
+    const std::string dir = "/sys/fs/cgroup" + line.substr(3);
+    const auto max = read_number(dir + "/memory.max"), cur = read_number(dir + "/memory.current");
+    if (max) consider(*max > cur.value_or(0) ? *max - cur.value_or(0) : 0, "the cgroup's memory.max");
+  }
+  // Mapped and data pages now (/proc/self/statm: size ... data, in pages).
+  std::uint64_t size = 0, data = 0;
+  {
+    std::ifstream st("/proc/self/statm");
+    std::uint64_t f[6] = {};
+    for (auto& x : f) st >> x;
+    size = f[0] * static_cast<std::uint64_t>(page > 0 ? page : 4096);
+    data = f[5] * static_cast<std::uint64_t>(page > 0 ? page : 4096);
+  }
+  rlimit rl{};
+  if (::getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+    consider(rl.rlim_cur > size ? rl.rlim_cur - size : 0, "the address-space limit (ulimit -v)");
+  if (::getrlimit(RLIMIT_DATA, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+    consider(rl.rlim_cur > data ? rl.rlim_cur - data : 0, "the data-size limit (ulimit -d)");
+  return m;
+}
+
+std::string binary_size(std::uint64_t b) {
+  char s[32];
+  if (b >= (std::uint64_t{1} << 30)) std::snprintf(s, sizeof s, "%.1f GiB", static_cast<double>(b) / (1 << 30));
+  else std::snprintf(s, sizeof s, "%.1f MiB", static_cast<double>(b) / (1 << 20));
+  return s;
 }
 
 }  // namespace
@@ -60,15 +130,17 @@ void write_file(const std::filesystem::path& dir, const std::string& name, const
 int cmd_gemm_golden(int argc, char** argv) {
   const Args a = parse_args("gemm-golden", argc, argv, 2,
                             {"out", "m", "n", "k", "a", "b", "block", "seed", "scale", "dialect", "acc", "round", "sat"});
-  if (!a.positionals.empty()) throw UsageError("unexpected argument '" + a.positionals[0] + "'");
+  if (!a.positionals.empty()) throw UsageError("unexpected argument " + quote(a.positionals[0], '\''));
   const auto out_dir = a.get("out");
   if (!out_dir) throw UsageError("missing --out DIR (where the golden files go)");
   const std::size_t M = parse_count(a, "m", 64, 1 << 14), N = parse_count(a, "n", 64, 1 << 14), K = parse_count(a, "k", 256, 1 << 16);
   const std::size_t blk = parse_count(a, "block", 32, 1 << 16);
-  const std::uint64_t seed = a.get("seed") ? parse_count(a, "seed", 1, ~std::uint64_t{0} >> 1) : 1;
+  const std::uint64_t seed = parse_seed(a, 1);
   const FormatId fa = element_arg(a, "a", FormatId::e2m1), fb = element_arg(a, "b", FormatId::e2m1);
   const AccumulationModel* model = find_accumulation_model(a.get("acc").value_or("exact"));
-  if (!model) throw UsageError("unknown accumulation '" + *a.get("acc") + "' for --acc (expected exact or fp32-sequential)");
+  if (!model)
+    throw UsageError("unknown accumulation " + quote(*a.get("acc"), '\'') +
+                     " for --acc (expected exact, fp32-sequential, hopper-fp8-mma or hopper-fp8-wgmma)");
   Args common = a;
   for (const char* o : {"out", "m", "n", "k", "a", "b", "block", "seed", "scale", "acc", "round", "sat"}) common.options.erase(o);
   const ConversionOptions co = conversion_options(common, false);
@@ -78,8 +150,30 @@ int cmd_gemm_golden(int argc, char** argv) {
   if (auto r = a.get("round")) {
     bo.rounding = parse_rounding(*r);
     if (!bo.rounding || *bo.rounding == Rounding::rs)
-      throw UsageError("--round expects rne, rna, rz, ru, rd or ro for the element conversions, got '" + *r + "'");
+      throw UsageError("--round expects rne, rna, rz, ru, rd or ro for the element conversions, got " + quote(*r, '\''));
   }
+  const std::size_t nb = (K + blk - 1) / blk;
+
+  // The memory the arrays below take at their peak, before any is allocated: A and B as f32,
+  // their codes and scales, the packed rows, B's scales transposed, and C.
+  const std::uint64_t mk = std::uint64_t{M} * K, kn = std::uint64_t{K} * N;
+  const std::uint64_t need = 4 * (mk + kn) + (mk + kn) + (M + N) * nb + N * nb +
+                             M * packed_size(fa, K) + N * packed_size(fb, K) + 4 * std::uint64_t{M} * N;
+  const MemoryLimit limit = memory_limit();
+  if (need > limit.bytes)
+    throw UsageError("a " + std::to_string(M) + " x " + std::to_string(N) + " x " + std::to_string(K) + " GEMM needs " +
+                     std::to_string(need) + " bytes of memory (" + binary_size(need) +
+                     ": A and B as f32 and as codes, C as f32), more than the " + std::to_string(limit.bytes) +
+                     " bytes (" + binary_size(limit.bytes) + ") " + limit.what + " allows; use smaller --m, --n or --k");
+
+  // The folder, checked (and a new one made beside it) before the work.
+  vec::OutputLimits space;
+  if (const char* v = std::getenv("SOFTMX_TEST_SPACE_LIMIT")) {
+    char* end = nullptr;
+    space.space = std::strtoull(v, &end, 10);
+    if (!*v || *end) throw UsageError("SOFTMX_TEST_SPACE_LIMIT expects a number of bytes, got " + quote(v, '\''));
+  }
+  vec::OutputDirectory dir(*out_dir, kFiles, space);
   Context out_ctx;  // the f32 golden output: rne, IEEE overflow to Inf
   out_ctx.saturation = Saturation::none;
 
@@ -107,10 +201,10 @@ int cmd_gemm_golden(int argc, char** argv) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
-  const std::size_t nb = (K + blk - 1) / blk;
 
   // Golden C = A x B through DotGeneral over the K blocks.
-  std::vector<std::uint8_t> c_bytes;
+  std::vector<std::uint32_t> C;
+  C.reserve(M * N);
   std::vector<std::vector<std::uint8_t>> arow(nb), bcol(nb);
   std::vector<BlockRef> ra(nb), rb(nb);
   Flags all_flags = 0;
@@ -125,19 +219,19 @@ int cmd_gemm_golden(int argc, char** argv) {
         rb[b] = BlockRef{fb, qb.scales[b * N + j], bcol[b]};
       }
       const Result r = dot_general(ra, rb, out_ctx, *model);
-      append_le(c_bytes, static_cast<std::uint32_t>(r.code));
+      C.push_back(static_cast<std::uint32_t>(r.code));
       all_flags |= r.flags;
     }
 
   // Files.
-  std::vector<std::uint8_t> a_f32, b_f32, a_bin, a_scale, b_bin, b_scale;
-  for (auto x : A) append_le(a_f32, x);
-  for (auto x : B) append_le(b_f32, x);
+  std::vector<std::uint8_t> a_bin, b_bin, b_scale, scratch_a, scratch_b, scratch_c;
+  a_bin.reserve(M * packed_size(fa, K));
+  b_bin.reserve(N * packed_size(fb, K));
+  b_scale.reserve(N * nb);
   for (std::size_t i = 0; i < M; ++i) {
     const auto p = pack(fa, std::span(qa.codes.data() + i * K, K));
     a_bin.insert(a_bin.end(), p.begin(), p.end());
   }
-  a_scale = qa.scales;  // M x nb
   for (std::size_t j = 0; j < N; ++j) {  // B^T: row j = column j of B, along K
     std::vector<std::uint8_t> col(K);
     for (std::size_t t = 0; t < K; ++t) col[t] = qb.codes[t * N + j];
@@ -145,23 +239,19 @@ int cmd_gemm_golden(int argc, char** argv) {
     b_bin.insert(b_bin.end(), p.begin(), p.end());
     for (std::size_t b = 0; b < nb; ++b) b_scale.push_back(qb.scales[b * N + j]);
   }
-  const std::filesystem::path dir(*out_dir);
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw UsageError("cannot create " + dir.string() + ": " + ec.message());
   struct FileInfo {
     std::string name, layout;
-    const std::vector<std::uint8_t>* bytes;
+    std::span<const std::uint8_t> bytes;
   };
   const std::string rowbytes_a = std::to_string(packed_size(fa, K)), rowbytes_b = std::to_string(packed_size(fb, K));
   const std::vector<FileInfo> files = {
-      {"a_f32.bin", "A, f32 (M x K) row-major: the values quantized", &a_f32},
-      {"b_f32.bin", "B, f32 (K x N) row-major", &b_f32},
-      {"a.bin", "A element codes, M rows of " + rowbytes_a + " bytes: the K codes of a row packed (docs/BLOCKS.md 4)", &a_bin},
-      {"a_scale.bin", "A E8M0 scales, M x " + std::to_string(nb) + " bytes row-major: scale of block b of row i at i*" + std::to_string(nb) + "+b", &a_scale},
-      {"b.bin", "B element codes as B^T: N rows (one per column of B) of " + rowbytes_b + " bytes, the K codes packed", &b_bin},
-      {"b_scale.bin", "B E8M0 scales as B^T: N x " + std::to_string(nb) + " bytes: scale of block b of column j at j*" + std::to_string(nb) + "+b", &b_scale},
-      {"c_golden.bin", "C = A x B, f32 (M x N) row-major: DotGeneral of row i of A and column j of B", &c_bytes},
+      {"a_f32.bin", "A, f32 (M x K) row-major: the values quantized", le_bytes(A, scratch_a)},
+      {"b_f32.bin", "B, f32 (K x N) row-major", le_bytes(B, scratch_b)},
+      {"a.bin", "A element codes, M rows of " + rowbytes_a + " bytes: the K codes of a row packed (docs/BLOCKS.md 4)", a_bin},
+      {"a_scale.bin", "A E8M0 scales, M x " + std::to_string(nb) + " bytes row-major: scale of block b of row i at i*" + std::to_string(nb) + "+b", qa.scales},
+      {"b.bin", "B element codes as B^T: N rows (one per column of B) of " + rowbytes_b + " bytes, the K codes packed", b_bin},
+      {"b_scale.bin", "B E8M0 scales as B^T: N x " + std::to_string(nb) + " bytes: scale of block b of column j at j*" + std::to_string(nb) + "+b", b_scale},
+      {"c_golden.bin", "C = A x B, f32 (M x N) row-major: DotGeneral of row i of A and column j of B", le_bytes(C, scratch_c)},
   };
   std::string cmdline = "softmx";
   for (int i = 1; i < argc; ++i) cmdline += std::string(" ") + argv[i];
@@ -176,14 +266,17 @@ int cmd_gemm_golden(int argc, char** argv) {
       "\ninput_distribution = (sum of 12 SplitMix64 draws >> 40, minus 6 * 2^24) * 2^-24, rounded to f32 rne; A row-major then B row-major" +
       "\npartial_block = the last block along K is padded with zeros (not stored)\nendianness = little\n";
   for (const FileInfo& f : files) {
-    write_file(dir, f.name, *f.bytes);
-    manifest += "file = " + f.name + " bytes=" + std::to_string(f.bytes->size()) + " sha256=" + sha256_hex(*f.bytes) +
+    dir.write(f.name, f.bytes);
+    manifest += "file = " + f.name + " bytes=" + std::to_string(f.bytes.size()) + " sha256=" + sha256_hex(f.bytes) +
                 " layout: " + f.layout + "\n";
   }
-  write_file(dir, "manifest.txt", std::vector<std::uint8_t>(manifest.begin(), manifest.end()));
-  std::printf("wrote %s: C = A (%zu x %zu %s) x B (%zu x %zu %s), %zu-element blocks, %s accumulation; golden flags %s\n",
-              dir.string().c_str(), M, K, std::string(format(fa).name).c_str(), K, N, std::string(format(fb).name).c_str(),
-              blk, std::string(model->name()).c_str(), flags_words(all_flags).c_str());
+  dir.write("manifest.txt", std::span(reinterpret_cast<const std::uint8_t*>(manifest.data()), manifest.size()));
+  dir.commit();
+  Output out;
+  out.printf("wrote %s: C = A (%zu x %zu %s) x B (%zu x %zu %s), %zu-element blocks, %s accumulation; golden flags %s\n",
+             out_dir->c_str(), M, K, std::string(format(fa).name).c_str(), K, N, std::string(format(fb).name).c_str(),
+             blk, std::string(model->name()).c_str(), flags_words(all_flags).c_str());
+  out.commit();
   return 0;
 }
 

@@ -162,7 +162,7 @@ Header dot_header(const Args& a) {
   h.blocks = static_cast<std::uint32_t>(parse_count(a, "blocks", 1, 1024));
   const std::string acc = a.get("acc").value_or("exact");
   if (!find_accumulation_model(acc))
-    throw UsageError("unknown accumulation '" + acc + "' for --acc (expected exact, fp32-sequential, hopper-fp8-mma or hopper-fp8-wgmma)");
+    throw UsageError("unknown accumulation " + quote(acc, '\'') + " for --acc (expected exact, fp32-sequential, hopper-fp8-mma or hopper-fp8-wgmma)");
   h.accumulation = acc;
   Args common = a;
   for (const char* o : {"a", "b", "block", "blocks", "acc"}) common.options.erase(o);
@@ -180,16 +180,16 @@ Header mma_header(const Args& a) {
   h.to = element_option(a, "b", "B's element format");
   h.block = static_cast<std::uint32_t>(parse_count(a, "block", 32, 4096));
   const std::string acc = a.get("accumulator").value_or("f32");
-  if (acc != "f32" && acc != "f16") throw UsageError("--accumulator expects f32 or f16 (the format of C and D), got '" + acc + "'");
+  if (acc != "f32" && acc != "f16") throw UsageError("--accumulator expects f32 or f16 (the format of C and D), got " + quote(acc, '\''));
   h.accumulator = acc == "f32" ? FormatId::f32 : FormatId::f16;
   const std::string ad = a.get("addend").value_or("yes");
-  if (ad != "yes" && ad != "no") throw UsageError("--addend expects yes (each line has C) or no (C = +0), got '" + ad + "'");
+  if (ad != "yes" && ad != "no") throw UsageError("--addend expects yes (each line has C) or no (C = +0), got " + quote(ad, '\''));
   h.addend = ad == "yes";
   h.model = a.get("model").value_or("hopper-fp8-mma");
   if (!find_tensor_core_model(h.model)) {
     std::string known;
     for (const TensorCoreModel* m : tensor_core_models()) known += (known.empty() ? "" : ", ") + std::string(m->name());
-    throw UsageError("unknown tensor-core model '" + h.model + "' for --model (expected " + known + ")");
+    throw UsageError("unknown tensor-core model " + quote(h.model, '\'') + " for --model (expected " + known + ")");
   }
   return h;
 }
@@ -212,28 +212,13 @@ Header make_header(Operation op, const Args& a) {
   return h;
 }
 
-std::uint64_t parse_seed(const std::string& v) {
-  std::uint64_t s = 0;
-  bool ok = !v.empty() && v.size() <= 20;
-  for (char c : v) {
-    const auto d = static_cast<std::uint64_t>(c - '0');
-    if (c < '0' || c > '9' || s > (~std::uint64_t{0} - d) / 10) {
-      ok = false;
-      break;
-    }
-    s = s * 10 + d;
-  }
-  if (!ok) throw UsageError("--seed expects a decimal integer from 0 to 18446744073709551615, got '" + v + "'");
-  return s;
-}
-
 vec::GenOptions gen_options(const Args& a, const Header& h) {
   vec::GenOptions o;
   if (const auto v = a.get("level")) {
-    if (*v != "1" && *v != "2") throw UsageError("--level expects 1 or 2, got '" + *v + "'");
+    if (*v != "1" && *v != "2") throw UsageError("--level expects 1 or 2, got " + quote(*v, '\''));
     o.level = *v == "1" ? 1 : 2;
   }
-  if (const auto v = a.get("seed")) o.seed = parse_seed(*v);
+  o.seed = parse_seed(a, o.seed);
   if (a.get("count")) {
     if (o.level != 2) throw UsageError("--count sets the number of random cases of --level 2");
     if (vec::exhaustive(h))
@@ -255,10 +240,10 @@ int cmd_gen(int argc, char** argv) {
                             {"inputs-only"});
   if (a.positionals.empty())
     throw UsageError("missing OPERATION: gen convert, quantize, dequantize, dot or mma (vectors/README.md)");
-  if (a.positionals.size() > 1) throw UsageError("unexpected argument '" + a.positionals[1] + "' (gen takes one OPERATION)");
+  if (a.positionals.size() > 1) throw UsageError("unexpected argument " + quote(a.positionals[1], '\'') + " (gen takes one OPERATION)");
   const auto op = vec::parse_operation(a.positionals[0]);
   if (!op)
-    throw UsageError("unknown operation '" + a.positionals[0] + "' (expected convert, quantize, dequantize, dot or mma)");
+    throw UsageError("unknown operation " + quote(a.positionals[0], '\'') + " (expected convert, quantize, dequantize, dot or mma)");
   check_applicable(a, *op);
   if (a.get("out")) {
     if (out_path) throw UsageError("give the output file once, as -o FILE or --out FILE");
@@ -267,13 +252,13 @@ int cmd_gen(int argc, char** argv) {
   vec::WriteOptions w;
   w.inputs_only = a.has_switch("inputs-only");
   if (const auto e = a.get("export")) {
-    if (*e != "readmemh") throw UsageError("unknown export '" + *e + "' for --export (expected readmemh)");
+    if (*e != "readmemh") throw UsageError("unknown export " + quote(*e, '\'') + " for --export (expected readmemh)");
     w.readmemh = true;
   }
   const Header h = make_header(*op, a);
   const vec::GenOptions o = gen_options(a, h);
   const vec::Evaluator ev(h);  // checks that the dialect supports the operation, before any output
-  vec::OutputFile out(out_path.value_or(""));
+  vec::OutputFile out(out_path.value_or(std::string(vec::kStandardOutput)));
   vec::write_vectors(ev, o, w, out);
   out.commit();
   return 0;

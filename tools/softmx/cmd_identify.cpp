@@ -73,7 +73,7 @@ int cmd_identify(int argc, char** argv) {
   const std::size_t top = parse_count(a, "top", 5, 1000);
   const std::size_t exact_n = a.get("exact") ? parse_count(a, "exact", 3, 100000) : 3;
   const std::size_t max_errors = parse_count(a, "max-errors", 10, 100000);
-  const unsigned threads = static_cast<unsigned>(parse_count(a, "threads", vec::default_threads(), 1024));
+  const unsigned threads = parse_threads(a, vec::default_threads());
 
   // A run table is read more than once: keep standard input in memory.
   std::string path = a.positionals[0];
@@ -255,6 +255,7 @@ int cmd_identify(int argc, char** argv) {
       if (n > bs.cases.size()) t += "(" + std::to_string(n - bs.cases.size()) + " more not shown; --max-errors)\n";
     }
   }
+  out.commit();
   return perfect ? 0 : 1;
 }
 

@@ -22,11 +22,17 @@ std::string rounding_names(RoundingSet s) {
   return r.empty() ? "unsupported" : r;
 }
 
+void no_arguments(const Args& a) {
+  if (!a.positionals.empty())
+    throw UsageError("unexpected argument " + quote(a.positionals[0], '\'') + " (" + a.command + " takes none)");
+}
+
 }  // namespace
 
 int cmd_formats(int argc, char** argv) {
-  parse_args("formats", argc, argv, 2, {});
-  std::printf("%-5s %5s %4s %4s %5s  %-16s %-8s %-24s %-14s %s\n", "name", "width", "exp", "man", "bias", "sign",
+  no_arguments(parse_args("formats", argc, argv, 2, {}));
+  Output out;
+  out.printf("%-5s %5s %4s %4s %5s  %-16s %-8s %-24s %-14s %s\n", "name", "width", "exp", "man", "bias", "sign",
               "specials", "max finite", "min normal", "min subnormal");
   for (const Format& f : all_formats()) {
     const char* sign = f.sign == SignEncoding::magnitude ? "sign-magnitude"
@@ -36,18 +42,20 @@ int cmd_formats(int argc, char** argv) {
     if (maxv.size() > 24) maxv = hexfloat_text(unpack(f, f.max_finite_magnitude()));
     const std::string minn = f.fixed_point ? "-" : "2^" + std::to_string(f.emin());
     const std::string mins = !f.subnormals ? "none (no zero)" : "2^" + std::to_string(f.emin() - f.man_bits);
-    std::printf("%-5s %5d %4d %4d %5d  %-16s %-8s %-24s %-14s %s\n", std::string(f.name).c_str(), f.width, f.exp_bits,
+    out.printf("%-5s %5d %4d %4d %5d  %-16s %-8s %-24s %-14s %s\n", std::string(f.name).c_str(), f.width, f.exp_bits,
                 f.man_bits, f.bias, sign, sp, maxv.c_str(), minn.c_str(), mins.c_str());
   }
+  out.commit();
   return 0;
 }
 
 int cmd_dialects(int argc, char** argv) {
-  parse_args("dialects", argc, argv, 2, {});
+  no_arguments(parse_args("dialects", argc, argv, 2, {}));
+  Output out;
   for (const Dialect& d : all_dialects()) {
-    std::printf("%s: %s\n", std::string(d.name).c_str(), std::string(d.summary).c_str());
-    std::printf("  sources        %s\n", std::string(d.sources).c_str());
-    std::printf("  nan_sign %s, nan_to_finite %s, e8m0_below %s, e8m0_zero %s, e8m0_negative %s, e8m0_ties %s,\n"
+    out.printf("%s: %s\n", std::string(d.name).c_str(), std::string(d.summary).c_str());
+    out.printf("  sources        %s\n", std::string(d.sources).c_str());
+    out.printf("  nan_sign %s, nan_to_finite %s, e8m0_below %s, e8m0_zero %s, e8m0_negative %s, e8m0_ties %s,\n"
                 "  e8m0_lowest_binade_rounds_up %s, int8_minus2 %s\n",
                 std::string(name(d.nan_sign)).c_str(), std::string(name(d.nan_to_finite)).c_str(),
                 std::string(name(d.e8m0_below)).c_str(), std::string(name(d.e8m0_zero)).c_str(),
@@ -60,13 +68,13 @@ int cmd_dialects(int argc, char** argv) {
       if (d.nan_canonical_ones[i])
         canon.append(" ").append(f.name).append("=").append(std::to_string(d.nan_canonical_ones[i]));
     }
-    std::printf("  nan_payload   %s\n", payload.c_str());
-    std::printf("  nan_canonical_ones %s\n", canon.empty() ? " none" : canon.c_str());
+    out.printf("  nan_payload   %s\n", payload.c_str());
+    out.printf("  nan_canonical_ones %s\n", canon.empty() ? " none" : canon.c_str());
     const BlockPolicies& b = d.block;
     if (!b.unsupported.empty()) {
-      std::printf("  blocks        %s\n", std::string(b.unsupported).c_str());
+      out.printf("  blocks        %s\n", std::string(b.unsupported).c_str());
     } else {
-      std::printf("  blocks        scale %s%s%s, zero block %s, NaN %s, Inf %s, NaN-scale elements %s, "
+      out.printf("  blocks        scale %s%s%s, zero block %s, NaN %s, Inf %s, NaN-scale elements %s, "
                   "exponent > 127 %s,\n                V/X %s, dequantize %s, elements %s %s\n",
                   std::string(name(b.scale_rule)).c_str(), b.rceil_f32_reciprocal ? " (rceil in f32)" : "",
                   b.even_f32_overflow_nan ? " (even overflows to NaN)" : "", std::string(name(b.zero_block_scale)).c_str(),
@@ -80,12 +88,13 @@ int cmd_dialects(int argc, char** argv) {
       if (s.roundings == kAllRoundings && s.saturations == kAllSaturations) continue;
       std::string why;
       if (!s.why.empty()) why.append("  (").append(s.why).append(")");
-      std::printf("  to %-5s      rounding %s (default %s, saturation default %s)%s\n", std::string(f.name).c_str(),
+      out.printf("  to %-5s      rounding %s (default %s, saturation default %s)%s\n", std::string(f.name).c_str(),
                   rounding_names(s.roundings).c_str(), std::string(name(s.default_rounding)).c_str(),
                   std::string(name(s.default_saturation)).c_str(), why.c_str());
     }
-    std::printf("\n");
+    out.printf("\n");
   }
+  out.commit();
   return 0;
 }
 

@@ -5,7 +5,9 @@
 //   softmx merge [-o FILE] TABLE...           shards of one function joined into one table
 //
 // Both write the canonical table (equal neighbours joined), to FILE atomically or to standard
-// output. The work itself is in vectors/run_table.hpp, which the tests and bench_sweep call too.
+// output ("-", or no -o), every write checked (vectors/output_file.hpp: how -o treats devices,
+// FIFOs, symlinks and read-only files, and signals). The work itself is in
+// vectors/run_table.hpp, which the tests and bench_sweep call too.
 #include <unistd.h>
 
 #include <chrono>
@@ -48,17 +50,18 @@ OutArg take_short_out(int argc, char** argv) {
   return r;
 }
 
-/// The output path from -o or --out ("" for standard output). UsageError when both are given.
+/// The output path from -o or --out ("-", standard output, when neither is given; "" is refused
+/// by OutputFile). UsageError when both are given.
 std::string output_path(const OutArg& o, const Args& a) {
   if (o.path && a.get("out")) throw UsageError("give the output file once, with -o or --out");
   if (o.path) return *o.path;
-  return a.get("out").value_or("");
+  return a.get("out").value_or(std::string(vec::kStandardOutput));
 }
 
 /// Parses "I/N" (decimal, I < N, 1 <= N <= 2^width).
 vec::InputRange parse_shard(const std::string& text, int width) {
   const std::string expected = "--shard expects I/N, shard I (from 0) of N, with 1 <= N <= 2^" + std::to_string(width) +
-                               " and I < N, got '" + text + "'";
+                               " and I < N, got " + quote(text, '\'');
   const auto slash = text.find('/');
   if (slash == std::string::npos) throw UsageError(expected);
   auto number = [&](std::string_view s) {
@@ -121,7 +124,7 @@ int cmd_sweep(int argc, char** argv) {
   const Args a = parse_args("sweep", static_cast<int>(out.argv.size()), out.argv.data(), 2,
                             {"from", "to", "round", "sat", "tininess", "dialect", "threads", "shard", "out"});
   if (!a.positionals.empty())
-    throw UsageError("unexpected argument '" + a.positionals.front() + "' (sweep takes options only)");
+    throw UsageError("unexpected argument " + quote(a.positionals.front(), '\'') + " (sweep takes options only)");
   const ConversionOptions o = conversion_options(a, true);
   if (!o.from) throw UsageError("missing --from FORMAT (the source format, whose every input is converted)");
   const Format& src = format(*o.from);
@@ -132,7 +135,7 @@ int cmd_sweep(int argc, char** argv) {
                                                 : vec::InputRange{0, src.code_mask()};
   const vec::Header h = vec::sweep_header(*o.from, o.to, o.ctx, o.dialect->name, range);
   vec::SweepOptions so;
-  so.threads = static_cast<unsigned>(parse_count(a, "threads", std::max(1u, std::thread::hardware_concurrency()), 4096));
+  so.threads = parse_threads(a, std::max(1u, std::thread::hardware_concurrency()));
   Progress progress("sweep " + vec::describe(h));
   so.progress = [&](std::uint64_t done, std::uint64_t total) { progress.update(done, total); };
 

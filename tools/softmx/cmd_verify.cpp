@@ -22,17 +22,10 @@
 namespace softmx::cli {
 namespace {
 
+/// The inside of cli::json_string(s): every byte escaped, valid JSON for any bytes (README.md).
 std::string json_escape(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '"' || c == '\\') o += '\\', o += c;
-    else if (static_cast<unsigned char>(c) < 0x20) {
-      char b[8];
-      std::snprintf(b, sizeof b, "\\u%04x", c);
-      o += b;
-    } else o += c;
-  }
-  return o;
+  const std::string q = json_string(s);
+  return q.substr(1, q.size() - 2);
 }
 
 struct Summary {
@@ -45,13 +38,11 @@ struct Summary {
   std::uint64_t ranges = 0;        // runs: mismatching ranges found
 };
 
-}  // namespace
-
-int cmd_verify(int argc, char** argv) {
+int verify(int argc, char** argv) {
   const Args a = parse_args("verify", argc, argv, 2, {"max-errors", "threads"}, {"json"});
   if (a.positionals.size() != 1) throw UsageError("expected one RESULTS-FILE (a vector file with the device's results; '-' for stdin)");
   const std::uint64_t max_errors = a.get("max-errors") ? parse_count(a, "max-errors", 20, 1ull << 62) : 20;
-  const unsigned threads = static_cast<unsigned>(parse_count(a, "threads", vec::default_threads(), 1024));
+  const unsigned threads = parse_threads(a, vec::default_threads());
   const bool json = a.has_switch("json");
 
   auto reader = vec::VectorReader::open(a.positionals[0]);
@@ -142,7 +133,7 @@ int cmd_verify(int argc, char** argv) {
   const std::uint64_t bad = s.result_mismatches + s.flags_only_mismatches;
   const char* unit = h.layout == vec::Layout::runs ? "inputs" : "cases";
   if (json) {
-    std::printf(
+    out.printf(
         "{\n  \"file\": \"%s\",\n  \"operation\": \"%s\",\n  \"layout\": \"%s\",\n  \"%s\": %llu,\n%s"
         "  \"matched\": %llu,\n  \"mismatched\": %llu,\n  \"result_mismatches\": %llu,\n  \"flags_only_mismatches\": %llu,\n"
         "  \"flags_compared\": %llu,\n  \"status\": \"%s\",\n  \"mismatches\": [%s%s%s]\n}\n",
@@ -153,6 +144,7 @@ int cmd_verify(int argc, char** argv) {
         static_cast<unsigned long long>(s.result_mismatches), static_cast<unsigned long long>(s.flags_only_mismatches),
         static_cast<unsigned long long>(s.flags_compared), bad ? "fail" : "pass", json_items.empty() ? "" : "\n    ",
         json_items.c_str(), json_items.empty() ? "" : "\n  ");
+    out.commit();
     return bad ? 1 : 0;
   }
   std::string line = "verify: " + s.file + ": " + s.operation + ": " + std::to_string(s.cases) + " " + unit;
@@ -171,7 +163,35 @@ int cmd_verify(int argc, char** argv) {
           : s.flags_compared == 0    ? "; flags not given, not compared"
                                      : "; flags compared on " + std::to_string(s.flags_compared);
   out.text() += line + "\n";
+  out.commit();
   return bad ? 1 : 0;
+}
+
+}  // namespace
+
+int cmd_verify(int argc, char** argv) {
+  // With --json, an error is reported as JSON on standard output too (the message still goes
+  // to stderr and the exit status is still 2): {"status": "error", "error": MESSAGE}.
+  bool json = false;
+  for (int i = 2; i < argc && std::string_view(argv[i]) != "--"; ++i) json |= std::string_view(argv[i]) == "--json";
+  auto report = [&](const std::string& message) {
+    if (!json) return;
+    try {
+      Output out;
+      out.text() = "{\n  \"status\": \"error\",\n  \"error\": " + json_string(message) + "\n}\n";
+      out.commit();
+    } catch (const vec::OutputError&) {  // standard output itself failed: stderr says so
+    }
+  };
+  try {
+    return verify(argc, argv);
+  } catch (const vec::OutputError& e) {
+    report(e.what());
+    throw;
+  } catch (const std::exception& e) {
+    report(e.what());
+    throw;
+  }
 }
 
 }  // namespace softmx::cli

@@ -185,7 +185,7 @@ ExplainInput explain_input_code(FormatId src_id, std::uint64_t code) {
 ExplainInput explain_input_text(const std::string& text) {
   std::string err;
   auto v = parse_exact(text, &err);
-  if (!v) throw UsageError("VALUE \"" + text + "\": " + err);
+  if (!v) throw UsageError("VALUE " + quote(text) + ": " + err);
   ExplainInput in;
   in.exact = *v;
   in.u = to_unpacked(*v);

@@ -1,8 +1,13 @@
 // tools/softmx/main.cpp: the `softmx` command line.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <exception>
 #include <iostream>
+#include <new>
 #include <string>
 
 #include "cli.hpp"
@@ -23,7 +28,8 @@ constexpr const char* kUsage =
     "                                                         MX blocks: one \"SCALE CODE...\" line per block\n"
     "  softmx dequantize --from FMT [--to f32] [--block K]   the inverse, one code per line\n"
     "  softmx dot --a FMT --b FMT [--block K] [--blocks N] [--acc exact|fp32-sequential]\n"
-    "                                                         \"SCALE_A CODE_A... SCALE_B CODE_B...\" -> \"RESULT FLAGS\"\n"
+    "                                                         per line, pair by pair: \"SA_1 A_1... SB_1 B_1... SA_2 ...\"\n"
+    "                                                         (as in a dot vector file) -> \"RESULT FLAGS\"\n"
     "  softmx gemm-golden --out DIR [--m M --n N --k K --a FMT --b FMT --seed S]  golden GEMM data\n"
     "  softmx gen OPERATION [options] [--level 1|2] [--seed S] [--count N] [--inputs-only]\n"
     "             [--export readmemh] [-o FILE]               test vectors with softmx's results (vectors/README.md):\n"
@@ -51,48 +57,96 @@ constexpr const char* kUsage =
     "\n"
     "formats: f64 f32 f16 bf16 e4m3 e5m2 e3m2 e2m3 e2m1 int8 e8m0\n"
     "flags (two hex digits, TestFloat's bits): 01 inexact, 02 underflow, 04 overflow, 08 infinite, 10 invalid\n"
-    "exit status: 0 success, 2 bad usage or input; verify, identify and diff: 1 when results disagree\n";
+    "exit status: 0 success; 2 bad usage or input, or an output that cannot be written (the errno text\n"
+    "  on stderr); verify, identify and diff: 1 when results disagree; 70 internal error\n";
+
+/// Keeps descriptors 0, 1 and 2 taken: one that was closed (">&-") gets /dev/null opened the
+/// wrong way round (stdin write-only, stdout and stderr read-only), so a read or write on it fails
+/// with EBADF as on the closed descriptor, and no file the command opens can land on it (a
+/// results file opened as descriptor 1 would otherwise receive the standard output).
+void reserve_standard_descriptors() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    const int n = ::open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
+    if (n >= 0 && n != fd) {
+      ::dup2(n, fd);
+      ::close(n);
+    }
+  }
+}
+
+/// The error line for a failed output, the path escaped.
+std::string output_error_text(const softmx::vec::OutputError& e) {
+  std::string s = e.action();
+  if (!e.path().empty()) s += " " + softmx::cli::quote(e.path(), 0, 240);
+  return s + ": " + e.reason();
+}
+
+int run(const std::string& cmd, int argc, char** argv) {
+  using namespace softmx::cli;
+  if (cmd == "convert") return cmd_convert(argc, argv);
+  if (cmd == "explain") return cmd_explain(argc, argv);
+  if (cmd == "formats") return cmd_formats(argc, argv);
+  if (cmd == "dialects") return cmd_dialects(argc, argv);
+  if (cmd == "quantize") return cmd_quantize(argc, argv);
+  if (cmd == "dequantize") return cmd_dequantize(argc, argv);
+  if (cmd == "dot") return cmd_dot(argc, argv);
+  if (cmd == "gemm-golden") return cmd_gemm_golden(argc, argv);
+  if (cmd == "gen") return cmd_gen(argc, argv);
+  if (cmd == "verify") return cmd_verify(argc, argv);
+  if (cmd == "sweep") return cmd_sweep(argc, argv);
+  if (cmd == "merge") return cmd_merge(argc, argv);
+  if (cmd == "diff") return cmd_diff(argc, argv);
+  if (cmd == "identify") return cmd_identify(argc, argv);
+  if (cmd == "--version" || cmd == "version" || cmd == "--help" || cmd == "-h" || cmd == "help") {
+    const bool help = cmd != "--version" && cmd != "version";
+    if (!help) {
+      const Args a = parse_args(cmd, argc, argv, 2, {});
+      if (!a.positionals.empty()) throw UsageError("unexpected argument " + quote(a.positionals[0], '\'') + " (" + cmd + " takes none)");
+    }
+    Output out;
+    out.text() = help ? kUsage : std::string(softmx::vec::kGeneratorName) + "\n";
+    out.commit();
+    return 0;
+  }
+  std::fprintf(stderr,
+               "softmx: error: unknown command %s (expected convert, explain, quantize, dequantize, dot, "
+               "gemm-golden, gen, verify, sweep, merge, diff, identify, formats or dialects; see softmx --help)\n",
+               quote(cmd, '\'').c_str());
+  return kExitUsage;
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  reserve_standard_descriptors();
   std::ios::sync_with_stdio(false);
-  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
-    std::fputs(kUsage, argc < 2 ? stderr : stdout);
-    return argc < 2 ? softmx::cli::kExitUsage : 0;
+  if (argc < 2) {
+    std::fputs(kUsage, stderr);
+    return softmx::cli::kExitUsage;
   }
   const std::string cmd = argv[1];
+  int status;
   try {
-    if (cmd == "convert") return softmx::cli::cmd_convert(argc, argv);
-    if (cmd == "explain") return softmx::cli::cmd_explain(argc, argv);
-    if (cmd == "formats") return softmx::cli::cmd_formats(argc, argv);
-    if (cmd == "dialects") return softmx::cli::cmd_dialects(argc, argv);
-    if (cmd == "quantize") return softmx::cli::cmd_quantize(argc, argv);
-    if (cmd == "dequantize") return softmx::cli::cmd_dequantize(argc, argv);
-    if (cmd == "dot") return softmx::cli::cmd_dot(argc, argv);
-    if (cmd == "gemm-golden") return softmx::cli::cmd_gemm_golden(argc, argv);
-    if (cmd == "gen") return softmx::cli::cmd_gen(argc, argv);
-    if (cmd == "verify") return softmx::cli::cmd_verify(argc, argv);
-    if (cmd == "sweep") return softmx::cli::cmd_sweep(argc, argv);
-    if (cmd == "merge") return softmx::cli::cmd_merge(argc, argv);
-    if (cmd == "diff") return softmx::cli::cmd_diff(argc, argv);
-    if (cmd == "identify") return softmx::cli::cmd_identify(argc, argv);
-    if (cmd == "--version" || cmd == "version") {
-      std::puts(std::string(softmx::vec::kGeneratorName).c_str());
-      return 0;
-    }
-    std::fprintf(stderr,
-                 "softmx: error: unknown command '%s' (expected convert, explain, quantize, dequantize, dot, "
-                 "gemm-golden, gen, verify, sweep, merge, diff, identify, formats or dialects; see softmx --help)\n",
-                 cmd.c_str());
-    return softmx::cli::kExitUsage;
+    status = run(cmd, argc, argv);
   } catch (const softmx::cli::UsageError& e) {
-    std::fflush(stdout);
     std::fprintf(stderr, "softmx %s: error: %s\n", cmd.c_str(), e.what());
-    return softmx::cli::kExitUsage;
+    status = softmx::cli::kExitUsage;
+  } catch (const softmx::vec::OutputError& e) {
+    std::fprintf(stderr, "softmx %s: error: %s\n", cmd.c_str(), output_error_text(e).c_str());
+    status = softmx::cli::kExitUsage;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "softmx %s: error: out of memory (std::bad_alloc)\n", cmd.c_str());
+    status = 70;
   } catch (const std::exception& e) {
-    std::fflush(stdout);
     std::fprintf(stderr, "softmx %s: internal error: %s\n", cmd.c_str(), e.what());
-    return 70;
+    status = 70;
   }
+  // Standard output is written with write(2) (cli::Output) and checked there; closing it is the
+  // last check (a file system may report a failed write only now). stdio's stdout is unused.
+  if (std::fflush(stdout) != 0 || std::ferror(stdout) || (::close(STDOUT_FILENO) != 0 && errno != EBADF && errno != EINTR)) {
+    std::fprintf(stderr, "softmx %s: error: cannot write standard output: %s\n", cmd.c_str(), std::strerror(errno));
+    if (status == 0 || status == 1) status = softmx::cli::kExitUsage;
+  }
+  return status;
 }

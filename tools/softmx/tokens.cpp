@@ -1,9 +1,21 @@
 // tools/softmx/tokens.cpp: see tokens.hpp.
 #include "tokens.hpp"
 
+#include <cerrno>
+#include <cstring>
+
 #include "cli.hpp"
 
 namespace softmx::cli {
+namespace {
+
+/// "NAME: read error: REASON": errno as the failed read(2) left it (cleared before the read),
+/// e.g. "Is a directory" for stdin from a folder, "Bad file descriptor" for a closed stdin.
+[[noreturn]] void read_error(const std::string& name, int err) {
+  throw UsageError(name + ": read error" + (err ? std::string(": ") + std::strerror(err) : std::string()));
+}
+
+}  // namespace
 
 bool TokenReader::next(std::string& token) {
   for (;;) {
@@ -15,8 +27,9 @@ bool TokenReader::next(std::string& token) {
       token_line_ = line_;
       return true;
     }
+    errno = 0;
     if (!std::getline(in_, buf_)) {
-      if (in_.bad()) throw UsageError(name_ + ": read error");
+      if (in_.bad()) read_error(name_, errno);
       return false;
     }
     ++line_;
@@ -25,8 +38,9 @@ bool TokenReader::next(std::string& token) {
 }
 
 bool LineReader::next(std::string& line) {
+  errno = 0;
   if (!std::getline(in_, line)) {
-    if (in_.bad()) throw UsageError(name_ + ": read error");
+    if (in_.bad()) read_error(name_, errno);
     return false;
   }
   ++line_;
