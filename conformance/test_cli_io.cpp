@@ -330,6 +330,15 @@ TEST(CliIo, OutputRefusesAReadOnlyFile) {
   EXPECT_EQ(fs::status(w).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
 }
 
+const std::vector<std::string> kGoldenFiles = {"a_f32.bin", "b_f32.bin", "a.bin", "a_scale.bin",
+                                               "b.bin", "b_scale.bin", "c_golden.bin", "manifest.txt"};
+
+std::map<std::string, std::string> dir_contents(const fs::path& dir) {
+  std::map<std::string, std::string> m;
+  for (const auto& e : fs::directory_iterator(dir)) m[e.path().filename().string()] = slurp(e.path().string());
+  return m;
+}
+
 // ---- item 5: no temporary left by a signal ------------------------------------------------------
 
 TEST(CliIo, SignalsLeaveNoTemporaryFile) {
@@ -350,18 +359,20 @@ TEST(CliIo, SignalsLeaveNoTemporaryFile) {
     EXPECT_EQ(names_in(d), std::set<std::string>{"big.runs"}) << sig;
     EXPECT_EQ(slurp(out), "old\n");
   }
+  // gemm-golden's new folder (".golden.tmp-XXXXXX", made before the work) goes too; the old
+  // folder stays.
+  const fs::path d = fresh_dir("signal_gemm");
+  const std::string g = (d / "golden").string();
+  ASSERT_EQ(run("gemm-golden --out " + sq(g) + " --m 4 --n 4 --k 32").status, 0);
+  const auto before = dir_contents(g);
+  const CliRun r = sh("env --default-signal=INT,TERM,HUP timeout --preserve-status -s INT 0.3 " + kCli +
+                      " gemm-golden --out " + sq(g) + " --m 1024 --n 1024 --k 1024");
+  EXPECT_EQ(r.status, 128 + SIGINT) << r.err;
+  EXPECT_EQ(names_in(d), std::set<std::string>{"golden"});
+  EXPECT_EQ(dir_contents(g), before);
 }
 
 // ---- item 4: gemm-golden's directory as a unit --------------------------------------------------
-
-const std::vector<std::string> kGoldenFiles = {"a_f32.bin", "b_f32.bin", "a.bin", "a_scale.bin",
-                                               "b.bin", "b_scale.bin", "c_golden.bin", "manifest.txt"};
-
-std::map<std::string, std::string> dir_contents(const fs::path& dir) {
-  std::map<std::string, std::string> m;
-  for (const auto& e : fs::directory_iterator(dir)) m[e.path().filename().string()] = slurp(e.path().string());
-  return m;
-}
 
 TEST(CliIo, GemmGoldenReplacesItsDirectoryAsAUnit) {
   const fs::path d = fresh_dir("gemm_unit");
@@ -385,6 +396,16 @@ TEST(CliIo, GemmGoldenReplacesItsDirectoryAsAUnit) {
     EXPECT_EQ(dir_contents(g), second) << limit;
     EXPECT_EQ(names_in(d), std::set<std::string>{"golden"}) << limit;
   }
+  // Without RENAME_EXCHANGE (three renames), the same.
+  r = sh("SOFTMX_TEST_NO_EXCHANGE=1 " + kCli + " gemm-golden --out " + sq(g) + " --m 4 --n 4 --k 32 --seed 5");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(contains(slurp(g + "/manifest.txt"), "seed = 5"));
+  EXPECT_EQ(names_in(d), std::set<std::string>{"golden"});
+  EXPECT_EQ(names_in(g).size(), kGoldenFiles.size());
+  r = sh("SOFTMX_TEST_NO_EXCHANGE=1 " + kCli + " gemm-golden --out " + sq(g) + " --m 8 --n 4 --k 64 --seed 2");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(dir_contents(g), second);
+  EXPECT_EQ(names_in(d), std::set<std::string>{"golden"});
   // A new path under the same fault: nothing created.
   r = sh("SOFTMX_TEST_SPACE_LIMIT=3000 " + kCli + " gemm-golden --out " + sq((d / "new").string()) + " --m 16 --n 16 --k 64");
   EXPECT_EQ(r.status, 2) << r.err;

@@ -14,7 +14,8 @@
 // as it was: a failure midway leaves no mix of old and new files. The memory the arrays need is
 // computed before anything is allocated, and a GEMM that does not fit is refused with the number.
 // For tests, SOFTMX_TEST_SPACE_LIMIT=BYTES makes the files fail with ENOSPC past BYTES in all, as
-// a full disk would.
+// a full disk would, and SOFTMX_TEST_NO_EXCHANGE=1 swaps the folder in three renames, as on a
+// file system without RENAME_EXCHANGE.
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -173,6 +174,7 @@ int cmd_gemm_golden(int argc, char** argv) {
     space.space = std::strtoull(v, &end, 10);
     if (!*v || *end) throw UsageError("SOFTMX_TEST_SPACE_LIMIT expects a number of bytes, got " + quote(v, '\''));
   }
+  if (const char* v = std::getenv("SOFTMX_TEST_NO_EXCHANGE")) space.exchange = std::string_view(v) != "1";
   vec::OutputDirectory dir(*out_dir, kFiles, space);
   Context out_ctx;  // the f32 golden output: rne, IEEE overflow to Inf
   out_ctx.saturation = Saturation::none;

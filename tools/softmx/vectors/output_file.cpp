@@ -426,9 +426,9 @@ void OutputDirectory::commit() {
   int e = 0;
   if (!target_exists_) {
     if (::rename(tmp_.c_str(), target_.c_str()) != 0) e = errno;
-  } else if (::renameat2(AT_FDCWD, tmp_.c_str(), AT_FDCWD, target_.c_str(), RENAME_EXCHANGE) == 0) {
+  } else if (limits_.exchange && ::renameat2(AT_FDCWD, tmp_.c_str(), AT_FDCWD, target_.c_str(), RENAME_EXCHANGE) == 0) {
     old = tmp_;
-  } else if (errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP) {
+  } else if (!limits_.exchange || errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP) {
     // No atomic exchange here: old aside, new in, old removed.
     std::string aside = dir + "/." + base.substr(0, 200) + ".old-XXXXXX";
     if (!::mkdtemp(aside.data())) {

@@ -61,9 +61,11 @@ class OutputError : public std::runtime_error {
 inline constexpr std::string_view kStandardOutput = "-";
 
 /// For tests: a simulated device that holds `space` bytes of file data per output (the write
-/// that would go past it fails with ENOSPC, as a full disk does).
+/// that would go past it fails with ENOSPC, as a full disk does); `exchange` false makes
+/// OutputDirectory take the three-rename path of a file system without RENAME_EXCHANGE.
 struct OutputLimits {
   std::uint64_t space = UINT64_MAX;
+  bool exchange = true;
 };
 
 /// One output file (see the table at the top).
