@@ -226,8 +226,10 @@ INSTANTIATE_TEST_SUITE_P(
         SweepCase{"--from bf16 --to e2m1", FormatId::bf16, FormatId::e2m1, context(), "ocp"},
         SweepCase{"--from bf16 --to e2m1 --round rz --dialect cuda", FormatId::bf16, FormatId::e2m1, context(Rounding::rz),
                   "cuda"},
-        SweepCase{"--from e5m2 --to f16", FormatId::e5m2, FormatId::f16, context(), "ocp"},
-        SweepCase{"--from e4m3 --to bf16 --dialect cuda", FormatId::e4m3, FormatId::bf16, context(), "cuda"},
+        // Into f64, f32, f16 and bf16 the default saturation is none (SEMANTICS 4.1): E5M2 Inf stays Inf.
+        SweepCase{"--from e5m2 --to f16", FormatId::e5m2, FormatId::f16, context(Rounding::rne, Saturation::none), "ocp"},
+        SweepCase{"--from e4m3 --to bf16 --dialect cuda", FormatId::e4m3, FormatId::bf16,
+                  context(Rounding::rne, Saturation::none), "cuda"},
         // cuda's E8M0 default is ru: the dialect's defaults must reach the header.
         SweepCase{"--from f16 --to e8m0 --dialect cuda", FormatId::f16, FormatId::e8m0, context(Rounding::ru), "cuda"},
         SweepCase{"--from bf16 --to int8 --round rna --tininess before", FormatId::bf16, FormatId::int8,
@@ -237,10 +239,10 @@ INSTANTIATE_TEST_SUITE_P(
                     return c;
                   }(),
                   "ocp"},
-        SweepCase{"--from e2m1 --to f32", FormatId::e2m1, FormatId::f32, context(), "ocp"},
+        SweepCase{"--from e2m1 --to f32", FormatId::e2m1, FormatId::f32, context(Rounding::rne, Saturation::none), "ocp"},
         SweepCase{"--from e3m2 --to e2m3 --round ro --sat none", FormatId::e3m2, FormatId::e2m3,
                   context(Rounding::ro, Saturation::none), "ocp"},
-        SweepCase{"--from f16 --to f32", FormatId::f16, FormatId::f32, context(), "ocp"},
+        SweepCase{"--from f16 --to f32", FormatId::f16, FormatId::f32, context(Rounding::rne, Saturation::none), "ocp"},
         SweepCase{"--from e8m0 --to f16 --dialect ml_dtypes", FormatId::e8m0, FormatId::f16,
                   context(Rounding::rne, Saturation::none), "ml_dtypes"}),
     [](const ::testing::TestParamInfo<SweepCase>& i) { return std::to_string(i.index); });

@@ -54,19 +54,23 @@ void require_supported(const Dialect& d, FormatId dst, const Context& c) {
 
 Unpacked unpack(const Format& f, std::uint64_t code) { return detail::unpack_inline(f, code); }
 
+// Each entry point resolves Saturation::by_destination (SEMANTICS 4.1) before anything else
+// reads the context: the support check, the kernels and the vector plans see finite or none.
+
 Result round_pack(const Format& dst, const Unpacked& value, const Context& ctx, const Dialect& dialect) {
-  return detail::round_pack_inline(dst, value, ctx, dialect);
+  return detail::round_pack_inline(dst, value, resolve(dialect, dst.id, ctx), dialect);
 }
 
-Result convert(FormatId src, FormatId dst, std::uint64_t bits, const Context& ctx, const Dialect& dialect) {
+Result convert(FormatId src, FormatId dst, std::uint64_t bits, const Context& given, const Dialect& dialect) {
+  const Context ctx = resolve(dialect, dst, given);
   require_supported(dialect, dst, ctx);
   return kernels(src, dst, ctx.rounding).one(bits, ctx, dialect);
 }
 
 Converter::Converter(FormatId src, FormatId dst, const Context& ctx, const Dialect& dialect)
-    : src_(src), dst_(dst), ctx_(ctx), dialect_(&dialect), fn_(kernels(src, dst, ctx.rounding).one) {
-  require_supported(dialect, dst, ctx);
-  if (auto plan = simd::make_plan(src, dst, ctx, dialect, fn_)) {
+    : src_(src), dst_(dst), ctx_(resolve(dialect, dst, ctx)), dialect_(&dialect), fn_(kernels(src, dst, ctx.rounding).one) {
+  require_supported(dialect, dst, ctx_);
+  if (auto plan = simd::make_plan(src, dst, ctx_, dialect, fn_)) {
     auto b = std::make_shared<detail::BatchPlan>();
     b->plan = *plan;
     for (Isa isa : supported_isas()) {

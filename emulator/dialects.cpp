@@ -18,9 +18,18 @@ constexpr RoundingSet bits(std::initializer_list<Rounding> rs) {
   return s;
 }
 
+// Every mode and both saturations into every format. The default saturation: none into f64,
+// f32, f16 and bf16, where every modelled implementation overflows as IEEE 754 7.4 says (Inf,
+// and Inf stays Inf; OFP8's saturation concerns the MX formats): CUDA's __float2half_rn and
+// __float2bfloat16, PyTorch's casts, microxcaling's _quantize_fp/_quantize_bfloat
+// (saturate_normals=False), gfloat's round_float (sat=False), ml_dtypes' casts;
+// docs/DIALECTS.md cites each. finite into the MX formats and e8m0 unless a dialect says
+// otherwise below.
 constexpr std::array<DestinationSupport, kFormatCount> all_supported() {
   std::array<DestinationSupport, kFormatCount> a{};
-  for (auto& s : a) s = {kAllRoundings, kAllSaturations, "", Rounding::rne, Saturation::finite};
+  for (int i = 0; i < kFormatCount; ++i)
+    a[i] = {kAllRoundings, kAllSaturations, "", Rounding::rne,
+            is_ieee_host_format(static_cast<FormatId>(i)) ? Saturation::none : Saturation::finite};
   return a;
 }
 
@@ -260,8 +269,6 @@ constexpr Dialect make_ml_dtypes() {
                                    "they do not saturate (kSaturate = false)";
   for (FormatId f : {FormatId::e4m3, FormatId::e5m2, FormatId::e3m2, FormatId::e2m3, FormatId::e2m1, FormatId::e8m0})
     set(d.support, f, {bits({Rounding::rne}), kAllSaturations, why, Rounding::rne, Saturation::none});
-  for (FormatId f : {FormatId::f64, FormatId::f32, FormatId::f16, FormatId::bf16})
-    d.support[static_cast<int>(f)].default_saturation = Saturation::none;
   unsupported(d.support, FormatId::int8, "ml_dtypes has no MXINT8 type");
   d.block.unsupported = "ml_dtypes has scalar types only, no block quantization";
   return d;
@@ -417,7 +424,8 @@ const Dialect* find_dialect(std::string_view n) {
   return nullptr;
 }
 
-std::optional<std::string> unsupported_reason(const Dialect& d, FormatId dst, const Context& ctx) {
+std::optional<std::string> unsupported_reason(const Dialect& d, FormatId dst, const Context& given) {
+  const Context ctx = resolve(d, dst, given);
   const DestinationSupport& s = d.support[static_cast<int>(dst)];
   if ((s.roundings & rounding_bit(ctx.rounding)) && (s.saturations & saturation_bit(ctx.saturation)))
     return std::nullopt;

@@ -32,7 +32,14 @@ std::string_view name(Rounding r) {
   return "?";
 }
 
-std::string_view name(Saturation s) { return s == Saturation::finite ? "finite" : "none"; }
+std::string_view name(Saturation s) {
+  switch (s) {
+    case Saturation::finite: return "finite";
+    case Saturation::none: return "none";
+    case Saturation::by_destination: return "by-destination";
+  }
+  return "?";
+}
 std::string_view name(Tininess t) { return t == Tininess::after_rounding ? "after" : "before"; }
 
 std::optional<Rounding> parse_rounding(std::string_view s) {

@@ -4,6 +4,7 @@
 // across, and builds the dialect variants the suites run against it.
 #pragma once
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -14,7 +15,13 @@ namespace softmx::conformance {
 
 inline oracle::Fmt to_oracle(FormatId f) { return *oracle::fmt_from_name(format(f).name); }
 inline oracle::Mode to_oracle(Rounding r) { return static_cast<oracle::Mode>(static_cast<int>(r)); }
-inline oracle::Sat to_oracle(Saturation s) { return s == Saturation::finite ? oracle::Sat::finite : oracle::Sat::none; }
+/// finite or none; by_destination is a default the emulator resolves, not a rule the oracle
+/// knows: a test that passes it on has a bug, and this says so.
+inline oracle::Sat to_oracle(Saturation s) {
+  if (s == Saturation::by_destination)
+    throw std::logic_error("to_oracle: Saturation::by_destination must be resolved (softmx::resolve) first");
+  return s == Saturation::finite ? oracle::Sat::finite : oracle::Sat::none;
+}
 inline oracle::Tiny to_oracle(Tininess t) { return t == Tininess::after_rounding ? oracle::Tiny::after : oracle::Tiny::before; }
 
 inline oracle::Policies to_oracle(const Dialect& d) {

@@ -11,8 +11,9 @@
 
 namespace softmx {
 
-Result dequantize_element(FormatId element, std::uint8_t scale, std::uint8_t code, FormatId dst, const Context& ctx,
+Result dequantize_element(FormatId element, std::uint8_t scale, std::uint8_t code, FormatId dst, const Context& given,
                           const Dialect& dialect) {
+  const Context ctx = resolve(dialect, dst, given);  // by_destination: IEEE overflow into f32 (SEMANTICS 4.1)
   Unpacked u = unpack(format(element), code);
   if (dialect.block.dequant_scaling == DequantScaling::te_bits) {
     // TransformerEngine: float(S << 23) * float(element) in f32, then cast to the destination.
@@ -47,7 +48,7 @@ Result dequantize_element(FormatId element, std::uint8_t scale, std::uint8_t cod
 }
 
 Dequantizer::Dequantizer(FormatId element, FormatId dst, const Context& ctx, const Dialect& dialect)
-    : element_(element), dst_(dst), ctx_(ctx), dialect_(&dialect), rows_(256), uses_(256, 0) {
+    : element_(element), dst_(dst), ctx_(resolve(dialect, dst, ctx)), dialect_(&dialect), rows_(256), uses_(256, 0) {
   if (format(element).width > 8)
     throw std::invalid_argument("dequantize: " + std::string(format(element).name) +
                                 " is not an element format of at most 8 bits");

@@ -89,6 +89,7 @@ Nvfp4Tensor quantize_nvfp4(FormatId src, const void* data, std::span<const std::
   t.scales.resize(outer * nb * inner);
   t.codes.resize(n);
   Context sat;  // rne, satfinite: the CUDA FP8 constructor and cvt.rn.satfinite
+  sat.saturation = Saturation::finite;
   const Format& e4m3 = format(FormatId::e4m3);
   const Format& e2m1 = format(FormatId::e2m1);
   for (std::size_t o2 = 0; o2 < outer; ++o2)

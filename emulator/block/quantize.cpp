@@ -138,7 +138,9 @@ BlockQuantizer::BlockQuantizer(FormatId src, const BlockOptions& o)
   if (!d_.block.unsupported.empty())
     throw std::invalid_argument("quantize: dialect " + std::string(d_.name) + ": " + std::string(d_.block.unsupported));
   ctx_.rounding = o.rounding.value_or(d_.block.element_rounding);
-  ctx_.saturation = o.saturation.value_or(d_.block.element_saturation);
+  // Unset or by_destination: the dialect's block element saturation (BlockOptions).
+  ctx_.saturation = o.saturation && *o.saturation != Saturation::by_destination ? *o.saturation
+                                                                                : d_.block.element_saturation;
   ctx_.tininess = o.tininess;
   ctx_.rbits_width = o.rbits_width;
   if (auto why = unsupported_reason(d_, o.element, ctx_)) throw std::invalid_argument("quantize: " + *why);

@@ -337,7 +337,9 @@ const AccumulationModel* find_accumulation_model(std::string_view name) {
 Result dot_general(std::span<const BlockRef> a, std::span<const BlockRef> b, const Context& out,
                    const AccumulationModel& model) {
   validate(a, b);
-  return model.dot_general(a, b, out);
+  // The result is an f32: by_destination resolves to none there (IEEE overflow, SEMANTICS 4.1),
+  // once, so every model sees finite or none.
+  return model.dot_general(a, b, resolve(ocp_dialect(), FormatId::f32, out));
 }
 
 Result dot(const BlockRef& a, const BlockRef& b, const Context& out, const AccumulationModel& model) {

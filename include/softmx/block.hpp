@@ -40,7 +40,9 @@ struct BlockOptions {
   std::optional<ScaleRule> rule;                 ///< default: the dialect's
   CustomScaleRule custom_rule;                   ///< overrides `rule` when set
   std::optional<Rounding> rounding;              ///< element rounding; default: the dialect's
-  std::optional<Saturation> saturation;          ///< element saturation; default: the dialect's
+  /// Element saturation; unset or Saturation::by_destination: the dialect's
+  /// block.element_saturation.
+  std::optional<Saturation> saturation;
   Tininess tininess = Tininess::after_rounding;
   std::uint8_t rbits_width = 32;                 ///< rs: random bits per element
   std::span<const std::uint64_t> rbits;          ///< rs: one value per element (required for rs)

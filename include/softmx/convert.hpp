@@ -48,10 +48,13 @@ Unpacked unpack(const Format& f, std::uint64_t code);
 
 /// Rounds an exact value into `dst` and packs it: the single round-and-pack routine of
 /// softmx (SEMANTICS sections 2-5). Source-side policies (nan_canonical_ones) are the
-/// caller's; convert() applies them. Does not check dialect support.
+/// caller's; convert() applies them. Does not check dialect support. Saturation::by_destination
+/// is the dialect's default for dst.id (resolve() in dialect.hpp).
 Result round_pack(const Format& dst, const Unpacked& value, const Context& ctx, const Dialect& dialect);
 
 /// Converts one code of `src` into `dst`. Precondition: bits <= format(src).code_mask().
+/// ctx.saturation by_destination (Context's default) is the dialect's default for `dst`: none
+/// into f64, f32, f16, bf16 (1e6 into f16 is +Inf), finite into the MX formats under ocp.
 /// Throws Unsupported if `dialect` does not support `dst` under `ctx`.
 Result convert(FormatId src, FormatId dst, std::uint64_t bits, const Context& ctx,
                const Dialect& dialect = ocp_dialect());
@@ -90,6 +93,7 @@ class Converter {
     run(in.data(), out.data(), flags.empty() ? nullptr : flags.data(), in.size());
   }
 
+  /// The context as given, with Saturation::by_destination resolved (finite or none).
   const Context& context() const { return ctx_; }
   const Dialect& dialect() const { return *dialect_; }
   FormatId source() const { return src_; }

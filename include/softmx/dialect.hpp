@@ -132,9 +132,13 @@ constexpr SaturationSet saturation_bit(Saturation s) { return SaturationSet(1u <
 /// What a dialect accepts for one destination format, and what it uses when not told.
 struct DestinationSupport {
   RoundingSet roundings = kAllRoundings;      ///< 0: the dialect cannot produce this format
+  /// finite and/or none (by_destination is never in a set: it is resolved first).
   SaturationSet saturations = kAllSaturations;
   std::string_view why;  ///< for error messages: where the restriction comes from
   Rounding default_rounding = Rounding::rne;
+  /// What Saturation::by_destination (Context's default) and the CLI without --sat mean for
+  /// this destination: finite or none, never by_destination (SEMANTICS 4.1). The built-in
+  /// dialects give none for f64, f32, f16 and bf16 (each documents why in docs/DIALECTS.md).
   Saturation default_saturation = Saturation::finite;
 };
 
@@ -181,7 +185,21 @@ std::span<const Dialect> all_dialects();
 /// Looks a dialect up by name (case-insensitive). nullptr if unknown.
 const Dialect* find_dialect(std::string_view name);
 
-/// Why `dialect` cannot convert into `dst` under `ctx`, or nullopt when it can.
+/// The saturation `s` means for a conversion into `dst` under `dialect`: `s` itself when it is
+/// finite or none; for Saturation::by_destination the dialect's default_saturation for `dst`.
+constexpr Saturation resolve(const Dialect& dialect, FormatId dst, Saturation s) {
+  return s == Saturation::by_destination ? dialect.support[static_cast<int>(dst)].default_saturation : s;
+}
+
+/// `ctx` with its saturation resolved for `dst` under `dialect` (the other fields as they are).
+/// Every entry point that converts calls this before checking support or choosing a kernel.
+constexpr Context resolve(const Dialect& dialect, FormatId dst, Context ctx) {
+  ctx.saturation = resolve(dialect, dst, ctx.saturation);
+  return ctx;
+}
+
+/// Why `dialect` cannot convert into `dst` under `ctx` (its saturation resolved first), or
+/// nullopt when it can.
 /// The message names the dialect, the destination and the modes it does accept.
 std::optional<std::string> unsupported_reason(const Dialect& dialect, FormatId dst, const Context& ctx);
 

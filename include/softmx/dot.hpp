@@ -47,8 +47,11 @@ const AccumulationModel& fp32_sequential_accumulation();
 /// ("hopper-fp8-mma", "hopper-fp8-wgmma"; softmx/tensor_core.hpp); nullptr if unknown.
 const AccumulationModel* find_accumulation_model(std::string_view name);
 
-/// DotGeneral. Throws std::invalid_argument when the preconditions above fail, when a block's
-/// element format is not an MX element format, or a code is out of its format's range.
+/// DotGeneral. `out` rounds the f32 result (and the f32 partial sums of fp32-sequential); its
+/// Saturation::by_destination (Context's default) is none, as for any f32 destination: an
+/// overflowing sum gives Inf. Throws std::invalid_argument when the preconditions above fail,
+/// when a block's element format is not an MX element format, or a code is out of its format's
+/// range.
 Result dot_general(std::span<const BlockRef> a, std::span<const BlockRef> b, const Context& out,
                    const AccumulationModel& model = exact_accumulation());
 

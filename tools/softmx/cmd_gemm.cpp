@@ -2,7 +2,7 @@
 //
 //   softmx gemm-golden --out DIR [--m M] [--n N] [--k K] [--a FMT] [--b FMT] [--block 32]
 //                      [--seed S] [--scale RULE] [--dialect NAME] [--acc exact|fp32-sequential]
-//                      [--round MODE]
+//                      [--round MODE] [--sat finite|none]
 //
 // A (M x K) and B (K x N) are f32 values drawn from SplitMix64(seed): each is
 // (sum of 12 draws of 24 bits - 6 * 2^24) * 2^-24, a bell-shaped value in [-6, 6], rounded to
@@ -153,6 +153,10 @@ int cmd_gemm_golden(int argc, char** argv) {
     if (!bo.rounding || *bo.rounding == Rounding::rs)
       throw UsageError("--round expects rne, rna, rz, ru, rd or ro for the element conversions, got " + quote(*r, '\''));
   }
+  if (auto s = a.get("sat")) {  // the element conversions'; unset: the dialect's element saturation
+    bo.saturation = parse_saturation(*s);
+    if (!bo.saturation) throw UsageError("unknown saturation " + quote(*s, '\'') + " for --sat (expected finite or none)");
+  }
   const std::size_t nb = (K + blk - 1) / blk;
 
   // The memory the arrays below take at their peak, before any is allocated: A and B as f32,
@@ -264,6 +268,7 @@ int cmd_gemm_golden(int argc, char** argv) {
       "\nb_format = " + std::string(format(fb).name) + "\nscale_rule = " +
       std::string(name(bo.rule.value_or(co.dialect->block.scale_rule))) + "\ndialect = " + std::string(co.dialect->name) +
       "\nelement_rounding = " + std::string(name(bo.rounding.value_or(co.dialect->block.element_rounding))) +
+      "\nelement_saturation = " + std::string(name(bo.saturation.value_or(co.dialect->block.element_saturation))) +
       "\naccumulation = " + std::string(model->name()) + "\noutput = f32, rne, overflow to Inf" +
       "\ninput_distribution = (sum of 12 SplitMix64 draws >> 40, minus 6 * 2^24) * 2^-24, rounded to f32 rne; A row-major then B row-major" +
       "\npartial_block = the last block along K is padded with zeros (not stored)\nendianness = little\n";

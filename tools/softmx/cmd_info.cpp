@@ -70,6 +70,14 @@ int cmd_dialects(int argc, char** argv) {
     }
     out.printf("  nan_payload   %s\n", payload.c_str());
     out.printf("  nan_canonical_ones %s\n", canon.empty() ? " none" : canon.c_str());
+    // What --sat (and the library's Context) defaults to, per destination (SEMANTICS 4.1).
+    std::string sat_none, sat_finite;
+    for (const Format& f : all_formats())
+      (d.support[static_cast<int>(f.id)].default_saturation == Saturation::none ? sat_none : sat_finite)
+          .append(" ")
+          .append(f.name);
+    out.printf("  saturation default  none:%s; finite:%s\n", sat_none.empty() ? " -" : sat_none.c_str(),
+                sat_finite.empty() ? " -" : sat_finite.c_str());
     const BlockPolicies& b = d.block;
     if (!b.unsupported.empty()) {
       out.printf("  blocks        %s\n", std::string(b.unsupported).c_str());

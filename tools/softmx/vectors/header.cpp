@@ -283,6 +283,9 @@ void Header::validate(std::string_view where_sv) const {
       if (block < 1 || block > 4096) throw fail("block (K) must be 1..4096");
       break;
   }
+  // A header says what was computed: the saturation is resolved (SEMANTICS 4.1) before writing.
+  if (operation != Operation::mma && ctx.saturation != Saturation::finite && ctx.saturation != Saturation::none)
+    throw fail("saturation must be finite or none (resolve the destination's default first)");
   if (layout == Layout::runs) {
     if (operation != Operation::convert) throw fail("layout = runs is for operation = convert only");
     if (ctx.rounding == Rounding::rs) throw fail("layout = runs needs a deterministic rounding (not rs)");

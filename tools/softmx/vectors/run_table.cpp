@@ -273,7 +273,7 @@ Header sweep_header(FormatId from, FormatId to, const Context& ctx, std::string_
   h.layout = Layout::runs;
   h.from = from;
   h.to = to;
-  h.ctx = ctx;
+  h.ctx = resolve(*d, to, ctx);  // a header records finite or none, never by_destination
   h.ctx.rbits = 0;
   h.dialect = std::string(d->name);
   h.first = range.first;
