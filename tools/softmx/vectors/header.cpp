@@ -45,6 +45,7 @@ bool applies(std::string_view key, Operation op, Layout layout, Rounding r) {
   if (key == "a" || key == "b") return dot || mma;
   if (key == "blocks" || key == "accumulation") return dot;
   if (key == "accumulator" || key == "addend" || key == "model") return mma;
+  if (key == "scale-format" || key == "scale-block") return mma;  // block-scaled mma only
   if (key == "block") return quant || dot || mma;
   if (key == "scale") return quant;
   if (key == "rbits") return r == Rounding::rs;
@@ -63,6 +64,15 @@ std::string_view name(Operation op) {
     case Operation::dequantize: return "dequantize";
     case Operation::dot: return "dot";
     case Operation::mma: return "mma";
+  }
+  return "?";
+}
+
+std::string_view name(MmaScaleFormat f) {
+  switch (f) {
+    case MmaScaleFormat::none: return "none";
+    case MmaScaleFormat::ue8m0: return "ue8m0";
+    case MmaScaleFormat::ue4m3: return "ue4m3";
   }
   return "?";
 }
@@ -155,7 +165,8 @@ Header HeaderParser::finish(const std::string& where) const {
     if (applies(k, h.operation, h.layout, h.ctx.rounding)) continue;
     static constexpr std::string_view kKnown[] = {"operation", "layout", "from", "to", "a", "b", "rounding", "saturation",
                                                  "tininess", "rbits", "dialect", "block", "blocks", "scale",
-                                                 "accumulation", "first", "last", "accumulator", "addend", "model"};
+                                                 "accumulation", "first", "last", "accumulator", "addend", "model",
+                                                 "scale-format", "scale-block"};
     if (std::find(std::begin(kKnown), std::end(kKnown), k) == std::end(kKnown))
       throw UsageError(wheres_[i] + ": unknown header key '" + k +
                        "' (see vectors/README.md section 3; free information goes in keys starting with 'x-')");
@@ -204,6 +215,19 @@ Header HeaderParser::finish(const std::string& where) const {
       throw bad("model", m, known);
     }
     h.model = m;
+    // Block scales: both keys or neither (an unscaled mma has no scale columns).
+    const auto* sf = find("scale-format");
+    const auto* sb = find("scale-block");
+    if (sf || sb) {
+      if (!sf || !sb)
+        throw UsageError(where_of(sf ? "scale-format" : "scale-block") + ": a block-scaled mma needs both 'scale-format' and 'scale-block'");
+      if (sf->second == "ue8m0") h.scale_format = MmaScaleFormat::ue8m0;
+      else if (sf->second == "ue4m3") h.scale_format = MmaScaleFormat::ue4m3;
+      else throw bad("scale-format", sf->second, "ue8m0 or ue4m3 (the format of the block scales)");
+      auto n = parse_decimal(sb->second);
+      if (!n || *n < 1 || *n > 4096) throw bad("scale-block", sb->second, "an integer from 1 to 4096 (products per scale)");
+      h.scale_block = static_cast<std::uint32_t>(*n);
+    }
   } else {
     h.from = format_of("from");
     h.to = format_of("to");
@@ -281,6 +305,10 @@ void Header::validate(std::string_view where_sv) const {
       if (accumulator != FormatId::f32 && accumulator != FormatId::f16) throw fail("the mma accumulator is f32 or f16");
       if (!find_tensor_core_model(model)) throw fail("unknown tensor-core model '" + model + "'");
       if (block < 1 || block > 4096) throw fail("block (K) must be 1..4096");
+      if (scale_format == MmaScaleFormat::none ? scale_block != 0
+                                               : scale_block < 1 || scale_block > block || block % scale_block != 0)
+        throw fail("scale-block (" + std::to_string(scale_block) + ") must divide block (K = " + std::to_string(block) +
+                   ") for a block-scaled mma, and be absent without scale-format");
       break;
   }
   // A header says what was computed: the saturation is resolved (SEMANTICS 4.1) before writing.
@@ -323,6 +351,10 @@ std::string header_text(const Header& h) {
     kv("accumulator", format(h.accumulator).name);
     kv("addend", h.addend ? "yes" : "no");
     kv("model", h.model);
+    if (h.scale_format != MmaScaleFormat::none) {
+      kv("scale-format", name(h.scale_format));
+      kv("scale-block", std::to_string(h.scale_block));
+    }
   } else {
     kv("rounding", name(h.ctx.rounding));
     if (h.ctx.rounding == Rounding::rs) kv("rbits", std::to_string(h.ctx.rbits_width));
@@ -369,7 +401,10 @@ std::string describe(const Header& h) {
   s += ' ';
   if (h.operation == Operation::mma)
     return s + std::string(format(h.from).name) + " x " + std::string(format(h.to).name) + " k=" + std::to_string(h.block) +
-           " " + std::string(format(h.accumulator).name) + (h.addend ? " +C " : " ") + h.model;
+           " " + std::string(format(h.accumulator).name) + (h.addend ? " +C " : " ") + h.model +
+           (h.scale_format == MmaScaleFormat::none
+                ? std::string()
+                : " scales " + std::string(name(h.scale_format)) + "/" + std::to_string(h.scale_block));
   if (h.operation == Operation::dot) {
     s += std::string(format(h.from).name) + " x " + std::string(format(h.to).name) + " k=" + std::to_string(h.block) +
          " n=" + std::to_string(h.blocks) + " " + h.accumulation;

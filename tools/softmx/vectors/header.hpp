@@ -26,9 +26,13 @@ inline constexpr int kFormatVersion = 1;
 
 enum class Operation : std::uint8_t { convert, quantize, dequantize, dot, mma };
 enum class Layout : std::uint8_t { cases, runs };
+/// mma only: the format of the block scales of a block-scaled mma (header key `scale-format`,
+/// vectors/README.md 3). none: an unscaled mma (no scale columns, no scale keys).
+enum class MmaScaleFormat : std::uint8_t { none, ue8m0, ue4m3 };
 
 std::string_view name(Operation op);
 std::optional<Operation> parse_operation(std::string_view s);
+std::string_view name(MmaScaleFormat f);  ///< "none", "ue8m0", "ue4m3"
 
 struct Header {
   Operation operation = Operation::convert;
@@ -49,6 +53,12 @@ struct Header {
   FormatId accumulator = FormatId::f32;  ///< mma: the format of C and D (f32 or f16)
   bool addend = true;                    ///< mma: lines carry C (false: C = +0, no C column)
   std::string model;                     ///< mma: the tensor-core model (softmx/tensor_core.hpp)
+  /// mma, block-scaled (keys scale-format and scale-block, both or neither): every line carries
+  /// block / scale_block scales of A's row, then as many of B's column, after B's codes; scale
+  /// j covers products j * scale_block .. (j + 1) * scale_block - 1. ue8m0 codes are E8M0 (0xFF
+  /// NaN); ue4m3 codes are 8-bit E4M3 patterns as the instruction reads them (00..FF).
+  MmaScaleFormat scale_format = MmaScaleFormat::none;
+  std::uint32_t scale_block = 0;  ///< mma with scales: products per scale, divides `block`; else 0
   std::uint64_t first = 0, last = 0;   ///< runs: the inclusive input range
 
   // Provenance: written by gen and sweep, read back but never used to compute.

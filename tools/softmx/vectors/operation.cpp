@@ -87,6 +87,12 @@ LineLayout line_layout(const Header& h) {
     case Operation::mma:
       for (std::size_t i = 0; i < k; ++i) l.operands.push_back(code_field(h.from, indexed("A", i)));
       for (std::size_t i = 0; i < k; ++i) l.operands.push_back(code_field(h.to, indexed("B", i)));
+      if (h.scale_format != MmaScaleFormat::none) {  // block scales: A's row, then B's column
+        const std::size_t n = k / h.scale_block;
+        const FormatId sf = h.scale_format == MmaScaleFormat::ue8m0 ? FormatId::e8m0 : FormatId::e4m3;
+        for (std::size_t j = 0; j < n; ++j) l.operands.push_back(code_field(sf, n == 1 ? "SA" : indexed("SA", j)));
+        for (std::size_t j = 0; j < n; ++j) l.operands.push_back(code_field(sf, n == 1 ? "SB" : indexed("SB", j)));
+      }
       if (h.addend) l.operands.push_back(code_field(h.accumulator, "C"));
       l.results.push_back(code_field(h.accumulator, "D"));
       l.flags = false;
@@ -118,6 +124,8 @@ Evaluator::Evaluator(const Header& h) : h_(h), layout_(line_layout(h)), dialect_
       case Operation::mma:
         tc_model_ = find_tensor_core_model(h.model);
         if (!tc_model_) throw cli::UsageError("unknown tensor-core model '" + h.model + "'");
+        if (h.scale_format != MmaScaleFormat::none)
+          throw cli::UsageError("cannot compute " + describe(h) + ": no tensor-core model of this softmx takes block scales yet");
         break;
     }
   } catch (const Unsupported& e) {
@@ -204,7 +212,8 @@ Flags Evaluator::evaluate(std::span<const std::uint64_t> ops, std::span<std::uin
       const std::size_t k = h_.block;
       std::vector<std::uint8_t> codes(2 * k);
       for (std::size_t i = 0; i < 2 * k; ++i) codes[i] = static_cast<std::uint8_t>(ops[i]);
-      const std::uint32_t c = h_.addend ? static_cast<std::uint32_t>(ops[2 * k]) : 0;
+      // C is the last operand (block-scaled lines hold their scales between B and C).
+      const std::uint32_t c = h_.addend ? static_cast<std::uint32_t>(ops[layout_.operands.size() - 1]) : 0;
       const Result r = tc_model_->mma(h_.from, std::span(codes.data(), k), h_.to, std::span(codes.data() + k, k),
                                       h_.accumulator, c);
       res[0] = r.code;
