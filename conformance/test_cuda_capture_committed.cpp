@@ -2,19 +2,25 @@
 //
 // For each folder: its MANIFEST must be exactly what softmx_capture_manifest writes for the
 // tables there (so every digest matches and no table is missing or unlisted), and every table
-// must pass `softmx verify` in the dialect its header names. Until a capture is committed the
-// test skips, saying so; the checker itself is proved on a capture made here, which must pass,
-// and on corrupted copies, which must fail.
+// must pass `softmx verify` in the dialect or tensor-core model its header names (a file whose
+// model softmx does not know yet is checked line by line for form, and listed as waiting).
+// Until a capture is committed the test skips, saying so; the checker itself is proved on a
+// capture made here, which must pass, and on corrupted copies, which must fail.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "capture_host.hpp"
+#include "mma_catalog.hpp"
+#include "mma_file.hpp"
 #include "softmx/convert.hpp"
 #include "support/cli_run.hpp"
 #include "test_cuda_capture_strips.hpp"
+#include "vectors/reader.hpp"
 
 namespace softmx {
 namespace {
@@ -25,8 +31,11 @@ using testing::scratch_dir;
 using testing::slurp;
 using testing::write_file;
 
-/// What is wrong with the capture folder `dir` (empty: nothing).
-std::vector<std::string> check_capture_folder(const std::string& dir) {
+/// What is wrong with the capture folder `dir` (empty: nothing). A file that names a
+/// tensor-core model this softmx does not know yet (or carries block scales no model takes) is
+/// not verified: it is read line by line (every field checked against its header) and listed in
+/// `waiting` with the reason, once per file.
+std::vector<std::string> check_capture_folder(const std::string& dir, std::vector<std::string>* waiting = nullptr) {
   std::vector<std::string> problems;
   capture::Provenance p;
   std::vector<capture::ManifestEntry> entries;
@@ -40,7 +49,32 @@ std::vector<std::string> check_capture_folder(const std::string& dir) {
     problems.push_back(dir + "/MANIFEST does not match the tables (a digest, a table missing or unlisted, or the "
                              "provenance differs); softmx_capture_manifest " + dir + " writes the right one");
   for (const auto& e : entries) {
-    const auto r = run_cli("verify '" + dir + "/" + e.path + "'");
+    const std::string path = dir + "/" + e.path;
+    std::optional<std::string> why;
+    try {
+      why = capture::verify_blocker(path);
+    } catch (const std::exception& x) {
+      problems.push_back(path + ": " + x.what());
+      continue;
+    }
+    if (why) {
+      try {
+        std::string unknown;
+        const auto r = vec::VectorReader::from_string(capture::with_known_model(slurp(path), unknown), path);
+        vec::Record rec;
+        std::uint64_t lines = 0;
+        while (r->next(rec)) {
+          ++lines;
+          if (rec.results.size() != 1) throw std::runtime_error(r->where() + ": a capture line must end in its result");
+        }
+        if (lines == 0) throw std::runtime_error(path + ": no data lines");
+      } catch (const std::exception& x) {
+        problems.push_back(path + ": " + x.what());
+      }
+      if (waiting) waiting->push_back(path + ": " + *why);
+      continue;
+    }
+    const auto r = run_cli("verify '" + path + "'");
     if (r.status != 0) problems.push_back(dir + "/" + e.path + ": softmx verify exit " + std::to_string(r.status) + ": " + r.out + r.err);
   }
   return problems;
@@ -65,7 +99,11 @@ TEST(CommittedCaptures, EveryTableMatchesItsManifestAndVerifies) {
   if (folders.empty())
     GTEST_SKIP() << "no GPU capture is committed under " << root.string()
                  << "/*/ yet (tools/cuda/capture.sh on a GPU makes one): nothing to check";
-  for (const auto& f : folders) EXPECT_EQ(join(check_capture_folder(f)), "") << f;
+  std::vector<std::string> waiting;
+  for (const auto& f : folders) EXPECT_EQ(join(check_capture_folder(f, &waiting)), "") << f;
+  // Files whose model softmx lacks are checked for form only; say which, so that a run that
+  // looks green does not hide them (they verify once the models land).
+  for (const auto& w : waiting) std::printf("waiting for its model: %s\n", w.c_str());
 }
 
 // A capture folder as the programs write it, from softmx's own results in cuda-sm90.
@@ -122,6 +160,35 @@ TEST(CommittedCaptures, TheCheckerPassesAGoodCaptureAndFailsBadOnes) {
   const auto s = check_capture_folder(stale);
   ASSERT_EQ(s.size(), 1u) << join(s);
   EXPECT_NE(s[0].find("MANIFEST does not match the tables"), std::string::npos) << s[0];
+
+  // A tensor-core capture whose model softmx does not know yet: not verified, listed as
+  // waiting, but read line by line: a line that lost its D is caught.
+  const std::string bw = make_capture(base + "/blackwell");
+  {
+    const mma_capture::CaptureForm* f = nullptr;
+    for (const auto& x : mma_capture::capture_forms())
+      if (x.file == "mma-sync-mxf4-e2m1-e2m1-ue8m0x32-f32-c.vec") f = &x;
+    ASSERT_NE(f, nullptr);
+    const capture::Provenance p{"NVIDIA Test GPU", "9.0", "13.0", "13.0", "sm_120f (__CUDA_ARCH__ 1200)", "2025-01-02T03:04:05Z",
+                                "softmx_capture_mma 0.1.0"};
+    vec::GenOptions o;
+    const auto cases = mma_capture::make_cases(f->shape, o);
+    const vec::Header h = mma_capture::file_header(*f, f->model, p, o);
+    write_file(bw + "/" + f->file, mma_capture::file_text(h, f->shape, cases, std::vector<std::uint32_t>(cases.size(), 0)));
+    capture::Provenance got;
+    write_file(bw + "/MANIFEST", capture::manifest_text(got, capture::scan_tables(bw, got)));
+    std::vector<std::string> waiting;
+    EXPECT_EQ(join(check_capture_folder(bw, &waiting)), "");
+    ASSERT_EQ(waiting.size(), 1u);
+    EXPECT_NE(waiting[0].find("does not know the tensor-core model 'blackwell-mxf4'"), std::string::npos) << waiting[0];
+    std::string t = slurp(bw + "/" + f->file);
+    t.erase(t.size() - 10, 9);  // the last line's " DDDDDDDD"
+    write_file(bw + "/" + f->file, t);
+    write_file(bw + "/MANIFEST", capture::manifest_text(got, capture::scan_tables(bw, got)));
+    const auto b = check_capture_folder(bw);
+    ASSERT_EQ(b.size(), 1u) << join(b);
+    EXPECT_NE(b[0].find("a capture line must end in its result"), std::string::npos) << b[0];
+  }
 
   // An unlisted table, and a missing MANIFEST.
   const std::string extra = make_capture(base + "/extra");

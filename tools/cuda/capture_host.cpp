@@ -10,7 +10,9 @@
 
 #include "cli.hpp"
 #include "sha256.hpp"
+#include "softmx/tensor_core.hpp"
 #include "vectors/generate.hpp"
+#include "vectors/operation.hpp"
 #include "vectors/reader.hpp"
 #include "vectors/run_table.hpp"
 
@@ -96,6 +98,15 @@ std::uint64_t reduce_to_run_table(const vec::Header& h, std::vector<ChangePoint>
   return w.lines();
 }
 
+std::string build_target_text(int cuda_arch, int family_specific, int arch_specific) {
+  const int arch = arch_specific ? arch_specific : family_specific ? family_specific : cuda_arch;
+  const char* suffix = arch_specific ? "a" : family_specific ? "f" : "";
+  std::string s = "sm_" + std::to_string(arch / 10) + suffix + " (__CUDA_ARCH__ " + std::to_string(cuda_arch);
+  if (family_specific) s += ", __CUDA_ARCH_FAMILY_SPECIFIC__ " + std::to_string(family_specific);
+  if (arch_specific) s += ", __CUDA_ARCH_SPECIFIC__ " + std::to_string(arch_specific);
+  return s + ")";
+}
+
 std::string gpu_slug(std::string_view name) {
   std::string lower;
   for (char c : name) lower += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
@@ -130,7 +141,59 @@ const std::string* find_key(const vec::Header& h, std::string_view key) {
   return nullptr;
 }
 
+std::string trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return std::string(s);
+}
+
+std::string known_models() {
+  std::string known;
+  for (const TensorCoreModel* m : tensor_core_models()) known += (known.empty() ? "" : ", ") + std::string(m->name());
+  return known;
+}
+
 }  // namespace
+
+std::string with_known_model(const std::string& text, std::string& unknown_model) {
+  unknown_model.clear();
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t nl = text.find('\n', at);
+    const std::size_t end = nl == std::string::npos ? text.size() : nl;
+    const std::string line = trim(std::string_view(text).substr(at, end - at));
+    if (!line.empty() && line[0] != '#') {
+      const std::size_t eq = line.find('=');
+      if (eq == std::string::npos) break;  // the first data line: the header is over
+      if (trim(std::string_view(line).substr(0, eq)) == "model") {
+        const std::string m = trim(std::string_view(line).substr(eq + 1));
+        if (find_tensor_core_model(m)) return text;
+        unknown_model = m;
+        return text.substr(0, at) + "model = " + std::string(kStandInModel) + text.substr(end);
+      }
+    }
+    if (nl == std::string::npos) break;
+    at = nl + 1;
+  }
+  return text;
+}
+
+std::optional<std::string> verify_blocker(const std::string& path) {
+  std::string unknown;
+  const std::string text = with_known_model(read_bytes(path), unknown);
+  const auto r = vec::VectorReader::from_string(text, path);  // the header, checked
+  if (!unknown.empty())
+    return "softmx does not know the tensor-core model '" + unknown + "' yet (it knows: " + known_models() +
+           "); the file verifies once that model lands";
+  try {
+    vec::Evaluator ev(r->header());
+  } catch (const UsageError& e) {
+    if (r->header().operation == vec::Operation::mma && r->header().scale_format != vec::MmaScaleFormat::none)
+      return std::string(e.what());
+    throw;
+  }
+  return std::nullopt;
+}
 
 std::vector<ManifestEntry> scan_tables(const std::string& dir, Provenance& p) {
   namespace fs = std::filesystem;
@@ -153,15 +216,18 @@ std::vector<ManifestEntry> scan_tables(const std::string& dir, Provenance& p) {
                       {"x-compute-capability", &Provenance::compute_capability, true},
                       {"x-driver", &Provenance::driver, true},
                       {"x-cuda-runtime", &Provenance::cuda_runtime, true},
-                      {"x-build-target", &Provenance::build_target, true},
+                      {"x-build-target", &Provenance::build_target, false},
                       {"x-date", &Provenance::date, false},
                       {"x-capture", &Provenance::capture, false}};
 
   std::vector<ManifestEntry> out;
+  std::vector<std::string> targets;  // "TARGET [PROGRAM]", distinct, in order
+  std::string first_target;
   for (std::size_t i = 0; i < names.size(); ++i) {
     const std::string path = (fs::path(dir) / names[i]).string();
     const std::string bytes = read_bytes(path);
-    auto r = vec::VectorReader::from_string(bytes, path);  // parses and validates the header
+    std::string unknown_model;
+    auto r = vec::VectorReader::from_string(with_known_model(bytes, unknown_model), path);  // parses and validates the header
     const vec::Header& h = r->header();
     ManifestEntry e;
     e.path = names[i];
@@ -181,7 +247,26 @@ std::vector<ManifestEntry> scan_tables(const std::string& dir, Provenance& p) {
         p.date = *v;
       }
     }
+    // Each capture program runs the SASS of its own target list: every distinct build target,
+    // once, with the program that ran it.
+    {
+      const std::string* target = find_key(h, "x-build-target");
+      const std::string* program = find_key(h, "x-capture");
+      const std::string item = *target + " [" + *program + "]";
+      if (i == 0) {
+        targets.clear();
+        first_target = *target;
+      }
+      if (std::find(targets.begin(), targets.end(), item) == targets.end()) targets.push_back(item);
+    }
     out.push_back(std::move(e));
+  }
+  // One target (the usual case): as the tables say it. Several: each with its program.
+  bool one_target = true;
+  for (const auto& t : targets) one_target = one_target && t.rfind(first_target + " [", 0) == 0;
+  if (!one_target) {
+    p.build_target.clear();
+    for (const auto& t : targets) p.build_target += (p.build_target.empty() ? "" : "; ") + t;
   }
   return out;
 }

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -60,6 +61,11 @@ vec::Header capture_header(FormatId from, FormatId to, Rounding rounding, Satura
 /// written. Precondition: h.layout == runs.
 std::uint64_t reduce_to_run_table(const vec::Header& h, std::vector<ChangePoint> points, std::string& text);
 
+/// The build-target text of the provenance: the SASS that ran, from the device's macros
+/// (`family_specific`, `arch_specific`: 0 when undefined), e.g. "sm_90a (__CUDA_ARCH__ 900,
+/// __CUDA_ARCH_FAMILY_SPECIFIC__ 900, __CUDA_ARCH_SPECIFIC__ 900)" or "sm_120f (...)".
+std::string build_target_text(int cuda_arch, int family_specific, int arch_specific);
+
 /// A file name part for a GPU: lower case, "nvidia" dropped, every run of other characters than
 /// [a-z0-9] one '-', no '-' at either end ("NVIDIA H100 80GB HBM3" -> "h100-80gb-hbm3"). Empty
 /// input or a name with no letter or digit gives "unknown-gpu".
@@ -72,14 +78,35 @@ struct ManifestEntry {
   std::string what;    ///< "instruction cvt.rn.satfinite.e4m3x2.f32" or "function __nv_cvt_..."
 };
 
+/// The stand-in model with which a capture file whose tensor-core model this softmx does not
+/// know yet is read (mma files name the model their capture is to be verified against, and
+/// the Blackwell models may land after the captures).
+inline constexpr std::string_view kStandInModel = "hopper-fp8-wgmma";
+
+/// `text` (a vector file) as softmx can read it: when its header names a tensor-core model that
+/// softmx does not know, that one line is rewritten to name kStandInModel, and the unknown
+/// name goes to `unknown_model` (else it is cleared). Every other key and every data line is
+/// left as it is, so that a reader still checks them all.
+std::string with_known_model(const std::string& text, std::string& unknown_model);
+
+/// Why `softmx verify` cannot check the vector file at `path` yet, or nullopt when it can: the
+/// file names a tensor-core model this softmx does not know ("softmx does not know the
+/// tensor-core model 'blackwell-mxf4' yet (it knows: ...); the file verifies once the model
+/// lands"), or carries block scales that no model of this softmx takes. Throws
+/// cli::UsageError for a file that cannot be read or whose header is wrong in any other way.
+std::optional<std::string> verify_blocker(const std::string& path);
+
 /// Reads every "*.vec" file directly in `dir` (the capture program's tables and the mma
 /// program's mma-*.vec), in name order: hashes it, and takes from its header the x-instruction
 /// or x-function (the entry's `what`) and the provenance keys. Throws cli::UsageError naming the
 /// file when one cannot be read or parsed, lacks x-instruction/x-function or a provenance key
 /// (x-gpu, x-compute-capability, x-driver, x-cuda-runtime, x-build-target, x-date, x-capture),
-/// or names another GPU, compute capability, driver, CUDA runtime or build target than the
-/// first file; and when `dir` holds no table. `provenance` receives the first file's values
-/// (x-date: the earliest of all files, dates being ISO 8601 text).
+/// or names another GPU, compute capability, driver or CUDA runtime than the first file; and
+/// when `dir` holds no table. A file whose tensor-core model softmx does not know yet is read
+/// with kStandInModel (with_known_model): everything else in it is checked. `provenance`
+/// receives the first file's values, except x-date (the earliest of all files, dates being ISO
+/// 8601 text) and x-build-target (each program builds for its own targets: every distinct
+/// value, with its x-capture, in the order first met, joined by "; " when there are several).
 std::vector<ManifestEntry> scan_tables(const std::string& dir, Provenance& provenance);
 
 /// The MANIFEST text: comment lines with the provenance (GPU, compute capability, driver, CUDA

@@ -40,14 +40,7 @@ std::string utc_now() {
 }
 
 /// "sm_90a (__CUDA_ARCH__ 900, __CUDA_ARCH_FAMILY_SPECIFIC__ 900, __CUDA_ARCH_SPECIFIC__ 900)".
-std::string build_target(const DeviceInfo& d) {
-  const int arch = d.arch_specific ? d.arch_specific : d.family_specific ? d.family_specific : d.cuda_arch;
-  const char* suffix = d.arch_specific ? "a" : d.family_specific ? "f" : "";
-  std::string s = "sm_" + std::to_string(arch / 10) + suffix + " (__CUDA_ARCH__ " + std::to_string(d.cuda_arch);
-  if (d.family_specific) s += ", __CUDA_ARCH_FAMILY_SPECIFIC__ " + std::to_string(d.family_specific);
-  if (d.arch_specific) s += ", __CUDA_ARCH_SPECIFIC__ " + std::to_string(d.arch_specific);
-  return s + ")";
-}
+std::string build_target(const DeviceInfo& d) { return build_target_text(d.cuda_arch, d.family_specific, d.arch_specific); }
 
 const char* needs_text(Needs n) {
   switch (n) {
