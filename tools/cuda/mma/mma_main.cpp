@@ -3,14 +3,15 @@
 //   softmx_capture_mma OUTDIR [--level 1|2] [--count N] [--seed S] [--only TEXT]
 //   softmx_capture_mma --list
 //
-// For every form of mma_catalog.hpp that this GPU and build can run (the others are listed as
-// "skip" with the reason), makes the cases (mma_cases.hpp; level 2 by default, each form's
+// For every form of mma_catalog.hpp that this GPU and build can run (the others are listed at
+// the end, one "skip" line per reason with the number of forms and the reason), makes the cases (mma_cases.hpp; level 2 by default, each form's
 // default count unless --count), runs them through the tensor cores (mma_device.cu) and writes
 // OUTDIR/<form's file> (mma_file.hpp): operation mma, the model the capture is to be checked
 // against, the provenance x- keys, one line per case with the device's D. --only TEXT keeps the
 // forms whose file name contains TEXT. --list prints the forms (file, model, what it needs,
 // instruction) without touching a GPU. Exit status 0 when every form that could run was
 // written, 1 when one failed, 2 for a usage error or no usable GPU.
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -109,10 +110,14 @@ int run(int argc, char** argv) {
               d.nvcc_major, d.nvcc_minor);
 
   int written = 0, skipped = 0, failed = 0, blackwell_skipped = 0;
+  // Skipped forms, grouped by their reason (in the order first met): one line per reason.
+  std::vector<std::pair<std::string, std::vector<std::string>>> skips;
   for (const CaptureForm& f : capture_forms()) {
     if (!only.empty() && f.file.find(only) == std::string::npos) continue;
     if (const auto why = skip_reason(f, status)) {
-      std::printf("skip  %-52s %s\n", f.file.c_str(), why->c_str());
+      auto it = std::find_if(skips.begin(), skips.end(), [&](const auto& s) { return s.first == *why; });
+      if (it == skips.end()) it = skips.insert(skips.end(), {*why, {}});
+      it->second.push_back(f.file);
       ++skipped;
       if (f.needs != Feature::mma_fp8) ++blackwell_skipped;
       continue;
@@ -135,6 +140,9 @@ int run(int argc, char** argv) {
       ++failed;
     }
   }
+  for (const auto& [why, files] : skips)
+    std::printf("skip  %zu form%s (%s%s): %s\n", files.size(), files.size() == 1 ? "" : "s", files.front().c_str(),
+                files.size() == 1 ? "" : (" .. " + files.back()).c_str(), why.c_str());
   std::printf("%d mma files written, %d skipped, %d failed\n", written, skipped, failed);
   if (blackwell_skipped)
     std::printf("%d Blackwell forms skipped: they need a Blackwell GPU (compute capability 10.x/11.0 for tcgen05, 12.x for "
