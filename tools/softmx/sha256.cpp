@@ -3,7 +3,6 @@
 
 #include <array>
 #include <cstdio>
-#include <vector>
 
 namespace softmx::cli {
 namespace {
@@ -48,21 +47,41 @@ void compress(std::array<std::uint32_t, 8>& h, const std::uint8_t* block) {
 
 }  // namespace
 
-std::string sha256_hex(std::span<const std::uint8_t> data) {
-  std::array<std::uint32_t, 8> h = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                                    0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+void Sha256::update(std::span<const std::uint8_t> data) {
+  length_ += data.size();
   std::size_t i = 0;
-  for (; i + 64 <= data.size(); i += 64) compress(h, data.data() + i);
+  if (fill_) {
+    while (fill_ < 64 && i < data.size()) block_[fill_++] = data[i++];
+    if (fill_ < 64) return;
+    compress(h_, block_.data());
+    fill_ = 0;
+  }
+  for (; i + 64 <= data.size(); i += 64) compress(h_, data.data() + i);
+  while (i < data.size()) block_[fill_++] = data[i++];
+}
+
+std::string Sha256::hex() {
   // Padding: 0x80, zeros, the bit length as 64-bit big-endian.
-  std::vector<std::uint8_t> tail(data.begin() + static_cast<long>(i), data.end());
-  tail.push_back(0x80);
-  while (tail.size() % 64 != 56) tail.push_back(0);
-  const std::uint64_t bits = static_cast<std::uint64_t>(data.size()) * 8;
-  for (int k = 7; k >= 0; --k) tail.push_back(static_cast<std::uint8_t>(bits >> (8 * k)));
-  for (std::size_t j = 0; j < tail.size(); j += 64) compress(h, tail.data() + j);
+  const std::uint64_t bits = length_ * 8;
+  block_[fill_++] = 0x80;
+  if (fill_ > 56) {
+    while (fill_ < 64) block_[fill_++] = 0;
+    compress(h_, block_.data());
+    fill_ = 0;
+  }
+  while (fill_ < 56) block_[fill_++] = 0;
+  for (int k = 7; k >= 0; --k) block_[fill_++] = static_cast<std::uint8_t>(bits >> (8 * k));
+  compress(h_, block_.data());
+  fill_ = 0;
   char out[65];
-  for (int k = 0; k < 8; ++k) std::snprintf(out + 8 * k, 9, "%08x", h[k]);
+  for (int k = 0; k < 8; ++k) std::snprintf(out + 8 * k, 9, "%08x", h_[k]);
   return std::string(out, 64);
+}
+
+std::string sha256_hex(std::span<const std::uint8_t> data) {
+  Sha256 s;
+  s.update(data);
+  return s.hex();
 }
 
 }  // namespace softmx::cli

@@ -15,6 +15,7 @@
 #include "softmx/block.hpp"
 #include "softmx/convert.hpp"
 #include "softmx/prng.hpp"
+#include "vectors/input_digest.hpp"
 
 namespace softmx::vec {
 namespace {
@@ -1041,17 +1042,6 @@ std::string operand_columns(const LineLayout& l) {
 
 }  // namespace
 
-bool exhaustive(const Header& h) {
-  switch (h.operation) {
-    case Operation::convert: return format(h.from).width <= 16 && h.ctx.rounding != Rounding::rs;
-    case Operation::dequantize: return true;
-    case Operation::quantize:
-    case Operation::dot:
-    case Operation::mma: break;
-  }
-  return false;
-}
-
 std::uint64_t random_count(const Header& h, const GenOptions& o) {
   if (o.level < 2 || exhaustive(h)) return 0;
   if (o.count) return *o.count;
@@ -1076,11 +1066,36 @@ void for_each_case(const Header& h, const GenOptions& o, const CaseSink& emit) {
   }
 }
 
+void for_each_written_case(const Evaluator& ev, const GenOptions& o, const CaseSink& emit) {
+  const Header& h = ev.header();
+  // Only quantize can refuse a case, and only under a dialect that raises on a NaN element of
+  // a format without NaN (BlockQuantizer: nan_to_finite = error); write_vectors() leaves such
+  // blocks out. Elsewhere nothing needs evaluating.
+  const bool may_refuse = h.operation == Operation::quantize &&
+                          h.dialect_ref().nan_to_finite == NanToFinite::error && !format(h.to).has_nan();
+  if (!may_refuse) return for_each_case(h, o, emit);
+  std::vector<std::uint64_t> results(ev.layout().results.size());
+  for_each_case(h, o, [&](std::span<const std::uint64_t> ops) {
+    if (ev.try_evaluate(ops, results)) emit(ops);
+  });
+}
+
+CaseSummary summarize_cases(const Evaluator& ev, const GenOptions& o) {
+  InputDigest d(ev.layout());
+  for_each_written_case(ev, o, [&](std::span<const std::uint64_t> ops) { d.add(ops); });
+  return CaseSummary{d.count(), d.hex()};
+}
+
 std::uint64_t write_vectors(const Evaluator& ev, const GenOptions& o, const WriteOptions& w, OutputFile& out) {
   Header h = ev.header();
   h.level = std::to_string(o.level);
   h.seed = o.seed;
   h.generator = std::string(kGeneratorName);
+  // The header says how many cases follow and what they are, so that a results file cut short
+  // or shuffled is caught (README 3, "Completeness").
+  const CaseSummary summary = summarize_cases(ev, o);
+  h.cases = summary.cases;
+  h.inputs_sha256 = summary.sha256;
   const LineLayout& layout = ev.layout();
   std::string& text = out.text();
   text += w.readmemh ? header_text_commented(h, "// ") : header_text(h);
@@ -1120,6 +1135,9 @@ std::uint64_t write_vectors(const Evaluator& ev, const GenOptions& o, const Writ
     out.chunk();
     ++written;
   });
+  if (written != summary.cases)
+    throw std::logic_error("write_vectors: wrote " + std::to_string(written) + " cases, the header says " +
+                           std::to_string(summary.cases));
   return written;
 }
 

@@ -14,6 +14,7 @@
 #include <functional>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "vectors/header.hpp"
@@ -45,11 +46,6 @@ struct WriteOptions {
   bool readmemh = false;     ///< `// ` header comments and one word per case (README 7)
 };
 
-/// True when level 1 already holds every possible case, so that level 2 adds nothing: convert
-/// from a source of at most 16 bits with a deterministic rounding, and dequantize.
-/// Precondition: h validated.
-bool exhaustive(const Header& h);
-
 /// The number of random cases level 2 adds for `h` (0 at level 1 and for exhaustive sets).
 std::uint64_t random_count(const Header& h, const GenOptions& o);
 
@@ -63,9 +59,26 @@ using CaseSink = std::function<void(std::span<const std::uint64_t>)>;
 /// lines carry no random bits).
 void for_each_case(const Header& h, const GenOptions& o, const CaseSink& emit);
 
-/// Writes a whole vector file to `out`: the header (with level, seed and generator set from
-/// `o`), a comment naming the columns, then one line per case with softmx's results (computed
-/// by `ev`) unless inputs_only. Does not commit `out`. Returns the number of cases written.
+/// The cases a file of ev.header() holds, in file order: for_each_case() without the quantize
+/// blocks the dialect refuses (gfloat: a NaN element into a format without NaN). What
+/// write_vectors() writes, and what verify regenerates to check a file's completeness.
+void for_each_written_case(const Evaluator& ev, const GenOptions& o, const CaseSink& emit);
+
+/// The `cases` and `inputs-sha256` of a list of cases (vectors/README.md 3 and 8).
+struct CaseSummary {
+  std::uint64_t cases = 0;
+  std::string sha256;  ///< 64 lower-case hex digits (input_digest.hpp)
+};
+
+/// The count and digest of for_each_written_case(ev, o): what write_vectors() records in the
+/// header. One pass over the cases (operands only, plus one evaluation per quantize block).
+CaseSummary summarize_cases(const Evaluator& ev, const GenOptions& o);
+
+/// Writes a whole vector file to `out`: the header (with level, seed, cases, inputs-sha256 and
+/// generator set from `o` and the cases), a comment naming the columns, then one line per case
+/// with softmx's results (computed by `ev`) unless inputs_only. The cases are generated twice:
+/// once for the count and digest the header records first, once to write them, so memory stays
+/// constant. Does not commit `out`. Returns the number of cases written.
 std::uint64_t write_vectors(const Evaluator& ev, const GenOptions& o, const WriteOptions& w, OutputFile& out);
 
 }  // namespace softmx::vec

@@ -55,6 +55,13 @@ bool applies(std::string_view key, Operation op, Layout layout, Rounding r) {
 
 bool provenance_key(std::string_view key) { return key == "level" || key == "seed" || key == "generator"; }
 
+// The completeness keys (vectors/README.md 3): for layout = cases only.
+bool completeness_key(std::string_view key) { return key == "cases" || key == "inputs-sha256"; }
+
+bool lower_hex_digest(std::string_view s) {
+  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
 }  // namespace
 
 std::string_view name(Operation op) {
@@ -81,6 +88,17 @@ std::optional<Operation> parse_operation(std::string_view s) {
   for (Operation op : {Operation::convert, Operation::quantize, Operation::dequantize, Operation::dot, Operation::mma})
     if (s == name(op)) return op;
   return std::nullopt;
+}
+
+bool exhaustive(const Header& h) {
+  switch (h.operation) {
+    case Operation::convert: return format(h.from).width <= 16 && h.ctx.rounding != Rounding::rs;
+    case Operation::dequantize: return true;
+    case Operation::quantize:
+    case Operation::dot:
+    case Operation::mma: break;
+  }
+  return false;
 }
 
 const Dialect& Header::dialect_ref() const {
@@ -163,6 +181,11 @@ Header HeaderParser::finish(const std::string& where) const {
     const std::string& k = keys_[i].first;
     if (k.rfind("x-", 0) == 0 || provenance_key(k)) continue;
     if (applies(k, h.operation, h.layout, h.ctx.rounding)) continue;
+    if (completeness_key(k)) {
+      if (h.layout == Layout::cases) continue;
+      throw UsageError(wheres_[i] + ": header key '" + k +
+                       "' does not apply to layout = runs (a run table covers every input from first to last)");
+    }
     static constexpr std::string_view kKnown[] = {"operation", "layout", "from", "to", "a", "b", "rounding", "saturation",
                                                  "tininess", "rbits", "dialect", "block", "blocks", "scale",
                                                  "accumulation", "first", "last", "accumulator", "addend", "model",
@@ -267,12 +290,34 @@ Header HeaderParser::finish(const std::string& where) const {
       (std::string_view(k) == "first" ? h.first : h.last) = *x;
     }
   }
-  if (const auto* kv = find("level")) h.level = kv->second;
+  if (const auto* kv = find("level")) {
+    // Strict, as every other key: a level verify cannot read must not pass as information.
+    const std::string& v = kv->second;
+    if (h.layout == Layout::runs) {
+      if (v != "exhaustive") throw bad("level", v, "exhaustive (a run table covers every input from first to last)");
+    } else if (v == "exhaustive") {
+      if (!exhaustive(h))
+        throw bad("level", v, "1 or 2: " + describe(h) + " is not an exhaustive set (vectors/README.md section 6)");
+    } else if (v != "1" && v != "2") {
+      throw bad("level", v, std::string("1 or 2 (vectors/README.md section 6)") + (exhaustive(h) ? " or exhaustive" : ""));
+    }
+    h.level = v;
+  }
   if (const auto* kv = find("generator")) h.generator = kv->second;
   if (const auto* kv = find("seed")) {
     auto s = parse_decimal(kv->second);
     if (!s) throw bad("seed", kv->second, "a decimal integer below 2^64");
     h.seed = *s;
+  }
+  if (const auto* kv = find("cases")) {
+    auto n = parse_decimal(kv->second);
+    if (!n) throw bad("cases", kv->second, "the number of cases, a decimal integer below 2^64");
+    h.cases = *n;
+  }
+  if (const auto* kv = find("inputs-sha256")) {
+    if (!lower_hex_digest(kv->second))
+      throw bad("inputs-sha256", kv->second, "64 lower-case hex digits: the SHA-256 of the cases' operands, vectors/README.md 8");
+    h.inputs_sha256 = kv->second;
   }
   for (const auto& kv : keys_)
     if (kv.first.rfind("x-", 0) == 0) h.extra.push_back(kv);
@@ -320,6 +365,12 @@ void Header::validate(std::string_view where_sv) const {
     if (first > last) throw fail("first is above last");
     if (last > format(from).code_mask()) throw fail("last is beyond the source format's codes");
   }
+  if (layout == Layout::runs && (cases || !inputs_sha256.empty()))
+    throw fail("cases and inputs-sha256 do not apply to layout = runs (first and last say which inputs it covers)");
+  if (!inputs_sha256.empty() && !lower_hex_digest(inputs_sha256)) throw fail("inputs-sha256 must be 64 lower-case hex digits");
+  if (!level.empty() && !(layout == Layout::runs ? level == "exhaustive"
+                          : level == "1" || level == "2" || (level == "exhaustive" && exhaustive(*this))))
+    throw fail("level '" + level + "' is not 1, 2 or (for an exhaustive set or a run table) exhaustive");
   if (ctx.rounding == Rounding::rs && (ctx.rbits_width < 1 || ctx.rbits_width > 64)) throw fail("rbits must be 1..64");
   // Only convert and quantize lines carry random bits (vectors/README.md 4).
   if (ctx.rounding == Rounding::rs && (operation == Operation::dequantize || operation == Operation::dot))
@@ -378,6 +429,8 @@ std::string header_text(const Header& h) {
   }
   if (!h.level.empty()) kv("level", h.level);
   if (h.seed) kv("seed", std::to_string(*h.seed));
+  if (h.cases) kv("cases", std::to_string(*h.cases));
+  if (!h.inputs_sha256.empty()) kv("inputs-sha256", h.inputs_sha256);
   if (!h.generator.empty()) kv("generator", h.generator);
   for (const auto& [k, v] : h.extra) kv(k, v);
   return s;

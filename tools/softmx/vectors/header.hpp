@@ -61,9 +61,18 @@ struct Header {
   std::uint32_t scale_block = 0;  ///< mma with scales: products per scale, divides `block`; else 0
   std::uint64_t first = 0, last = 0;   ///< runs: the inclusive input range
 
-  // Provenance: written by gen and sweep, read back but never used to compute.
+  // Provenance: how the cases were chosen and what they are. Never used to compute a result;
+  // verify and identify use them to check that a file holds every case (vectors/README.md 8,
+  // "Completeness").
+  /// "1" or "2" (gen's levels, README 6), "exhaustive" (a run table, or a cases file of an
+  /// exhaustive set: level 1's every case), or empty (not given). Parsing rejects other values.
   std::string level;
   std::optional<std::uint64_t> seed;
+  /// cases layout only: the number of data lines (cases) the file holds.
+  std::optional<std::uint64_t> cases;
+  /// cases layout only: SHA-256 of the canonical operand text of the cases in file order (64
+  /// lower-case hex digits; empty: not given). See input_digest.hpp.
+  std::string inputs_sha256;
   std::string generator;
   /// x- keys in file order (kept so tools that copy a header keep them).
   std::vector<std::pair<std::string, std::string>> extra;
@@ -76,6 +85,11 @@ struct Header {
   /// the source's width). Throws cli::UsageError with `where` in the message.
   void validate(std::string_view where) const;
 };
+
+/// True when level 1 already holds every possible case, so that level 2 adds nothing: convert
+/// from a source of at most 16 bits with a deterministic rounding, and dequantize (README 6).
+/// Such sets are checked for full coverage of their input space. Precondition: h validated.
+bool exhaustive(const Header& h);
 
 /// Collects header lines one at a time (the reader feeds them; tests and fuzzers too).
 class HeaderParser {
