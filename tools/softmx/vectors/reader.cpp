@@ -49,11 +49,10 @@ std::string field_expectation(const Field& f) {
 
 }  // namespace
 
-VectorReader::VectorReader(std::istream& in, std::string name) : name_(std::move(name)), lines_(in, name_) {
+VectorReader::VectorReader(std::istream& in, std::string name) : in_(&in), name_(std::move(name)), lines_(in, name_) {
   HeaderParser hp;
   std::string line;
-  while (lines_.next(line)) {
-    ++line_no_;
+  while (read_line(line)) {
     if (blank_or_comment(line)) continue;
     if (line.find('=') == std::string::npos) {
       if (!hp.started())
@@ -85,14 +84,23 @@ std::unique_ptr<VectorReader> VectorReader::from_string(std::string text, std::s
   return r;
 }
 
+bool VectorReader::read_line(std::string& line) {
+  if (!lines_.next(line)) return false;
+  ++line_no_;
+  // getline() sets eof only when the input ended before the delimiter.
+  if (in_->eof())
+    throw UsageError(lines_.where() + ": the last line has no newline at its end: the file may be cut short (every line "
+                                      "of a vector file ends in LF; vectors/README.md 2)");
+  return true;
+}
+
 bool VectorReader::next_data_line(std::string& line) {
   if (has_pending_) {
     line = std::move(pending_);
     has_pending_ = false;
     return true;
   }
-  while (lines_.next(line)) {
-    ++line_no_;
+  while (read_line(line)) {
     if (blank_or_comment(line)) continue;
     if (line.find('=') != std::string::npos)
       throw UsageError(lines_.where() + ": a header line 'key = value' after the data lines began");

@@ -37,7 +37,8 @@ struct Run {
 class VectorReader {
  public:
   /// Reads the header from `in` (its lines up to the first data line). `name` is the file's
-  /// name for messages.
+  /// name for messages. Every line must end in LF (vectors/README.md 2): a last line without
+  /// one is an error naming the file and line, wherever it is met.
   VectorReader(std::istream& in, std::string name);
   /// Opens `path` ("-" for standard input) and reads its header.
   static std::unique_ptr<VectorReader> open(const std::string& path);
@@ -61,9 +62,13 @@ class VectorReader {
   std::uint64_t line() const { return line_no_; }
 
  private:
+  /// The next line of the file (counted); false at the end. A line that the file's end cuts
+  /// off before its LF is an error: a file cut short must not read as a shorter whole one.
+  bool read_line(std::string& line);
   bool next_data_line(std::string& line);
   void parse_record(const std::string& line, Record& r);
 
+  std::istream* in_;
   std::unique_ptr<std::istream> owned_;
   std::string name_;
   cli::LineReader lines_;
