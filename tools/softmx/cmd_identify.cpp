@@ -13,13 +13,16 @@
 // Cases are scored exactly for every setting in one streaming pass. A run table is scored
 // first on samples (the first, middle and last input of every run, all settings), then the
 // --exact N best groups are checked on every input (N = 3; every candidate when the table
-// covers at most 2^20 inputs). Exit status: 0 when the best setting agrees everywhere,
-// 1 when none does, 2 on bad input.
+// covers at most 2^20 inputs). A cases file must also be complete, as for verify
+// (vectors/README.md 8): a file with a case missing, extra, duplicated or out of order is not
+// identified. Exit status: 0 when the best setting agrees everywhere and the file is
+// complete, 1 otherwise, 2 on bad input.
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -28,6 +31,7 @@
 #include "commands.hpp"
 #include "softmx/block.hpp"
 #include "vectors/candidates.hpp"
+#include "vectors/completeness.hpp"
 #include "vectors/reader.hpp"
 #include "vectors/report.hpp"
 #include "vectors/run_check.hpp"
@@ -59,10 +63,28 @@ int distance(const vec::Header& h, const vec::Header& c) {
          (h.ctx.tininess != c.ctx.tininess) + (h.scale != c.scale) + (h.accumulation != c.accumulation);
 }
 
+/// 100 a / n percent, rounded down, with as many decimals (at least 2, trailing zeros dropped)
+/// as it takes to show that a < n is below 100% and a > 0 above 0%: 65535/65536 is "99.99%",
+/// never "100%"; only a == n is.
 std::string percent(std::uint64_t a, std::uint64_t n) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.4g%%", n ? 100.0 * static_cast<double>(a) / static_cast<double>(n) : 0.0);
-  return b;
+  if (n == 0) return "0%";
+  if (a >= n) return "100%";
+  __extension__ using u128 = unsigned __int128;
+  u128 scale = 100;  // 10^d
+  int d = 2;
+  u128 q = static_cast<u128>(a) * 100 * scale / n;  // floor(100 a / n * 10^d)
+  while (q == 0 && a > 0 && d < 22) {
+    ++d;
+    scale *= 10;
+    q = static_cast<u128>(a) * 100 * scale / n;
+  }
+  std::string digits;
+  for (u128 x = q; x; x /= 10) digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(x % 10)));
+  if (digits.size() <= static_cast<std::size_t>(d)) digits.insert(0, static_cast<std::size_t>(d) + 1 - digits.size(), '0');
+  std::string s = digits.substr(0, digits.size() - static_cast<std::size_t>(d)) + "." + digits.substr(digits.size() - static_cast<std::size_t>(d));
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  return s + "%";
 }
 
 }  // namespace
@@ -96,14 +118,27 @@ int cmd_identify(int argc, char** argv) {
   std::vector<vec::Candidate> cands;
   std::vector<Score> score;
   std::uint64_t total = 0, with_flags = 0;
+  // Completeness is a property of the file, not of a setting: judged under the header.
+  vec::Completeness completeness;
 
   if (!runs) {
+    std::optional<vec::Evaluator> header_eval;
+    std::optional<vec::CompletenessChecker> checker;
+    try {
+      header_eval.emplace(h);
+      checker.emplace(*header_eval);
+    } catch (const UsageError& e) {
+      // The header's own settings are not computable (a dialect without the operation): no
+      // generator wrote this file, and other settings can still be scored.
+      completeness.notes.push_back(std::string("completeness not checked: ") + e.what());
+    }
     vec::Record r;
     std::vector<std::uint64_t> got;
     bool first = true;
     while (reader->next(r)) {
       if (r.results.empty())
         throw UsageError(reader->where() + ": no results on this line (identify needs " + l.columns() + ")");
+      if (checker) checker->add(reader->line(), r.operands);
       if (first) {
         cands = vec::make_candidates(h, r.has_flags);
         score.resize(cands.size());
@@ -124,7 +159,9 @@ int cmd_identify(int argc, char** argv) {
     }
     if (total == 0) throw UsageError(reader->name() + ": no data lines");
     for (auto& s : score) s.total = total;
+    if (checker) completeness = checker->finish();
   } else {
+    completeness = vec::runs_completeness(h);
     // Stage 1: samples of every run.
     vec::Run run;
     std::vector<std::uint64_t> got(1);
@@ -204,6 +241,9 @@ int cmd_identify(int argc, char** argv) {
   else
     t += "  " + std::to_string(total) + " cases; " + std::to_string(cands.size()) + " settings scored on every case";
   t += with_flags ? "; flags compared\n" : "; no flags given: results compared\n";
+  t += "  " + vec::completeness_text(completeness, l);
+  for (const std::string& note : completeness.notes) std::fprintf(stderr, "identify: %s: %s\n", reader->name().c_str(), note.c_str());
+  const bool complete = completeness.complete();
   t += "\n  rank  agreement                        settings\n";
   std::size_t rank = 0;
   for (std::size_t i = 0; i < order.size() && rank < top;) {
@@ -224,14 +264,16 @@ int cmd_identify(int argc, char** argv) {
   const std::size_t best = order[0];
   const Score& bs = score[best];
   const vec::Header& bh = cands[best].header;
-  const bool perfect = bs.exact && bs.agree == bs.total;
+  const bool agrees = bs.exact && bs.agree == bs.total;
+  const bool perfect = agrees && complete;
   t += "\nbest: " + std::string(name(bh.ctx.rounding)) + " " + std::string(name(bh.ctx.saturation));
   if (h.operation != vec::Operation::dot) t += ", dialect " + bh.dialect;
   if (h.operation == vec::Operation::quantize) t += ", scale " + std::string(softmx::name(bh.scale));
   if (h.operation == vec::Operation::dot) t += ", accumulation " + bh.accumulation;
-  t += perfect ? ": agrees on every " + std::string(runs ? "input" : "case")
-               : ": disagrees on " + std::to_string(bs.total - bs.agree) + " of " + std::to_string(bs.total) +
-                     (runs ? " inputs" : " cases");
+  t += perfect  ? ": agrees on every " + std::string(runs ? "input" : "case")
+       : agrees ? ": agrees on the " + std::to_string(bs.total) + " cases present, but the file is INCOMPLETE (above): not identified"
+                : ": disagrees on " + std::to_string(bs.total - bs.agree) + " of " + std::to_string(bs.total) +
+                      (runs ? " inputs" : " cases");
   t += "\n";
   const std::string diff = vec::differences(h, bh);
   t += diff.empty() ? "  the header's own settings\n" : "  differs from the header: " + diff + "\n";
@@ -243,7 +285,7 @@ int cmd_identify(int argc, char** argv) {
       t += "\n";
     }
   }
-  if (!perfect) {
+  if (!agrees) {
     t += "\nwhat the best setting still disagrees on:\n";
     if (runs) {
       for (const auto& m : bs.runs) t += vec::range_report(l, m, &cands);

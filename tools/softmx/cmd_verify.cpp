@@ -7,7 +7,10 @@
 // prints each disagreement with the values decomposed, the flags spelled out and the settings
 // (rounding, saturation, dialect, ...) that would have produced the device's result (for mma:
 // which tensor-core model, and the model's steps with every term decomposed). Ends with
-// a summary line. Exit status 0: all agree; 1: any disagreement; 2: bad input.
+// a summary line and the file's completeness (vectors/README.md 8: every expected case
+// present, once, in order; what could not be checked is said on stderr). Exit status 0: all
+// agree and the file is complete; 1: any disagreement, or a case missing, extra, duplicated
+// or out of order; 2: bad input.
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -15,6 +18,8 @@
 #include "cli.hpp"
 #include "commands.hpp"
 #include "vectors/candidates.hpp"
+#include "vectors/case_check.hpp"
+#include "vectors/completeness.hpp"
 #include "vectors/reader.hpp"
 #include "vectors/report.hpp"
 #include "vectors/run_check.hpp"
@@ -79,7 +84,9 @@ int verify(int argc, char** argv) {
     }
   };
 
+  vec::Completeness completeness;
   if (h.layout == vec::Layout::runs) {
+    completeness = vec::runs_completeness(h);
     const vec::RunCheckStats st = vec::check_runs(
         *reader, h, threads,
         [&](const vec::RangeMismatch& m) {
@@ -99,58 +106,48 @@ int verify(int argc, char** argv) {
     s.flags_only_mismatches = st.flags_only_mismatches;
     s.flags_compared = st.flags_compared ? st.inputs : 0;
   } else {
-    vec::Record r;
-    std::vector<std::uint64_t> want(l.results.size());
-    while (reader->next(r)) {
-      if (r.results.empty())
-        throw UsageError(reader->where() + ": no results on this line (verify needs " + l.columns() +
-                         ": the device's results after the operands; FLAGS may be left off)");
-      ++s.cases;
-      const auto wf_opt = eval.try_evaluate(r.operands, want);
-      if (!wf_opt)
-        throw UsageError(reader->where() + ": softmx has no result for these operands under " + vec::describe(h) +
-                         " (the dialect refuses them; see softmx dialects)");
-      const Flags wf = *wf_opt;
-      s.flags_compared += r.has_flags;
-      const bool res_bad = r.results != want;
-      const bool flags_bad = r.has_flags && r.flags != wf;
-      if (!res_bad && !flags_bad) continue;
-      ++(res_bad ? s.result_mismatches : s.flags_only_mismatches);
-      if (s.reported >= max_errors) continue;
-      std::string item = "{\"line\": " + std::to_string(reader->line()) + ", \"operands\": \"" +
-                         vec::fields_hex(l.operands, r.operands) + "\", \"device\": \"" + vec::fields_hex(l.results, r.results) +
-                         "\", \"expected\": \"" + vec::fields_hex(l.results, want) + "\", \"device_flags\": " +
-                         (r.has_flags ? "\"" + hex(r.flags, 2) + "\"" : std::string("null")) + ", \"expected_flags\": \"" +
-                         hex(wf, 2) + "\"}";
-      std::string text_report = vec::case_report(reader->where(), l, r.operands, r.results, r.has_flags, r.flags, want, wf,
-                                                 candidates(r.has_flags));
-      if (h.operation == vec::Operation::mma) text_report += vec::mma_trace_report(h, r.operands);  // the terms decomposed
+    const vec::CaseCheck st = vec::check_cases(*reader, eval, [&](const vec::CaseMismatch& m) {
+      if (s.reported >= max_errors) return;
+      std::string item = "{\"line\": " + std::to_string(m.line) + ", \"operands\": \"" +
+                         vec::fields_hex(l.operands, m.operands) + "\", \"device\": \"" + vec::fields_hex(l.results, m.got) +
+                         "\", \"expected\": \"" + vec::fields_hex(l.results, m.want) + "\", \"device_flags\": " +
+                         (m.has_flags ? "\"" + hex(m.got_flags, 2) + "\"" : std::string("null")) + ", \"expected_flags\": \"" +
+                         hex(m.want_flags, 2) + "\"}";
+      std::string text_report = vec::case_report(m.where, l, m.operands, m.got, m.has_flags, m.got_flags, m.want, m.want_flags,
+                                                 candidates(m.has_flags));
+      if (h.operation == vec::Operation::mma) text_report += vec::mma_trace_report(h, m.operands);  // the terms decomposed
       report(text_report, item);
-    }
-    if (s.cases == 0) throw UsageError(reader->name() + ": no data lines (expected " + l.columns() + " lines after the header)");
+    });
+    s.cases = st.cases;
+    s.result_mismatches = st.result_mismatches;
+    s.flags_only_mismatches = st.flags_only_mismatches;
+    s.flags_compared = st.flags_compared;
+    completeness = st.completeness;
   }
+  for (const std::string& note : completeness.notes) std::fprintf(stderr, "verify: %s: %s\n", s.file.c_str(), note.c_str());
 
   const std::uint64_t bad = s.result_mismatches + s.flags_only_mismatches;
+  const bool complete = completeness.complete();
   const char* unit = h.layout == vec::Layout::runs ? "inputs" : "cases";
   if (json) {
     out.printf(
         "{\n  \"file\": \"%s\",\n  \"operation\": \"%s\",\n  \"layout\": \"%s\",\n  \"%s\": %llu,\n%s"
         "  \"matched\": %llu,\n  \"mismatched\": %llu,\n  \"result_mismatches\": %llu,\n  \"flags_only_mismatches\": %llu,\n"
-        "  \"flags_compared\": %llu,\n  \"status\": \"%s\",\n  \"mismatches\": [%s%s%s]\n}\n",
+        "  \"flags_compared\": %llu,\n  \"completeness\": %s,\n  \"status\": \"%s\",\n  \"mismatches\": [%s%s%s]\n}\n",
         json_escape(s.file).c_str(), json_escape(s.operation).c_str(), s.layout.c_str(), unit,
         static_cast<unsigned long long>(s.cases),
         h.layout == vec::Layout::runs ? ("  \"runs\": " + std::to_string(s.runs) + ",\n").c_str() : "",
         static_cast<unsigned long long>(s.cases - bad), static_cast<unsigned long long>(bad),
         static_cast<unsigned long long>(s.result_mismatches), static_cast<unsigned long long>(s.flags_only_mismatches),
-        static_cast<unsigned long long>(s.flags_compared), bad ? "fail" : "pass", json_items.empty() ? "" : "\n    ",
-        json_items.c_str(), json_items.empty() ? "" : "\n  ");
+        static_cast<unsigned long long>(s.flags_compared), vec::completeness_json(completeness, l).c_str(),
+        bad || !complete ? "fail" : "pass", json_items.empty() ? "" : "\n    ", json_items.c_str(), json_items.empty() ? "" : "\n  ");
     out.commit();
-    return bad ? 1 : 0;
+    return bad || !complete ? 1 : 0;
   }
   std::string line = "verify: " + s.file + ": " + s.operation + ": " + std::to_string(s.cases) + " " + unit;
   if (h.layout == vec::Layout::runs) line += " in " + std::to_string(s.runs) + " runs";
   if (!bad) {
-    line += ", all match";
+    line += complete ? ", all match" : ", none mismatched";
   } else {
     line += ", " + std::to_string(bad) + " mismatch" + (bad == 1 ? "" : "es") + " (" + std::to_string(s.result_mismatches) +
             " in results, " + std::to_string(s.flags_only_mismatches) + " in flags only)";
@@ -163,8 +160,9 @@ int verify(int argc, char** argv) {
           : s.flags_compared == 0    ? "; flags not given, not compared"
                                      : "; flags compared on " + std::to_string(s.flags_compared);
   out.text() += line + "\n";
+  out.text() += "verify: " + s.file + ": " + vec::completeness_text(completeness, l);
   out.commit();
-  return bad ? 1 : 0;
+  return bad || !complete ? 1 : 0;
 }
 
 }  // namespace
