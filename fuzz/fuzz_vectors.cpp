@@ -9,7 +9,12 @@
 //   - a record has exactly the layout's operand count, and 0 or all of its results;
 //   - every computed result is within its field's range, the flags within 00..1F;
 //   - runs start at the header's `first`, are contiguous and increasing, and the last one ends
-//     at `last`.
+//     at `last`;
+//   - completeness (issue 12; completeness_property.hpp): a cases file of at most 4096 expected
+//     cases is checked as verify checks it, and if it passes with its completeness checked,
+//     every expected case must be there, once, in order, with softmx's results (compared value
+//     by value with the regenerated list, independently of the digest). The seed corpus holds
+//     complete generated files, so that truncations, repeats and swaps are near at hand.
 //
 // Work cap: dot headers are skipped when block * blocks exceeds 16384 (the format allows
 // 4096 * 1024, a line of 8.4 million fields; building that layout takes ~0.5 GB and seconds
@@ -29,6 +34,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "completeness_property.hpp"
 #include "vectors/header.hpp"
 #include "vectors/operation.hpp"
 #include "vectors/reader.hpp"
@@ -38,6 +44,10 @@ namespace {
 using namespace softmx;
 
 constexpr int kMaxRecords = 64;
+// The completeness property is checked on files of at most this many expected cases (and
+// inputs of at most 64 KB), so the fuzzer's time goes to mutations, not regeneration.
+constexpr std::uint64_t kMaxPropertyCases = 4096;
+constexpr std::size_t kMaxPropertyBytes = 1 << 16;
 constexpr std::uint64_t kMaxDotFields = 16384;
 
 [[noreturn]] void fail(const std::string& what) {
@@ -147,5 +157,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const cli::UsageError&) {
   } catch (const std::invalid_argument&) {
   }
+  // Aborts on a file that passes with its completeness checked yet lacks, repeats or reorders
+  // a case (or holds another result): a verdict that would certify an incomplete file.
+  if (size <= kMaxPropertyBytes) (void)fuzz::check_completeness_property(text, kMaxPropertyCases);
   return 0;
 }
