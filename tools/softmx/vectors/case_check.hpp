@@ -1,7 +1,7 @@
 // tools/softmx/vectors/case_check.hpp: checks a `cases` file (a device's results, one case per
 // line) against softmx: every line's results recomputed from its operands under the file's
 // header, and the file's completeness (completeness.hpp). What `softmx verify` runs on a cases
-// file, streaming: memory is the completeness checker's (32 bytes per line, bounded).
+// file, streaming: memory is the completeness checker's (at most 49 bytes per line, bounded).
 #pragma once
 
 #include <cstdint>
