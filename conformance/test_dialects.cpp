@@ -78,23 +78,30 @@ TEST(Dialects, Case3_NanInTheBlock) {
 TEST(Dialects, Case4_InfInTheBlock) {
   EXPECT_EQ(quantize("torchao", FormatId::e4m3, {kInf, 1.0f}), (Q{0xFF, {0x7F, 0x7F}}));
   EXPECT_EQ(quantize("gfloat", FormatId::e4m3, {kInf, 1.0f}), (Q{0xFE, {0x7E, 0x00}}));
-  // TransformerEngine: 0xFE, whose multiplier is +0.0: Inf * 0 = NaN, 1.0 * 0 = 0.
-  EXPECT_EQ(quantize("transformer-engine", FormatId::e4m3, {kInf, 1.0f}), (Q{0xFE, {0x7F, 0x00}}));
+  // TransformerEngine (float_to_e8m0, ptx_arch_spec.cuh:89-91): 0xFE. Its multiplier is now 2^-127
+  // (exp2f_rcp<float>, ptx.cuh:314): Inf stays Inf and satfinite gives 0x7E, 1.0 * 2^-127 gives 0.
+  // Before PR 2647 it was +0.0: Inf * 0 = NaN (0x7F) (transformer-engine-recipes.md section 3 case 4).
+  EXPECT_EQ(quantize("transformer-engine", FormatId::e4m3, {kInf, 1.0f}), (Q{0xFE, {0x7E, 0x00}}));
+  EXPECT_EQ(quantize("transformer-engine-2025", FormatId::e4m3, {kInf, 1.0f}), (Q{0xFE, {0x7F, 0x00}}));
   EXPECT_EQ(quantize("microxcaling", FormatId::e4m3, {kInf, 1.0f}).scale, 0xFF);
   EXPECT_EQ(quantize("ocp", FormatId::e4m3, {kInf, 1.0f}).scale, 0xFF);
 }
 
 // 5. [2^-130] (f32 0x00080000) and [2^-128] (0x00200000; the research notes label this
 //    pattern 2^-130, but it is 2^-128): the exact dialects keep 2^-3 (0x20) and 2^-1 (0x30)
-//    times 2^-127; TransformerEngine multiplies a 0x00 block by 1.0, which flushes it.
+//    times 2^-127. TransformerEngine since PR 2647 multiplies a 0x00 block by 2^127
+//    (exp2f_rcp<float>, ptx.cuh:316) and agrees; before it (transformer-engine-2025) the
+//    multiplier was 1.0, which flushes the block to zero.
 TEST(Dialects, Case5_TinyBlock) {
   for (const char* d : {"ocp", "microxcaling", "gfloat", "torchao"}) {
     EXPECT_EQ(quantize(d, FormatId::e4m3, {f32(0x00080000)}), (Q{0x00, {0x20}})) << d;
     EXPECT_EQ(quantize(d, FormatId::e4m3, {f32(0x00200000)}), (Q{0x00, {0x30}})) << d;
   }
   EXPECT_EQ(quantize("torchao", FormatId::e4m3, {f32(0x00080000)}, ScaleRule::rceil), (Q{0x00, {0x20}}));
-  EXPECT_EQ(quantize("transformer-engine", FormatId::e4m3, {f32(0x00080000)}), (Q{0x00, {0x00}}));
-  EXPECT_EQ(quantize("transformer-engine", FormatId::e4m3, {f32(0x00200000)}), (Q{0x00, {0x00}}));
+  EXPECT_EQ(quantize("transformer-engine", FormatId::e4m3, {f32(0x00080000)}), (Q{0x00, {0x20}}));
+  EXPECT_EQ(quantize("transformer-engine", FormatId::e4m3, {f32(0x00200000)}), (Q{0x00, {0x30}}));
+  EXPECT_EQ(quantize("transformer-engine-2025", FormatId::e4m3, {f32(0x00080000)}), (Q{0x00, {0x00}}));
+  EXPECT_EQ(quantize("transformer-engine-2025", FormatId::e4m3, {f32(0x00200000)}), (Q{0x00, {0x00}}));
 }
 
 // 6. [7.9999995]: exact floor keeps the binade (7.0 saturated); the round-up rules move up.
@@ -200,15 +207,24 @@ TEST(Dialects, MlDtypesElementCasts) {
   EXPECT_THROW(quantize("ml_dtypes", FormatId::e4m3, {1.0f}), std::invalid_argument);
 }
 
-// TransformerEngine's dequantization: 0x00 scales by 0.0 and 0xFF by +Inf (TE issue 3262).
+// TransformerEngine's dequantization, static_cast<OType>(ptx::exp2f(biased) * float(x))
+// (dequantize_mxfp8.cuh:176,188). Since PR 3262 (ptx.cuh:335-341): 0x00 is 2^-127 and 0xFF NaN.
+// Before it (transformer-engine-2025): the f32 bits S << 23, so 0x00 is 0.0 and 0xFF +Inf.
 TEST(Dialects, TransformerEngineDequantizeQuirks) {
   const Dialect& te = D("transformer-engine");
+  const Dialect& old = D("transformer-engine-2025");
   Context c;
   c.saturation = Saturation::none;
-  EXPECT_EQ(dequantize_element(FormatId::e4m3, 0x00, 0x38, FormatId::f32, c, te).code, 0x00000000u);
-  EXPECT_EQ(dequantize_element(FormatId::e4m3, 0xFF, 0x38, FormatId::f32, c, te).code, 0x7F800000u);
-  // Inf * 0 on the GPU gives its canonical NaN 0x7FFFFFFF.
+  // e4m3 0x38 = 1.0; 0x20 = 2^-3.
+  EXPECT_EQ(dequantize_element(FormatId::e4m3, 0x00, 0x38, FormatId::f32, c, te).code, 0x00400000u);
+  EXPECT_EQ(dequantize_element(FormatId::e4m3, 0x00, 0x20, FormatId::f32, c, te).code, 0x00080000u);
+  EXPECT_EQ(dequantize_element(FormatId::e4m3, 0xFF, 0x38, FormatId::f32, c, te).code, 0x7FFFFFFFu);
   EXPECT_EQ(dequantize_element(FormatId::e4m3, 0xFF, 0x00, FormatId::f32, c, te).code, 0x7FFFFFFFu);
+  EXPECT_EQ(dequantize_element(FormatId::e4m3, 0x77, 0x38, FormatId::f32, c, te).code, 0x3B800000u);  // 2^-8
+  EXPECT_EQ(dequantize_element(FormatId::e4m3, 0x00, 0x38, FormatId::f32, c, old).code, 0x00000000u);
+  EXPECT_EQ(dequantize_element(FormatId::e4m3, 0xFF, 0x38, FormatId::f32, c, old).code, 0x7F800000u);
+  // Inf * 0 on the GPU gives its canonical NaN 0x7FFFFFFF.
+  EXPECT_EQ(dequantize_element(FormatId::e4m3, 0xFF, 0x00, FormatId::f32, c, old).code, 0x7FFFFFFFu);
   EXPECT_EQ(dequantize_element(FormatId::e4m3, 0x00, 0x38, FormatId::f32, c).code, 0x00400000u);  // ocp: 2^-127
   EXPECT_EQ(dequantize_element(FormatId::e4m3, 0xFF, 0x38, FormatId::f32, c).code, 0x7FC00000u);  // ocp: NaN
 }

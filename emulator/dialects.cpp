@@ -312,16 +312,17 @@ constexpr Dialect make_microxcaling() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// transformer-engine: NVIDIA TransformerEngine's MXFP8 quantization kernels (and NVFP4 in
-// softmx/nvfp4.hpp).
+// transformer-engine: NVIDIA TransformerEngine's MXFP8 quantization kernels at d0067d0 (2026-08-22),
+// and NVFP4 in softmx/nvfp4.hpp; the recipes are in softmx/recipe.hpp.
 constexpr Dialect make_transformer_engine() {
   Dialect d;
   d.name = "transformer-engine";
-  d.summary = "NVIDIA TransformerEngine MXFP8: RCEIL on an f32 quotient, NaN-ignoring amax, "
-              "cvt.rn.satfinite elements, its scale-multiplier quirks";
-  d.sources = "NVIDIA/TransformerEngine transformer_engine/common/cast/mxfp8/quantize_mxfp8.cuh, "
-              "dequantize_mxfp8.cuh, common/util/ptx.cuh (float_to_e8m0, exp2f_rcp, exp2f, mul_cvt_2x), "
-              "cast/nvfp4/*; docs/research/block-dialects.md section 4";
+  d.summary = "NVIDIA TransformerEngine MXFP8 (d0067d0, 2026-08): RCEIL on an f32 quotient, NaN-ignoring amax, "
+              "cvt.rn.satfinite elements, exact multipliers 2^(127-S) (PR 2647), ptx::exp2f dequantization (PR 3262)";
+  d.sources = "NVIDIA/TransformerEngine d0067d0: transformer_engine/common/cast/mxfp8/quantize_mxfp8.cuh, "
+              "dequantize_mxfp8.cuh, common/util/ptx.cuh:308-341 (exp2f_rcp, exp2f), ptx_arch_spec.cuh:72-104 "
+              "(float_to_e8m0), cast/nvfp4/*; PRs 2647 (71971e33d) and 3262 (4ff5fdfed); "
+              "docs/research/transformer-engine-recipes.md section 3";
   // cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 on the GPU: NaN -> 0x7F (the sign the hardware gives
   // is not determined; softmx uses +).
   d.nan_sign = NanSign::positive;
@@ -344,9 +345,11 @@ constexpr Dialect make_transformer_engine() {
   unsupported(d.support, FormatId::e2m3, "TransformerEngine has no FP6 quantization");
   unsupported(d.support, FormatId::int8, "TransformerEngine has no MXINT8 quantization");
   // MXFP8: biased = float_to_e8m0(amax * max_norm_rcp) (an f32 multiply, then rounding up);
-  // amax = fmaxf(.., fabsf(x)) from 0 ignores NaN; Inf -> 0xFE; the element multiplier is
-  // exp2f_rcp(biased): 1.0 for 0x00 and +0.0 for 0xFE; dequantization multiplies by the f32
-  // with bits biased << 23 (0x00 -> 0.0, 0xFF -> +Inf).
+  // amax = fmaxf(.., fabsf(x)) from 0 ignores NaN; Inf -> 0xFE. The element multiplier
+  // exp2f_rcp<float>(biased) (ptx.cuh:308-317, since PR 2647) is the exact f32 2^(127 - S) for
+  // every S <= 0xFE (0x00 -> 2^127, 0xFE -> the subnormal 2^-127), so x * m rounded to f32 is
+  // the f32_reciprocal policy; dequantization multiplies by ptx::exp2f(biased) (ptx.cuh:335-341,
+  // since PR 3262): 2^-127 for 0x00, NaN for 0xFF.
   d.block.scale_rule = ScaleRule::rceil;
   d.block.zero_block_scale = ZeroBlockScale::min_scale;
   d.block.nan_block = NanBlock::propagate;
@@ -354,6 +357,21 @@ constexpr Dialect make_transformer_engine() {
   d.block.nan_scale_elements = NanScaleElements::nan;
   d.block.scale_overflow = ScaleOverflow::clamp;
   d.block.rceil_f32_reciprocal = true;
+  d.block.element_scaling = ElementScaling::f32_reciprocal;
+  d.block.dequant_scaling = DequantScaling::te_exp2f;
+  return d;
+}
+
+// transformer-engine-2025: the same kernels before 2026-02-05 (TE PR 2647, commit 71971e33d, changed
+// exp2f_rcp) and 2026-08-05 (PR 3262, commit 4ff5fdfed, changed exp2f), as shipped in 2025 releases.
+constexpr Dialect make_transformer_engine_2025() {
+  Dialect d = make_transformer_engine();
+  d.name = "transformer-engine-2025";
+  d.summary = "NVIDIA TransformerEngine MXFP8 before PR 2647 (2026-02-05): exp2f_rcp 0x00 -> 1.0 and "
+              "0xFE -> +0.0; dequantization by the f32 bits S << 23 (0x00 -> 0, 0xFF -> Inf) before PR 3262";
+  d.sources = "NVIDIA/TransformerEngine util/ptx.cuh before 71971e33d (exp2f_rcp: (biased_exp == 0) ? 1 : "
+              "__int_as_float((254 - biased_exp) << 23)) and before 4ff5fdfed (exp2f: __int_as_float(biased << 23)); "
+              "docs/research/block-dialects.md section 4, transformer-engine-recipes.md section 3";
   d.block.element_scaling = ElementScaling::te_int_reciprocal;
   d.block.dequant_scaling = DequantScaling::te_bits;
   return d;
@@ -397,9 +415,11 @@ constexpr Dialect make_gfloat() {
   return d;
 }
 
-const std::array<Dialect, 9> kDialects = {make_ocp(),           make_cuda(),         make_cuda_sm90(),
-                                          make_cuda_sm100(),    make_torchao(),      make_ml_dtypes(),
-                                          make_microxcaling(),  make_transformer_engine(), make_gfloat()};
+const std::array<Dialect, 10> kDialects = {make_ocp(),          make_cuda(),
+                                           make_cuda_sm90(),    make_cuda_sm100(),
+                                           make_torchao(),      make_ml_dtypes(),
+                                           make_microxcaling(), make_transformer_engine(),
+                                           make_gfloat(),       make_transformer_engine_2025()};
 
 std::string rounding_list(RoundingSet set) {
   std::string s;
@@ -498,6 +518,13 @@ std::string_view name(ElementScaling v) {
   }
   return "?";
 }
-std::string_view name(DequantScaling v) { return v == DequantScaling::exact ? "exact" : "te_bits"; }
+std::string_view name(DequantScaling v) {
+  switch (v) {
+    case DequantScaling::exact: return "exact";
+    case DequantScaling::te_exp2f: return "te_exp2f";
+    case DequantScaling::te_bits: return "te_bits";
+  }
+  return "?";
+}
 
 }  // namespace softmx

@@ -15,16 +15,23 @@ Result dequantize_element(FormatId element, std::uint8_t scale, std::uint8_t cod
                           const Dialect& dialect) {
   const Context ctx = resolve(dialect, dst, given);  // by_destination: IEEE overflow into f32 (SEMANTICS 4.1)
   Unpacked u = unpack(format(element), code);
-  if (dialect.block.dequant_scaling == DequantScaling::te_bits) {
-    // TransformerEngine: float(S << 23) * float(element) in f32, then cast to the destination.
+  const DequantScaling ds = dialect.block.dequant_scaling;
+  if (ds == DequantScaling::te_bits || ds == DequantScaling::te_exp2f) {
+    // TransformerEngine: float(scale) * float(element) in f32, then cast to the destination.
+    // The f32 scale of a code S: ptx::exp2f (te_exp2f, TE since PR 3262) gives 2^(S - 127),
+    // 2^-127 for 0x00 and NaN for 0xFF; before PR 3262 (te_bits) it was the f32 with bits
+    // S << 23: 0.0 for 0x00 and +Inf for 0xFF.
     auto nan = [] {
       Unpacked n;
       n.cls = ValueClass::nan;
       n.nan_payload = std::uint64_t{1} << 63;
       return n;
     };
+    const bool old = ds == DequantScaling::te_bits;
     if (u.cls == ValueClass::nan) {
-    } else if (scale == 0x00) {  // the scale is 0.0
+    } else if (scale == 0xFF && !old) {  // the scale is NaN
+      u = nan();
+    } else if (scale == 0x00 && old) {  // the scale is 0.0
       if (u.cls == ValueClass::inf) u = nan();
       else u.cls = ValueClass::zero;
     } else if (scale == 0xFF) {  // the scale is +Inf

@@ -85,15 +85,20 @@ enum class ScaleOverflow : std::uint8_t { clamp, nan };
 /// How V / X is formed before the element rounding (docs/BLOCKS.md 1 step 5).
 enum class ElementScaling : std::uint8_t {
   exact,              ///< exponent arithmetic: no rounding before the element's
-  f32_reciprocal,     ///< V * 2^-s rounded to f32 first (torchao: exact 1/X, f32 product)
-  te_int_reciprocal,  ///< TransformerEngine's ptx.cuh: multiplier 1.0 for scale 0x00, +0.0 for
-                      ///< 0xFE, else 2^(127 - S); the f32 product rounded first
+  f32_reciprocal,     ///< V * 2^-s rounded to f32 first: torchao (exact 1/X, f32 product), and
+                      ///< TransformerEngine since PR 2647 (2026-02-05), whose exp2f_rcp gives the
+                      ///< exact 2^(127 - S) for every S <= 0xFE (0x00: 2^127, 0xFE: 2^-127)
+  te_int_reciprocal,  ///< TransformerEngine before PR 2647 (ptx.cuh until 2026-02-05): multiplier 1.0
+                      ///< for scale 0x00, +0.0 for 0xFE, else 2^(127 - S); the f32 product rounded first
 };
 /// How a block's scale is applied when dequantizing (docs/BLOCKS.md 2).
 enum class DequantScaling : std::uint8_t {
-  exact,    ///< value * 2^(S - 127), rounded once; 0xFF gives NaN
-  te_bits,  ///< TransformerEngine: scale = the f32 with bits S << 23 (0x00 -> 0.0, 0xFF -> +Inf),
-            ///< product rounded to f32, then converted to the destination
+  exact,     ///< value * 2^(S - 127), rounded once; 0xFF gives NaN
+  te_exp2f,  ///< TransformerEngine since PR 3262 (2026-08-05), ptx::exp2f: the scale is the f32
+             ///< 2^(S - 127) (0x00 -> 2^-127, the subnormal 0x00400000; 0xFF -> NaN 0x7FFFFFFF), the
+             ///< product rounded to f32, then converted to the destination
+  te_bits,   ///< TransformerEngine before PR 3262: scale = the f32 with bits S << 23 (0x00 -> 0.0,
+             ///< 0xFF -> +Inf), product rounded to f32, then converted to the destination
 };
 
 /// The block-level policies of a dialect (docs/BLOCKS.md 1).
