@@ -97,5 +97,51 @@ TEST(Nvfp4, DequantizeIsExactThenRoundedOnce) {
   EXPECT_THROW(quantize_nvfp4(FormatId::f32, in, shape, 1), std::invalid_argument);
 }
 
+// TE's dequantize kernel (dequantize_nvfp4.cuh:65-77): f = float(S_dec_b) * amax * (1.0f / 2688)
+// and out = code * f, each rounded to f32 (host f32 here), then the destination; and TE's
+// software stochastic rounding (ptx.cuh:526-549) as quantize_nvfp4's StochasticForm::software,
+// whose element is te_stochastic_round_e2m1 of the f32 product x * m_b, by the low random byte.
+TEST(Nvfp4, TeKernelDequantizationAndSoftwareStochasticRounding) {
+  conformance::Tally t("nvfp4 te_kernel dequantization vs host f32, software SR vs te_stochastic_round_e2m1: "
+                       "100 random tensors");
+  SplitMix64 rng(0x7E4);
+  for (int trial = 0; trial < 100; ++trial) {
+    const std::size_t n = 16 * (1 + rng.below(4));
+    std::vector<std::uint32_t> x(n);
+    const int scale = static_cast<int>(rng.below(60)) - 30;
+    for (auto& b : x)
+      b = std::bit_cast<std::uint32_t>(std::ldexp(static_cast<float>(static_cast<int>(rng.below(20001)) - 10000), scale - 13));
+    std::vector<std::uint64_t> rb(n);
+    for (auto& r : rb) r = rng.next();
+    Nvfp4Options o;
+    o.rounding = Rounding::rs;
+    o.stochastic_form = StochasticForm::software;
+    o.rbits = rb;
+    const std::size_t shape[1] = {n};
+    const Nvfp4Tensor q = quantize_nvfp4(FormatId::f32, x.data(), shape, 0, o);
+    const float g = std::bit_cast<float>(q.global_amax), s_enc = std::bit_cast<float>(q.encode_scale);
+    std::vector<std::uint32_t> out(n);
+    dequantize_nvfp4(q, FormatId::f32, out.data(), Context{}, Nvfp4Dequantization::te_kernel);
+    bool ok = true;
+    for (std::size_t i = 0; ok && i < n; ++i) {
+      const float sdec = value_of_e4m3(q.scales[i / 16]);
+      const float m = std::fmin(1.0f / (sdec * (1.0f / s_enc)), FLT_MAX);
+      const float y = std::bit_cast<float>(x[i]) * m;
+      ok = q.codes[i] == te_stochastic_round_e2m1(std::bit_cast<std::uint32_t>(y), rb[i]).code;
+      mpfr_t v;
+      mpfr_init2(v, 64);
+      oracle::decode(oracle::Fmt::e2m1, q.codes[i], v);
+      const float e = mpfr_get_flt(v, MPFR_RNDN);
+      mpfr_clear(v);
+      ok = ok && out[i] == std::bit_cast<std::uint32_t>(e * (sdec * g * (1.0f / 2688.0f)));
+    }
+    t.check(ok, [&] { return "trial " + std::to_string(trial); });
+  }
+  t.report();
+  const Nvfp4Tensor z{};
+  std::uint32_t o1;
+  EXPECT_THROW(dequantize_nvfp4(z, FormatId::f32, &o1, Context{}, Nvfp4Dequantization::te_kernel), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace softmx
