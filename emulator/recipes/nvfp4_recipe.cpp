@@ -16,6 +16,7 @@ constexpr std::size_t kBlock = 16;  // NVFP4_BLOCK_SIZE
 Result element(const Settings& s, const Unpacked& x, std::span<const std::uint64_t> rbits, std::size_t i) {
   const Format& e2m1 = format(FormatId::e2m1);
   Context sat;  // rne, satfinite
+  sat.saturation = Saturation::finite;
   if (s.reference()) {
     // clamp(x, -6, 6) then cast_to_fp4x2 (reference_nvfp4.py:49-71, 773-775): RNE intervals,
     // except that -0.0 falls in no negative interval and gives 0, and NaN matches none: 0.

@@ -193,8 +193,10 @@ RecipeTensor quantize_recipe(const Recipe& recipe, FormatId source, const void* 
 Flags dequantize_recipe(const RecipeTensor& t, RecipeDirection direction, FormatId dst, void* out);
 
 /// The output's scales as TE allocates its compact tensor: transposed where TE transposes it and
-/// padded to TE's multiples (MXFP8 and NVFP4: 128x4 rowwise, 4x128 columnwise; FP8 block: 4
-/// along the unblocked side; FP8 current: 1x1), padding `pad` (TE leaves it uninitialized).
+/// padded to TE's multiples (MXFP8: 128x4 rowwise, 4x128 columnwise; NVFP4: 128x4 both, its
+/// columnwise data being transposed; FP8 block: the second dimension to a multiple of 4, 1x128
+/// scales transposed; FP8 current: 1x1), padding `pad` (TE leaves it uninitialized).
+/// docs/RECIPES.md section 6 has the shapes.
 PaddedScales te_compact_scales(const RecipeTensor& t, RecipeDirection direction, std::uint32_t pad = 0);
 
 /// MXFP8 and NVFP4: the output's scales in the cuBLAS 128x4 swizzled layout (what TE's
