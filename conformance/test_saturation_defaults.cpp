@@ -64,6 +64,7 @@ constexpr DefaultRow kDefaults[] = {
     {"ml_dtypes", "NNNN" "NNNNNFN"},      // kSaturate = false (int8: no such type)
     {"microxcaling", "NNNN" "FFFFFFF"},   // e8m0: no cast
     {"transformer-engine", "NNNN" "FFFFFFF"},
+    {"transformer-engine-2025", "NNNN" "FFFFFFF"},
     {"gfloat", "NNNN" "FFFFFFF"},
 };
 
