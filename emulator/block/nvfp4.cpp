@@ -37,7 +37,7 @@ Nvfp4Tensor quantize_nvfp4(FormatId src, const void* data, std::span<const std::
     throw std::invalid_argument("nvfp4: axis " + std::to_string(axis) + " does not exist in a " +
                                 std::to_string(shape.size()) + "-d tensor");
   if (o.rounding != Rounding::rne && o.rounding != Rounding::rs)
-    throw std::invalid_argument("nvfp4: TransformerEngine rounds elements with rne or rs, not " +
+    throw Unsupported("nvfp4: TransformerEngine rounds elements with rne or rs, not " +
                                 std::string(name(o.rounding)));
   std::size_t outer = 1, inner = 1;
   for (std::size_t d = 0; d < axis; ++d) outer *= shape[d];

@@ -136,18 +136,18 @@ BlockQuantizer::BlockQuantizer(FormatId src, const BlockOptions& o)
   if (!is_mx_element(o.element))
     throw std::invalid_argument("quantize: " + std::string(format(o.element).name) + " is not an MX element format");
   if (!d_.block.unsupported.empty())
-    throw std::invalid_argument("quantize: dialect " + std::string(d_.name) + ": " + std::string(d_.block.unsupported));
+    throw Unsupported("quantize: dialect " + std::string(d_.name) + ": " + std::string(d_.block.unsupported));
   ctx_.rounding = o.rounding.value_or(d_.block.element_rounding);
   // Unset or by_destination: the dialect's block element saturation (BlockOptions).
   ctx_.saturation = o.saturation && *o.saturation != Saturation::by_destination ? *o.saturation
                                                                                 : d_.block.element_saturation;
   ctx_.tininess = o.tininess;
   ctx_.rbits_width = o.rbits_width;
-  if (auto why = unsupported_reason(d_, o.element, ctx_)) throw std::invalid_argument("quantize: " + *why);
+  if (auto why = unsupported_reason(d_, o.element, ctx_)) throw Unsupported("quantize: " + *why);
   rule_ = o.rule.value_or(d_.block.scale_rule);
   round_pack_ = round_pack_kernel_for(o.element, ctx_.rounding);
   isa_ = o.isa.value_or(default_isa());
-  if (!isa_supported(isa_)) throw std::invalid_argument(std::string("quantize: this CPU cannot run ") + name(isa_));
+  if (!isa_supported(isa_)) throw Unsupported(std::string("quantize: this CPU cannot run ") + name(isa_));
   if (d_.block.element_scaling == ElementScaling::exact && isa_ != Isa::scalar &&
       (src == FormatId::f32 || src == FormatId::f16 || src == FormatId::bf16)) {
     plan_ = simd::make_plan(src, o.element, ctx_, d_, kernels_from(src)[static_cast<int>(o.element)][static_cast<int>(ctx_.rounding)].one);
@@ -297,7 +297,7 @@ std::uint8_t BlockQuantizer::run(const void* values, std::size_t count, const st
   if (d.nan_to_finite == NanToFinite::error && !format(o_.element).has_nan())
     for (std::size_t i = 0; i < count; ++i)
       if (v[i].cls == ValueClass::nan)
-        throw std::invalid_argument("quantize: dialect " + std::string(d.name) + " cannot encode NaN in " +
+        throw Unsupported("quantize: dialect " + std::string(d.name) + " cannot encode NaN in " +
                                     std::string(format(o_.element).name) + " (it raises \"No NaN in format\")");
 
   // Step 5: the elements: V / X (exactly, or as the dialect's arithmetic forms it), rounded

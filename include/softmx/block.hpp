@@ -65,8 +65,10 @@ int scale_exponent(ScaleRule rule, const Unpacked& amax, FormatId element);
 /// Quantizes k = count values of `src` (codes in the source's storage type: std::uint16_t for
 /// f16/bf16, std::uint32_t for f32, std::uint64_t for f64) into one block. Throws
 /// std::invalid_argument for k = 0, a source that is not f64/f32/f16/bf16, an element format
-/// that is not an MX element format, rs without one random value per element, or a dialect
-/// that does not support the element format under the options.
+/// that is not an MX element format, or rs without one random value per element; throws
+/// Unsupported (an std::invalid_argument) when the dialect refuses: no block quantization,
+/// the element format under the options, a NaN it cannot encode; or the CPU cannot run
+/// options.isa.
 QuantizedBlock quantize_block(FormatId src, const void* values, std::size_t count, const BlockOptions& options);
 
 /// Dequantizes one element: value(code) * 2^(scale - 127), rounded once into `dst`

@@ -85,7 +85,8 @@ struct Nvfp4Tensor {
 /// Quantizes a row-major tensor of f32, bf16 or f16 codes (storage type as for
 /// quantize_block) into NVFP4 along `axis` (a last partial block is quantized as if padded
 /// with zeros). Throws std::invalid_argument for other sources, a bad axis, an empty shape,
-/// a rounding other than rne or rs, or rs without one random value per element.
+/// or rs without one random value per element, and Unsupported (an std::invalid_argument) for
+/// a rounding other than rne or rs.
 Nvfp4Tensor quantize_nvfp4(FormatId src, const void* data, std::span<const std::size_t> shape, std::size_t axis,
                            const Nvfp4Options& options = {});
 

@@ -1,0 +1,217 @@
+// capi/block.cpp: MX blocks: quantize, dequantize, tensors, packing (softmx/block.hpp, pack.hpp).
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "shell.hpp"
+#include "softmx/pack.hpp"
+
+using namespace softmx;
+using namespace softmx::capi;
+
+namespace {
+
+// The C++ BlockOptions of C options (null: the defaults).
+BlockOptions block_options_of(const softmx_block_options* o) {
+  softmx_block_options defaults;
+  softmx_block_options_init(&defaults);
+  if (!o) o = &defaults;
+  check_reserved(o->reserved, 2, "options");
+  BlockOptions b;
+  if (o->element) b.element = format_of(o->element, "options->element");
+  b.dialect = &dialect_of(o->dialect);
+  if (o->scale_rule != SOFTMX_DEFAULT) b.rule = scale_rule_of(o->scale_rule, "options->scale_rule");
+  if (o->rounding != SOFTMX_DEFAULT) b.rounding = rounding_of(o->rounding, "options->rounding");
+  if (o->saturation != SOFTMX_DEFAULT) b.saturation = saturation_of(o->saturation, "options->saturation");
+  b.tininess = tininess_of(o->tininess, "options->tininess");
+  b.rbits_width = rbits_width_of(o->rbits_width, "options->rbits_width");
+  if (o->isa != SOFTMX_DEFAULT) b.isa = isa_of(o->isa, "options->isa");
+  if (o->rbits_count) {
+    need(o->rbits, "options->rbits");
+    for (std::size_t i = 0; i < o->rbits_count; ++i) check_rbits(o->rbits[i], b.rbits_width, "options->rbits[i]");
+    b.rbits = std::span<const std::uint64_t>(o->rbits, o->rbits_count);
+  }
+  if (o->custom_rule) {
+    softmx_scale_rule_fn fn = o->custom_rule;
+    void* user = o->custom_rule_user;
+    b.custom_rule = [fn, user](const Unpacked& amax, const Format& element) -> int {
+      softmx_format f;
+      fill(&f, element);
+      return fn(user, amax.exp, amax.sig, amax.sticky ? 1 : 0, &f);
+    };
+  }
+  return b;
+}
+
+}  // namespace
+
+extern "C" {
+
+void softmx_block_options_init(softmx_block_options* o) {
+  if (!o) return;
+  *o = softmx_block_options{};
+  o->element = nullptr;
+  o->dialect = nullptr;
+  o->scale_rule = SOFTMX_DEFAULT;
+  o->rounding = SOFTMX_DEFAULT;
+  o->saturation = SOFTMX_DEFAULT;
+  o->tininess = SOFTMX_TININESS_AFTER;
+  o->rbits_width = 32;
+  o->isa = SOFTMX_DEFAULT;
+}
+
+int softmx_quantize_block(const softmx_format* src, const void* values, size_t count,
+                          const softmx_block_options* options, uint8_t* scale, uint8_t* codes, uint8_t* flags,
+                          softmx_error* err) {
+  return guard(err, "softmx_quantize_block", [&] {
+    const FormatId s = format_of(src, "src");
+    if (count == 0) fail(SOFTMX_ERR_SHAPE, "a block needs at least one value (count is 0)");
+    need(values, "values");
+    need(scale, "scale");
+    need(codes, "codes");
+    check_codes(s, values, count, "values");
+    const BlockOptions b = block_options_of(options);
+    const QuantizedBlock q = quantize_block(s, values, count, b);
+    *scale = q.scale;
+    std::copy(q.codes.begin(), q.codes.end(), codes);
+    if (flags) *flags = q.flags;
+  });
+}
+
+int softmx_scale_count(const size_t* shape, size_t rank, size_t axis, size_t block, size_t* count,
+                       softmx_error* err) {
+  return guard(err, "softmx_scale_count", [&] {
+    need(count, "count");
+    *count = extent_of(shape, rank, axis, block).scales;
+  });
+}
+
+int softmx_quantize_tensor(const softmx_format* src, const void* data, const size_t* shape, size_t rank, size_t axis,
+                           size_t block, const softmx_block_options* options, uint8_t* scales,
+                           size_t scales_capacity, uint8_t* codes, size_t codes_capacity, uint8_t* flags,
+                           softmx_error* err) {
+  return guard(err, "softmx_quantize_tensor", [&] {
+    const FormatId s = format_of(src, "src");
+    const Extent e = extent_of(shape, rank, axis, block);
+    if (e.elements) need(data, "data");
+    if (e.scales) need(scales, "scales");
+    if (e.elements) need(codes, "codes");
+    check_capacity(scales_capacity, e.scales, "scales");
+    check_capacity(codes_capacity, e.elements, "codes");
+    check_codes(s, data, e.elements, "data");
+    const BlockOptions b = block_options_of(options);
+    const MxTensor t = quantize_tensor(s, data, std::span<const std::size_t>(shape, rank), axis, block, b);
+    std::copy(t.scales.begin(), t.scales.end(), scales);
+    std::copy(t.codes.begin(), t.codes.end(), codes);
+    if (flags) *flags = t.flags;
+  });
+}
+
+int softmx_dequantize_element(const softmx_format* element, uint8_t scale, uint8_t code, const softmx_format* dst,
+                              const softmx_context* ctx, uint64_t* result, uint8_t* flags, softmx_error* err) {
+  return guard(err, "softmx_dequantize_element", [&] {
+    const FormatId e = format_of(element, "element"), d = format_of(dst, "dst");
+    need(result, "result");
+    check_byte_codes(e, &code, 1, "code");
+    const Conversion c = conversion_of(ctx, d);
+    const Result r = dequantize_element(e, scale, code, d, c.ctx, *c.dialect);
+    *result = r.code;
+    if (flags) *flags = r.flags;
+  });
+}
+
+int softmx_dequantize(const softmx_format* element, const softmx_format* dst, const softmx_context* ctx,
+                      const uint8_t* scales, const uint8_t* codes, size_t n, size_t block, void* out, uint8_t* flags,
+                      uint8_t* flags_or, softmx_error* err) {
+  return guard(err, "softmx_dequantize", [&] {
+    const FormatId e = format_of(element, "element"), d = format_of(dst, "dst");
+    if (block == 0) fail(SOFTMX_ERR_SHAPE, "the block size must be at least 1");
+    if (n) {
+      need(scales, "scales");
+      need(codes, "codes");
+      need(out, "out");
+    }
+    check_byte_codes(e, codes, n, "codes");
+    const Conversion c = conversion_of(ctx, d);
+    Dequantizer dq(e, d, c.ctx, *c.dialect);
+    const Flags all = n ? dq.run(scales, codes, n, block, out, flags) : 0;
+    if (flags_or) *flags_or = all;
+  });
+}
+
+int softmx_dequantize_tensor(const softmx_format* element, const size_t* shape, size_t rank, size_t axis, size_t block,
+                             const uint8_t* scales, size_t scale_count, const uint8_t* codes, size_t code_count,
+                             const softmx_format* dst, const softmx_context* ctx, void* out, size_t out_capacity,
+                             uint8_t* flags_or, softmx_error* err) {
+  return guard(err, "softmx_dequantize_tensor", [&] {
+    const FormatId e = format_of(element, "element"), d = format_of(dst, "dst");
+    const Extent x = extent_of(shape, rank, axis, block);
+    if (scale_count != x.scales)
+      fail(SOFTMX_ERR_SHAPE, "scale_count is " + std::to_string(scale_count) + " but the shape has " +
+                                 std::to_string(x.scales) + " blocks");
+    if (code_count != x.elements)
+      fail(SOFTMX_ERR_SHAPE, "code_count is " + std::to_string(code_count) + " but the shape has " +
+                                 std::to_string(x.elements) + " elements");
+    check_capacity(out_capacity, x.elements, "out");
+    if (x.scales) need(scales, "scales");
+    if (x.elements) {
+      need(codes, "codes");
+      need(out, "out");
+    }
+    check_byte_codes(e, codes, code_count, "codes");
+    const Conversion c = conversion_of(ctx, d);
+    MxTensor t;
+    t.element = e;
+    t.shape.assign(shape, shape + rank);
+    t.axis = axis;
+    t.block = block;
+    t.scale_shape = t.shape;
+    t.scale_shape[axis] = shape[axis] / block + (shape[axis] % block != 0);
+    t.scales.assign(scales, scales + scale_count);
+    t.codes.assign(codes, codes + code_count);
+    const Flags all = dequantize_tensor(t, d, out, c.ctx, *c.dialect);
+    if (flags_or) *flags_or = all;
+  });
+}
+
+int softmx_packed_size(const softmx_format* f, size_t n, size_t* bytes, softmx_error* err) {
+  return guard(err, "softmx_packed_size", [&] {
+    const FormatId id = format_of(f, "format");
+    need(bytes, "bytes");
+    check_byte_codes(id, nullptr, 0, "format");
+    *bytes = packed_size(id, n);
+  });
+}
+
+int softmx_pack(const softmx_format* f, const uint8_t* codes, size_t n, uint8_t* out, size_t capacity,
+                softmx_error* err) {
+  return guard(err, "softmx_pack", [&] {
+    const FormatId id = format_of(f, "format");
+    check_byte_codes(id, nullptr, 0, "format");
+    if (n) need(codes, "codes");
+    check_byte_codes(id, codes, n, "codes");
+    const std::size_t bytes = packed_size(id, n);
+    check_capacity(capacity, bytes, "out");
+    if (bytes) need(out, "out");
+    const std::vector<std::uint8_t> p = pack(id, std::span<const std::uint8_t>(codes, n));
+    std::copy(p.begin(), p.end(), out);
+  });
+}
+
+int softmx_unpack_codes(const softmx_format* f, const uint8_t* bytes, size_t n_bytes, size_t n, uint8_t* codes,
+                        softmx_error* err) {
+  return guard(err, "softmx_unpack_codes", [&] {
+    const FormatId id = format_of(f, "format");
+    check_byte_codes(id, nullptr, 0, "format");
+    const std::size_t want = packed_size(id, n);
+    if (n_bytes != want)
+      fail(SOFTMX_ERR_SHAPE, std::to_string(n) + " " + std::string(format(id).name) + " codes take " +
+                                 std::to_string(want) + " bytes packed, n_bytes is " + std::to_string(n_bytes));
+    if (n_bytes) need(bytes, "bytes");
+    if (n) need(codes, "codes");
+    const std::vector<std::uint8_t> c = unpack_codes(id, std::span<const std::uint8_t>(bytes, n_bytes), n);
+    std::copy(c.begin(), c.end(), codes);
+  });
+}
+
+}  // extern "C"

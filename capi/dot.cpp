@@ -1,0 +1,105 @@
+// capi/dot.cpp: Dot, DotGeneral and the tensor-core mma (softmx/dot.hpp, tensor_core.hpp).
+#include <vector>
+
+#include "shell.hpp"
+#include "softmx/tensor_core.hpp"
+
+using namespace softmx;
+using namespace softmx::capi;
+
+namespace {
+
+void check_pairs(std::size_t n) {
+  if (n == 0) fail(SOFTMX_ERR_SHAPE, "DotGeneral needs at least one block pair (n is 0)");
+}
+
+void check_pair(std::size_t j, std::size_t a, std::size_t b) {
+  if (a == 0 || a != b)
+    fail(SOFTMX_ERR_SHAPE, "block pair " + std::to_string(j) + " has " + std::to_string(a) + " and " +
+                               std::to_string(b) + " elements; they need the same number, at least one");
+}
+
+void store(const Result& r, uint32_t* result, uint8_t* flags) {
+  *result = static_cast<uint32_t>(r.code);
+  if (flags) *flags = r.flags;
+}
+
+}  // namespace
+
+extern "C" {
+
+int softmx_dot_general(const softmx_block* a, const softmx_block* b, size_t n, const softmx_context* ctx,
+                       const softmx_accumulation* model, uint32_t* result, uint8_t* flags, softmx_error* err) {
+  return guard(err, "softmx_dot_general", [&] {
+    check_pairs(n);
+    need(a, "a");
+    need(b, "b");
+    need(result, "result");
+    std::vector<BlockRef> ra, rb;
+    ra.reserve(n);
+    rb.reserve(n);
+    for (std::size_t j = 0; j < n; ++j) {
+      check_pair(j, a[j].count, b[j].count);
+      const FormatId fa = format_of(a[j].format, "a[j].format"), fb = format_of(b[j].format, "b[j].format");
+      need(a[j].codes, "a[j].codes");
+      need(b[j].codes, "b[j].codes");
+      check_byte_codes(fa, a[j].codes, a[j].count, "a[j].codes");
+      check_byte_codes(fb, b[j].codes, b[j].count, "b[j].codes");
+      ra.push_back(BlockRef{fa, a[j].scale, std::span<const std::uint8_t>(a[j].codes, a[j].count)});
+      rb.push_back(BlockRef{fb, b[j].scale, std::span<const std::uint8_t>(b[j].codes, b[j].count)});
+    }
+    store(dot_general(ra, rb, plain_context_of(ctx), model_of(model)), result, flags);
+  });
+}
+
+int softmx_dot_general_flat(const softmx_format* a_format, const uint8_t* a_scales, const uint8_t* a_codes,
+                            const softmx_format* b_format, const uint8_t* b_scales, const uint8_t* b_codes,
+                            size_t block, size_t n, const softmx_context* ctx, const softmx_accumulation* model,
+                            uint32_t* result, uint8_t* flags, softmx_error* err) {
+  return guard(err, "softmx_dot_general_flat", [&] {
+    const FormatId fa = format_of(a_format, "a_format"), fb = format_of(b_format, "b_format");
+    check_pairs(n);
+    if (block == 0) fail(SOFTMX_ERR_SHAPE, "the block size must be at least 1");
+    if (n > SIZE_MAX / block) fail(SOFTMX_ERR_SHAPE, "block * n overflows size_t");
+    need(a_scales, "a_scales");
+    need(a_codes, "a_codes");
+    need(b_scales, "b_scales");
+    need(b_codes, "b_codes");
+    need(result, "result");
+    check_byte_codes(fa, a_codes, n * block, "a_codes");
+    check_byte_codes(fb, b_codes, n * block, "b_codes");
+    std::vector<BlockRef> ra, rb;
+    ra.reserve(n);
+    rb.reserve(n);
+    for (std::size_t j = 0; j < n; ++j) {
+      ra.push_back(BlockRef{fa, a_scales[j], std::span<const std::uint8_t>(a_codes + j * block, block)});
+      rb.push_back(BlockRef{fb, b_scales[j], std::span<const std::uint8_t>(b_codes + j * block, block)});
+    }
+    store(dot_general(ra, rb, plain_context_of(ctx), model_of(model)), result, flags);
+  });
+}
+
+int softmx_mma(const softmx_accumulation* model, const softmx_format* a_format, const uint8_t* a,
+               const softmx_format* b_format, const uint8_t* b, size_t k, const softmx_format* acc, uint32_t c,
+               uint32_t* d, uint8_t* flags, softmx_error* err) {
+  return guard(err, "softmx_mma", [&] {
+    const AccumulationModel& m = model_of(model);
+    const auto* tc = dynamic_cast<const TensorCoreModel*>(&m);
+    if (!tc)
+      fail(SOFTMX_ERR_UNSUPPORTED, "the accumulation model " + std::string(m.name()) +
+                                       " is not a tensor-core model (softmx_mma needs one: hopper-fp8-mma, "
+                                       "hopper-fp8-wgmma)");
+    const FormatId fa = format_of(a_format, "a_format"), fb = format_of(b_format, "b_format");
+    const FormatId fc = format_of(acc, "acc");
+    if (k == 0) fail(SOFTMX_ERR_SHAPE, "k must be at least 1");
+    need(a, "a");
+    need(b, "b");
+    need(d, "d");
+    check_byte_codes(fa, a, k, "a");
+    check_byte_codes(fb, b, k, "b");
+    check_code(fc, c, "c");
+    store(tc->mma(fa, std::span<const std::uint8_t>(a, k), fb, std::span<const std::uint8_t>(b, k), fc, c), d, flags);
+  });
+}
+
+}  // extern "C"

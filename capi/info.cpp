@@ -1,0 +1,293 @@
+// capi/info.cpp: versions, status names, enumeration names, format, dialect and model lookup.
+#include <string>
+#include <vector>
+
+#include "shell.hpp"
+#include "softmx/batch.hpp"
+#include "softmx/block.hpp"
+#include "softmx/tensor_core.hpp"
+
+using namespace softmx;
+using namespace softmx::capi;
+
+namespace {
+
+// Names out of the C++ API are string_views of string literals, so their data() is
+// NUL-terminated (test_capi checks every one).
+const char* c_str(std::string_view s) { return s.data(); }
+
+template <class T>
+std::string known_names(const char* a, T first, T last, std::string_view (*name_of)(T)) {
+  std::string s = a;
+  for (int v = static_cast<int>(first); v <= static_cast<int>(last); ++v) {
+    s += v == static_cast<int>(first) ? " " : ", ";
+    s += name_of(static_cast<T>(v));
+  }
+  return s;
+}
+
+std::string_view rounding_name(Rounding r) { return softmx::name(r); }
+std::string_view saturation_name(Saturation s) { return softmx::name(s); }
+std::string_view tininess_name(Tininess t) { return softmx::name(t); }
+std::string_view scale_rule_name(ScaleRule r) { return softmx::name(r); }
+
+std::string quoted(const char* s) { return std::string("'") + s + "'"; }
+
+}  // namespace
+
+extern "C" {
+
+int softmx_abi_version(void) { return SOFTMX_ABI_VERSION; }
+
+#define SOFTMX_STRINGIFY2(x) #x
+#define SOFTMX_STRINGIFY(x) SOFTMX_STRINGIFY2(x)
+const char* softmx_version(void) {
+  return SOFTMX_STRINGIFY(SOFTMX_VERSION_MAJOR) "." SOFTMX_STRINGIFY(SOFTMX_VERSION_MINOR) "." SOFTMX_STRINGIFY(
+      SOFTMX_VERSION_PATCH);
+}
+
+const char* softmx_status_name(int status) {
+  switch (status) {
+    case SOFTMX_OK: return "SOFTMX_OK";
+    case SOFTMX_ERR_NULL_POINTER: return "SOFTMX_ERR_NULL_POINTER";
+    case SOFTMX_ERR_UNKNOWN_NAME: return "SOFTMX_ERR_UNKNOWN_NAME";
+    case SOFTMX_ERR_INVALID_ARGUMENT: return "SOFTMX_ERR_INVALID_ARGUMENT";
+    case SOFTMX_ERR_BAD_CODE: return "SOFTMX_ERR_BAD_CODE";
+    case SOFTMX_ERR_UNSUPPORTED: return "SOFTMX_ERR_UNSUPPORTED";
+    case SOFTMX_ERR_SHAPE: return "SOFTMX_ERR_SHAPE";
+    case SOFTMX_ERR_BUFFER_TOO_SMALL: return "SOFTMX_ERR_BUFFER_TOO_SMALL";
+    case SOFTMX_ERR_OUT_OF_MEMORY: return "SOFTMX_ERR_OUT_OF_MEMORY";
+    case SOFTMX_ERR_INTERNAL: return "SOFTMX_ERR_INTERNAL";
+    default: return "SOFTMX_ERR_?";
+  }
+}
+
+// ---- enumeration names ---------------------------------------------------------------------------
+
+const char* softmx_rounding_name(int32_t v) {
+  return v >= 0 && v < kRoundingCount ? c_str(name(static_cast<Rounding>(v))) : nullptr;
+}
+const char* softmx_saturation_name(int32_t v) {
+  return v == SOFTMX_SAT_FINITE || v == SOFTMX_SAT_NONE
+             ? c_str(name(v == SOFTMX_SAT_FINITE ? Saturation::finite : Saturation::none))
+             : nullptr;
+}
+const char* softmx_tininess_name(int32_t v) {
+  return v == SOFTMX_TININESS_AFTER || v == SOFTMX_TININESS_BEFORE
+             ? c_str(name(v == SOFTMX_TININESS_AFTER ? Tininess::after_rounding : Tininess::before_rounding))
+             : nullptr;
+}
+const char* softmx_scale_rule_name(int32_t v) {
+  return v >= SOFTMX_SCALE_FLOOR && v <= SOFTMX_SCALE_RCEIL ? c_str(name(static_cast<ScaleRule>(v))) : nullptr;
+}
+const char* softmx_isa_name(int32_t v) {
+  return v >= SOFTMX_ISA_SCALAR && v <= SOFTMX_ISA_AVX512 ? name(static_cast<Isa>(v)) : nullptr;
+}
+
+int softmx_rounding_from_name(const char* n, int32_t* out, softmx_error* err) {
+  return guard(err, "softmx_rounding_from_name", [&] {
+    need(n, "name");
+    need(out, "rounding");
+    auto r = parse_rounding(n);
+    if (!r)
+      fail(SOFTMX_ERR_UNKNOWN_NAME, "unknown rounding mode " + quoted(n) + " (" +
+                                        known_names("expected one of", Rounding::rne, Rounding::rs, rounding_name) + ")");
+    *out = static_cast<int32_t>(*r);
+  });
+}
+
+int softmx_saturation_from_name(const char* n, int32_t* out, softmx_error* err) {
+  return guard(err, "softmx_saturation_from_name", [&] {
+    need(n, "name");
+    need(out, "saturation");
+    auto s = parse_saturation(n);
+    if (!s)
+      fail(SOFTMX_ERR_UNKNOWN_NAME,
+           "unknown saturation " + quoted(n) + " (" +
+               known_names("expected one of", Saturation::finite, Saturation::none, saturation_name) + ")");
+    *out = *s == Saturation::finite ? SOFTMX_SAT_FINITE : SOFTMX_SAT_NONE;
+  });
+}
+
+int softmx_tininess_from_name(const char* n, int32_t* out, softmx_error* err) {
+  return guard(err, "softmx_tininess_from_name", [&] {
+    need(n, "name");
+    need(out, "tininess");
+    auto t = parse_tininess(n);
+    if (!t)
+      fail(SOFTMX_ERR_UNKNOWN_NAME,
+           "unknown tininess " + quoted(n) + " (" +
+               known_names("expected one of", Tininess::after_rounding, Tininess::before_rounding, tininess_name) +
+               ")");
+    *out = *t == Tininess::after_rounding ? SOFTMX_TININESS_AFTER : SOFTMX_TININESS_BEFORE;
+  });
+}
+
+int softmx_scale_rule_from_name(const char* n, int32_t* out, softmx_error* err) {
+  return guard(err, "softmx_scale_rule_from_name", [&] {
+    need(n, "name");
+    need(out, "rule");
+    auto r = parse_scale_rule(n);
+    if (!r)
+      fail(SOFTMX_ERR_UNKNOWN_NAME, "unknown scale rule " + quoted(n) + " (" +
+                                        known_names("expected one of", ScaleRule::floor, ScaleRule::rceil,
+                                                    scale_rule_name) +
+                                        ")");
+    *out = static_cast<int32_t>(*r);
+  });
+}
+
+int softmx_isa_supported(int32_t isa) {
+  return isa >= SOFTMX_ISA_SCALAR && isa <= SOFTMX_ISA_AVX512 && isa_supported(static_cast<Isa>(isa)) ? 1 : 0;
+}
+
+// ---- formats ----------------------------------------------------------------------------------------
+
+int softmx_format_lookup(const char* spec, softmx_format* out, softmx_error* err) {
+  return guard(err, "softmx_format_lookup", [&] {
+    need(spec, "spec");
+    need(out, "format");
+    auto id = parse_format(spec);
+    if (!id) {
+      std::string known;
+      for (const Format& f : all_formats()) {
+        if (!known.empty()) known += ' ';
+        known += f.name;
+      }
+      fail(SOFTMX_ERR_UNKNOWN_NAME, "unknown format " + quoted(spec) + " (expected one of " + known +
+                                        ", or an alias such as fp32, bfloat16, float8_e4m3fn, fp4, mxint8)");
+    }
+    fill(out, format(*id));
+  });
+}
+
+int softmx_format_named(int32_t id, softmx_format* out, softmx_error* err) {
+  return guard(err, "softmx_format_named", [&] {
+    need(out, "format");
+    if (id < 0 || id >= kFormatCount)
+      fail(SOFTMX_ERR_INVALID_ARGUMENT, "id " + std::to_string(id) + " is not a named format's (0.." +
+                                            std::to_string(kFormatCount - 1) + ")");
+    fill(out, format(static_cast<FormatId>(id)));
+  });
+}
+
+int32_t softmx_format_count(void) { return kFormatCount; }
+
+size_t softmx_storage_bytes(const softmx_format* f) {
+  try {
+    return storage_of(format_of(f, "format"));
+  } catch (...) {
+    return 0;
+  }
+}
+
+// ---- dialects ----------------------------------------------------------------------------------------
+
+int softmx_dialect_lookup(const char* n, const softmx_dialect** out, softmx_error* err) {
+  return guard(err, "softmx_dialect_lookup", [&] {
+    need(n, "name");
+    need(out, "dialect");
+    const Dialect* d = find_dialect(n);
+    if (!d) {
+      std::string known;
+      for (const Dialect& x : all_dialects()) {
+        if (!known.empty()) known += ", ";
+        known += x.name;
+      }
+      fail(SOFTMX_ERR_UNKNOWN_NAME, "unknown dialect " + quoted(n) + " (expected one of " + known + ")");
+    }
+    *out = handle_of(*d);
+  });
+}
+
+size_t softmx_dialect_count(void) { return all_dialects().size(); }
+
+const softmx_dialect* softmx_dialect_at(size_t i) {
+  return i < all_dialects().size() ? handle_of(all_dialects()[i]) : nullptr;
+}
+
+const char* softmx_dialect_name(const softmx_dialect* d) { return c_str(dialect_of(d).name); }
+const char* softmx_dialect_summary(const softmx_dialect* d) { return c_str(dialect_of(d).summary); }
+
+int softmx_dialect_support(const softmx_dialect* d, const softmx_format* dst, uint32_t* roundings,
+                           uint32_t* saturations, int32_t* default_rounding, int32_t* default_saturation,
+                           softmx_error* err) {
+  return guard(err, "softmx_dialect_support", [&] {
+    const FormatId f = format_of(dst, "dst");
+    const DestinationSupport& s = dialect_of(d).support[static_cast<int>(f)];
+    if (roundings) *roundings = s.roundings;
+    if (saturations) {
+      // C bit i = SOFTMX_SAT_ i, from the C++ set's bit per Saturation value.
+      *saturations = ((s.saturations & saturation_bit(Saturation::finite)) ? 1u << SOFTMX_SAT_FINITE : 0u) |
+                     ((s.saturations & saturation_bit(Saturation::none)) ? 1u << SOFTMX_SAT_NONE : 0u);
+    }
+    if (default_rounding) *default_rounding = static_cast<int32_t>(s.default_rounding);
+    if (default_saturation)
+      *default_saturation = s.default_saturation == Saturation::finite ? SOFTMX_SAT_FINITE : SOFTMX_SAT_NONE;
+  });
+}
+
+void softmx_context_init(softmx_context* ctx) {
+  if (ctx) *ctx = softmx_context SOFTMX_CONTEXT_INIT;
+}
+
+int softmx_check_support(const softmx_format* dst, const softmx_context* ctx, softmx_error* err) {
+  return guard(err, "softmx_check_support", [&] {
+    const FormatId f = format_of(dst, "dst");
+    const Conversion c = conversion_of(ctx, f);
+    if (auto why = unsupported_reason(*c.dialect, f, c.ctx)) fail(SOFTMX_ERR_UNSUPPORTED, *why);
+  });
+}
+
+// ---- accumulation models --------------------------------------------------------------------------------
+
+namespace {
+
+// Every model by name: the two of dot.hpp, then the tensor-core models, in their fixed order.
+const std::vector<const AccumulationModel*>& all_models() {
+  static const std::vector<const AccumulationModel*> models = [] {
+    std::vector<const AccumulationModel*> m{&exact_accumulation(), &fp32_sequential_accumulation()};
+    for (const TensorCoreModel* t : tensor_core_models()) m.push_back(t);
+    return m;
+  }();
+  return models;
+}
+
+}  // namespace
+
+int softmx_accumulation_lookup(const char* n, const softmx_accumulation** out, softmx_error* err) {
+  return guard(err, "softmx_accumulation_lookup", [&] {
+    need(n, "name");
+    need(out, "model");
+    const AccumulationModel* m = find_accumulation_model(n);
+    if (!m) {
+      std::string known;
+      for (const AccumulationModel* x : all_models()) {
+        if (!known.empty()) known += ", ";
+        known += x->name();
+      }
+      fail(SOFTMX_ERR_UNKNOWN_NAME, "unknown accumulation model " + quoted(n) + " (expected one of " + known + ")");
+    }
+    *out = handle_of(*m);
+  });
+}
+
+size_t softmx_accumulation_count(void) {
+  try {
+    return all_models().size();
+  } catch (...) {
+    return 0;
+  }
+}
+
+const softmx_accumulation* softmx_accumulation_at(size_t i) {
+  try {
+    return i < all_models().size() ? handle_of(*all_models()[i]) : nullptr;
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+const char* softmx_accumulation_name(const softmx_accumulation* m) { return c_str(model_of(m).name()); }
+
+}  // extern "C"

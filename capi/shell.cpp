@@ -1,0 +1,271 @@
+// capi/shell.cpp: errors and argument translation for the C API (shell.hpp).
+#include "shell.hpp"
+
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <stdexcept>
+
+namespace softmx::capi {
+
+void fail(int status, std::string message) { throw Failure(status, std::move(message)); }
+
+int report(softmx_error* err, const char* function, int status, const char* message) noexcept {
+  if (err) {
+    err->code = status;
+    // snprintf truncates and always terminates; the message is ASCII from softmx itself or a
+    // quoted argument.
+    std::snprintf(err->message, sizeof err->message, "%s: %s", function, message);
+  }
+  return status;
+}
+
+void clear(softmx_error* err) noexcept {
+  if (err) {
+    err->code = SOFTMX_OK;
+    err->message[0] = '\0';
+  }
+}
+
+int report_current(softmx_error* err, const char* function) noexcept {
+  try {
+    throw;
+  } catch (const Failure& f) {
+    return report(err, function, f.status, f.message.c_str());
+  } catch (const Unsupported& e) {
+    return report(err, function, SOFTMX_ERR_UNSUPPORTED, e.what());
+  } catch (const std::bad_alloc&) {
+    return report(err, function, SOFTMX_ERR_OUT_OF_MEMORY, "out of memory");
+  } catch (const std::length_error& e) {
+    return report(err, function, SOFTMX_ERR_OUT_OF_MEMORY, e.what());
+  } catch (const std::invalid_argument& e) {
+    return report(err, function, SOFTMX_ERR_INVALID_ARGUMENT, e.what());
+  } catch (const std::exception& e) {
+    return report(err, function, SOFTMX_ERR_INTERNAL, e.what());
+  } catch (...) {
+    return report(err, function, SOFTMX_ERR_INTERNAL, "an exception that is not a std::exception");
+  }
+}
+
+namespace {
+
+std::string hex(std::uint64_t v) {
+  char b[24];
+  std::snprintf(b, sizeof b, "0x%llX", static_cast<unsigned long long>(v));
+  return b;
+}
+
+}  // namespace
+
+// ---- formats ---------------------------------------------------------------------------------
+
+void fill(softmx_format* out, const Format& f) {
+  *out = softmx_format{};
+  out->id = static_cast<std::int32_t>(f.id);
+  out->width = f.width;
+  out->exp_bits = f.exp_bits;
+  out->man_bits = f.man_bits;
+  out->bias = f.bias;
+  out->sign = static_cast<std::int32_t>(f.sign);
+  out->specials = static_cast<std::int32_t>(f.specials);
+  out->subnormals = f.subnormals ? 1 : 0;
+  out->fixed_point = f.fixed_point ? 1 : 0;
+  const std::string_view n = f.name;
+  const std::size_t len = n.size() < sizeof out->name ? n.size() : sizeof out->name - 1;
+  std::memcpy(out->name, n.data(), len);
+  out->name[len] = '\0';
+}
+
+FormatId format_of(const softmx_format* f, const char* what) {
+  need(f, what);
+  if (f->reserved0 != 0) fail(SOFTMX_ERR_INVALID_ARGUMENT, std::string(what) + ": reserved0 is not zero");
+  check_reserved(f->reserved, 4, what);
+  if (f->id == SOFTMX_FORMAT_RUNTIME)
+    fail(SOFTMX_ERR_UNSUPPORTED, std::string(what) + ": a runtime format (id SOFTMX_FORMAT_RUNTIME) is not served "
+                                 "by this library (it knows the named formats, softmx_format_count())");
+  if (f->id < 0 || f->id >= kFormatCount)
+    fail(SOFTMX_ERR_INVALID_ARGUMENT, std::string(what) + ": id " + std::to_string(f->id) +
+                                          " is not a format id (0.." + std::to_string(kFormatCount - 1) +
+                                          " or SOFTMX_FORMAT_RUNTIME); fill it with softmx_format_lookup");
+  const FormatId id = static_cast<FormatId>(f->id);
+  const Format& t = format(id);
+  if (f->width != t.width || f->exp_bits != t.exp_bits || f->man_bits != t.man_bits || f->bias != t.bias ||
+      f->sign != static_cast<std::int32_t>(t.sign) || f->specials != static_cast<std::int32_t>(t.specials) ||
+      f->subnormals != (t.subnormals ? 1 : 0) || f->fixed_point != (t.fixed_point ? 1 : 0))
+    fail(SOFTMX_ERR_INVALID_ARGUMENT, std::string(what) + ": the fields differ from those of " + std::string(t.name) +
+                                          ", whose id it has (a descriptor is filled by softmx_format_lookup and "
+                                          "not edited; a format of its own has id SOFTMX_FORMAT_RUNTIME)");
+  return id;
+}
+
+std::size_t storage_of(FormatId f) {
+  const int w = format(f).width;
+  return w <= 8 ? 1 : w <= 16 ? 2 : w <= 32 ? 4 : 8;
+}
+
+void check_code(FormatId f, std::uint64_t code, const char* what) {
+  const Format& t = format(f);
+  if (code & ~t.code_mask())
+    fail(SOFTMX_ERR_BAD_CODE, std::string(what) + " " + hex(code) + " is not a code of " + std::string(t.name) +
+                                  " (" + std::to_string(t.width) + " bits: at most " + hex(t.code_mask()) + ")");
+}
+
+namespace {
+
+template <class T>
+void check_array(FormatId f, const T* codes, std::size_t n, const char* what) {
+  const Format& t = format(f);
+  const std::uint64_t mask = t.code_mask();
+  for (std::size_t i = 0; i < n; ++i)
+    if (static_cast<std::uint64_t>(codes[i]) & ~mask)
+      fail(SOFTMX_ERR_BAD_CODE, std::string(what) + "[" + std::to_string(i) + "] = " + hex(codes[i]) +
+                                    " is not a code of " + std::string(t.name) + " (" + std::to_string(t.width) +
+                                    " bits: at most " + hex(mask) + ")");
+}
+
+}  // namespace
+
+void check_codes(FormatId f, const void* codes, std::size_t n, const char* what) {
+  const int w = format(f).width;
+  if (w == 8 || w == 16 || w == 32 || w == 64) return;  // every stored value is a code
+  switch (storage_of(f)) {
+    case 1: return check_array(f, static_cast<const std::uint8_t*>(codes), n, what);
+    case 2: return check_array(f, static_cast<const std::uint16_t*>(codes), n, what);
+    case 4: return check_array(f, static_cast<const std::uint32_t*>(codes), n, what);
+    default: return check_array(f, static_cast<const std::uint64_t*>(codes), n, what);
+  }
+}
+
+void check_byte_codes(FormatId f, const std::uint8_t* codes, std::size_t n, const char* what) {
+  if (format(f).width > 8)
+    fail(SOFTMX_ERR_INVALID_ARGUMENT, std::string(what) + ": " + std::string(format(f).name) +
+                                          " codes do not fit in a byte (an element format of at most 8 bits)");
+  check_array(f, codes, n, what);
+}
+
+// ---- contexts, dialects, options ---------------------------------------------------------------
+
+const Dialect& dialect_of(const softmx_dialect* d) {
+  return d ? *reinterpret_cast<const Dialect*>(d) : ocp_dialect();
+}
+const softmx_dialect* handle_of(const Dialect& d) { return reinterpret_cast<const softmx_dialect*>(&d); }
+const AccumulationModel& model_of(const softmx_accumulation* m) {
+  return m ? *reinterpret_cast<const AccumulationModel*>(m) : exact_accumulation();
+}
+const softmx_accumulation* handle_of(const AccumulationModel& m) {
+  return reinterpret_cast<const softmx_accumulation*>(&m);
+}
+
+namespace {
+
+[[noreturn]] void bad_enum(const char* what, std::int32_t v, const char* expected) {
+  fail(SOFTMX_ERR_INVALID_ARGUMENT, std::string(what) + " = " + std::to_string(v) + " is not " + expected);
+}
+
+}  // namespace
+
+Rounding rounding_of(std::int32_t v, const char* what) {
+  if (v < 0 || v >= kRoundingCount) bad_enum(what, v, "a rounding mode (SOFTMX_ROUND_RNE .. SOFTMX_ROUND_RS)");
+  return static_cast<Rounding>(v);
+}
+Saturation saturation_of(std::int32_t v, const char* what) {
+  if (v != SOFTMX_SAT_FINITE && v != SOFTMX_SAT_NONE) bad_enum(what, v, "SOFTMX_SAT_FINITE or SOFTMX_SAT_NONE");
+  return v == SOFTMX_SAT_FINITE ? Saturation::finite : Saturation::none;
+}
+Tininess tininess_of(std::int32_t v, const char* what) {
+  if (v != SOFTMX_TININESS_AFTER && v != SOFTMX_TININESS_BEFORE)
+    bad_enum(what, v, "SOFTMX_TININESS_AFTER or SOFTMX_TININESS_BEFORE");
+  return v == SOFTMX_TININESS_AFTER ? Tininess::after_rounding : Tininess::before_rounding;
+}
+ScaleRule scale_rule_of(std::int32_t v, const char* what) {
+  if (v < SOFTMX_SCALE_FLOOR || v > SOFTMX_SCALE_RCEIL)
+    bad_enum(what, v, "a scale rule (SOFTMX_SCALE_FLOOR .. SOFTMX_SCALE_RCEIL)");
+  return static_cast<ScaleRule>(v);
+}
+Isa isa_of(std::int32_t v, const char* what) {
+  if (v < SOFTMX_ISA_SCALAR || v > SOFTMX_ISA_AVX512)
+    bad_enum(what, v, "an instruction set (SOFTMX_ISA_SCALAR, SOFTMX_ISA_AVX2, SOFTMX_ISA_AVX512)");
+  return static_cast<Isa>(v);
+}
+
+std::uint8_t rbits_width_of(std::uint32_t w, const char* what) {
+  if (w < 1 || w > 64)
+    fail(SOFTMX_ERR_INVALID_ARGUMENT, std::string(what) + " = " + std::to_string(w) + " is not in 1..64");
+  return static_cast<std::uint8_t>(w);
+}
+
+void check_rbits(std::uint64_t r, std::uint8_t width, const char* what) {
+  if (width < 64 && (r >> width) != 0)
+    fail(SOFTMX_ERR_INVALID_ARGUMENT, std::string(what) + " = " + hex(r) + " is not below 2^" + std::to_string(width) +
+                                          " (rbits_width)");
+}
+
+void check_reserved(const std::uint64_t* reserved, std::size_t n, const char* what) {
+  for (std::size_t i = 0; i < n; ++i)
+    if (reserved[i] != 0)
+      fail(SOFTMX_ERR_INVALID_ARGUMENT, std::string(what) + ": reserved[" + std::to_string(i) +
+                                            "] is not zero (initialise the struct with its _init function)");
+}
+
+Conversion conversion_of(const softmx_context* c, FormatId dst) {
+  softmx_context defaults;
+  softmx_context_init(&defaults);
+  if (!c) c = &defaults;
+  check_reserved(c->reserved, 2, "ctx");
+  Conversion r;
+  r.dialect = &dialect_of(c->dialect);
+  const DestinationSupport& s = r.dialect->support[static_cast<int>(dst)];
+  r.ctx.rounding = c->rounding == SOFTMX_DEFAULT ? s.default_rounding : rounding_of(c->rounding, "ctx->rounding");
+  r.ctx.saturation =
+      c->saturation == SOFTMX_DEFAULT ? s.default_saturation : saturation_of(c->saturation, "ctx->saturation");
+  r.ctx.tininess = tininess_of(c->tininess, "ctx->tininess");
+  r.ctx.rbits_width = rbits_width_of(c->rbits_width, "ctx->rbits_width");
+  if (r.ctx.rounding == Rounding::rs) check_rbits(c->rbits, r.ctx.rbits_width, "ctx->rbits");
+  r.ctx.rbits = c->rbits;
+  return r;
+}
+
+Context plain_context_of(const softmx_context* c) {
+  softmx_context defaults;
+  softmx_context_init(&defaults);
+  if (!c) c = &defaults;
+  check_reserved(c->reserved, 2, "ctx");
+  Context r;
+  if (c->rounding != SOFTMX_DEFAULT) r.rounding = rounding_of(c->rounding, "ctx->rounding");
+  if (c->saturation != SOFTMX_DEFAULT) r.saturation = saturation_of(c->saturation, "ctx->saturation");
+  r.tininess = tininess_of(c->tininess, "ctx->tininess");
+  r.rbits_width = rbits_width_of(c->rbits_width, "ctx->rbits_width");
+  if (r.rounding == Rounding::rs) check_rbits(c->rbits, r.rbits_width, "ctx->rbits");
+  r.rbits = c->rbits;
+  return r;
+}
+
+// ---- shapes ------------------------------------------------------------------------------------
+
+Extent extent_of(const std::size_t* shape, std::size_t rank, std::size_t axis, std::size_t block) {
+  if (rank == 0) fail(SOFTMX_ERR_SHAPE, "the tensor needs at least one dimension (rank is 0)");
+  need(shape, "shape");
+  if (axis >= rank)
+    fail(SOFTMX_ERR_SHAPE, "axis " + std::to_string(axis) + " does not exist in a " + std::to_string(rank) + "-d tensor");
+  if (block == 0) fail(SOFTMX_ERR_SHAPE, "the block size must be at least 1");
+  constexpr std::size_t kMax = std::numeric_limits<std::size_t>::max();
+  Extent e;
+  for (std::size_t d = 0; d < rank; ++d) {
+    const std::size_t n = shape[d];
+    const std::size_t s = d == axis ? n / block + (n % block != 0) : n;
+    if ((n != 0 && e.elements > kMax / n) || (s != 0 && e.scales > kMax / s))
+      fail(SOFTMX_ERR_SHAPE, "the shape's element count overflows size_t");
+    e.elements *= n;
+    e.scales *= s;
+  }
+  return e;
+}
+
+void check_capacity(std::size_t capacity, std::size_t needed, const char* what) {
+  if (capacity < needed)
+    fail(SOFTMX_ERR_BUFFER_TOO_SMALL, std::string(what) + " holds " + std::to_string(capacity) + " but " +
+                                          std::to_string(needed) + " are needed");
+}
+
+}  // namespace softmx::capi

@@ -1,0 +1,131 @@
+// capi/shell.hpp: what every C entry point shares: the guard that turns any C++ exception into
+// a status and a message, and the translation of C arguments into the C++ API's types.
+//
+// The rule of this folder: translate arguments and errors, compute nothing. Each check here is
+// of something the C++ API takes for granted through its types (a pointer is not null, an int
+// is one of an enum's values, a code fits its format, a caller's buffer is long enough); what
+// the C++ functions check themselves is left to them, and their exceptions are translated.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <string>
+#include <utility>
+
+#include "softmx/block.hpp"
+#include "softmx/context.hpp"
+#include "softmx/convert.hpp"
+#include "softmx/dialect.hpp"
+#include "softmx/dot.hpp"
+#include "softmx/format.hpp"
+#include "softmx/softmx.h"
+
+// The opaque C handle types are the C++ objects themselves (dialects and models are static
+// objects of the library); these casts are the only place that knows it.
+struct softmx_converter {
+  softmx::Converter conv;
+};
+
+namespace softmx::capi {
+
+/// A failure found by the shell: the status and the message (without the function's name).
+struct Failure : std::exception {
+  int status;
+  std::string message;
+  Failure(int s, std::string m) : status(s), message(std::move(m)) {}
+  const char* what() const noexcept override { return message.c_str(); }
+};
+[[noreturn]] void fail(int status, std::string message);
+
+/// Writes {status, "FUNCTION: message"} into err (if not null), truncating the message.
+int report(softmx_error* err, const char* function, int status, const char* message) noexcept;
+/// Marks err (if not null) as a success.
+void clear(softmx_error* err) noexcept;
+
+/// Maps the exception in flight to a status (Failure: its own; Unsupported: UNSUPPORTED;
+/// bad_alloc: OUT_OF_MEMORY; FormatError and other invalid_argument: INVALID_ARGUMENT;
+/// anything else: INTERNAL) and reports it. Call only inside a catch block.
+int report_current(softmx_error* err, const char* function) noexcept;
+
+/// Runs body() and returns SOFTMX_OK, or the status of whatever it threw. Nothing escapes.
+template <class Body>
+int guard(softmx_error* err, const char* function, Body&& body) noexcept {
+  try {
+    body();
+    clear(err);
+    return SOFTMX_OK;
+  } catch (...) {
+    return report_current(err, function);
+  }
+}
+
+/// Fails with NULL_POINTER naming `what` when p is null.
+template <class T>
+T* need(T* p, const char* what) {
+  if (!p) fail(SOFTMX_ERR_NULL_POINTER, std::string(what) + " is NULL");
+  return p;
+}
+
+// ---- formats -------------------------------------------------------------------------------
+
+/// The C++ format of a descriptor: checks it (not null, reserved fields zero, a named id's
+/// fields equal to that format's) and returns its FormatId. A runtime descriptor fails with
+/// UNSUPPORTED (this library serves the named formats).
+FormatId format_of(const softmx_format* f, const char* what);
+/// Fills a descriptor from a C++ format.
+void fill(softmx_format* out, const Format& f);
+/// Storage bytes of a format's codes (1, 2, 4, 8).
+std::size_t storage_of(FormatId f);
+/// Fails with BAD_CODE when `code` has bits above the format's width.
+void check_code(FormatId f, std::uint64_t code, const char* what);
+/// The same for n codes in the format's storage type (only formats narrower than their storage
+/// can hold bad codes).
+void check_codes(FormatId f, const void* codes, std::size_t n, const char* what);
+/// The same for n codes held one per byte.
+void check_byte_codes(FormatId f, const std::uint8_t* codes, std::size_t n, const char* what);
+
+// ---- contexts, dialects, options -------------------------------------------------------------
+
+const Dialect& dialect_of(const softmx_dialect* d);
+const softmx_dialect* handle_of(const Dialect& d);
+const AccumulationModel& model_of(const softmx_accumulation* m);
+const softmx_accumulation* handle_of(const AccumulationModel& m);
+
+/// Checks an enumerated value, failing with INVALID_ARGUMENT "WHAT = v is not one of ...".
+Rounding rounding_of(std::int32_t v, const char* what);
+Saturation saturation_of(std::int32_t v, const char* what);
+Tininess tininess_of(std::int32_t v, const char* what);
+ScaleRule scale_rule_of(std::int32_t v, const char* what);
+Isa isa_of(std::int32_t v, const char* what);
+/// rbits_width in 1..64 and, for rs, rbits below 2^rbits_width.
+std::uint8_t rbits_width_of(std::uint32_t w, const char* what);
+void check_rbits(std::uint64_t r, std::uint8_t width, const char* what);
+/// Fails with INVALID_ARGUMENT when a reserved field is not zero.
+void check_reserved(const std::uint64_t* reserved, std::size_t n, const char* what);
+
+/// A C context for a conversion into `dst`: the C++ Context (SOFTMX_DEFAULT replaced by what
+/// the dialect uses for `dst` when not told, as the command line does) and the dialect. ctx
+/// may be null (SOFTMX_CONTEXT_INIT).
+struct Conversion {
+  Context ctx;
+  const Dialect* dialect;
+};
+Conversion conversion_of(const softmx_context* ctx, FormatId dst);
+/// A C context where no dialect decides (Dot's f32 result): SOFTMX_DEFAULT is softmx::Context's
+/// own default.
+Context plain_context_of(const softmx_context* ctx);
+
+// ---- shapes ----------------------------------------------------------------------------------
+
+/// The element count of a shape (rank >= 1, axis < rank, every product in size_t), failing with
+/// SHAPE; with block > 0 also the scale count (shape[axis] replaced by ceil(shape[axis] / block)).
+struct Extent {
+  std::size_t elements = 1;
+  std::size_t scales = 1;
+};
+Extent extent_of(const std::size_t* shape, std::size_t rank, std::size_t axis, std::size_t block);
+/// Fails with BUFFER_TOO_SMALL when capacity < needed.
+void check_capacity(std::size_t capacity, std::size_t needed, const char* what);
+
+}  // namespace softmx::capi

@@ -1,0 +1,55 @@
+# cmake/install.cmake: what `cmake --install` puts in place (included by the top-level
+# CMakeLists.txt), and the package files that let others build against it:
+#
+#   include/softmx/        the C++ headers and softmx.h (the C API)
+#   lib/libsoftmx.a        softmx::core (the C++ library; the C API's objects too)
+#   lib/libsoftmx.so.<ABI> softmx::c (the C API and the C++ API, shared), with its links
+#   lib/libsoftmx_exact.a  softmx::exact (exact decimal and hex-float text; needs Boost headers)
+#   bin/softmx             the command line
+#   share/softmx/dpi/      softmx_dpi.sv and softmx_dpi.c: the SystemVerilog DPI-C package
+#   lib/cmake/softmx/      softmxConfig.cmake & co.: find_package(softmx)
+#   lib/pkgconfig/softmx.pc
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+# The targets' include directories, as a build and as an installed tree. The core's own
+# target_include_directories name the source tree, which an installed package must not.
+foreach(t softmx_core softmx_exact)
+  set_property(TARGET ${t} PROPERTY INTERFACE_INCLUDE_DIRECTORIES
+               "$<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>;$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>")
+  set_property(TARGET ${t} APPEND PROPERTY INTERFACE_COMPILE_FEATURES cxx_std_20)
+endforeach()
+set_target_properties(softmx_core PROPERTIES EXPORT_NAME core)
+set_target_properties(softmx_exact PROPERTIES EXPORT_NAME exact)
+
+set(SOFTMX_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/softmx)
+set(SOFTMX_INSTALL_DPIDIR ${CMAKE_INSTALL_DATADIR}/softmx/dpi)
+
+install(TARGETS softmx_core softmx_exact softmx_shared EXPORT softmxTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(TARGETS softmx RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/softmx DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+  FILES_MATCHING PATTERN "*.hpp" PATTERN "*.h")
+install(FILES ${PROJECT_SOURCE_DIR}/hdl/softmx_dpi.sv ${PROJECT_SOURCE_DIR}/hdl/softmx_dpi.c
+  DESTINATION ${SOFTMX_INSTALL_DPIDIR})
+
+install(EXPORT softmxTargets NAMESPACE softmx:: DESTINATION ${SOFTMX_INSTALL_CMAKEDIR})
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/softmxConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/softmxConfig.cmake
+  INSTALL_DESTINATION ${SOFTMX_INSTALL_CMAKEDIR}
+  PATH_VARS SOFTMX_INSTALL_DPIDIR CMAKE_INSTALL_BINDIR)
+# 0.x: a new minor version may change the C++ API; the C ABI has its own number (soname).
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/softmxConfigVersion.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/softmxConfig.cmake ${PROJECT_BINARY_DIR}/softmxConfigVersion.cmake
+  DESTINATION ${SOFTMX_INSTALL_CMAKEDIR})
+
+# pkg-config: relocatable (paths relative to the .pc file's own directory).
+set(SOFTMX_PC_DIR ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+file(RELATIVE_PATH SOFTMX_PC_TO_PREFIX "/prefix/${SOFTMX_PC_DIR}" "/prefix")
+string(REGEX REPLACE "/$" "" SOFTMX_PC_TO_PREFIX "${SOFTMX_PC_TO_PREFIX}")
+configure_file(${PROJECT_SOURCE_DIR}/cmake/softmx.pc.in ${PROJECT_BINARY_DIR}/softmx.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/softmx.pc DESTINATION ${SOFTMX_PC_DIR})

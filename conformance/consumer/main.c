@@ -1,0 +1,79 @@
+/* A C program of softmx's users (conformance/consumer/run.sh builds it against an installed
+ * softmx, by find_package and by pkg-config): a conversion, a batch, a block, a dot and an error,
+ * each checked against values computed by hand. Prints what it computed; exit 0 when all agree. */
+#include <stdio.h>
+#include <string.h>
+
+#include "softmx/softmx.h"
+
+static int failures = 0;
+
+static void expect(const char* what, unsigned long long got, unsigned long long want) {
+  printf("%-44s %llX%s\n", what, got, got == want ? "" : "  MISMATCH");
+  if (got != want) {
+    fprintf(stderr, "consumer_c: %s: got %llX, expected %llX\n", what, got, want);
+    ++failures;
+  }
+}
+
+int main(void) {
+  softmx_format f32, e4m3, e2m1;
+  softmx_context ctx = SOFTMX_CONTEXT_INIT;
+  softmx_error err;
+  uint64_t code = 0;
+  uint8_t flags = 0, scale = 0, codes[4];
+  uint32_t dot = 0;
+  const uint32_t in[4] = {0x3F800000u, 0x43E80001u, 0xC0400000u, 0x7F800000u}; /* 1, 464+, -3, Inf */
+  const uint8_t a_scale = 0x7F, b_scale = 0x80, a_codes[4] = {0x38, 0x38, 0x38, 0x38}, b_codes[4] = {0x40, 0x40, 0x40, 0x40};
+  size_t i;
+
+  expect("ABI version (library == header)", (unsigned long long)softmx_abi_version(), SOFTMX_ABI_VERSION);
+  if (softmx_format_lookup("f32", &f32, &err) || softmx_format_lookup("float8_e4m3fn", &e4m3, &err) ||
+      softmx_format_lookup("fp4", &e2m1, &err)) {
+    fprintf(stderr, "consumer_c: %s\n", err.message);
+    return 1;
+  }
+  /* 464 + 2^-15 is above the E4M3 tie at 464, so it rounds past 448 (overflow); satfinite gives
+   * 448 (7E) with overflow and inexact. */
+  if (softmx_convert(&f32, &e4m3, 0x43E80001u, &ctx, &code, &flags, &err)) return fprintf(stderr, "%s\n", err.message), 1;
+  expect("convert f32 43E80001 -> e4m3", code, 0x7E);
+  expect("  flags", flags, SOFTMX_FLAG_OVERFLOW | SOFTMX_FLAG_INEXACT);
+  /* A batch into e2m1: 1 -> 2 (1.0), 464+ -> 7 (6, saturated), -3 -> D, Inf -> 7 (invalid). */
+  {
+    uint8_t out[4], fl[4];
+    if (softmx_convert_batch(&f32, &e2m1, &ctx, in, out, fl, 4, NULL, &err)) return fprintf(stderr, "%s\n", err.message), 1;
+    expect("batch f32 3F800000 -> e2m1", out[0], 0x2);
+    expect("batch f32 43E80001 -> e2m1 (satfinite)", out[1], 0x7);
+    expect("batch f32 C0400000 -> e2m1", out[2], 0xD);
+    expect("batch f32 7F800000 -> e2m1", out[3], 0x7);
+    expect("  flags of Inf", fl[3], SOFTMX_FLAG_INVALID);
+  }
+  /* One MX block of 1, 464+, -3, 0 into e4m3 (floor rule): amax 464 -> scale 2^0 (7F), as 448 saturates. */
+  {
+    const uint32_t blk[4] = {0x3F800000u, 0x43E80001u, 0xC0400000u, 0};
+    if (softmx_quantize_block(&f32, blk, 4, NULL, &scale, codes, &flags, &err)) return fprintf(stderr, "%s\n", err.message), 1;
+    expect("quantize_block scale", scale, 0x7F);
+    expect("  codes[0..3]", (unsigned long long)codes[0] << 24 | (unsigned long long)codes[1] << 16 |
+                                (unsigned long long)codes[2] << 8 | codes[3], 0x387EC400ull);
+  }
+  /* Dot of (1,1,1,1) * 2^0 and (2,2,2,2) * 2^1: 16 = 0x41800000. */
+  {
+    const softmx_block a = {&e4m3, a_scale, a_codes, 4}, b = {&e4m3, b_scale, b_codes, 4};
+    const softmx_accumulation* m = NULL;
+    if (softmx_accumulation_lookup("fp32-sequential", &m, &err) ||
+        softmx_dot_general(&a, &b, 1, NULL, m, &dot, &flags, &err))
+      return fprintf(stderr, "%s\n", err.message), 1;
+    expect("dot_general fp32-sequential", dot, 0x41800000u);
+  }
+  /* An error: an unknown format, with its status and message. */
+  {
+    softmx_format x;
+    const int s = softmx_format_lookup("e4m4", &x, &err);
+    expect("unknown format: status", (unsigned long long)s, SOFTMX_ERR_UNKNOWN_NAME);
+    printf("  message: %s\n", err.message);
+    if (strstr(err.message, "unknown format 'e4m4'") == NULL) ++failures;
+  }
+  for (i = 0; i < softmx_dialect_count(); ++i) printf("dialect %s\n", softmx_dialect_name(softmx_dialect_at(i)));
+  printf("consumer_c: %s\n", failures ? "FAILED" : "all results as expected");
+  return failures ? 1 : 0;
+}

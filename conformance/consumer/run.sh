@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# conformance/consumer/run.sh BUILD_DIR WORK_DIR: the install test (ctest test_install_consumer).
+#
+# Installs the build in BUILD_DIR (already built: `cmake --install` copies, it does not
+# rebuild) into WORK_DIR/prefix, checks what is there, then builds the consumer project in this
+# folder against that tree both ways, find_package(softmx) and pkg-config with plain cc / c++,
+# and runs every program it built: each computes a conversion, a block and a dot, checked
+# against values computed by hand. Exit 0 when everything worked.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+build=$(cd "$1" && pwd)
+work=$2
+rm -rf "$work"
+mkdir -p "$work"
+prefix=$work/prefix
+step() { echo "== $*"; }
+
+step "cmake --install $build --prefix $prefix"
+cmake --install "$build" --prefix "$prefix" > "$work/install.log"
+libdir=$prefix/lib
+[ -d "$libdir" ] || libdir=$(dirname "$(find "$prefix" -name libsoftmx.a | head -1)")
+for f in include/softmx/softmx.h include/softmx/convert.hpp include/softmx/block.hpp bin/softmx \
+         share/softmx/dpi/softmx_dpi.sv share/softmx/dpi/softmx_dpi.c; do
+  [ -e "$prefix/$f" ] || { echo "install: $prefix/$f is missing" >&2; exit 1; }
+done
+for f in libsoftmx.a libsoftmx.so pkgconfig/softmx.pc cmake/softmx/softmxConfig.cmake; do
+  [ -e "$libdir/$f" ] || { echo "install: $libdir/$f is missing" >&2; exit 1; }
+done
+soname=$(objdump -p "$libdir/libsoftmx.so" | awk '/SONAME/ {print $2}')
+echo "libsoftmx.so: soname $soname"
+[[ $soname =~ ^libsoftmx\.so\.[0-9]+$ ]] || { echo "install: unexpected soname '$soname'" >&2; exit 1; }
+# Exported: the C API and namespace softmx; not the standard library's instantiations.
+exports=$(nm -D --defined-only "$libdir/libsoftmx.so" | awk '{print $3}')
+grep -qx 'softmx_convert@@SOFTMX_1' <<< "$exports" || { echo "install: softmx_convert is not exported" >&2; exit 1; }
+if c++filt <<< "$exports" | grep -q '^std::'; then
+  echo "install: libsoftmx.so exports standard-library symbols:" >&2
+  c++filt <<< "$exports" | grep '^std::' | head >&2
+  exit 1
+fi
+echo "libsoftmx.so exports $(grep -c '^softmx_' <<< "$exports") C functions and $(c++filt <<< "$exports" | grep -c '^softmx::') C++ symbols"
+"$prefix/bin/softmx" convert --to e4m3 464.0000000000000000001
+
+step "find_package(softmx): configure, build, run"
+cmake -S "$here" -B "$work/cmake-build" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release > "$work/cmake.log" 2>&1 ||
+  { cat "$work/cmake.log"; exit 1; }
+cmake --build "$work/cmake-build" -j 2 > "$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
+"$work/cmake-build/consumer_c"
+"$work/cmake-build/consumer_cpp"
+
+step "pkg-config: cc and c++"
+export PKG_CONFIG_PATH=$libdir/pkgconfig
+echo "pkg-config --cflags --libs softmx: $(pkg-config --cflags --libs softmx)"
+rpath=-Wl,-rpath,$(pkg-config --variable=libdir softmx)
+cc -std=c99 -Wall -Wextra -Wpedantic -Werror "$here/main.c" $(pkg-config --cflags --libs softmx) "$rpath" -o "$work/pc_c"
+"$work/pc_c"
+c++ -std=c++20 -Wall -Wextra -Werror "$here/main.cpp" $(pkg-config --cflags --libs softmx) "$rpath" -o "$work/pc_cpp"
+"$work/pc_cpp"
+[ -f "$(pkg-config --variable=dpidir softmx)/softmx_dpi.sv" ] || { echo "pkg-config: dpidir has no softmx_dpi.sv" >&2; exit 1; }
+echo "consumer: find_package and pkg-config builds ran, every result as expected"

@@ -1,0 +1,1376 @@
+// conformance/test_capi.cpp: the C API (include/softmx/softmx.h) against the C++ API.
+//
+// The C API is a shell over the C++ library, so every C function is checked against the C++
+// function it translates, result for result and flag for flag: on every input of 8-bit and
+// narrower sources under every dialect and setting, every f16 and bf16 input under a set of
+// settings, and boundary and random f32/f64 inputs; blocks, tensors, NVFP4, packing and dots on
+// structured and random data. Then every error path: each call below makes one error happen
+// and must return its status with a message that names the argument, and nothing may throw.
+//
+// This test links the shared library libsoftmx.so only (softmx::c): the C++ functions it
+// compares with are the ones the library exports.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "softmx/batch.hpp"
+#include "softmx/block.hpp"
+#include "softmx/convert.hpp"
+#include "softmx/dot.hpp"
+#include "softmx/nvfp4.hpp"
+#include "softmx/pack.hpp"
+#include "softmx/prng.hpp"
+#include "softmx/softmx.h"
+#include "softmx/tensor_core.hpp"
+#include "support/inputs.hpp"
+#include "support/report.hpp"
+
+using namespace softmx;
+
+namespace {
+
+softmx_format cfmt(FormatId id) {
+  softmx_format f;
+  EXPECT_EQ(softmx_format_named(static_cast<int32_t>(id), &f, nullptr), SOFTMX_OK);
+  return f;
+}
+
+const softmx_dialect* cdialect(const Dialect& d) {
+  const softmx_dialect* h = nullptr;
+  EXPECT_EQ(softmx_dialect_lookup(std::string(d.name).c_str(), &h, nullptr), SOFTMX_OK);
+  return h;
+}
+
+softmx_context cctx(const Dialect& d, Rounding r, Saturation s, Tininess t, std::uint8_t rbits_width = 32,
+                    std::uint64_t rbits = 0) {
+  softmx_context c;
+  softmx_context_init(&c);
+  c.rounding = static_cast<int32_t>(r);
+  c.saturation = s == Saturation::finite ? SOFTMX_SAT_FINITE : SOFTMX_SAT_NONE;
+  c.tininess = t == Tininess::after_rounding ? SOFTMX_TININESS_AFTER : SOFTMX_TININESS_BEFORE;
+  c.rbits_width = rbits_width;
+  c.rbits = rbits;
+  c.dialect = cdialect(d);
+  return c;
+}
+
+Context context(Rounding r, Saturation s, Tininess t, std::uint8_t rbits_width = 32, std::uint64_t rbits = 0) {
+  Context c;
+  c.rounding = r;
+  c.saturation = s;
+  c.tininess = t;
+  c.rbits_width = rbits_width;
+  c.rbits = rbits;
+  return c;
+}
+
+std::string hex(std::uint64_t v) {
+  char b[24];
+  std::snprintf(b, sizeof b, "%llX", static_cast<unsigned long long>(v));
+  return b;
+}
+
+// Every (rounding, saturation) the dialect accepts into dst, deterministic modes only.
+std::vector<std::pair<Rounding, Saturation>> settings(const Dialect& d, FormatId dst) {
+  std::vector<std::pair<Rounding, Saturation>> v;
+  for (Rounding r : kDeterministicRoundings)
+    for (Saturation s : {Saturation::finite, Saturation::none})
+      if (!unsupported_reason(d, dst, context(r, s, Tininess::after_rounding))) v.emplace_back(r, s);
+  return v;
+}
+
+std::vector<std::uint64_t> all_codes(FormatId f) {
+  std::vector<std::uint64_t> v(std::size_t{1} << format(f).width);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = i;
+  return v;
+}
+
+// Codes of `src` in its storage type, as bytes.
+std::vector<unsigned char> stored(FormatId f, const std::vector<std::uint64_t>& codes) {
+  const int w = format(f).width;
+  const std::size_t b = w <= 8 ? 1 : w <= 16 ? 2 : w <= 32 ? 4 : 8;
+  std::vector<unsigned char> out(codes.size() * b);
+  for (std::size_t i = 0; i < codes.size(); ++i) std::memcpy(out.data() + i * b, &codes[i], b);  // little-endian
+  return out;
+}
+
+std::uint64_t load(const std::vector<unsigned char>& bytes, std::size_t b, std::size_t i) {
+  std::uint64_t v = 0;
+  std::memcpy(&v, bytes.data() + i * b, b);
+  return v;
+}
+
+std::size_t storage(FormatId f) {
+  const int w = format(f).width;
+  return w <= 8 ? 1 : w <= 16 ? 2 : w <= 32 ? 4 : 8;
+}
+
+// Counts the cases each test compares (reported at its end, and in the conformance summary).
+std::size_t g_cases = 0;
+
+void report(const char* check, std::size_t cases) {
+  conformance::Tally t(std::string("capi: ") + check);
+  t.pass(cases);
+  t.report();
+}
+
+// Checks softmx_convert against softmx::convert on every code of `inputs`, and the batch and
+// converter forms against softmx::Converter.
+void check_conversion(FormatId src, FormatId dst, const Dialect& d, Rounding r, Saturation s, Tininess t,
+                      const std::vector<std::uint64_t>& inputs, bool scalar = true) {
+  const softmx_format cs = cfmt(src), cd = cfmt(dst);
+  const softmx_context cc = cctx(d, r, s, t);
+  const Context ctx = context(r, s, t);
+  const Converter conv(src, dst, ctx, d);
+  softmx_error err;
+  if (scalar)
+    for (std::uint64_t x : inputs) {
+      std::uint64_t code = ~0ull;
+      std::uint8_t flags = 0xFF;
+      ASSERT_EQ(softmx_convert(&cs, &cd, x, &cc, &code, &flags, &err), SOFTMX_OK) << err.message;
+      const Result want = convert(src, dst, x, ctx, d);
+      ASSERT_EQ(code, want.code) << format(src).name << " " << hex(x) << " -> " << format(dst).name << " "
+                                 << d.name << " " << name(r) << " " << name(s);
+      ASSERT_EQ(flags, want.flags) << format(src).name << " " << hex(x) << " -> " << format(dst).name;
+    }
+  // The batch, through a converter and without one, with and without flags.
+  const auto in = stored(src, inputs);
+  const std::size_t ob = storage(dst), n = inputs.size();
+  std::vector<unsigned char> out(n * ob), want(n * ob), out2(n * ob);
+  std::vector<std::uint8_t> flags(n), want_flags(n);
+  conv.run(in.data(), want.data(), want_flags.data(), n);
+  ASSERT_EQ(softmx_convert_batch(&cs, &cd, &cc, in.data(), out.data(), flags.data(), n, nullptr, &err), SOFTMX_OK)
+      << err.message;
+  ASSERT_EQ(out, want);
+  ASSERT_EQ(flags, want_flags);
+  softmx_converter* h = nullptr;
+  ASSERT_EQ(softmx_converter_new(&cs, &cd, &cc, &h, &err), SOFTMX_OK) << err.message;
+  ASSERT_EQ(softmx_converter_run(h, in.data(), out2.data(), nullptr, n, nullptr, &err), SOFTMX_OK) << err.message;
+  ASSERT_EQ(out2, want);
+  for (std::size_t i = 0; i < n; i += 7) {  // the single-value converter, on a sample
+    std::uint64_t code;
+    std::uint8_t f;
+    ASSERT_EQ(softmx_converter_convert(h, inputs[i], &code, &f, &err), SOFTMX_OK);
+    ASSERT_EQ(code, load(want, ob, i));
+    ASSERT_EQ(f, want_flags[i]);
+  }
+  softmx_converter_free(h);
+  g_cases += n * (scalar ? 3 : 2);
+}
+
+constexpr FormatId kAll[] = {FormatId::f64,  FormatId::f32,  FormatId::f16,  FormatId::bf16,
+                             FormatId::e4m3, FormatId::e5m2, FormatId::e3m2, FormatId::e2m3,
+                             FormatId::e2m1, FormatId::int8, FormatId::e8m0};
+constexpr FormatId kElements[] = {FormatId::e4m3, FormatId::e5m2, FormatId::e3m2,
+                                  FormatId::e2m3, FormatId::e2m1, FormatId::int8};
+
+}  // namespace
+
+// ---- versions, names, lookups ---------------------------------------------------------------
+
+TEST(CApi, Versions) {
+  EXPECT_EQ(softmx_abi_version(), SOFTMX_ABI_VERSION);
+  const std::string v = std::to_string(SOFTMX_VERSION_MAJOR) + "." + std::to_string(SOFTMX_VERSION_MINOR) + "." +
+                        std::to_string(SOFTMX_VERSION_PATCH);
+  EXPECT_EQ(std::string(softmx_version()), v);
+}
+
+TEST(CApi, StatusNames) {
+  const char* names[] = {"SOFTMX_OK",
+                         "SOFTMX_ERR_NULL_POINTER",
+                         "SOFTMX_ERR_UNKNOWN_NAME",
+                         "SOFTMX_ERR_INVALID_ARGUMENT",
+                         "SOFTMX_ERR_BAD_CODE",
+                         "SOFTMX_ERR_UNSUPPORTED",
+                         "SOFTMX_ERR_SHAPE",
+                         "SOFTMX_ERR_BUFFER_TOO_SMALL",
+                         "SOFTMX_ERR_OUT_OF_MEMORY",
+                         "SOFTMX_ERR_INTERNAL"};
+  for (int i = 0; i < 10; ++i) EXPECT_STREQ(softmx_status_name(i), names[i]);
+  EXPECT_STREQ(softmx_status_name(10), "SOFTMX_ERR_?");
+  EXPECT_STREQ(softmx_status_name(-1), "SOFTMX_ERR_?");
+}
+
+TEST(CApi, EnumerationNames) {
+  for (int i = 0; i < kRoundingCount; ++i) {
+    const std::string_view want = name(static_cast<Rounding>(i));
+    ASSERT_NE(softmx_rounding_name(i), nullptr);
+    EXPECT_EQ(std::strlen(softmx_rounding_name(i)), want.size());
+    EXPECT_EQ(softmx_rounding_name(i), want);
+    int32_t back = -5;
+    EXPECT_EQ(softmx_rounding_from_name(std::string(want).c_str(), &back, nullptr), SOFTMX_OK);
+    EXPECT_EQ(back, i);
+  }
+  EXPECT_EQ(softmx_rounding_name(7), nullptr);
+  EXPECT_EQ(softmx_rounding_name(-1), nullptr);
+  int32_t v = -5;
+  EXPECT_EQ(softmx_rounding_from_name("Nearest-Away", &v, nullptr), SOFTMX_OK);  // an alias, any case
+  EXPECT_EQ(v, SOFTMX_ROUND_RNA);
+  EXPECT_STREQ(softmx_saturation_name(SOFTMX_SAT_FINITE), "finite");
+  EXPECT_STREQ(softmx_saturation_name(SOFTMX_SAT_NONE), "none");
+  EXPECT_EQ(softmx_saturation_name(2), nullptr);
+  EXPECT_EQ(softmx_saturation_from_name("satfinite", &v, nullptr), SOFTMX_OK);
+  EXPECT_EQ(v, SOFTMX_SAT_FINITE);
+  EXPECT_EQ(softmx_saturation_from_name("nonsat", &v, nullptr), SOFTMX_OK);
+  EXPECT_EQ(v, SOFTMX_SAT_NONE);
+  EXPECT_STREQ(softmx_tininess_name(SOFTMX_TININESS_AFTER), "after");
+  EXPECT_STREQ(softmx_tininess_name(SOFTMX_TININESS_BEFORE), "before");
+  EXPECT_EQ(softmx_tininess_name(2), nullptr);
+  EXPECT_EQ(softmx_tininess_from_name("before", &v, nullptr), SOFTMX_OK);
+  EXPECT_EQ(v, SOFTMX_TININESS_BEFORE);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(softmx_scale_rule_name(i), name(static_cast<ScaleRule>(i)));
+    EXPECT_EQ(softmx_scale_rule_from_name(softmx_scale_rule_name(i), &v, nullptr), SOFTMX_OK);
+    EXPECT_EQ(v, i);
+  }
+  EXPECT_EQ(softmx_scale_rule_name(4), nullptr);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_STREQ(softmx_isa_name(i), name(static_cast<Isa>(i)));
+    EXPECT_EQ(softmx_isa_supported(i), isa_supported(static_cast<Isa>(i)) ? 1 : 0);
+  }
+  EXPECT_EQ(softmx_isa_name(3), nullptr);
+  EXPECT_EQ(softmx_isa_supported(3), 0);
+}
+
+TEST(CApi, Formats) {
+  EXPECT_EQ(softmx_format_count(), kFormatCount);
+  for (const Format& f : all_formats()) {
+    softmx_format c;
+    ASSERT_EQ(softmx_format_named(static_cast<int32_t>(f.id), &c, nullptr), SOFTMX_OK);
+    EXPECT_EQ(c.id, static_cast<int32_t>(f.id));
+    EXPECT_EQ(c.width, f.width);
+    EXPECT_EQ(c.exp_bits, f.exp_bits);
+    EXPECT_EQ(c.man_bits, f.man_bits);
+    EXPECT_EQ(c.bias, f.bias);
+    EXPECT_EQ(c.sign, static_cast<int32_t>(f.sign));
+    EXPECT_EQ(c.specials, static_cast<int32_t>(f.specials));
+    EXPECT_EQ(c.subnormals, f.subnormals ? 1 : 0);
+    EXPECT_EQ(c.fixed_point, f.fixed_point ? 1 : 0);
+    EXPECT_EQ(std::string(c.name), f.name);
+    EXPECT_EQ(softmx_storage_bytes(&c), storage(f.id));
+    softmx_format l;
+    ASSERT_EQ(softmx_format_lookup(std::string(f.name).c_str(), &l, nullptr), SOFTMX_OK);
+    EXPECT_EQ(std::memcmp(&l, &c, sizeof c), 0);
+  }
+  // Aliases resolve as the C++ parser resolves them.
+  for (const char* alias : {"fp32", "HALF", "bfloat16", "float8_e4m3fn", "fp8e5m2", "fp6e3m2", "fp6e2m3", "fp4",
+                            "mxint8", "ue8m0", "float8_e8m0fnu", "double"}) {
+    softmx_format l;
+    ASSERT_EQ(softmx_format_lookup(alias, &l, nullptr), SOFTMX_OK) << alias;
+    EXPECT_EQ(l.id, static_cast<int32_t>(*parse_format(alias))) << alias;
+  }
+  // The constants are FormatId's order.
+  EXPECT_EQ(SOFTMX_FORMAT_F32, static_cast<int>(FormatId::f32));
+  EXPECT_EQ(SOFTMX_FORMAT_E2M1, static_cast<int>(FormatId::e2m1));
+  EXPECT_EQ(SOFTMX_FORMAT_E8M0, static_cast<int>(FormatId::e8m0));
+  EXPECT_EQ(SOFTMX_SPECIALS_NONE, static_cast<int>(Specials::none));
+  EXPECT_EQ(SOFTMX_SIGN_TWOS_COMPLEMENT, static_cast<int>(SignEncoding::twos_complement));
+}
+
+TEST(CApi, Dialects) {
+  ASSERT_EQ(softmx_dialect_count(), all_dialects().size());
+  EXPECT_EQ(softmx_dialect_at(all_dialects().size()), nullptr);
+  EXPECT_STREQ(softmx_dialect_name(nullptr), "ocp");
+  for (std::size_t i = 0; i < all_dialects().size(); ++i) {
+    const Dialect& d = all_dialects()[i];
+    const softmx_dialect* h = softmx_dialect_at(i);
+    ASSERT_NE(h, nullptr);
+    EXPECT_EQ(std::strlen(softmx_dialect_name(h)), d.name.size());
+    EXPECT_EQ(softmx_dialect_name(h), d.name);
+    EXPECT_EQ(softmx_dialect_summary(h), d.summary);
+    EXPECT_EQ(cdialect(d), h);
+    for (FormatId f : kAll) {
+      const softmx_format cf = cfmt(f);
+      uint32_t rm = 0, sm = 0;
+      int32_t dr = -5, ds = -5;
+      ASSERT_EQ(softmx_dialect_support(h, &cf, &rm, &sm, &dr, &ds, nullptr), SOFTMX_OK);
+      const DestinationSupport& s = d.support[static_cast<int>(f)];
+      EXPECT_EQ(rm, s.roundings);
+      EXPECT_EQ((sm >> SOFTMX_SAT_FINITE) & 1u, (s.saturations & saturation_bit(Saturation::finite)) ? 1u : 0u);
+      EXPECT_EQ((sm >> SOFTMX_SAT_NONE) & 1u, (s.saturations & saturation_bit(Saturation::none)) ? 1u : 0u);
+      EXPECT_EQ(dr, static_cast<int32_t>(s.default_rounding));
+      EXPECT_EQ(ds, s.default_saturation == Saturation::finite ? SOFTMX_SAT_FINITE : SOFTMX_SAT_NONE);
+      // check_support agrees with unsupported_reason, message included.
+      for (Rounding r : kDeterministicRoundings)
+        for (Saturation sat : {Saturation::finite, Saturation::none}) {
+          const softmx_context c = cctx(d, r, sat, Tininess::after_rounding);
+          softmx_error err;
+          const auto why = unsupported_reason(d, f, context(r, sat, Tininess::after_rounding));
+          const int st = softmx_check_support(&cf, &c, &err);
+          if (why) {
+            EXPECT_EQ(st, SOFTMX_ERR_UNSUPPORTED);
+            EXPECT_EQ(err.code, SOFTMX_ERR_UNSUPPORTED);
+            EXPECT_EQ(std::string(err.message), "softmx_check_support: " + *why);
+          } else {
+            EXPECT_EQ(st, SOFTMX_OK) << err.message;
+            EXPECT_EQ(err.code, SOFTMX_OK);
+            EXPECT_STREQ(err.message, "");
+          }
+        }
+    }
+  }
+}
+
+// ---- conversion -----------------------------------------------------------------------------------
+
+// Every code of every source of at most 8 bits, into every format, under every dialect and every
+// setting it accepts, both tininess rules.
+TEST(CApiConvert, EveryNarrowSourceEveryDialectEverySetting) {
+  const std::size_t before = g_cases;
+  for (const Dialect& d : all_dialects())
+    for (FormatId src : kAll) {
+      if (format(src).width > 8) continue;
+      const auto inputs = all_codes(src);
+      for (FormatId dst : kAll)
+        for (auto [r, s] : settings(d, dst))
+          for (Tininess t : {Tininess::after_rounding, Tininess::before_rounding})
+            check_conversion(src, dst, d, r, s, t, inputs);
+    }
+  report("C vs C++ conversion, every code of every source of at most 8 bits, every dialect x setting", g_cases - before);
+}
+
+// Every f16 and bf16 input into every format: scalar and batch under ocp, every setting; batch
+// under every other dialect with its default rounding and every saturation it accepts.
+TEST(CApiConvert, EverySixteenBitInput) {
+  const std::size_t before = g_cases;
+  for (FormatId src : {FormatId::f16, FormatId::bf16}) {
+    const auto inputs = all_codes(src);
+    for (const Dialect& d : all_dialects()) {
+      const bool scalar = d.name == "ocp";
+      for (FormatId dst : kAll)
+        for (auto [r, s] : settings(d, dst)) {
+          if (!scalar && r != d.support[static_cast<int>(dst)].default_rounding) continue;
+          check_conversion(src, dst, d, r, s, Tininess::after_rounding, inputs, scalar);
+        }
+    }
+    check_conversion(src, FormatId::e4m3, ocp_dialect(), Rounding::rne, Saturation::finite,
+                     Tininess::before_rounding, inputs);
+  }
+  report("C vs C++ conversion, every f16 and bf16 input", g_cases - before);
+}
+
+// f32 and f64: every rounding boundary and specials of each destination, and random inputs.
+TEST(CApiConvert, WideSourcesBoundaryAndRandom) {
+  const std::size_t before = g_cases;
+  for (FormatId src : {FormatId::f32, FormatId::f64})
+    for (FormatId dst : kAll) {
+      if (dst == src) continue;
+      // The boundary inputs (a sample of at most 20000 where they are more: f16, bf16), random
+      // inputs and the specials.
+      const auto bound = conformance::boundary_inputs(src, dst, 1);
+      std::vector<std::uint64_t> inputs;
+      const std::size_t step = bound.size() / 20000 + 1;
+      for (std::size_t i = 0; i < bound.size(); i += step) inputs.push_back(bound[i]);
+      const auto rnd = conformance::random_inputs(src, dst, 20000, 16 + static_cast<int>(dst));
+      const auto sp = conformance::special_inputs(src);
+      inputs.insert(inputs.end(), rnd.begin(), rnd.end());
+      inputs.insert(inputs.end(), sp.begin(), sp.end());
+      for (const Dialect& d : all_dialects())
+        for (auto [r, s] : settings(d, dst)) {
+          const bool all = d.name == "ocp";
+          if (!all && r != d.support[static_cast<int>(dst)].default_rounding) continue;
+          check_conversion(src, dst, d, r, s, Tininess::after_rounding, inputs, all || src == FormatId::f32);
+        }
+    }
+  report("C vs C++ conversion, f32 and f64 boundary and random inputs", g_cases - before);
+}
+
+// Stochastic rounding: the context's rbits for one value, each element's own in a batch, and the
+// converter's per-call form, at several widths.
+TEST(CApiConvert, StochasticRounding) {
+  SplitMix64 rng(7);
+  for (FormatId src : {FormatId::f32, FormatId::f16, FormatId::e5m2})
+    for (FormatId dst : {FormatId::e4m3, FormatId::e2m1, FormatId::bf16, FormatId::int8, FormatId::e8m0})
+      for (std::uint8_t w : {1, 3, 8, 23, 32, 64}) {
+        const softmx_format cs = cfmt(src), cd = cfmt(dst);
+        const std::size_t n = 3000;
+        std::vector<std::uint64_t> in(n), rb(n);
+        for (std::size_t i = 0; i < n; ++i) {
+          in[i] = rng.next() & format(src).code_mask();
+          rb[i] = w == 64 ? rng.next() : rng.next() >> (64 - w);
+        }
+        softmx_error err;
+        for (std::size_t i = 0; i < n; i += 11) {
+          const softmx_context c = cctx(ocp_dialect(), Rounding::rs, Saturation::finite, Tininess::after_rounding, w, rb[i]);
+          std::uint64_t code;
+          std::uint8_t f;
+          ASSERT_EQ(softmx_convert(&cs, &cd, in[i], &c, &code, &f, &err), SOFTMX_OK) << err.message;
+          const Result want = convert(src, dst, in[i], context(Rounding::rs, Saturation::finite, Tininess::after_rounding, w, rb[i]));
+          ASSERT_EQ(code, want.code);
+          ASSERT_EQ(f, want.flags);
+        }
+        const softmx_context c = cctx(ocp_dialect(), Rounding::rs, Saturation::finite, Tininess::after_rounding, w);
+        const Converter conv(src, dst, context(Rounding::rs, Saturation::finite, Tininess::after_rounding, w));
+        const auto bytes = stored(src, in);
+        std::vector<unsigned char> out(n * storage(dst)), want(n * storage(dst));
+        std::vector<std::uint8_t> fl(n), wfl(n);
+        conv.run(bytes.data(), want.data(), wfl.data(), n, rb.data());
+        ASSERT_EQ(softmx_convert_batch(&cs, &cd, &c, bytes.data(), out.data(), fl.data(), n, rb.data(), &err), SOFTMX_OK)
+            << err.message;
+        ASSERT_EQ(out, want);
+        ASSERT_EQ(fl, wfl);
+        softmx_converter* h;
+        ASSERT_EQ(softmx_converter_new(&cs, &cd, &c, &h, &err), SOFTMX_OK);
+        for (std::size_t i = 0; i < n; i += 13) {
+          std::uint64_t code;
+          std::uint8_t f;
+          ASSERT_EQ(softmx_converter_convert_rs(h, in[i], rb[i], &code, &f, &err), SOFTMX_OK) << err.message;
+          const Result x = conv(in[i], rb[i]);
+          ASSERT_EQ(code, x.code);
+          ASSERT_EQ(f, x.flags);
+        }
+        softmx_converter_free(h);
+        g_cases += n + n / 11 + n / 13;
+      }
+}
+
+// SOFTMX_DEFAULT is what the dialect uses for the destination (as the command line without
+// --round and --sat); the converter reports what it resolved.
+TEST(CApiConvert, DefaultsFollowTheDialect) {
+  for (const Dialect& d : all_dialects())
+    for (FormatId dst : kAll) {
+      const DestinationSupport& s = d.support[static_cast<int>(dst)];
+      if (s.roundings == 0) continue;
+      softmx_context c;
+      softmx_context_init(&c);
+      c.dialect = cdialect(d);
+      const softmx_format cs = cfmt(FormatId::f32), cd = cfmt(dst);
+      softmx_converter* h = nullptr;
+      softmx_error err;
+      ASSERT_EQ(softmx_converter_new(&cs, &cd, &c, &h, &err), SOFTMX_OK) << d.name << " " << err.message;
+      softmx_context got;
+      softmx_format gs, gd;
+      ASSERT_EQ(softmx_converter_info(h, &gs, &gd, &got, &err), SOFTMX_OK);
+      EXPECT_EQ(got.rounding, static_cast<int32_t>(s.default_rounding)) << d.name << " " << format(dst).name;
+      EXPECT_EQ(got.saturation, s.default_saturation == Saturation::finite ? SOFTMX_SAT_FINITE : SOFTMX_SAT_NONE);
+      EXPECT_EQ(got.dialect, c.dialect);
+      EXPECT_EQ(gs.id, SOFTMX_FORMAT_F32);
+      EXPECT_EQ(gd.id, static_cast<int32_t>(dst));
+      softmx_converter_free(h);
+      // And the results are those of the C++ API with the dialect's defaults.
+      Context want_ctx;
+      want_ctx.rounding = s.default_rounding;
+      want_ctx.saturation = s.default_saturation;
+      for (std::uint64_t x : {0x43E80000ull, 0x3F880000ull, 0x7F800000ull, 0x00000001ull, 0xC7000000ull}) {
+        std::uint64_t code;
+        std::uint8_t f;
+        ASSERT_EQ(softmx_convert(&cs, &cd, x, &c, &code, &f, &err), SOFTMX_OK);
+        const Result want = convert(FormatId::f32, dst, x, want_ctx, d);
+        EXPECT_EQ(code, want.code);
+        EXPECT_EQ(f, want.flags);
+      }
+    }
+  // A null context is SOFTMX_CONTEXT_INIT: just above 464 into e4m3 under ocp overflows and
+  // saturates to 448.
+  const softmx_format f32 = cfmt(FormatId::f32), e4m3 = cfmt(FormatId::e4m3);
+  std::uint64_t code;
+  std::uint8_t f;
+  ASSERT_EQ(softmx_convert(&f32, &e4m3, 0x43E80001, nullptr, &code, &f, nullptr), SOFTMX_OK);
+  EXPECT_EQ(code, 0x7Eu);
+  EXPECT_EQ(f, SOFTMX_FLAG_OVERFLOW | SOFTMX_FLAG_INEXACT);
+}
+
+TEST(CApiConvert, EveryInstructionSet) {
+  const softmx_format cs = cfmt(FormatId::f32), cd = cfmt(FormatId::e5m2);
+  softmx_converter* h;
+  ASSERT_EQ(softmx_converter_new(&cs, &cd, nullptr, &h, nullptr), SOFTMX_OK);
+  const Converter conv(FormatId::f32, FormatId::e5m2, Context{});
+  const auto inputs = conformance::random_inputs(FormatId::f32, FormatId::e5m2, 50000, 3);
+  const auto in = stored(FormatId::f32, inputs);
+  std::vector<unsigned char> want(inputs.size()), out(inputs.size());
+  std::vector<std::uint8_t> wf(inputs.size()), f(inputs.size());
+  run_on(conv, Isa::scalar, in.data(), want.data(), wf.data(), inputs.size());
+  for (int isa = 0; isa < 3; ++isa) {
+    softmx_error err;
+    const int st = softmx_converter_run_on(h, isa, in.data(), out.data(), f.data(), inputs.size(), nullptr, &err);
+    if (!isa_supported(static_cast<Isa>(isa))) {
+      EXPECT_EQ(st, SOFTMX_ERR_UNSUPPORTED);
+      EXPECT_NE(std::string(err.message).find("this CPU cannot run"), std::string::npos);
+      continue;
+    }
+    ASSERT_EQ(st, SOFTMX_OK) << err.message;
+    EXPECT_EQ(out, want) << softmx_isa_name(isa);
+    EXPECT_EQ(f, wf);
+  }
+  softmx_converter_free(h);
+}
+
+// One converter shared by threads (its functions only read it).
+TEST(CApiConvert, ConverterSharedByThreads) {
+  const softmx_format cs = cfmt(FormatId::f16), cd = cfmt(FormatId::e2m1);
+  softmx_converter* h;
+  ASSERT_EQ(softmx_converter_new(&cs, &cd, nullptr, &h, nullptr), SOFTMX_OK);
+  const Converter conv(FormatId::f16, FormatId::e2m1, Context{});
+  std::vector<int> bad(4, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (std::uint64_t x = static_cast<std::uint64_t>(t); x < 65536; x += 4) {
+        std::uint64_t code;
+        std::uint8_t f;
+        softmx_error err;
+        if (softmx_converter_convert(h, x, &code, &f, &err) != SOFTMX_OK || code != conv(x).code || f != conv(x).flags)
+          ++bad[static_cast<std::size_t>(t)];
+      }
+    });
+  for (auto& th : threads) th.join();
+  for (int b : bad) EXPECT_EQ(b, 0);
+  softmx_converter_free(h);
+}
+
+// ---- blocks ----------------------------------------------------------------------------------------
+
+namespace {
+
+// A block of values of `src` that exercises a quantizer: mixed binades, one special now and then.
+std::vector<std::uint64_t> random_block(FormatId src, std::size_t k, SplitMix64& rng) {
+  const auto pool = conformance::random_inputs(src, FormatId::e4m3, k, rng.next());
+  std::vector<std::uint64_t> v(pool.begin(), pool.end());
+  if (rng.below(4) == 0) v[rng.below(k)] = conformance::special_inputs(src)[rng.below(conformance::special_inputs(src).size())];
+  return v;
+}
+
+int32_t nearest_even_rule(void* user, int32_t exp, uint64_t, int32_t, const softmx_format* element) {
+  ++*static_cast<int*>(user);
+  return exp - (element->width > 6 ? 8 : 2);
+}
+
+}  // namespace
+
+TEST(CApiBlocks, QuantizeBlockEveryDialectRuleAndElement) {
+  SplitMix64 rng(11);
+  std::size_t cases = 0;
+  for (const Dialect& d : all_dialects()) {
+    if (!d.block.unsupported.empty()) continue;
+    for (FormatId src : {FormatId::f32, FormatId::f16, FormatId::bf16, FormatId::f64})
+      for (FormatId el : kElements)
+        for (int rule = -1; rule < 4; ++rule)
+          for (std::size_t k : {1u, 7u, 32u}) {
+            const softmx_format cs = cfmt(src), ce = cfmt(el);
+            softmx_block_options o;
+            softmx_block_options_init(&o);
+            o.element = &ce;
+            o.dialect = cdialect(d);
+            o.scale_rule = rule;
+            BlockOptions b;
+            b.element = el;
+            b.dialect = &d;
+            if (rule >= 0) b.rule = static_cast<ScaleRule>(rule);
+            for (int rep = 0; rep < 4; ++rep) {
+              const auto vals = random_block(src, k, rng);
+              const auto bytes = stored(src, vals);
+              std::uint8_t scale = 0, flags = 0;
+              std::vector<std::uint8_t> codes(k);
+              softmx_error err;
+              int st = softmx_quantize_block(&cs, bytes.data(), k, &o, &scale, codes.data(), &flags, &err);
+              QuantizedBlock want;
+              try {
+                want = quantize_block(src, bytes.data(), k, b);
+              } catch (const Unsupported& e) {
+                EXPECT_EQ(st, SOFTMX_ERR_UNSUPPORTED) << e.what();
+                EXPECT_EQ(std::string(err.message), std::string("softmx_quantize_block: ") + e.what());
+                continue;
+              }
+              ASSERT_EQ(st, SOFTMX_OK) << err.message;
+              ASSERT_EQ(scale, want.scale) << d.name << " " << format(el).name;
+              ASSERT_EQ(codes, want.codes);
+              ASSERT_EQ(flags, want.flags);
+              ++cases;
+            }
+          }
+  }
+  report("C vs C++ quantize_block, every dialect x rule x element x source", cases);
+}
+
+TEST(CApiBlocks, QuantizeOptionsRoundingSaturationTininessRsIsaCustomRule) {
+  SplitMix64 rng(12);
+  const softmx_format cs = cfmt(FormatId::f32);
+  for (FormatId el : kElements)
+    for (Rounding r : {Rounding::rne, Rounding::rna, Rounding::rz, Rounding::ru, Rounding::rd, Rounding::ro, Rounding::rs})
+      for (Saturation s : {Saturation::finite, Saturation::none})
+        for (Tininess t : {Tininess::after_rounding, Tininess::before_rounding}) {
+          const softmx_format ce = cfmt(el);
+          const std::size_t k = 32;
+          std::vector<std::uint64_t> rb(k);
+          for (auto& x : rb) x = rng.next() >> 40;
+          softmx_block_options o;
+          softmx_block_options_init(&o);
+          o.element = &ce;
+          o.rounding = static_cast<int32_t>(r);
+          o.saturation = s == Saturation::finite ? SOFTMX_SAT_FINITE : SOFTMX_SAT_NONE;
+          o.tininess = t == Tininess::after_rounding ? SOFTMX_TININESS_AFTER : SOFTMX_TININESS_BEFORE;
+          o.rbits_width = 24;
+          o.rbits = rb.data();
+          o.rbits_count = k;
+          o.isa = SOFTMX_ISA_SCALAR;
+          BlockOptions b;
+          b.element = el;
+          b.rounding = r;
+          b.saturation = s;
+          b.tininess = t;
+          b.rbits_width = 24;
+          b.rbits = rb;
+          b.isa = Isa::scalar;
+          for (int rep = 0; rep < 6; ++rep) {
+            const auto vals = random_block(FormatId::f32, k, rng);
+            const auto bytes = stored(FormatId::f32, vals);
+            std::uint8_t scale, flags;
+            std::vector<std::uint8_t> codes(k);
+            softmx_error err;
+            ASSERT_EQ(softmx_quantize_block(&cs, bytes.data(), k, &o, &scale, codes.data(), &flags, &err), SOFTMX_OK)
+                << err.message;
+            const QuantizedBlock want = quantize_block(FormatId::f32, bytes.data(), k, b);
+            ASSERT_EQ(scale, want.scale);
+            ASSERT_EQ(codes, want.codes);
+            ASSERT_EQ(flags, want.flags);
+          }
+        }
+  // A custom scale rule: the C callback sees amax and the element format, as the C++ rule does.
+  int calls = 0;
+  const softmx_format ce = cfmt(FormatId::e4m3);
+  softmx_block_options o;
+  softmx_block_options_init(&o);
+  o.element = &ce;
+  o.custom_rule = nearest_even_rule;
+  o.custom_rule_user = &calls;
+  BlockOptions b;
+  b.custom_rule = [](const Unpacked& amax, const Format& f) { return amax.exp - (f.width > 6 ? 8 : 2); };
+  for (int rep = 0; rep < 50; ++rep) {
+    const auto vals = random_block(FormatId::f32, 32, rng);
+    const auto bytes = stored(FormatId::f32, vals);
+    std::uint8_t scale, flags;
+    std::vector<std::uint8_t> codes(32);
+    ASSERT_EQ(softmx_quantize_block(&cs, bytes.data(), 32, &o, &scale, codes.data(), &flags, nullptr), SOFTMX_OK);
+    const QuantizedBlock want = quantize_block(FormatId::f32, bytes.data(), 32, b);
+    ASSERT_EQ(scale, want.scale);
+    ASSERT_EQ(codes, want.codes);
+    ASSERT_EQ(flags, want.flags);
+  }
+  EXPECT_GT(calls, 0);
+}
+
+TEST(CApiBlocks, TensorsEveryAxisAndDequantize) {
+  SplitMix64 rng(13);
+  const std::vector<std::vector<std::size_t>> shapes = {{70}, {3, 40}, {5, 3, 33}, {2, 0, 4}};
+  for (const auto& shape : shapes)
+    for (std::size_t axis = 0; axis < shape.size(); ++axis)
+      for (std::size_t k : {1u, 16u, 32u})
+        for (FormatId el : {FormatId::e4m3, FormatId::e2m1, FormatId::int8}) {
+          std::size_t n = 1;
+          for (std::size_t s : shape) n *= s;
+          std::vector<std::uint64_t> vals = conformance::random_inputs(FormatId::bf16, el, n, rng.next());
+          const auto bytes = stored(FormatId::bf16, vals);
+          const softmx_format cs = cfmt(FormatId::bf16), ce = cfmt(el);
+          softmx_block_options o;
+          softmx_block_options_init(&o);
+          o.element = &ce;
+          BlockOptions b;
+          b.element = el;
+          const MxTensor want = quantize_tensor(FormatId::bf16, bytes.data(), shape, axis, k, b);
+          std::size_t ns = 0;
+          ASSERT_EQ(softmx_scale_count(shape.data(), shape.size(), axis, k, &ns, nullptr), SOFTMX_OK);
+          ASSERT_EQ(ns, want.scales.size());
+          std::vector<std::uint8_t> scales(ns), codes(n);
+          std::uint8_t flags;
+          softmx_error err;
+          ASSERT_EQ(softmx_quantize_tensor(&cs, bytes.data(), shape.data(), shape.size(), axis, k, &o, scales.data(),
+                                           ns, codes.data(), n, &flags, &err),
+                    SOFTMX_OK)
+              << err.message;
+          ASSERT_EQ(scales, want.scales);
+          ASSERT_EQ(codes, want.codes);
+          ASSERT_EQ(flags, want.flags);
+          for (FormatId dst : {FormatId::f32, FormatId::f16, FormatId::bf16, FormatId::f64}) {
+            const softmx_format cd = cfmt(dst);
+            std::vector<unsigned char> out(n * storage(dst) + 1), wout(n * storage(dst) + 1);
+            std::uint8_t fo = 0;
+            ASSERT_EQ(softmx_dequantize_tensor(&ce, shape.data(), shape.size(), axis, k, scales.data(), ns,
+                                               codes.data(), n, &cd, nullptr, out.data(), n, &fo, &err),
+                      SOFTMX_OK)
+                << err.message;
+            Context c;
+            c.saturation = ocp_dialect().support[static_cast<int>(dst)].default_saturation;
+            const Flags wf = dequantize_tensor(want, dst, wout.data(), c);
+            ASSERT_EQ(out, wout);
+            ASSERT_EQ(fo, wf);
+          }
+        }
+}
+
+// dequantize_element on every scale x code of every element format into every host format,
+// and the batch form against a Dequantizer, under two dialects.
+TEST(CApiBlocks, DequantizeEveryScaleAndCode) {
+  std::size_t cases = 0;
+  for (const char* dn : {"ocp", "transformer-engine"})
+    for (FormatId el : kElements)
+      for (FormatId dst : {FormatId::f32, FormatId::bf16, FormatId::f16}) {
+        const Dialect& d = *find_dialect(dn);
+        const softmx_format ce = cfmt(el), cd = cfmt(dst);
+        const softmx_context c = cctx(d, Rounding::rne, d.support[static_cast<int>(dst)].default_saturation,
+                                      Tininess::after_rounding);
+        const Context ctx = context(Rounding::rne, d.support[static_cast<int>(dst)].default_saturation,
+                                    Tininess::after_rounding);
+        const std::size_t codes_n = std::size_t{1} << format(el).width;
+        std::vector<std::uint8_t> scales(256), codes(256 * codes_n);
+        for (std::size_t s = 0; s < 256; ++s) {
+          scales[s] = static_cast<std::uint8_t>(s);
+          for (std::size_t x = 0; x < codes_n; ++x) {
+            codes[s * codes_n + x] = static_cast<std::uint8_t>(x);
+            std::uint64_t r;
+            std::uint8_t f;
+            softmx_error err;
+            ASSERT_EQ(softmx_dequantize_element(&ce, static_cast<std::uint8_t>(s), static_cast<std::uint8_t>(x), &cd,
+                                                &c, &r, &f, &err),
+                      SOFTMX_OK)
+                << err.message;
+            const Result want =
+                dequantize_element(el, static_cast<std::uint8_t>(s), static_cast<std::uint8_t>(x), dst, ctx, d);
+            ASSERT_EQ(r, want.code);
+            ASSERT_EQ(f, want.flags);
+            ++cases;
+          }
+        }
+        const std::size_t n = codes.size();
+        std::vector<unsigned char> out(n * storage(dst)), wout(n * storage(dst));
+        std::vector<std::uint8_t> fl(n), wfl(n);
+        std::uint8_t any = 0;
+        ASSERT_EQ(softmx_dequantize(&ce, &cd, &c, scales.data(), codes.data(), n, codes_n, out.data(), fl.data(), &any,
+                                    nullptr),
+                  SOFTMX_OK);
+        Dequantizer dq(el, dst, ctx, d);
+        const Flags wany = dq.run(scales.data(), codes.data(), n, codes_n, wout.data(), wfl.data());
+        ASSERT_EQ(out, wout);
+        ASSERT_EQ(fl, wfl);
+        ASSERT_EQ(any, wany);
+        cases += n;
+      }
+  report("C vs C++ dequantize, every scale x code", cases);
+}
+
+TEST(CApiBlocks, PackAndUnpack) {
+  SplitMix64 rng(14);
+  for (FormatId f : {FormatId::e2m1, FormatId::e3m2, FormatId::e2m3, FormatId::e4m3, FormatId::int8, FormatId::e8m0})
+    for (std::size_t n : {0u, 1u, 3u, 4u, 5u, 32u, 101u}) {
+      const softmx_format cf = cfmt(f);
+      std::vector<std::uint8_t> codes(n);
+      for (auto& c : codes) c = static_cast<std::uint8_t>(rng.next() & format(f).code_mask());
+      std::size_t bytes = 99;
+      ASSERT_EQ(softmx_packed_size(&cf, n, &bytes, nullptr), SOFTMX_OK);
+      ASSERT_EQ(bytes, packed_size(f, n));
+      std::vector<std::uint8_t> packed(bytes + 1);
+      ASSERT_EQ(softmx_pack(&cf, codes.data(), n, packed.data(), bytes, nullptr), SOFTMX_OK);
+      packed.resize(bytes);
+      ASSERT_EQ(packed, pack(f, codes));
+      std::vector<std::uint8_t> back(n + 1);
+      ASSERT_EQ(softmx_unpack_codes(&cf, packed.data(), bytes, n, back.data(), nullptr), SOFTMX_OK);
+      back.resize(n);
+      ASSERT_EQ(back, codes);
+    }
+}
+
+TEST(CApiBlocks, Nvfp4) {
+  SplitMix64 rng(15);
+  for (FormatId src : {FormatId::f32, FormatId::bf16, FormatId::f16})
+    for (int mult : {SOFTMX_NVFP4_DIVISION, SOFTMX_NVFP4_RECIPROCAL_PRODUCT})
+      for (bool given : {false, true})
+        for (Rounding r : {Rounding::rne, Rounding::rs}) {
+          const std::vector<std::size_t> shape = {3, 37};
+          for (std::size_t axis : {0u, 1u}) {
+            const std::size_t n = 3 * 37;
+            const auto vals = conformance::random_inputs(src, FormatId::e2m1, n, rng.next());
+            const auto bytes = stored(src, vals);
+            std::vector<std::uint64_t> rb(n);
+            for (auto& x : rb) x = rng.next() >> 32;
+            softmx_nvfp4_options o;
+            softmx_nvfp4_options_init(&o);
+            o.multiplier = mult;
+            o.has_global_amax = given ? 1 : 0;
+            o.global_amax = 0x43E00000;  // 448
+            o.rounding = static_cast<int32_t>(r);
+            o.rbits = rb.data();
+            o.rbits_count = n;
+            Nvfp4Options w;
+            w.axis = axis;
+            w.multiplier = mult == SOFTMX_NVFP4_DIVISION ? Nvfp4Multiplier::division : Nvfp4Multiplier::reciprocal_product;
+            if (given) w.global_amax = 448.0f;
+            w.rounding = r;
+            w.rbits = rb;
+            const Nvfp4Tensor want = quantize_nvfp4(src, bytes.data(), shape, axis, w);
+            const softmx_format cs = cfmt(src);
+            std::vector<std::uint8_t> scales(want.scales.size()), codes(n);
+            std::uint32_t gamax = 0, enc = 0;
+            std::uint8_t flags = 0;
+            softmx_error err;
+            ASSERT_EQ(softmx_quantize_nvfp4(&cs, bytes.data(), shape.data(), 2, axis, &o, scales.data(), scales.size(),
+                                            codes.data(), n, &gamax, &enc, &flags, &err),
+                      SOFTMX_OK)
+                << err.message;
+            ASSERT_EQ(scales, want.scales);
+            ASSERT_EQ(codes, want.codes);
+            ASSERT_EQ(gamax, want.global_amax);
+            ASSERT_EQ(enc, want.encode_scale);
+            ASSERT_EQ(flags, want.flags);
+            for (FormatId dst : {FormatId::f32, FormatId::bf16}) {
+              const softmx_format cd = cfmt(dst);
+              std::vector<unsigned char> out(n * storage(dst)), wout(n * storage(dst));
+              std::uint8_t fo;
+              ASSERT_EQ(softmx_dequantize_nvfp4(shape.data(), 2, axis, gamax, enc, scales.data(), scales.size(),
+                                                codes.data(), n, &cd, nullptr, out.data(), n, &fo, &err),
+                        SOFTMX_OK)
+                  << err.message;
+              const Flags wf = dequantize_nvfp4(want, dst, wout.data(), Context{});
+              ASSERT_EQ(out, wout);
+              ASSERT_EQ(fo, wf);
+            }
+          }
+        }
+}
+
+// ---- dot --------------------------------------------------------------------------------------------
+
+TEST(CApiDot, ModelsByName) {
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < softmx_accumulation_count(); ++i) names.push_back(softmx_accumulation_name(softmx_accumulation_at(i)));
+  EXPECT_EQ(softmx_accumulation_at(softmx_accumulation_count()), nullptr);
+  std::vector<std::string> want = {"exact", "fp32-sequential"};
+  for (const TensorCoreModel* m : tensor_core_models()) want.emplace_back(m->name());
+  EXPECT_EQ(names, want);
+  for (const std::string& n : names) {
+    const softmx_accumulation* m = nullptr;
+    ASSERT_EQ(softmx_accumulation_lookup(n.c_str(), &m, nullptr), SOFTMX_OK);
+    EXPECT_EQ(softmx_accumulation_name(m), n);
+  }
+  EXPECT_STREQ(softmx_accumulation_name(nullptr), "exact");
+}
+
+TEST(CApiDot, DotGeneralEveryModel) {
+  SplitMix64 rng(16);
+  std::size_t cases = 0;
+  for (std::size_t mi = 0; mi < softmx_accumulation_count(); ++mi) {
+    const softmx_accumulation* cm = softmx_accumulation_at(mi);
+    const AccumulationModel& m = *find_accumulation_model(softmx_accumulation_name(cm));
+    for (FormatId fa : kElements)
+      for (FormatId fb : {FormatId::e4m3, FormatId::e5m2, FormatId::e2m1})
+        for (std::size_t k : {1u, 32u})
+          for (std::size_t n : {1u, 3u})
+            for (int rep = 0; rep < 8; ++rep) {
+              std::vector<std::uint8_t> as(n), bs(n), ac(n * k), bc(n * k);
+              for (std::size_t j = 0; j < n; ++j) {
+                as[j] = static_cast<std::uint8_t>(rep == 7 ? rng.next() : 0x70 + rng.below(20));
+                bs[j] = static_cast<std::uint8_t>(0x70 + rng.below(20));
+              }
+              for (auto& c : ac) c = static_cast<std::uint8_t>(rng.next() & format(fa).code_mask());
+              for (auto& c : bc) c = static_cast<std::uint8_t>(rng.next() & format(fb).code_mask());
+              const softmx_format ca = cfmt(fa), cb = cfmt(fb);
+              std::vector<softmx_block> xa(n), xb(n);
+              std::vector<BlockRef> ra, rb;
+              for (std::size_t j = 0; j < n; ++j) {
+                xa[j] = softmx_block{&ca, as[j], ac.data() + j * k, k};
+                xb[j] = softmx_block{&cb, bs[j], bc.data() + j * k, k};
+                ra.push_back(BlockRef{fa, as[j], std::span<const std::uint8_t>(ac.data() + j * k, k)});
+                rb.push_back(BlockRef{fb, bs[j], std::span<const std::uint8_t>(bc.data() + j * k, k)});
+              }
+              for (Rounding r : {Rounding::rne, Rounding::rz}) {
+                softmx_context c;
+                softmx_context_init(&c);
+                c.rounding = static_cast<int32_t>(r);
+                Context ctx;
+                ctx.rounding = r;
+                const Result want = dot_general(ra, rb, ctx, m);
+                std::uint32_t got = 0, got2 = 0;
+                std::uint8_t f = 0, f2 = 0;
+                softmx_error err;
+                ASSERT_EQ(softmx_dot_general(xa.data(), xb.data(), n, &c, cm, &got, &f, &err), SOFTMX_OK) << err.message;
+                ASSERT_EQ(got, want.code) << m.name();
+                ASSERT_EQ(f, want.flags);
+                ASSERT_EQ(softmx_dot_general_flat(&ca, as.data(), ac.data(), &cb, bs.data(), bc.data(), k, n, &c, cm,
+                                                  &got2, &f2, &err),
+                          SOFTMX_OK)
+                    << err.message;
+                ASSERT_EQ(got2, want.code);
+                ASSERT_EQ(f2, want.flags);
+                cases += 2;
+              }
+            }
+  }
+  report("C vs C++ dot_general, every model", cases);
+}
+
+TEST(CApiDot, MmaUnderTensorCoreModels) {
+  SplitMix64 rng(17);
+  for (const TensorCoreModel* tm : tensor_core_models()) {
+    const softmx_accumulation* cm = nullptr;
+    ASSERT_EQ(softmx_accumulation_lookup(std::string(tm->name()).c_str(), &cm, nullptr), SOFTMX_OK);
+    for (FormatId acc : {FormatId::f32, FormatId::f16})
+      for (int rep = 0; rep < 200; ++rep) {
+        const std::size_t k = 32;
+        std::vector<std::uint8_t> a(k), b(k);
+        for (auto& x : a) x = static_cast<std::uint8_t>(rng.next());
+        for (auto& x : b) x = static_cast<std::uint8_t>(rng.next() & 0x7F);
+        const std::uint32_t c = static_cast<std::uint32_t>(rng.next() & format(acc).code_mask());
+        const softmx_format ca = cfmt(FormatId::e4m3), cb = cfmt(FormatId::e5m2), cc = cfmt(acc);
+        std::uint32_t d;
+        std::uint8_t f;
+        softmx_error err;
+        ASSERT_EQ(softmx_mma(cm, &ca, a.data(), &cb, b.data(), k, &cc, c, &d, &f, &err), SOFTMX_OK) << err.message;
+        const Result want = tm->mma(FormatId::e4m3, a, FormatId::e5m2, b, acc, c);
+        ASSERT_EQ(d, want.code);
+        ASSERT_EQ(f, want.flags);
+      }
+  }
+}
+
+// ---- every error path ---------------------------------------------------------------------------------
+
+namespace {
+
+struct ErrorCase {
+  const char* what;
+  int status;
+  std::string message_part;  // must appear in the message
+  std::function<int(softmx_error*)> call;
+};
+
+}  // namespace
+
+TEST(CApiErrors, EveryErrorReturnsItsStatusAndMessage) {
+  const softmx_format f32 = cfmt(FormatId::f32), e4m3 = cfmt(FormatId::e4m3), e2m1 = cfmt(FormatId::e2m1),
+                      f16 = cfmt(FormatId::f16), e5m2 = cfmt(FormatId::e5m2);
+  softmx_format edited = e4m3;
+  edited.width = 9;
+  softmx_format runtime = e4m3;
+  runtime.id = SOFTMX_FORMAT_RUNTIME;
+  softmx_format bad_id = e4m3;
+  bad_id.id = 42;
+  softmx_format dirty = e4m3;
+  dirty.reserved[2] = 1;
+  const softmx_dialect* cuda = nullptr;
+  const softmx_dialect* mldt = nullptr;
+  const softmx_dialect* gfloat = nullptr;
+  softmx_dialect_lookup("cuda", &cuda, nullptr);
+  softmx_dialect_lookup("ml_dtypes", &mldt, nullptr);
+  softmx_dialect_lookup("gfloat", &gfloat, nullptr);
+  softmx_context rz_cuda;
+  softmx_context_init(&rz_cuda);
+  rz_cuda.rounding = SOFTMX_ROUND_RZ;
+  rz_cuda.dialect = cuda;
+  softmx_context bad_round;
+  softmx_context_init(&bad_round);
+  bad_round.rounding = 9;
+  softmx_context bad_sat;
+  softmx_context_init(&bad_sat);
+  bad_sat.saturation = 2;
+  softmx_context bad_tin;
+  softmx_context_init(&bad_tin);
+  bad_tin.tininess = 7;
+  softmx_context bad_w;
+  softmx_context_init(&bad_w);
+  bad_w.rbits_width = 65;
+  softmx_context big_r;
+  softmx_context_init(&big_r);
+  big_r.rounding = SOFTMX_ROUND_RS;
+  big_r.rbits_width = 4;
+  big_r.rbits = 16;
+  softmx_context dirty_ctx;
+  softmx_context_init(&dirty_ctx);
+  dirty_ctx.reserved[0] = 3;
+  std::uint64_t r64;
+  std::uint32_t r32;
+  std::uint8_t fl, sc;
+  int32_t v;
+  const softmx_dialect* dh;
+  const softmx_accumulation* mh;
+  const softmx_accumulation* exact = nullptr;
+  softmx_accumulation_lookup("exact", &exact, nullptr);
+  softmx_converter* conv = nullptr;
+  softmx_converter_new(&f32, &e4m3, nullptr, &conv, nullptr);
+  softmx_converter* rs_conv = nullptr;
+  softmx_converter_new(&f32, &e4m3, &big_r, &rs_conv, nullptr);  // fails: rbits too big (below)
+  softmx_context rs4;
+  softmx_context_init(&rs4);
+  rs4.rounding = SOFTMX_ROUND_RS;
+  rs4.rbits_width = 4;
+  softmx_converter_new(&f32, &e4m3, &rs4, &rs_conv, nullptr);
+  const std::uint32_t vals[4] = {0x3F800000, 0x40000000, 0x7FC00000, 0};
+  const std::uint8_t bad_e2m1[3] = {1, 2, 0x1F};
+  const std::uint64_t big_rbits[2] = {3, 99};
+  const std::uint8_t codes8[64] = {};
+  std::uint8_t out8[64];
+  std::uint32_t out32[64];
+  const std::size_t shape2[2] = {4, 64};
+  const std::size_t shape0[1] = {0};
+  const std::size_t huge[3] = {SIZE_MAX / 2, 4, 2};
+  softmx_block_options bo;
+  softmx_block_options_init(&bo);
+  softmx_block_options bo_bad_rule = bo;
+  bo_bad_rule.scale_rule = 4;
+  softmx_block_options bo_bad_isa = bo;
+  bo_bad_isa.isa = 5;
+  softmx_block_options bo_ml = bo;
+  bo_ml.dialect = mldt;
+  softmx_block_options bo_rs = bo;
+  bo_rs.rounding = SOFTMX_ROUND_RS;
+  softmx_block_options bo_rs_big = bo;
+  bo_rs_big.rounding = SOFTMX_ROUND_RS;
+  bo_rs_big.rbits_width = 4;
+  bo_rs_big.rbits = big_rbits;
+  bo_rs_big.rbits_count = 2;
+  softmx_block_options bo_f32el = bo;
+  bo_f32el.element = &f32;
+  softmx_block_options bo_gf = bo;
+  bo_gf.dialect = gfloat;
+  bo_gf.element = &e2m1;
+  softmx_block_options bo_dirty = bo;
+  bo_dirty.reserved[1] = 5;
+  softmx_nvfp4_options no;
+  softmx_nvfp4_options_init(&no);
+  softmx_nvfp4_options no_rz = no;
+  no_rz.rounding = SOFTMX_ROUND_RZ;
+  softmx_nvfp4_options no_mult = no;
+  no_mult.multiplier = 7;
+  softmx_nvfp4_options no_rs = no;
+  no_rs.rounding = SOFTMX_ROUND_RS;
+  const softmx_block one_a = {&e4m3, 0x7F, codes8, 32};
+  const softmx_block one_b = {&e4m3, 0x7F, codes8, 31};
+  const softmx_block blk_f32 = {&f32, 0x7F, codes8, 32};
+  const softmx_block blk_bad = {&e2m1, 0x7F, bad_e2m1, 3};
+  const softmx_block blk_ok3 = {&e2m1, 0x7F, codes8, 3};
+  const std::uint8_t sc64[64] = {};
+
+  const std::vector<ErrorCase> cases = {
+      // null pointers
+      {"convert, src NULL", SOFTMX_ERR_NULL_POINTER, "src is NULL",
+       [&](softmx_error* e) { return softmx_convert(nullptr, &e4m3, 0, nullptr, &r64, &fl, e); }},
+      {"convert, result NULL", SOFTMX_ERR_NULL_POINTER, "result is NULL",
+       [&](softmx_error* e) { return softmx_convert(&f32, &e4m3, 0, nullptr, nullptr, &fl, e); }},
+      {"batch, in NULL", SOFTMX_ERR_NULL_POINTER, "in is NULL",
+       [&](softmx_error* e) { return softmx_convert_batch(&f32, &e4m3, nullptr, nullptr, out8, nullptr, 4, nullptr, e); }},
+      {"batch, out NULL", SOFTMX_ERR_NULL_POINTER, "out is NULL",
+       [&](softmx_error* e) { return softmx_convert_batch(&f32, &e4m3, nullptr, vals, nullptr, nullptr, 4, nullptr, e); }},
+      {"converter_new, out NULL", SOFTMX_ERR_NULL_POINTER, "converter is NULL",
+       [&](softmx_error* e) { return softmx_converter_new(&f32, &e4m3, nullptr, nullptr, e); }},
+      {"converter_convert, NULL converter", SOFTMX_ERR_NULL_POINTER, "converter is NULL",
+       [&](softmx_error* e) { return softmx_converter_convert(nullptr, 0, &r64, &fl, e); }},
+      {"converter_run, NULL converter", SOFTMX_ERR_NULL_POINTER, "converter is NULL",
+       [&](softmx_error* e) { return softmx_converter_run(nullptr, vals, out8, nullptr, 4, nullptr, e); }},
+      {"converter_info, NULL converter", SOFTMX_ERR_NULL_POINTER, "converter is NULL",
+       [&](softmx_error* e) { return softmx_converter_info(nullptr, nullptr, nullptr, nullptr, e); }},
+      {"format_lookup, NULL spec", SOFTMX_ERR_NULL_POINTER, "spec is NULL",
+       [&](softmx_error* e) {
+         softmx_format x;
+         return softmx_format_lookup(nullptr, &x, e);
+       }},
+      {"format_lookup, NULL out", SOFTMX_ERR_NULL_POINTER, "format is NULL",
+       [&](softmx_error* e) { return softmx_format_lookup("e4m3", nullptr, e); }},
+      {"dialect_lookup, NULL name", SOFTMX_ERR_NULL_POINTER, "name is NULL",
+       [&](softmx_error* e) { return softmx_dialect_lookup(nullptr, &dh, e); }},
+      {"rounding_from_name, NULL out", SOFTMX_ERR_NULL_POINTER, "rounding is NULL",
+       [&](softmx_error* e) { return softmx_rounding_from_name("rne", nullptr, e); }},
+      {"quantize_block, NULL values", SOFTMX_ERR_NULL_POINTER, "values is NULL",
+       [&](softmx_error* e) { return softmx_quantize_block(&f32, nullptr, 4, nullptr, &sc, out8, &fl, e); }},
+      {"quantize_block, NULL codes", SOFTMX_ERR_NULL_POINTER, "codes is NULL",
+       [&](softmx_error* e) { return softmx_quantize_block(&f32, vals, 4, nullptr, &sc, nullptr, &fl, e); }},
+      {"quantize_tensor, NULL shape", SOFTMX_ERR_NULL_POINTER, "shape is NULL",
+       [&](softmx_error* e) { return softmx_quantize_tensor(&f32, vals, nullptr, 1, 0, 32, nullptr, out8, 64, out8, 64, &fl, e); }},
+      {"dequantize_element, NULL result", SOFTMX_ERR_NULL_POINTER, "result is NULL",
+       [&](softmx_error* e) { return softmx_dequantize_element(&e4m3, 127, 0x38, &f32, nullptr, nullptr, &fl, e); }},
+      {"dequantize, NULL scales", SOFTMX_ERR_NULL_POINTER, "scales is NULL",
+       [&](softmx_error* e) { return softmx_dequantize(&e4m3, &f32, nullptr, nullptr, codes8, 4, 2, out32, nullptr, &fl, e); }},
+      {"dot, NULL a", SOFTMX_ERR_NULL_POINTER, "a is NULL",
+       [&](softmx_error* e) { return softmx_dot_general(nullptr, &one_a, 1, nullptr, nullptr, &r32, &fl, e); }},
+      {"dot, NULL block codes", SOFTMX_ERR_NULL_POINTER, "a[j].codes is NULL",
+       [&](softmx_error* e) {
+         const softmx_block x = {&e4m3, 0x7F, nullptr, 32};
+         return softmx_dot_general(&x, &one_a, 1, nullptr, nullptr, &r32, &fl, e);
+       }},
+      {"dot, NULL block format", SOFTMX_ERR_NULL_POINTER, "a[j].format is NULL",
+       [&](softmx_error* e) {
+         const softmx_block x = {nullptr, 0x7F, codes8, 32};
+         return softmx_dot_general(&x, &one_a, 1, nullptr, nullptr, &r32, &fl, e);
+       }},
+      {"dot_flat, NULL b_codes", SOFTMX_ERR_NULL_POINTER, "b_codes is NULL",
+       [&](softmx_error* e) { return softmx_dot_general_flat(&e4m3, sc64, codes8, &e4m3, sc64, nullptr, 32, 1, nullptr, nullptr, &r32, &fl, e); }},
+      {"mma, NULL d", SOFTMX_ERR_NULL_POINTER, "d is NULL",
+       [&](softmx_error* e) {
+         const softmx_accumulation* m = nullptr;
+         softmx_accumulation_lookup("hopper-fp8-mma", &m, nullptr);
+         return softmx_mma(m, &e4m3, codes8, &e4m3, codes8, 32, &f32, 0, nullptr, &fl, e);
+       }},
+      {"pack, NULL out", SOFTMX_ERR_NULL_POINTER, "out is NULL",
+       [&](softmx_error* e) { return softmx_pack(&e2m1, codes8, 4, nullptr, 2, e); }},
+      {"scale_count, NULL count", SOFTMX_ERR_NULL_POINTER, "count is NULL",
+       [&](softmx_error* e) { return softmx_scale_count(shape2, 2, 1, 32, nullptr, e); }},
+      {"nvfp4, NULL data", SOFTMX_ERR_NULL_POINTER, "data is NULL",
+       [&](softmx_error* e) { return softmx_quantize_nvfp4(&f32, nullptr, shape2, 2, 1, nullptr, out8, 64, out8, 64, nullptr, nullptr, nullptr, e); }},
+      // unknown names
+      {"unknown format", SOFTMX_ERR_UNKNOWN_NAME, "unknown format 'e4m4'",
+       [&](softmx_error* e) {
+         softmx_format x;
+         return softmx_format_lookup("e4m4", &x, e);
+       }},
+      {"unknown dialect", SOFTMX_ERR_UNKNOWN_NAME, "unknown dialect 'nvidia' (expected one of ocp, cuda",
+       [&](softmx_error* e) { return softmx_dialect_lookup("nvidia", &dh, e); }},
+      {"unknown rounding", SOFTMX_ERR_UNKNOWN_NAME, "unknown rounding mode 'rnd' (expected one of rne, rna",
+       [&](softmx_error* e) { return softmx_rounding_from_name("rnd", &v, e); }},
+      {"unknown saturation", SOFTMX_ERR_UNKNOWN_NAME, "unknown saturation 'clip'",
+       [&](softmx_error* e) { return softmx_saturation_from_name("clip", &v, e); }},
+      {"unknown tininess", SOFTMX_ERR_UNKNOWN_NAME, "unknown tininess 'early'",
+       [&](softmx_error* e) { return softmx_tininess_from_name("early", &v, e); }},
+      {"unknown scale rule", SOFTMX_ERR_UNKNOWN_NAME, "unknown scale rule 'round'",
+       [&](softmx_error* e) { return softmx_scale_rule_from_name("round", &v, e); }},
+      {"unknown model", SOFTMX_ERR_UNKNOWN_NAME, "unknown accumulation model 'fp16' (expected one of exact",
+       [&](softmx_error* e) { return softmx_accumulation_lookup("fp16", &mh, e); }},
+      // invalid arguments
+      {"format_named, bad id", SOFTMX_ERR_INVALID_ARGUMENT, "id 11 is not a named format",
+       [&](softmx_error* e) {
+         softmx_format x;
+         return softmx_format_named(11, &x, e);
+       }},
+      {"edited descriptor", SOFTMX_ERR_INVALID_ARGUMENT, "src: the fields differ from those of e4m3",
+       [&](softmx_error* e) { return softmx_convert(&edited, &f32, 0, nullptr, &r64, &fl, e); }},
+      {"descriptor with a bad id", SOFTMX_ERR_INVALID_ARGUMENT, "dst: id 42 is not a format id",
+       [&](softmx_error* e) { return softmx_convert(&f32, &bad_id, 0, nullptr, &r64, &fl, e); }},
+      {"descriptor with reserved set", SOFTMX_ERR_INVALID_ARGUMENT, "dst: reserved[2] is not zero",
+       [&](softmx_error* e) { return softmx_convert(&f32, &dirty, 0, nullptr, &r64, &fl, e); }},
+      {"context with reserved set", SOFTMX_ERR_INVALID_ARGUMENT, "ctx: reserved[0] is not zero",
+       [&](softmx_error* e) { return softmx_convert(&f32, &e4m3, 0, &dirty_ctx, &r64, &fl, e); }},
+      {"bad rounding value", SOFTMX_ERR_INVALID_ARGUMENT, "ctx->rounding = 9 is not a rounding mode",
+       [&](softmx_error* e) { return softmx_convert(&f32, &e4m3, 0, &bad_round, &r64, &fl, e); }},
+      {"bad saturation value", SOFTMX_ERR_INVALID_ARGUMENT, "ctx->saturation = 2 is not SOFTMX_SAT_FINITE",
+       [&](softmx_error* e) { return softmx_convert(&f32, &e4m3, 0, &bad_sat, &r64, &fl, e); }},
+      {"bad tininess value", SOFTMX_ERR_INVALID_ARGUMENT, "ctx->tininess = 7",
+       [&](softmx_error* e) { return softmx_convert(&f32, &e4m3, 0, &bad_tin, &r64, &fl, e); }},
+      {"rbits_width 65", SOFTMX_ERR_INVALID_ARGUMENT, "ctx->rbits_width = 65 is not in 1..64",
+       [&](softmx_error* e) { return softmx_convert(&f32, &e4m3, 0, &bad_w, &r64, &fl, e); }},
+      {"rbits above the width", SOFTMX_ERR_INVALID_ARGUMENT, "ctx->rbits = 0x10 is not below 2^4",
+       [&](softmx_error* e) { return softmx_convert(&f32, &e4m3, 0, &big_r, &r64, &fl, e); }},
+      {"batch rbits above the width", SOFTMX_ERR_INVALID_ARGUMENT, "rbits[i] = 0x63 is not below 2^4",
+       [&](softmx_error* e) { return softmx_converter_run(rs_conv, vals, out8, nullptr, 2, big_rbits, e); }},
+      {"converter_convert_rs, rbits above the width", SOFTMX_ERR_INVALID_ARGUMENT, "rbits = 0x63",
+       [&](softmx_error* e) { return softmx_converter_convert_rs(rs_conv, 0, 99, &r64, &fl, e); }},
+      {"bad isa value", SOFTMX_ERR_INVALID_ARGUMENT, "isa = 3 is not an instruction set",
+       [&](softmx_error* e) { return softmx_converter_run_on(conv, 3, vals, out8, nullptr, 4, nullptr, e); }},
+      {"bad scale rule value", SOFTMX_ERR_INVALID_ARGUMENT, "options->scale_rule = 4",
+       [&](softmx_error* e) { return softmx_quantize_block(&f32, vals, 4, &bo_bad_rule, &sc, out8, &fl, e); }},
+      {"bad block isa value", SOFTMX_ERR_INVALID_ARGUMENT, "options->isa = 5",
+       [&](softmx_error* e) { return softmx_quantize_block(&f32, vals, 4, &bo_bad_isa, &sc, out8, &fl, e); }},
+      {"block options with reserved set", SOFTMX_ERR_INVALID_ARGUMENT, "options: reserved[1] is not zero",
+       [&](softmx_error* e) { return softmx_quantize_block(&f32, vals, 4, &bo_dirty, &sc, out8, &fl, e); }},
+      {"block rbits above the width", SOFTMX_ERR_INVALID_ARGUMENT, "options->rbits[i] = 0x63 is not below 2^4",
+       [&](softmx_error* e) { return softmx_quantize_block(&f32, vals, 2, &bo_rs_big, &sc, out8, &fl, e); }},
+      {"rs block without random bits", SOFTMX_ERR_INVALID_ARGUMENT, "stochastic rounding needs one random value per element",
+       [&](softmx_error* e) { return softmx_quantize_block(&f32, vals, 4, &bo_rs, &sc, out8, &fl, e); }},
+      {"quantize into f32", SOFTMX_ERR_INVALID_ARGUMENT, "f32 is not an MX element format",
+       [&](softmx_error* e) { return softmx_quantize_block(&f32, vals, 4, &bo_f32el, &sc, out8, &fl, e); }},
+      {"quantize from e4m3", SOFTMX_ERR_INVALID_ARGUMENT, "the source must be f64, f32, f16 or bf16",
+       [&](softmx_error* e) { return softmx_quantize_block(&e4m3, codes8, 4, nullptr, &sc, out8, &fl, e); }},
+      {"nvfp4 bad multiplier", SOFTMX_ERR_INVALID_ARGUMENT, "options->multiplier = 7",
+       [&](softmx_error* e) { return softmx_quantize_nvfp4(&f32, vals, shape0, 1, 0, &no_mult, out8, 64, out8, 64, nullptr, nullptr, nullptr, e); }},
+      {"nvfp4 rs without random bits", SOFTMX_ERR_INVALID_ARGUMENT, "stochastic rounding needs one random value per element",
+       [&](softmx_error* e) {
+         const std::size_t s4[1] = {4};
+         return softmx_quantize_nvfp4(&f32, vals, s4, 1, 0, &no_rs, out8, 64, out8, 64, nullptr, nullptr, nullptr, e);
+       }},
+      {"nvfp4 from e4m3", SOFTMX_ERR_INVALID_ARGUMENT, "nvfp4: the source must be f32, bf16 or f16",
+       [&](softmx_error* e) {
+         const std::size_t s4[1] = {4};
+         return softmx_quantize_nvfp4(&e4m3, codes8, s4, 1, 0, nullptr, out8, 64, out8, 64, nullptr, nullptr, nullptr, e);
+       }},
+      {"nvfp4 dequantize, zero encode scale", SOFTMX_ERR_INVALID_ARGUMENT, "the encode scale must be a finite non-zero f32",
+       [&](softmx_error* e) {
+         const std::size_t s4[1] = {4};
+         return softmx_dequantize_nvfp4(s4, 1, 0, 0, 0, codes8, 1, codes8, 4, &f32, nullptr, out32, 64, &fl, e);
+       }},
+      {"dot element format f32", SOFTMX_ERR_INVALID_ARGUMENT, "f32 codes do not fit in a byte",
+       [&](softmx_error* e) { return softmx_dot_general(&blk_f32, &one_a, 1, nullptr, nullptr, &r32, &fl, e); }},
+      {"dot of e8m0 elements", SOFTMX_ERR_INVALID_ARGUMENT, "e8m0 is not an MX element format",
+       [&](softmx_error* e) {
+         const softmx_format e8m0 = cfmt(FormatId::e8m0);
+         const softmx_block x = {&e8m0, 0x7F, codes8, 32};
+         return softmx_dot_general(&x, &one_a, 1, nullptr, nullptr, &r32, &fl, e);
+       }},
+      {"mma, accumulator e4m3", SOFTMX_ERR_INVALID_ARGUMENT, "the accumulator is f32 or f16",
+       [&](softmx_error* e) {
+         const softmx_accumulation* m = nullptr;
+         softmx_accumulation_lookup("hopper-fp8-wgmma", &m, nullptr);
+         return softmx_mma(m, &e4m3, codes8, &e4m3, codes8, 32, &e4m3, 0, &r32, &fl, e);
+       }},
+      // bad codes
+      {"code above the width", SOFTMX_ERR_BAD_CODE, "code 0x100 is not a code of e4m3 (8 bits: at most 0xFF)",
+       [&](softmx_error* e) { return softmx_convert(&e4m3, &f32, 0x100, nullptr, &r64, &fl, e); }},
+      {"converter code above the width", SOFTMX_ERR_BAD_CODE, "code 0x10000 is not a code of f16",
+       [&](softmx_error* e) {
+         softmx_converter* h = nullptr;
+         softmx_converter_new(&f16, &e4m3, nullptr, &h, nullptr);
+         const int s = softmx_converter_convert(h, 0x10000, &r64, &fl, e);
+         softmx_converter_free(h);
+         return s;
+       }},
+      {"batch code above the width", SOFTMX_ERR_BAD_CODE, "in[2] = 0x1F is not a code of e2m1",
+       [&](softmx_error* e) { return softmx_convert_batch(&e2m1, &f32, nullptr, bad_e2m1, out32, nullptr, 3, nullptr, e); }},
+      {"dequantize code above the width", SOFTMX_ERR_BAD_CODE, "code[0] = 0x1F is not a code of e2m1",
+       [&](softmx_error* e) { return softmx_dequantize_element(&e2m1, 127, 0x1F, &f32, nullptr, &r64, &fl, e); }},
+      {"dequantize batch code above the width", SOFTMX_ERR_BAD_CODE, "codes[2] = 0x1F",
+       [&](softmx_error* e) { return softmx_dequantize(&e2m1, &f32, nullptr, sc64, bad_e2m1, 3, 32, out32, nullptr, &fl, e); }},
+      {"dot code above the width", SOFTMX_ERR_BAD_CODE, "a[j].codes[2] = 0x1F is not a code of e2m1",
+       [&](softmx_error* e) { return softmx_dot_general(&blk_bad, &blk_ok3, 1, nullptr, nullptr, &r32, &fl, e); }},
+      {"pack code above the width", SOFTMX_ERR_BAD_CODE, "codes[2] = 0x1F",
+       [&](softmx_error* e) { return softmx_pack(&e2m1, bad_e2m1, 3, out8, 64, e); }},
+      {"mma C above the accumulator", SOFTMX_ERR_BAD_CODE, "c 0x10000 is not a code of f16",
+       [&](softmx_error* e) {
+         const softmx_accumulation* m = nullptr;
+         softmx_accumulation_lookup("hopper-fp8-mma", &m, nullptr);
+         return softmx_mma(m, &e4m3, codes8, &e4m3, codes8, 32, &f16, 0x10000, &r32, &fl, e);
+       }},
+      // unsupported
+      {"dialect refuses the mode", SOFTMX_ERR_UNSUPPORTED, "cuda",
+       [&](softmx_error* e) { return softmx_convert(&f32, &e4m3, 0, &rz_cuda, &r64, &fl, e); }},
+      {"converter: dialect refuses the mode", SOFTMX_ERR_UNSUPPORTED, "cuda",
+       [&](softmx_error* e) {
+         softmx_converter* h = nullptr;
+         return softmx_converter_new(&f32, &e4m3, &rz_cuda, &h, e);
+       }},
+      {"runtime format", SOFTMX_ERR_UNSUPPORTED, "a runtime format (id SOFTMX_FORMAT_RUNTIME) is not served",
+       [&](softmx_error* e) { return softmx_convert(&f32, &runtime, 0, nullptr, &r64, &fl, e); }},
+      {"no block quantization in the dialect", SOFTMX_ERR_UNSUPPORTED, "ml_dtypes",
+       [&](softmx_error* e) { return softmx_quantize_block(&f32, vals, 4, &bo_ml, &sc, out8, &fl, e); }},
+      {"NaN the dialect cannot encode", SOFTMX_ERR_UNSUPPORTED, "cannot encode NaN in e2m1",
+       [&](softmx_error* e) { return softmx_quantize_block(&f32, vals, 4, &bo_gf, &sc, out8, &fl, e); }},
+      {"nvfp4 with rz", SOFTMX_ERR_UNSUPPORTED, "rounds elements with rne or rs, not rz",
+       [&](softmx_error* e) {
+         const std::size_t s4[1] = {4};
+         return softmx_quantize_nvfp4(&f32, vals, s4, 1, 0, &no_rz, out8, 64, out8, 64, nullptr, nullptr, nullptr, e);
+       }},
+      {"mma under exact", SOFTMX_ERR_UNSUPPORTED, "exact is not a tensor-core model",
+       [&](softmx_error* e) { return softmx_mma(exact, &e4m3, codes8, &e4m3, codes8, 32, &f32, 0, &r32, &fl, e); }},
+      {"check_support", SOFTMX_ERR_UNSUPPORTED, "cuda",
+       [&](softmx_error* e) { return softmx_check_support(&e4m3, &rz_cuda, e); }},
+      // shapes
+      {"quantize_block of no values", SOFTMX_ERR_SHAPE, "a block needs at least one value",
+       [&](softmx_error* e) { return softmx_quantize_block(&f32, vals, 0, nullptr, &sc, out8, &fl, e); }},
+      {"tensor of rank 0", SOFTMX_ERR_SHAPE, "rank is 0",
+       [&](softmx_error* e) { return softmx_quantize_tensor(&f32, vals, shape2, 0, 0, 32, nullptr, out8, 64, out8, 64, &fl, e); }},
+      {"axis beyond the rank", SOFTMX_ERR_SHAPE, "axis 2 does not exist in a 2-d tensor",
+       [&](softmx_error* e) { return softmx_quantize_tensor(&f32, vals, shape2, 2, 2, 32, nullptr, out8, 64, out8, 64, &fl, e); }},
+      {"block size 0", SOFTMX_ERR_SHAPE, "the block size must be at least 1",
+       [&](softmx_error* e) { return softmx_quantize_tensor(&f32, vals, shape2, 2, 1, 0, nullptr, out8, 64, out8, 64, &fl, e); }},
+      {"shape overflows", SOFTMX_ERR_SHAPE, "overflows size_t",
+       [&](softmx_error* e) {
+         std::size_t n;
+         return softmx_scale_count(huge, 3, 0, 1, &n, e);
+       }},
+      {"dequantize_tensor, wrong scale count", SOFTMX_ERR_SHAPE, "scale_count is 3 but the shape has 8 blocks",
+       [&](softmx_error* e) { return softmx_dequantize_tensor(&e4m3, shape2, 2, 1, 32, sc64, 3, codes8, 256, &f32, nullptr, out32, 256, &fl, e); }},
+      {"dequantize_tensor, wrong code count", SOFTMX_ERR_SHAPE, "code_count is 64 but the shape has 256 elements",
+       [&](softmx_error* e) { return softmx_dequantize_tensor(&e4m3, shape2, 2, 1, 32, sc64, 8, codes8, 64, &f32, nullptr, out32, 256, &fl, e); }},
+      {"dequantize, block 0", SOFTMX_ERR_SHAPE, "the block size must be at least 1",
+       [&](softmx_error* e) { return softmx_dequantize(&e4m3, &f32, nullptr, sc64, codes8, 4, 0, out32, nullptr, &fl, e); }},
+      {"nvfp4 dequantize, wrong scale count", SOFTMX_ERR_SHAPE, "scale_count is 2 but the shape has 1 blocks of 16",
+       [&](softmx_error* e) {
+         const std::size_t s4[1] = {4};
+         return softmx_dequantize_nvfp4(s4, 1, 0, 0, 0x3F800000, codes8, 2, codes8, 4, &f32, nullptr, out32, 64, &fl, e);
+       }},
+      {"dot of no pairs", SOFTMX_ERR_SHAPE, "at least one block pair (n is 0)",
+       [&](softmx_error* e) { return softmx_dot_general(&one_a, &one_a, 0, nullptr, nullptr, &r32, &fl, e); }},
+      {"dot pair of unequal lengths", SOFTMX_ERR_SHAPE, "block pair 0 has 32 and 31 elements",
+       [&](softmx_error* e) { return softmx_dot_general(&one_a, &one_b, 1, nullptr, nullptr, &r32, &fl, e); }},
+      {"dot_flat block 0", SOFTMX_ERR_SHAPE, "the block size must be at least 1",
+       [&](softmx_error* e) { return softmx_dot_general_flat(&e4m3, sc64, codes8, &e5m2, sc64, codes8, 0, 1, nullptr, nullptr, &r32, &fl, e); }},
+      {"mma k 0", SOFTMX_ERR_SHAPE, "k must be at least 1",
+       [&](softmx_error* e) {
+         const softmx_accumulation* m = nullptr;
+         softmx_accumulation_lookup("hopper-fp8-mma", &m, nullptr);
+         return softmx_mma(m, &e4m3, codes8, &e4m3, codes8, 0, &f32, 0, &r32, &fl, e);
+       }},
+      {"unpack, wrong byte count", SOFTMX_ERR_SHAPE, "5 e2m1 codes take 3 bytes packed, n_bytes is 2",
+       [&](softmx_error* e) { return softmx_unpack_codes(&e2m1, codes8, 2, 5, out8, e); }},
+      {"packed_size of f32", SOFTMX_ERR_INVALID_ARGUMENT, "f32 codes do not fit in a byte",
+       [&](softmx_error* e) {
+         std::size_t n;
+         return softmx_packed_size(&f32, 4, &n, e);
+       }},
+      // short buffers
+      {"quantize_tensor, short scales", SOFTMX_ERR_BUFFER_TOO_SMALL, "scales holds 7 but 8 are needed",
+       [&](softmx_error* e) {
+         std::vector<std::uint32_t> data(256, 0x3F800000);
+         std::vector<std::uint8_t> s(8), c(256);
+         return softmx_quantize_tensor(&f32, data.data(), shape2, 2, 1, 32, nullptr, s.data(), 7, c.data(), 256, &fl, e);
+       }},
+      {"quantize_tensor, short codes", SOFTMX_ERR_BUFFER_TOO_SMALL, "codes holds 255 but 256 are needed",
+       [&](softmx_error* e) {
+         std::vector<std::uint32_t> data(256, 0x3F800000);
+         std::vector<std::uint8_t> s(8), c(256);
+         return softmx_quantize_tensor(&f32, data.data(), shape2, 2, 1, 32, nullptr, s.data(), 8, c.data(), 255, &fl, e);
+       }},
+      {"dequantize_tensor, short out", SOFTMX_ERR_BUFFER_TOO_SMALL, "out holds 100 but 256 are needed",
+       [&](softmx_error* e) {
+         std::vector<std::uint8_t> c(256);
+         std::vector<std::uint32_t> o(256);
+         return softmx_dequantize_tensor(&e4m3, shape2, 2, 1, 32, sc64, 8, c.data(), 256, &f32, nullptr, o.data(), 100, &fl, e);
+       }},
+      {"nvfp4, short scales", SOFTMX_ERR_BUFFER_TOO_SMALL, "scales holds 3 but 16 are needed",
+       [&](softmx_error* e) {
+         std::vector<std::uint32_t> data(256, 0x3F800000);
+         std::vector<std::uint8_t> s(16), c(256);
+         return softmx_quantize_nvfp4(&f32, data.data(), shape2, 2, 1, nullptr, s.data(), 3, c.data(), 256, nullptr, nullptr, nullptr, e);
+       }},
+      {"pack, short out", SOFTMX_ERR_BUFFER_TOO_SMALL, "out holds 1 but 2 are needed",
+       [&](softmx_error* e) { return softmx_pack(&e2m1, codes8, 4, out8, 1, e); }},
+  };
+
+  std::size_t checked = 0;
+  for (const ErrorCase& c : cases) {
+    softmx_error err;
+    std::memset(&err, 0x5A, sizeof err);
+    int st = -1;
+    EXPECT_NO_THROW(st = c.call(&err)) << c.what;
+    EXPECT_EQ(st, c.status) << c.what << ": " << softmx_status_name(st) << " " << err.message;
+    EXPECT_EQ(err.code, c.status) << c.what;
+    ASSERT_LT(std::strlen(err.message), sizeof err.message) << c.what;
+    EXPECT_NE(std::string(err.message).find(c.message_part), std::string::npos)
+        << c.what << ": the message is \"" << err.message << "\", expected it to contain \"" << c.message_part << "\"";
+    // The message starts with the function's name.
+    EXPECT_EQ(std::string(err.message).rfind("softmx_", 0), 0u) << c.what << ": " << err.message;
+    // And the same call without an error struct returns the same status.
+    int st2 = -1;
+    EXPECT_NO_THROW(st2 = c.call(nullptr)) << c.what;
+    EXPECT_EQ(st2, c.status) << c.what;
+    ++checked;
+  }
+  report("error paths, each with its status and message", checked);
+  softmx_converter_free(conv);
+  softmx_converter_free(rs_conv);
+  softmx_converter_free(nullptr);  // ignored
+}
+
+// A message longer than the struct holds is truncated and terminated.
+TEST(CApiErrors, LongMessagesAreTruncated) {
+  const std::string name(2000, 'x');
+  softmx_format f;
+  softmx_error err;
+  ASSERT_EQ(softmx_format_lookup(name.c_str(), &f, &err), SOFTMX_ERR_UNKNOWN_NAME);
+  EXPECT_EQ(std::strlen(err.message), sizeof err.message - 1);
+  // Success clears a used error struct.
+  ASSERT_EQ(softmx_format_lookup("e4m3", &f, &err), SOFTMX_OK);
+  EXPECT_EQ(err.code, SOFTMX_OK);
+  EXPECT_STREQ(err.message, "");
+}
+
+// Inputs are never modified.
+TEST(CApiErrors, InputsAreNotModified) {
+  const softmx_format f32 = cfmt(FormatId::f32), e4m3 = cfmt(FormatId::e4m3);
+  std::vector<std::uint32_t> in = {0x3F800000, 0x43E80001, 0x7FC00000, 0x80000001};
+  const auto copy = in;
+  const softmx_format fcopy = f32;
+  std::vector<std::uint8_t> out(4);
+  ASSERT_EQ(softmx_convert_batch(&f32, &e4m3, nullptr, in.data(), out.data(), nullptr, 4, nullptr, nullptr), SOFTMX_OK);
+  std::uint8_t sc, fl;
+  ASSERT_EQ(softmx_quantize_block(&f32, in.data(), 4, nullptr, &sc, out.data(), &fl, nullptr), SOFTMX_OK);
+  EXPECT_EQ(in, copy);
+  EXPECT_EQ(std::memcmp(&fcopy, &f32, sizeof f32), 0);
+}
