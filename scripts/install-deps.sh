@@ -8,6 +8,9 @@ packages=(g++ make cmake libgtest-dev librapidcheck-dev libmpfr-dev libgmp-dev l
 # libraries, libFuzzer's libclang_rt.fuzzer*.a among them, in libclang-rt-14-dev, which clang does
 # not pull in; the libclang-rt-dev metapackage names the one that matches the default clang.
 packages+=(clang libclang-rt-dev)
+# The Verilator certification example (examples/verilator) and the install test's pkg-config
+# build (conformance/consumer).
+packages+=(verilator pkg-config)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -55,5 +55,17 @@ cc -std=c99 -Wall -Wextra -Wpedantic -Werror "$here/main.c" $(pkg-config --cflag
 "$work/pc_c"
 c++ -std=c++20 -Wall -Wextra -Werror "$here/main.cpp" $(pkg-config --cflags --libs softmx) "$rpath" -o "$work/pc_cpp"
 "$work/pc_cpp"
-[ -f "$(pkg-config --variable=dpidir softmx)/softmx_dpi.sv" ] || { echo "pkg-config: dpidir has no softmx_dpi.sv" >&2; exit 1; }
+dpidir=$(pkg-config --variable=dpidir softmx)
+[ -f "$dpidir/softmx_dpi.sv" ] || { echo "pkg-config: dpidir has no softmx_dpi.sv" >&2; exit 1; }
+# The DPI-C glue compiles as C11 and as C++ against a simulator's svdpi.h (Verilator's, when
+# it is installed; examples/verilator runs it).
+if svdpi=$(verilator --getenv VERILATOR_ROOT 2>/dev/null)/include/vltstd && [ -f "$svdpi/svdpi.h" ]; then
+  cc -std=c11 -Wall -Wextra -Wpedantic -Werror -c "$dpidir/softmx_dpi.c" $(pkg-config --cflags softmx) -I"$svdpi" \
+    -o "$work/softmx_dpi_c.o"
+  c++ -x c++ -std=c++17 -Wall -Wextra -Werror -c "$dpidir/softmx_dpi.c" $(pkg-config --cflags softmx) -I"$svdpi" \
+    -o "$work/softmx_dpi_cpp.o"
+  echo "softmx_dpi.c compiles as C11 and as C++ against $svdpi/svdpi.h"
+else
+  echo "softmx_dpi.c: no svdpi.h (verilator not installed): its compile check is skipped"
+fi
 echo "consumer: find_package and pkg-config builds ran, every result as expected"
