@@ -40,8 +40,12 @@ fi
 echo "libsoftmx.so exports $(grep -c '^softmx_' <<< "$exports") C functions and $(c++filt <<< "$exports" | grep -c '^softmx::') C++ symbols"
 "$prefix/bin/softmx" convert --to e4m3 464.0000000000000000001
 
+# SOFTMX_CONSUMER_FLAGS: extra compile and link flags (a sanitizer build's).
+flags=${SOFTMX_CONSUMER_FLAGS:-}
+
 step "find_package(softmx): configure, build, run"
-cmake -S "$here" -B "$work/cmake-build" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release > "$work/cmake.log" 2>&1 ||
+cmake -S "$here" -B "$work/cmake-build" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" > "$work/cmake.log" 2>&1 ||
   { cat "$work/cmake.log"; exit 1; }
 cmake --build "$work/cmake-build" -j 2 > "$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
 "$work/cmake-build/consumer_c"
@@ -51,9 +55,9 @@ step "pkg-config: cc and c++"
 export PKG_CONFIG_PATH=$libdir/pkgconfig
 echo "pkg-config --cflags --libs softmx: $(pkg-config --cflags --libs softmx)"
 rpath=-Wl,-rpath,$(pkg-config --variable=libdir softmx)
-cc -std=c99 -Wall -Wextra -Wpedantic -Werror "$here/main.c" $(pkg-config --cflags --libs softmx) "$rpath" -o "$work/pc_c"
+cc -std=c99 -Wall -Wextra -Wpedantic -Werror $flags "$here/main.c" $(pkg-config --cflags --libs softmx) "$rpath" -o "$work/pc_c"
 "$work/pc_c"
-c++ -std=c++20 -Wall -Wextra -Werror "$here/main.cpp" $(pkg-config --cflags --libs softmx) "$rpath" -o "$work/pc_cpp"
+c++ -std=c++20 -Wall -Wextra -Werror $flags "$here/main.cpp" $(pkg-config --cflags --libs softmx) "$rpath" -o "$work/pc_cpp"
 "$work/pc_cpp"
 dpidir=$(pkg-config --variable=dpidir softmx)
 [ -f "$dpidir/softmx_dpi.sv" ] || { echo "pkg-config: dpidir has no softmx_dpi.sv" >&2; exit 1; }

@@ -10,7 +10,7 @@ function(verilator_test name label timeout)
     add_test(NAME ${name} COMMAND ${_run} ${ARGN})
     set_property(TEST ${name} PROPERTY ENVIRONMENT "SOFTMX=$<TARGET_FILE:softmx>;SOFTMX_TB_GOOD=${_good};SOFTMX_TB_BUGGED=${_bugged};SOFTMX_TB_WORK=${_work}")
   else()
-    add_test(NAME ${name} COMMAND sh -c "echo 'SKIPPED: verilator 5 not found (apt-get install verilator); examples/verilator is not built'; exit 77")
+    add_test(NAME ${name} COMMAND sh -c "echo 'SKIPPED: ${SOFTMX_VERILATOR_SKIP_REASON}: examples/verilator is not built'; exit 77")
   endif()
   set_tests_properties(${name} PROPERTIES LABELS "${label}" TIMEOUT ${timeout} SKIP_RETURN_CODE 77)
 endfunction()
@@ -34,9 +34,9 @@ verilator_test(verilator_bugged_vectors_e4m3 verilator 600 vectors-bugged e4m3 4
 verilator_test(verilator_bugged_vectors_e5m2 verilator 600 vectors-bugged e5m2 41100000)
 # Every positive f32 input from 2^-17 to 2^17 (0x37000000 .. 0x47FFFFFF: both formats' subnormals,
 # every binade, the overflow thresholds and beyond; 285 million inputs) through the DPI
-# scoreboard, both formats.
+# scoreboard, both formats (labels verilator and sweep: in the default run).
 foreach(fmt e4m3 e5m2)
-  verilator_test(verilator_dpi_f32_${fmt}_range verilator 900 dpi f32 ${fmt} 37000000 285212672)
+  verilator_test(verilator_dpi_f32_${fmt}_range "verilator;sweep" 900 dpi f32 ${fmt} 37000000 285212672)
 endforeach()
 # Every f32 input (2^32) through the DPI scoreboard, each format in 4 shards: labels long and
 # dpi-f32 (ctest -L dpi-f32; README, "Longer sweeps").
