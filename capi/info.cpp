@@ -239,6 +239,8 @@ int softmx_check_support(const softmx_format* dst, const softmx_context* ctx, so
   });
 }
 
+}  // extern "C"
+
 // ---- accumulation models --------------------------------------------------------------------------------
 
 namespace {
@@ -254,6 +256,8 @@ const std::vector<const AccumulationModel*>& all_models() {
 }
 
 }  // namespace
+
+extern "C" {
 
 int softmx_accumulation_lookup(const char* n, const softmx_accumulation** out, softmx_error* err) {
   return guard(err, "softmx_accumulation_lookup", [&] {
