@@ -14,10 +14,13 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <new>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "../capi/shell.hpp"  // the guard, for the statuses no argument provokes
 #include "softmx/batch.hpp"
 #include "softmx/block.hpp"
 #include "softmx/convert.hpp"
@@ -1321,6 +1324,10 @@ TEST(CApiErrors, EveryErrorReturnsItsStatusAndMessage) {
        }},
       {"pack, short out", SOFTMX_ERR_BUFFER_TOO_SMALL, "out holds 1 but 2 are needed",
        [&](softmx_error* e) { return softmx_pack(&e2m1, codes8, 4, out8, 1, e); }},
+      {"dialect_support, NULL dst", SOFTMX_ERR_NULL_POINTER, "dst is NULL",
+       [&](softmx_error* e) { return softmx_dialect_support(cuda, nullptr, nullptr, nullptr, nullptr, nullptr, e); }},
+      {"dialect_support, edited descriptor", SOFTMX_ERR_INVALID_ARGUMENT, "dst",
+       [&](softmx_error* e) { return softmx_dialect_support(cuda, &edited, nullptr, nullptr, nullptr, nullptr, e); }},
   };
 
   std::size_t checked = 0;
@@ -1346,6 +1353,48 @@ TEST(CApiErrors, EveryErrorReturnsItsStatusAndMessage) {
   softmx_converter_free(conv);
   softmx_converter_free(rs_conv);
   softmx_converter_free(nullptr);  // ignored
+}
+
+// The guard every entry point runs its body in (capi/shell.hpp) maps each kind of exception the
+// C++ library can throw to its status: the statuses no argument can provoke (out of memory, an
+// internal error) are made to happen here, through the same guard.
+TEST(CApiErrors, TheGuardMapsEveryExceptionToItsStatus) {
+  struct Case {
+    int status;
+    const char* message;
+    std::function<void()> body;
+  };
+  const std::vector<Case> cases = {
+      {SOFTMX_OK, "", [] {}},
+      {SOFTMX_ERR_SHAPE, "softmx_probe: a shell failure", [] { softmx::capi::fail(SOFTMX_ERR_SHAPE, "a shell failure"); }},
+      {SOFTMX_ERR_OUT_OF_MEMORY, "softmx_probe: out of memory", [] { throw std::bad_alloc(); }},
+      {SOFTMX_ERR_OUT_OF_MEMORY, "softmx_probe: vector too long", [] { throw std::length_error("vector too long"); }},
+      {SOFTMX_ERR_INVALID_ARGUMENT, "softmx_probe: bad value", [] { throw std::invalid_argument("bad value"); }},
+      {SOFTMX_ERR_INTERNAL, "softmx_probe: broken invariant", [] { throw std::logic_error("broken invariant"); }},
+      {SOFTMX_ERR_INTERNAL, "softmx_probe: an exception that is not a std::exception", [] { throw 42; }},
+  };
+  for (const Case& c : cases) {
+    softmx_error err;
+    std::memset(&err, 0x5A, sizeof err);
+    int st = -1;
+    EXPECT_NO_THROW(st = softmx::capi::guard(&err, "softmx_probe", c.body));
+    EXPECT_EQ(st, c.status) << c.message;
+    EXPECT_EQ(err.code, c.status) << c.message;
+    EXPECT_STREQ(err.message, c.message);
+    EXPECT_EQ(softmx::capi::guard(nullptr, "softmx_probe", c.body), c.status) << c.message;
+  }
+  // The library's own Unsupported, from a real call.
+  softmx_error err;
+  const softmx_format e2m1 = cfmt(FormatId::e2m1), f32 = cfmt(FormatId::f32);
+  const softmx_dialect* cuda = nullptr;
+  ASSERT_EQ(softmx_dialect_lookup("cuda", &cuda, nullptr), SOFTMX_OK);
+  softmx_context ctx;
+  softmx_context_init(&ctx);
+  ctx.dialect = cuda;
+  ctx.rounding = SOFTMX_ROUND_RU;
+  std::uint64_t r;
+  EXPECT_EQ(softmx_convert(&f32, &e2m1, 0, &ctx, &r, nullptr, &err), SOFTMX_ERR_UNSUPPORTED) << err.message;
+  report("exception kinds through the guard", cases.size() + 1);
 }
 
 // A message longer than the struct holds is truncated and terminated.
