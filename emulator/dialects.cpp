@@ -192,15 +192,23 @@ constexpr Dialect make_cuda_sm100() {
 constexpr Dialect make_torchao() {
   Dialect d;
   d.name = "torchao";
-  d.summary = "torchao's MX formats (to_mx: FLOOR default, CEIL, EVEN, RCEIL) with PyTorch's float8 and e8m0 casts";
-  d.sources = "pytorch/ao torchao/prototype/mx_formats/mx_tensor.py (to_mx, _to_mx_rceil, "
+  d.summary = "torchao's MX formats (to_mx: FLOOR default, CEIL, EVEN, RCEIL) with PyTorch's float8 and e8m0 casts, "
+              "PyTorch after PR 178817 (2026-04-17: the e4m3 cast saturates)";
+  d.sources = "pytorch/ao 36027d82 torchao/prototype/mx_formats/mx_tensor.py (to_mx, _to_mx_rceil, "
               "_e8m0_scale_to_reciprocal_fp32), constants.py, torchao/prototype/custom_fp_utils.py "
-              "(_f32_to_fpx_unpacked); PyTorch c10 Float8_e4m3fn/e5m2 and headeronly Float8_e8m0fnu casts; "
-              "docs/research/block-dialects.md sections 2 and 7";
+              "(_f32_to_fpx_unpacked); PyTorch c10 Float8_e4m3fn/e5m2 and headeronly Float8_e8m0fnu casts, "
+              "PR 178817 (9deaf8d); docs/research/block-dialects.md sections 2 and 7, "
+              "research/ml-dtypes-pytorch-casts.md sections 3 and 4";
   // PyTorch's FP8 casts keep a NaN's sign; E5M2 NaN is 0x7F | sign (the fp8_max branch).
   d.nan_sign = NanSign::preserve;
   d.nan_payload.fill(NanPayload::canonical);
   d.nan_payload[static_cast<int>(FormatId::e5m2)] = NanPayload::all_ones;
+  // Float8_e8m0fnu::operator float returns fp32_from_bits(0x7f800001) for 0xFF, a signalling NaN
+  // (torch/headeronly/util/Float8_e8m0fnu.h:137-140); torchao decodes E8M0 through it
+  // (_e8m0_scale_to_reciprocal_fp32, mx_tensor.py:142-143 on PyTorch 2.14+, and its own
+  // 0x7F800001 at :153-157 before). Into f16 and bf16 PyTorch's float casts give the canonical NaN.
+  d.nan_payload_paths[0] = {FormatId::e8m0, FormatId::f32, NanPayload::signalling_one};
+  d.nan_payload_path_count = 1;
   // _f32_to_fpx_unpacked has no NaN branch: an x86 quiet NaN (0x7FC0000x) goes through the
   // normal-number bit arithmetic and comes out as 1.5 (E2M1 0x3, E2M3 0x0C, E3M2 0x0E), with
   // its sign. (On CUDA, 0x7FFFFFFF gives 2.0 instead: softmx models the CPU.)
@@ -216,7 +224,14 @@ constexpr Dialect make_torchao() {
   d.int8_minus2 = false;
   d.support = all_supported();
   const RoundingSet rn = bits({Rounding::rne});
-  set(d.support, FormatId::e4m3, {rn, kAllSaturations, "PyTorch's float8 casts round to nearest even"});
+  // E4M3: PyTorch's fp8e4m3fn_from_fp32_value saturates finite overflow and Inf to 0x7E | sign since
+  // PR 178817 (Float8_e4m3fn.h:181-188, 209-212), and to_mx clamps to +-448 before the cast on
+  // older PyTorch (mx_tensor.py:361-373): no e4m3 conversion of this torchao is non-saturating.
+  set(d.support, FormatId::e4m3,
+      {rn, kFinite,
+       "PyTorch's float8_e4m3fn cast rounds to nearest even and, since PR 178817 (2026-04-17), saturates; "
+       "the earlier non-saturating cast is --dialect torchao-pre-178817 --sat none"});
+  // E5M2: the cast rounds to nearest even and overflows to Inf (none); to_mx clamps first (finite).
   set(d.support, FormatId::e5m2, {rn, kAllSaturations, "PyTorch's float8 casts round to nearest even"});
   constexpr std::string_view fpx = "_f32_to_fpx_unpacked rounds to nearest even and saturates";
   set(d.support, FormatId::e3m2, {rn, kFinite, fpx});
@@ -242,15 +257,39 @@ constexpr Dialect make_torchao() {
   return d;
 }
 
+// torchao-pre-178817: torchao with a PyTorch from before PR 178817 (main before 2026-04-17; torchao
+// 36027d82 treats PyTorch < 2.13 so). fp8e4m3fn_from_fp32_value gave 0x7F | sign (NaN) for
+// |x| >= 480, Inf and NaN, and the carry of (464, 480) into 0x7F (Float8_e4m3fn.h at 0316fdce):
+// saturation none. to_mx clamped to +-448 first (needs_eager_saturation), so its MX bytes, and
+// this dialect's default (finite), are torchao's; only the plain cast differs.
+constexpr Dialect make_torchao_pre_178817() {
+  Dialect d = make_torchao();
+  d.name = "torchao-pre-178817";
+  d.summary = "torchao with PyTorch before PR 178817 (2026-04-17): the plain e4m3 cast (--sat none) gives NaN "
+              "on overflow and Inf; to_mx clamps first, so MX bytes are torchao's";
+  d.sources = "PyTorch c10 Float8_e4m3fn.h before PR 178817 (0316fdce: f_bits >= fp8_max -> 0x7f); pytorch/ao "
+              "36027d82 mx_tensor.py:361-373 (the clamp for PyTorch < 2.13); otherwise as torchao; "
+              "docs/research/ml-dtypes-pytorch-casts.md section 4";
+  set(d.support, FormatId::e4m3,
+      {bits({Rounding::rne}), kAllSaturations,
+       "PyTorch's float8 casts round to nearest even; before PR 178817 the e4m3 cast does not saturate (none) "
+       "and to_mx clamps before it (finite)"});
+  return d;
+}
+
 // ---------------------------------------------------------------------------------------------
 // ml_dtypes: scalar conversions only (float8_e4m3fn, e5m2, float6_e3m2fn, e2m3fn, float4_e2m1fn,
-// float8_e8m0fnu), with its default ConvertFrom<kSaturate = false, kTruncate = false>.
+// float8_e8m0fnu), with its default ConvertFrom<kSaturate = false, kTruncate = false>; --sat finite
+// is ConvertFrom<kSaturate = true> (C++ only). Every pair converts through the generic ConvertImpl,
+// as NumPy's casts do (through float); ml_dtypes-cpp adds the direct half <-> e5m2 paths.
 constexpr Dialect make_ml_dtypes() {
   Dialect d;
   d.name = "ml_dtypes";
-  d.summary = "ml_dtypes' scalar casts (non-saturating, round to nearest even); no block quantization";
-  d.sources = "jax-ml/ml_dtypes ml_dtypes/include/float8.h (ConvertImpl, RoundBitsToNearestEven), "
-              "include/mxfloat.h; issues 298, 400; PR 398 (E8M0 ties); docs/research/block-dialects.md section 3";
+  d.summary = "ml_dtypes' scalar casts through float, as NumPy's (round to nearest even; non-saturating, or "
+              "ConvertFrom<kSaturate = true> with --sat finite); no block quantization";
+  d.sources = "jax-ml/ml_dtypes b793a6e ml_dtypes/include/float8.h (ConvertImpl :1340-1518, "
+              "RoundBitsToNearestEven), include/mxfloat.h, _src/floats.cc (NPyCast); issues 298, 400; PR 398 "
+              "(E8M0 ties); docs/research/block-dialects.md section 3, research/ml-dtypes-pytorch-casts.md section 1";
   d.nan_sign = NanSign::preserve;  // NaN -> +-quiet_NaN() by the input's sign
   d.nan_payload.fill(NanPayload::canonical);
   // FP4/FP6 quiet_NaN() is the -0 code, and -quiet_NaN() flips its sign: +NaN -> -0, -NaN -> +0.
@@ -259,10 +298,15 @@ constexpr Dialect make_ml_dtypes() {
   // negatives have no representation and become NaN (kSaturate = false); f32 subnormals above
   // 2^-127 round up to 2^-126.
   d.e8m0_below = E8m0Below::clamp_min;
-  d.e8m0_zero = E8m0Zero::nan;
-  d.e8m0_negative = E8m0Negative::nan;
+  // ConvertImpl::run (float8.h:1380-1401): zero gives kSaturate ? denorm_min() : quiet_NaN(), a
+  // negative kSaturate ? lowest() : quiet_NaN(); both 0x00 (:1036-1038, :1058-1061).
+  d.e8m0_zero = E8m0Zero::min_if_satfinite;
+  d.e8m0_negative = E8m0Negative::min_if_satfinite;
   d.e8m0_ties = E8m0Ties::up;
   d.e8m0_lowest_binade_rounds_up = true;
+  // :1370-1374: an Inf gives +-infinity() whatever kSaturate is (e4m3fn: 0x7F, the NaN; e8m0: 0xFF);
+  // kSaturate clamps only the finite overflow of :1503-1512.
+  d.satfinite_inf = SatfiniteInf::as_none;
   d.int8_minus2 = false;
   d.support = all_supported();
   constexpr std::string_view why = "ml_dtypes' casts round to nearest even (kTruncate = false); by default "
@@ -271,6 +315,26 @@ constexpr Dialect make_ml_dtypes() {
     set(d.support, f, {bits({Rounding::rne}), kAllSaturations, why, Rounding::rne, Saturation::none});
   unsupported(d.support, FormatId::int8, "ml_dtypes has no MXINT8 type");
   d.block.unsupported = "ml_dtypes has scalar types only, no block quantization";
+  return d;
+}
+
+// ml_dtypes-cpp: ml_dtypes' C++ constructors and conversion operators. float8_e5m2(Eigen::half) and
+// static_cast<Eigen::half>(float8_e5m2) take the direct specialisations of float8.h:1528-1569, which
+// keep a NaN's payload; every other pair is ConvertImpl, as ml_dtypes.
+constexpr Dialect make_ml_dtypes_cpp() {
+  Dialect d = make_ml_dtypes();
+  d.name = "ml_dtypes-cpp";
+  d.summary = "ml_dtypes' C++ casts: as ml_dtypes, but Eigen::half <-> float8_e5m2 take the direct bit paths, "
+              "which keep a NaN's payload";
+  d.sources = "jax-ml/ml_dtypes b793a6e ml_dtypes/include/float8.h:1528-1560 (ConvertImpl<Eigen::half, "
+              "float8_e5m2>: NaN -> (bits >> 8) | 0b10), :1563-1569 (ConvertImpl<float8_e5m2, Eigen::half>: "
+              "bits << 8), :80-81 and :99-101 (the constructor and operator that reach them); otherwise as ml_dtypes; "
+              "docs/research/ml-dtypes-pytorch-casts.md section 2";
+  // f16 -> e5m2: sign, exponent and the fraction's top two bits, quiet bit forced (preserve);
+  // e5m2 -> f16: the code shifted left 8, a signalling NaN stays signalling (exact).
+  d.nan_payload_paths[0] = {FormatId::f16, FormatId::e5m2, NanPayload::preserve};
+  d.nan_payload_paths[1] = {FormatId::e5m2, FormatId::f16, NanPayload::exact};
+  d.nan_payload_path_count = 2;
   return d;
 }
 
@@ -415,11 +479,12 @@ constexpr Dialect make_gfloat() {
   return d;
 }
 
-const std::array<Dialect, 10> kDialects = {make_ocp(),          make_cuda(),
+const std::array<Dialect, 12> kDialects = {make_ocp(),          make_cuda(),
                                            make_cuda_sm90(),    make_cuda_sm100(),
                                            make_torchao(),      make_ml_dtypes(),
                                            make_microxcaling(), make_transformer_engine(),
-                                           make_gfloat(),       make_transformer_engine_2025()};
+                                           make_gfloat(),       make_transformer_engine_2025(),
+                                           make_torchao_pre_178817(), make_ml_dtypes_cpp()};
 
 std::string rounding_list(RoundingSet set) {
   std::string s;
@@ -472,6 +537,8 @@ std::string_view name(NanPayload v) {
     case NanPayload::canonical: return "canonical";
     case NanPayload::preserve: return "preserve";
     case NanPayload::all_ones: return "all_ones";
+    case NanPayload::exact: return "exact";
+    case NanPayload::signalling_one: return "signalling_one";
   }
   return "?";
 }
@@ -488,9 +555,24 @@ std::string_view name(NanToFinite v) {
   return "?";
 }
 std::string_view name(E8m0Below v) { return v == E8m0Below::clamp_min ? "clamp_min" : "nan"; }
-std::string_view name(E8m0Zero v) { return v == E8m0Zero::min_scale ? "min_scale" : "nan"; }
-std::string_view name(E8m0Negative v) { return v == E8m0Negative::nan ? "nan" : "magnitude"; }
+std::string_view name(E8m0Zero v) {
+  switch (v) {
+    case E8m0Zero::min_scale: return "min_scale";
+    case E8m0Zero::nan: return "nan";
+    case E8m0Zero::min_if_satfinite: return "min_if_satfinite";
+  }
+  return "?";
+}
+std::string_view name(E8m0Negative v) {
+  switch (v) {
+    case E8m0Negative::nan: return "nan";
+    case E8m0Negative::magnitude: return "magnitude";
+    case E8m0Negative::min_if_satfinite: return "min_if_satfinite";
+  }
+  return "?";
+}
 std::string_view name(E8m0Ties v) { return v == E8m0Ties::even ? "even" : "up"; }
+std::string_view name(SatfiniteInf v) { return v == SatfiniteInf::max_finite ? "max_finite" : "as_none"; }
 std::string_view name(ZeroBlockScale v) { return v == ZeroBlockScale::min_scale ? "min_scale" : "unit_scale"; }
 std::string_view name(NanBlock v) { return v == NanBlock::nan_scale ? "nan_scale" : "propagate"; }
 std::string_view name(InfBlock v) {

@@ -216,30 +216,38 @@ int cmp_max(const FI& D, mpfr_srcptr v, bool neg, const Policies& pol) {
 
 uint64_t inf_code(const FI& D, bool neg) { return (neg ? sign_bit(D) : 0) | (exp_ones(D) << D.m); }
 
-// A NaN of the destination (which has NaN), with payload `frac` of `fm` bits (0 = none).
-uint64_t nan_code(const FI& D, bool neg, uint64_t frac, int fm, const Policies& pol) {
+// A NaN of the destination (which has NaN), with payload `frac` of `fm` bits (0 = none), under
+// the fraction rule `rule` (5.5).
+uint64_t nan_code_rule(const FI& D, bool neg, uint64_t frac, int fm, Policies::Payload rule, const Policies& pol) {
   if (D.kind == Kind::e8m0) return 0xFF;
   using NS = Policies::NanSign;
   uint64_t sign = (pol.nan_sign == NS::negative || (neg && pol.nan_sign == NS::preserve)) ? sign_bit(D) : 0;
   if (D.kind == Kind::fn) return sign | (sign_bit(D) - 1);  // the all-ones magnitude
   uint64_t quiet = 1ull << (D.m - 1);
   uint64_t payload = quiet;
-  const Policies::Payload rule = pol.nan_payload[static_cast<int>(D.f)];
-  if (rule == Policies::Payload::preserve && fm > 0) {
-    uint64_t p = D.m >= fm ? (frac << (D.m - fm)) : (frac >> (fm - D.m));
-    payload = (p & ((1ull << D.m) - 1)) | quiet;
-  } else if (rule == Policies::Payload::all_ones) {
-    payload = (1ull << D.m) - 1;
+  // The source fraction's leading bits at the destination's width (truncated or zero-extended).
+  const uint64_t kept = fm == 0 ? 0 : ((D.m >= fm ? (frac << (D.m - fm)) : (frac >> (fm - D.m))) & ((1ull << D.m) - 1));
+  switch (rule) {
+    case Policies::Payload::canonical: break;
+    case Policies::Payload::preserve: payload = kept | quiet; break;
+    case Policies::Payload::all_ones: payload = (1ull << D.m) - 1; break;
+    case Policies::Payload::exact: payload = kept != 0 ? kept : quiet; break;  // as they are
+    case Policies::Payload::signalling_one: payload = 1; break;
   }
   return sign | (exp_ones(D) << D.m) | payload;
 }
 
+uint64_t nan_code(const FI& D, bool neg, uint64_t frac, int fm, const Policies& pol) {
+  return nan_code_rule(D, neg, frac, fm, pol.nan_payload[static_cast<int>(D.f)], pol);
+}
+
 uint64_t signed_value_code(const FI& D, bool neg, const Policies& pol);
 
-// A NaN input (sign, fraction of fm bits, signalling?) into D.
-Outcome nan_into(const FI& D, bool neg, uint64_t frac, int fm, bool signalling, const Policies& pol) {
+// A NaN input (sign, fraction of fm bits, signalling?) into D, with the fraction rule `rule`.
+Outcome nan_into(const FI& D, bool neg, uint64_t frac, int fm, bool signalling, Policies::Payload rule,
+                 const Policies& pol) {
   uint8_t fl = signalling ? kV : 0;
-  if (D.has_nan) return {nan_code(D, neg, frac, fm, pol), fl};
+  if (D.has_nan) return {nan_code_rule(D, neg, frac, fm, rule, pol), fl};
   fl |= kV;
   switch (pol.nan_to_finite) {
     case Policies::NanToFinite::positive_max: return {max_code(D, false, pol), fl};
@@ -263,7 +271,14 @@ Outcome nan_from_code(const FI& S, uint64_t bits, const FI& D, const Policies& p
     frac = (1ull << ones) - 1;
     fm = ones;
   }
-  return nan_into(D, neg, frac, fm, signalling, pol);
+  // nan_payload_paths: the (source, destination) pair's own rule, else the destination's.
+  Policies::Payload rule = pol.nan_payload[static_cast<int>(D.f)];
+  for (int i = 0; i < pol.nan_payload_path_count && i < (int)pol.nan_payload_paths.size(); ++i)
+    if (pol.nan_payload_paths[i].src == S.f && pol.nan_payload_paths[i].dst == D.f) {
+      rule = pol.nan_payload_paths[i].payload;
+      break;
+    }
+  return nan_into(D, neg, frac, fm, signalling, rule, pol);
 }
 
 // The overflow table of section 4 (rs behaves like rne).
@@ -285,10 +300,12 @@ Outcome overflow_outcome(const FI& D, bool neg, int mi, Sat sat, const Policies&
   return {max_code(D, neg, pol), fl};
 }
 
-// Infinity input (section 5.6; e8m0 negatives already resolved by the caller).
+// Infinity input (section 5.6; e8m0 negatives already resolved by the caller). Under
+// satfinite_inf = as_none, saturation finite treats an Inf as saturation none does.
 Outcome inf_outcome(const FI& D, bool neg, Sat sat, uint8_t extra, const Policies& pol) {
-  if (sat == Sat::none && D.has_inf) return {inf_code(D, neg), extra};
-  if (sat == Sat::none && D.has_nan) return {nan_code(D, neg, 0, 0, pol), (uint8_t)(extra | kV)};
+  const bool as_none = sat == Sat::none || pol.satfinite_inf_as_none;
+  if (as_none && D.has_inf) return {inf_code(D, neg), extra};
+  if (as_none && D.has_nan) return {nan_code(D, neg, 0, 0, pol), (uint8_t)(extra | kV)};
   return {max_code(D, neg, pol), (uint8_t)(extra | kV)};
 }
 
@@ -308,13 +325,27 @@ void round_core(const FI& D, mpfr_srcptr x, const Policies& pol, int m0, int m1,
   const bool e8 = D.kind == Kind::e8m0;
   const bool ties_up = e8 && pol.e8m0_ties_up;
 
+  // Fills [m0, m1) with `fin` under saturation finite and `non` under none.
+  auto fill_by_sat = [&](Outcome fin, Outcome non) {
+    for (int mi = m0; mi < m1; ++mi)
+      for (int t = 0; t < 2; ++t) {
+        T[mi][(int)Sat::finite][t] = fin;
+        T[mi][(int)Sat::none][t] = non;
+      }
+  };
   if (mpfr_zero_p(x)) {  // 5.2, 5.4
     if (!e8) return fill(T, m0, m1, {zero_code(D, neg), 0});
-    return fill(T, m0, m1, pol.e8m0_zero_nan ? Outcome{0xFF, kV} : Outcome{0x00, (uint8_t)(kU | kX)});
+    const Outcome min_scale{0x00, (uint8_t)(kU | kX)}, nan{0xFF, kV};
+    if (pol.e8m0_zero_min_if_satfinite) return fill_by_sat(min_scale, nan);
+    return fill(T, m0, m1, pol.e8m0_zero_nan ? nan : min_scale);
   }
 
   uint8_t extra = 0;
   if (e8 && neg) {  // 5.4: negative non-zero (finite or -Inf)
+    if (pol.e8m0_negative_min_if_satfinite) {
+      if (mpfr_inf_p(x)) return fill(T, m0, m1, {0xFF, kV});
+      return fill_by_sat({0x00, (uint8_t)(kV | kX)}, {0xFF, kV});
+    }
     if (!pol.e8m0_negative_magnitude) return fill(T, m0, m1, {0xFF, kV});
     extra = kV;
     neg = false;
@@ -497,7 +528,7 @@ AllOutcomes round_value_all(mpfr_srcptr x, Fmt dst, const Policies& pol) {
   const FI& D = info(dst);
   Table T;
   if (mpfr_nan_p(x)) {  // not in the contract; treated as a quiet NaN without payload
-    fill(T, 0, kModeCount, nan_into(D, mpfr_signbit(x) != 0, 0, 0, false, pol));
+    fill(T, 0, kModeCount, nan_into(D, mpfr_signbit(x) != 0, 0, 0, false, pol.nan_payload[static_cast<int>(D.f)], pol));
     return to_all(T);
   }
   Work& w = work();

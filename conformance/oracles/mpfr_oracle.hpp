@@ -31,8 +31,17 @@ enum class Tiny : uint8_t { after, before };
 struct Policies {
   enum class NanSign : uint8_t { preserve, positive, negative } nan_sign = NanSign::preserve;
   // NanPayload, per destination format (indexed by Fmt): SEMANTICS 5.5.
-  enum class Payload : uint8_t { canonical, preserve, all_ones };
+  enum class Payload : uint8_t { canonical, preserve, all_ones, exact, signalling_one };
   std::array<Payload, kFmtCount> nan_payload{};
+  // nan_payload_paths (SEMANTICS 5.5): a NaN input read from src into the ieee dst takes `payload`
+  // instead of nan_payload[dst]. The first nan_payload_path_count entries count.
+  struct Path {
+    Fmt src = Fmt::f64, dst = Fmt::f64;
+    Payload payload = Payload::canonical;
+    bool operator==(const Path&) const = default;
+  };
+  std::array<Path, 4> nan_payload_paths{};
+  int nan_payload_path_count = 0;
   // nan_canonical_ones, per source format (indexed by Fmt): 0 keeps a NaN input as it is; n > 0
   // replaces it by +NaN whose fraction is n ones (SEMANTICS 5.5).
   std::array<uint8_t, kFmtCount> nan_canonical_ones{};
@@ -45,10 +54,14 @@ struct Policies {
   double nan_finite_value = 0;
   bool e8m0_below_nan = false;          // 0 < |x| < 2^-127: false = clamp_min
   bool e8m0_zero_nan = false;           // zero: false = 0x00
+  bool e8m0_zero_min_if_satfinite = false;      // zero: 0x00 under finite, NaN under none (overrides)
+  bool e8m0_negative_min_if_satfinite = false;  // finite negative: 0x00 under finite, else NaN; -Inf NaN
+  bool satfinite_inf_as_none = false;   // 5.6: saturation finite treats an Inf as saturation none does
   bool e8m0_lowest_binade_rounds_up = false;  // rne/rna: (2^-127, 2^-126) -> 0x01
   bool e8m0_negative_magnitude = false;  // false = nan
   bool e8m0_ties_up = false;            // false = even
   bool int8_minus2 = false;
+  bool operator==(const Policies&) const = default;
 };
 
 struct Outcome {

@@ -4,6 +4,7 @@
 // across, and builds the dialect variants the suites run against it.
 #pragma once
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -33,12 +34,19 @@ inline oracle::Policies to_oracle(const Dialect& d) {
     p.nan_payload[o] = static_cast<oracle::Policies::Payload>(static_cast<int>(d.nan_payload[i]));
     p.nan_canonical_ones[o] = d.nan_canonical_ones[i];
   }
+  p.nan_payload_path_count = d.nan_payload_path_count;
+  for (int i = 0; i < d.nan_payload_path_count && i < kMaxNanPayloadPaths; ++i)
+    p.nan_payload_paths[i] = {to_oracle(d.nan_payload_paths[i].src), to_oracle(d.nan_payload_paths[i].dst),
+                              static_cast<oracle::Policies::Payload>(static_cast<int>(d.nan_payload_paths[i].payload))};
   p.nan_to_finite = static_cast<oracle::Policies::NanToFinite>(static_cast<int>(d.nan_to_finite));
   p.nan_finite_value = d.nan_finite_value;
   p.e8m0_below_nan = d.e8m0_below == E8m0Below::nan;
   p.e8m0_zero_nan = d.e8m0_zero == E8m0Zero::nan;
+  p.e8m0_zero_min_if_satfinite = d.e8m0_zero == E8m0Zero::min_if_satfinite;
   p.e8m0_lowest_binade_rounds_up = d.e8m0_lowest_binade_rounds_up;
   p.e8m0_negative_magnitude = d.e8m0_negative == E8m0Negative::magnitude;
+  p.e8m0_negative_min_if_satfinite = d.e8m0_negative == E8m0Negative::min_if_satfinite;
+  p.satfinite_inf_as_none = d.satfinite_inf == SatfiniteInf::as_none;
   p.e8m0_ties_up = d.e8m0_ties == E8m0Ties::up;
   p.int8_minus2 = d.int8_minus2;
   return p;
@@ -73,11 +81,19 @@ struct PolicySet {
   Dialect dialect;
 };
 
-/// Every built-in dialect's policies, and variants that flip the remaining knobs, so each
-/// policy value is checked against the oracle on every input.
+/// Every built-in dialect's policies (once per distinct set: cuda-sm90 and cuda-sm100 convert
+/// as cuda, transformer-engine-2025 as transformer-engine and torchao-pre-178817 as torchao
+/// once every mode and saturation is allowed), and variants that flip the remaining knobs, so
+/// each policy value is checked against the oracle on every input.
 inline std::vector<PolicySet> policy_sets() {
   std::vector<PolicySet> v;
-  for (const Dialect& d : all_dialects()) v.push_back({std::string(d.name), policies_only(d)});
+  std::vector<oracle::Policies> seen;
+  for (const Dialect& d : all_dialects()) {
+    const oracle::Policies p = to_oracle(d);
+    if (std::find(seen.begin(), seen.end(), p) != seen.end()) continue;
+    seen.push_back(p);
+    v.push_back({std::string(d.name), policies_only(d)});
+  }
   Dialect a = policies_only(ocp_dialect());
   a.nan_sign = NanSign::positive;
   a.nan_payload.fill(NanPayload::preserve);
@@ -98,6 +114,21 @@ inline std::vector<PolicySet> policy_sets() {
   c.e8m0_below = E8m0Below::nan;
   c.e8m0_lowest_binade_rounds_up = true;
   v.push_back({"variant-c", c});
+  // The values issue 15 added, in combinations no built-in dialect has: Inf kept under saturation
+  // finite with e8m0 negatives by magnitude; exact and signalling_one as destination rules and as
+  // paths from 16-bit sources and element codes.
+  Dialect e = policies_only(ocp_dialect());
+  e.satfinite_inf = SatfiniteInf::as_none;
+  e.e8m0_negative = E8m0Negative::magnitude;
+  e.e8m0_zero = E8m0Zero::min_if_satfinite;
+  e.nan_payload.fill(NanPayload::exact);
+  e.nan_payload[static_cast<int>(FormatId::f16)] = NanPayload::signalling_one;
+  e.nan_payload_paths[0] = {FormatId::f16, FormatId::f32, NanPayload::signalling_one};
+  e.nan_payload_paths[1] = {FormatId::bf16, FormatId::e5m2, NanPayload::preserve};
+  e.nan_payload_paths[2] = {FormatId::e5m2, FormatId::bf16, NanPayload::all_ones};
+  e.nan_payload_paths[3] = {FormatId::e8m0, FormatId::f64, NanPayload::exact};
+  e.nan_payload_path_count = 4;
+  v.push_back({"variant-e", e});
   return v;
 }
 

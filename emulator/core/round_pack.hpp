@@ -103,23 +103,33 @@ SOFTMX_INLINE std::uint64_t max_magnitude(const Format& f, bool sign, const Dial
   return f.max_finite_magnitude() + (minus2 ? 1 : 0);
 }
 
-/// A NaN of `f` (which has NaN) for a NaN or NaN-producing input of this sign and payload
-/// (SEMANTICS 5.5).
-SOFTMX_INLINE std::uint64_t nan_code(const Format& f, bool sign, std::uint64_t payload, const Dialect& d) {
+/// A NaN of `f` (which has NaN) for a NaN or NaN-producing input of this sign and payload (the
+/// source fraction, left-aligned), with the fraction rule `rule` (SEMANTICS 5.5).
+SOFTMX_INLINE std::uint64_t nan_code_with(const Format& f, bool sign, std::uint64_t payload, NanPayload rule,
+                                          const Dialect& d) {
   const bool s = d.nan_sign == NanSign::negative || (d.nan_sign == NanSign::preserve && sign);
   std::uint64_t mag = f.all_ones_magnitude();  // fn formats: their single NaN
   if (f.specials == Specials::ieee) {
     const int m = f.man_bits;
     const std::uint64_t quiet = std::uint64_t{1} << (m - 1);
     std::uint64_t frac = quiet;
-    switch (d.nan_payload[static_cast<int>(f.id)]) {
+    switch (rule) {
       case NanPayload::canonical: break;
       case NanPayload::preserve: frac |= payload >> (64 - m); break;
       case NanPayload::all_ones: frac = low_mask(m); break;
+      case NanPayload::exact:  // the bits as they are; all zero would read as Inf
+        if (const std::uint64_t kept = payload >> (64 - m); kept != 0) frac = kept;
+        break;
+      case NanPayload::signalling_one: frac = 1; break;
     }
     mag = (low_mask(f.exp_bits) << m) | frac;
   }
   return pack(f, s, mag);
+}
+
+/// nan_code_with the destination's own rule, nan_payload[f].
+SOFTMX_INLINE std::uint64_t nan_code(const Format& f, bool sign, std::uint64_t payload, const Dialect& d) {
+  return nan_code_with(f, sign, payload, d.nan_payload[static_cast<int>(f.id)], d);
 }
 
 SOFTMX_INLINE std::uint64_t inf_code(const Format& f, bool sign) {
@@ -213,7 +223,15 @@ SOFTMX_INLINE Result round_pack_inline(const Format& f, const Unpacked& in, cons
 
   // Unsigned destination (e8m0): negative non-zero values (SEMANTICS 5.4).
   if (!f.is_signed() && sign && (in.cls == ValueClass::finite || in.cls == ValueClass::inf)) {
-    if (d.e8m0_negative == E8m0Negative::nan) return {nan_code(f, false, 0, d), flag::invalid};
+    switch (d.e8m0_negative) {
+      case E8m0Negative::nan: return {nan_code(f, false, 0, d), flag::invalid};
+      case E8m0Negative::min_if_satfinite:
+        // ml_dtypes: kSaturate ? lowest() : quiet_NaN(), tested after its Inf test (-Inf: NaN).
+        if (in.cls == ValueClass::inf || c.saturation != Saturation::finite)
+          return {nan_code(f, false, 0, d), flag::invalid};
+        return {pack(f, false, 0), Flags(flag::invalid | flag::inexact)};
+      case E8m0Negative::magnitude: break;
+    }
     sign = false;
     extra = flag::invalid;
   }
@@ -243,7 +261,8 @@ SOFTMX_INLINE Result round_pack_inline(const Format& f, const Unpacked& in, cons
       return {0, flag::invalid};
     }
     case ValueClass::inf: {  // SEMANTICS 5.6
-      if (c.saturation == Saturation::none) {
+      // satfinite_inf as_none: saturation clamps finite overflow only, an Inf converts as under none.
+      if (c.saturation == Saturation::none || d.satfinite_inf == SatfiniteInf::as_none) {
         if (f.has_inf()) return {inf_code(f, sign), extra};
         if (f.has_nan()) return {nan_code(f, sign, 0, d), flag::invalid};
       }
@@ -252,7 +271,9 @@ SOFTMX_INLINE Result round_pack_inline(const Format& f, const Unpacked& in, cons
     case ValueClass::zero: {
       if (f.has_zero()) return {pack(f, sign, 0), 0};
       // No zero (e8m0): SEMANTICS 5.4.
-      if (d.e8m0_zero == E8m0Zero::nan) return {nan_code(f, false, 0, d), flag::invalid};
+      if (d.e8m0_zero == E8m0Zero::nan ||
+          (d.e8m0_zero == E8m0Zero::min_if_satfinite && c.saturation != Saturation::finite))
+        return {nan_code(f, false, 0, d), flag::invalid};
       return {pack(f, false, 0), flag::underflow | flag::inexact};
     }
     case ValueClass::finite: break;
@@ -319,6 +340,11 @@ SOFTMX_INLINE Result convert_inline(const Format& src, const Format& dst, std::u
       u.sign = false;
       u.nan_payload = low_mask(ones) << (64 - ones);
     }
+    // A conversion path with its own NaN fraction rule (nan_payload_paths): the destination has
+    // NaN, so this is what round_pack's NaN case gives, with the path's rule.
+    if (d.nan_payload_path_count > 0 && dst.specials == Specials::ieee)
+      return {nan_code_with(dst, u.sign, u.nan_payload, nan_payload_for_path(d, src.id, dst.id), d),
+              u.nan_quiet ? Flags{0} : flag::invalid};
   }
   return round_pack_inline(dst, u, c, d);
 }

@@ -628,7 +628,8 @@ void convert_consecutive_to(const Plan& plan, std::uint64_t first, std::size_t n
     const std::uint32_t sign = static_cast<std::uint32_t>(binade >> (p.src_width - 1 - p.src_m));
     const int e = static_cast<int>(binade & static_cast<std::uint64_t>(p.src_exp_max));
     if (e8m0 && sign && p.neg_const && e != 0 && e != p.src_exp_max) {
-      // Finite non-zero negatives into E8M0 under E8m0Negative::nan: all the negative class.
+      // Finite non-zero negatives into E8M0 under E8m0Negative::nan or min_if_satfinite: all the
+      // negative class.
       sink.fill(i, len, p.neg.code[1], p.neg.flags[1]);
       i += len;
       continue;

@@ -81,10 +81,14 @@ std::optional<Plan> make_plan(FormatId src, FormatId dst, const Context& ctx, co
   p.snan = by_class(p, exp_ones | 1, sign_bit);
   // A NaN's digits reach the result only as an ieee destination's preserved payload (and not
   // when the dialect first replaces every NaN of this source by one canonical NaN).
-  p.nan_by_class = !(f.specials == Specials::ieee && d.nan_payload[static_cast<int>(dst)] == NanPayload::preserve &&
+  // The rule is the path's where the dialect lists (src, dst) in nan_payload_paths.
+  const NanPayload rule = nan_payload_for_path(d, src, dst);
+  p.nan_by_class = !(f.specials == Specials::ieee && (rule == NanPayload::preserve || rule == NanPayload::exact) &&
                      d.nan_canonical_ones[static_cast<int>(src)] == 0);
   if (!f.is_signed()) {
-    if (d.e8m0_negative == E8m0Negative::nan) {
+    // nan and min_if_satfinite give every finite non-zero negative one result (NaN, or 0x00 under
+    // saturation finite); magnitude rounds |x| and adds invalid.
+    if (d.e8m0_negative != E8m0Negative::magnitude) {
       p.neg_const = true;
       p.neg = by_class(p, static_cast<std::uint64_t>(s.bias) << s.man_bits, sign_bit);  // -1.0
     } else {

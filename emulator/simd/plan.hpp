@@ -50,7 +50,7 @@ struct Plan {
   // Input classes decided by one scalar call each.
   ClassResult zero, inf, qnan, snan;
   bool nan_by_class = true;  ///< false: a NaN's result depends on its payload (scalar per lane)
-  bool neg_const = false;    ///< e8m0 under E8m0Negative::nan: negatives give `neg`
+  bool neg_const = false;    ///< e8m0 under E8m0Negative::nan, min_if_satfinite: finite negatives give `neg`
   ClassResult neg;
   std::uint8_t neg_extra = 0;  ///< e8m0 under E8m0Negative::magnitude: invalid, sign dropped
 

@@ -27,7 +27,8 @@ inline constexpr Rounding kDeterministicRoundings[] = {Rounding::rne, Rounding::
 
 /// What happens to values beyond the largest finite number (docs/SEMANTICS.md section 4).
 enum class Saturation : std::uint8_t {
-  finite,  ///< overflow and Inf give +-max finite (OFP8 SAT, PTX .satfinite)
+  finite,  ///< overflow and Inf give +-max finite (OFP8 SAT, PTX .satfinite); what an Inf gives
+           ///< is the dialect's satfinite_inf (SEMANTICS 5.6: ml_dtypes keeps Inf)
   none,    ///< OFP8 NONSAT, and IEEE 754 7.4: overflow gives Inf, or NaN where there is no Inf
            ///< (e4m3, e8m0); Inf stays Inf
   /// The dialect's default for the destination, DestinationSupport::default_saturation

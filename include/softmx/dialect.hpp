@@ -26,9 +26,28 @@ enum class NanSign : std::uint8_t {
 };
 /// Fraction of a NaN result in an ieee-encoded destination (SEMANTICS 5.5).
 enum class NanPayload : std::uint8_t {
-  canonical,  ///< only the quiet bit set
-  preserve,   ///< the source fraction's leading bits, quiet bit forced on
-  all_ones,   ///< every fraction bit set (CUDA's float-to-half/bfloat16 give 0x7FFF)
+  canonical,       ///< only the quiet bit set
+  preserve,        ///< the source fraction's leading bits, quiet bit forced on
+  all_ones,        ///< every fraction bit set (CUDA's float-to-half/bfloat16 give 0x7FFF)
+  exact,           ///< the source fraction's leading bits as they are, quiet bit not forced (a
+                   ///< signalling NaN stays signalling); the quiet bit only when they are all zero
+                   ///< (ml_dtypes' direct float8_e5m2 -> Eigen::half: the code shifted left 8)
+  signalling_one,  ///< quiet bit clear, only the last fraction bit set: f32 0x7F800001 (PyTorch's
+                   ///< Float8_e8m0fnu -> float for 0xFF)
+};
+/// A NaN input read from `src` and written to `dst` takes `payload` instead of the destination's
+/// nan_payload (SEMANTICS 5.5): a conversion path with its own NaN rule.
+struct NanPayloadPath {
+  FormatId src = FormatId::f64;
+  FormatId dst = FormatId::f64;
+  NanPayload payload = NanPayload::canonical;
+};
+inline constexpr int kMaxNanPayloadPaths = 4;
+/// What saturation finite does to an infinite input (SEMANTICS 5.6).
+enum class SatfiniteInf : std::uint8_t {
+  max_finite,  ///< +-max finite with invalid (OFP8 SAT, PTX .satfinite)
+  as_none,     ///< as under saturation none: saturation clamps finite overflow only (ml_dtypes'
+               ///< ConvertFrom<kSaturate = true>: Inf stays Inf, e4m3 and e8m0 give NaN)
 };
 /// What a NaN becomes in a format without NaN (e3m2, e2m3, e2m1, int8). Always invalid.
 enum class NanToFinite : std::uint8_t {
@@ -44,9 +63,20 @@ enum class NanToFinite : std::uint8_t {
 /// E8M0 for 0 < |x| < 2^-127 (SEMANTICS 5.4).
 enum class E8m0Below : std::uint8_t { clamp_min, nan };
 /// E8M0 for zero (SEMANTICS 5.4).
-enum class E8m0Zero : std::uint8_t { min_scale, nan };
+enum class E8m0Zero : std::uint8_t {
+  min_scale,
+  nan,
+  min_if_satfinite,  ///< min_scale under saturation finite, nan under none (ml_dtypes'
+                     ///< kSaturate ? denorm_min() : quiet_NaN())
+};
 /// E8M0 for negative non-zero inputs (SEMANTICS 5.4).
-enum class E8m0Negative : std::uint8_t { nan, magnitude };
+enum class E8m0Negative : std::uint8_t {
+  nan,
+  magnitude,
+  min_if_satfinite,  ///< a finite negative gives 0x00 (2^-127) under saturation finite, NaN under
+                     ///< none; -Inf gives NaN under both (ml_dtypes' kSaturate ? lowest() :
+                     ///< quiet_NaN(), after its Inf test)
+};
 /// E8M0 ties under rne (SEMANTICS 5.4).
 enum class E8m0Ties : std::uint8_t { even, up };
 
@@ -156,6 +186,10 @@ struct Dialect {
   NanSign nan_sign = NanSign::preserve;
   /// Per destination format (indexed by FormatId; only ieee-encoded ones have a choice).
   std::array<NanPayload, kFormatCount> nan_payload{};
+  /// Conversion paths whose NaN fraction rule differs from nan_payload[dst] (the first
+  /// nan_payload_path_count entries; see nan_payload_for_path).
+  std::array<NanPayloadPath, kMaxNanPayloadPaths> nan_payload_paths{};
+  std::uint8_t nan_payload_path_count = 0;
   /// Per source format (indexed by FormatId): 0 keeps a NaN input as it is; n > 0 first
   /// replaces it by the positive quiet NaN whose fraction starts with n ones, which is what an
   /// implementation that widens through another format produces (CUDA's float paths turn every
@@ -167,6 +201,7 @@ struct Dialect {
   E8m0Zero e8m0_zero = E8m0Zero::min_scale;
   E8m0Negative e8m0_negative = E8m0Negative::nan;
   E8m0Ties e8m0_ties = E8m0Ties::even;
+  SatfiniteInf satfinite_inf = SatfiniteInf::max_finite;
   /// E8M0 under rne/rna: every value in (2^-127, 2^-126) rounds up to 2^-126, as PyTorch's and
   /// ml_dtypes' casts do (they round on the bits of an f32 subnormal, whose implicit bit is 0).
   bool e8m0_lowest_binade_rounds_up = false;
@@ -203,6 +238,15 @@ constexpr Context resolve(const Dialect& dialect, FormatId dst, Context ctx) {
   return ctx;
 }
 
+/// The NaN fraction rule for a NaN input read from `src` and written to `dst`: the matching entry
+/// of the dialect's nan_payload_paths, else nan_payload[dst] (SEMANTICS 5.5).
+constexpr NanPayload nan_payload_for_path(const Dialect& dialect, FormatId src, FormatId dst) {
+  for (int i = 0; i < dialect.nan_payload_path_count && i < kMaxNanPayloadPaths; ++i)
+    if (dialect.nan_payload_paths[i].src == src && dialect.nan_payload_paths[i].dst == dst)
+      return dialect.nan_payload_paths[i].payload;
+  return dialect.nan_payload[static_cast<int>(dst)];
+}
+
 /// Why `dialect` cannot convert into `dst` under `ctx` (its saturation resolved first), or
 /// nullopt when it can.
 /// The message names the dialect, the destination and the modes it does accept.
@@ -216,6 +260,7 @@ std::string_view name(E8m0Below);
 std::string_view name(E8m0Zero);
 std::string_view name(E8m0Negative);
 std::string_view name(E8m0Ties);
+std::string_view name(SatfiniteInf);
 std::string_view name(ZeroBlockScale);
 std::string_view name(NanBlock);
 std::string_view name(InfBlock);

@@ -118,8 +118,16 @@ std::vector<std::string> policy_differences(const Dialect& a, const Dialect& b, 
   const bool to_e8m0 = h.operation == Operation::convert && h.to == FormatId::e8m0;
   const Format& df = format(dst);
   add("nan_sign", name(b.nan_sign), name(a.nan_sign));
-  if (df.specials == Specials::ieee)
+  if (df.specials == Specials::ieee) {
     add("nan_payload", name(b.nan_payload[static_cast<int>(dst)]), name(a.nan_payload[static_cast<int>(dst)]));
+    // A conversion path with its own NaN rule (ml_dtypes-cpp's half <-> e5m2, PyTorch's e8m0 -> f32).
+    if (h.operation == Operation::convert) {
+      const std::string path = "nan_payload_paths " + std::string(format(h.from).name) + "->" + std::string(df.name);
+      add(path.c_str(), name(nan_payload_for_path(b, h.from, dst)), name(nan_payload_for_path(a, h.from, dst)));
+    }
+  }
+  // What saturation finite does to an Inf input (ml_dtypes' kSaturate keeps Inf).
+  add("satfinite_inf", name(b.satfinite_inf), name(a.satfinite_inf));
   if (df.specials == Specials::none && !to_e8m0) add("nan_to_finite", name(b.nan_to_finite), name(a.nan_to_finite));
   if (a.nan_canonical_ones[static_cast<int>(h.from)] != b.nan_canonical_ones[static_cast<int>(h.from)])
     out.push_back("nan_canonical_ones for " + std::string(format(h.from).name) + " " +
