@@ -306,4 +306,96 @@ TEST(Identify, ListsWhatTheBestStillDisagreesOn) {
   EXPECT_NE(r.out.find("none of the"), std::string::npos) << r.out;
 }
 
+// Issue 15: a results file made by each new behaviour is told apart from ocp (and from its
+// sibling dialect) by `identify`, with the policy that differs named.
+std::string identify_file(const std::string& dir, const std::string& file, const std::string& text) {
+  write_file(dir + "/" + file, text);
+  const auto r = run_cli("identify --top 3 " + dir + "/" + file);
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  return r.out;
+}
+
+std::vector<std::uint64_t> f32_with_specials() {
+  std::vector<std::uint64_t> v = some_f32_inputs();
+  for (std::uint64_t x : {0x7F800000u, 0xFF800000u, 0x447A0000u /* 1000 */, 0xC47A0000u, 0x43EB0000u /* 470 */,
+                          0x00000000u, 0x80000000u, 0xC0400000u /* -3 */, 0x7F7FFFFFu, 0x40400000u /* 3 */})
+    v.push_back(x);
+  return v;
+}
+
+TEST(Identify, Issue15MlDtypesSaturatingCast) {
+  const std::string dir = scratch_dir("identify15");
+  Context fin;
+  fin.saturation = Saturation::finite;
+  for (FormatId dst : {FormatId::e4m3, FormatId::e5m2, FormatId::e8m0}) {
+    const std::string head = header("operation = convert\nfrom = f32\nto = " + std::string(format(dst).name) +
+                                    "\nrounding = rne\nsaturation = finite\ntininess = after\ndialect = ocp\n");
+    const std::string out = identify_file(
+        dir, "ml" + std::string(format(dst).name) + ".vec",
+        head + case_lines(FormatId::f32, dst, f32_with_specials(), fin, *find_dialect("ml_dtypes")));
+    EXPECT_NE(out.find("best: rne finite, dialects ml_dtypes, ml_dtypes-cpp: agrees on every case"), std::string::npos)
+        << out;
+    EXPECT_NE(out.find(dst == FormatId::e8m0 ? "e8m0_negative min_if_satfinite (ocp: nan)"
+                                             : "satfinite_inf as_none (ocp: max_finite)"),
+              std::string::npos)
+        << out;
+  }
+}
+
+TEST(Identify, Issue15MlDtypesCppHalfToE5m2) {
+  const std::string dir = scratch_dir("identify15");
+  Context none;
+  none.saturation = Saturation::none;
+  const std::string head = header(
+      "operation = convert\nlayout = runs\nfrom = f16\nto = e5m2\nrounding = rne\nsaturation = none\n"
+      "tininess = after\ndialect = ocp\nfirst = 0000\nlast = FFFF\n");
+  const std::string out =
+      identify_file(dir, "cpp.runs", head + run_lines(FormatId::f16, FormatId::e5m2, none, *find_dialect("ml_dtypes-cpp")));
+  EXPECT_NE(out.find("dialect ml_dtypes-cpp: agrees on every input"), std::string::npos) << out;
+  EXPECT_NE(out.find("nan_payload_paths f16->e5m2 preserve (ocp: canonical)"), std::string::npos) << out;
+  // ml_dtypes (through float) is not among the best: it disagrees on the NaNs.
+  EXPECT_EQ(out.find("dialects ml_dtypes,"), std::string::npos) << out;
+}
+
+TEST(Identify, Issue15TorchE8m0Decode) {
+  const std::string dir = scratch_dir("identify15");
+  Context none;
+  none.saturation = Saturation::none;
+  const std::string head = header(
+      "operation = convert\nlayout = runs\nfrom = e8m0\nto = f32\nrounding = rne\nsaturation = none\n"
+      "tininess = after\ndialect = ocp\nfirst = 00\nlast = FF\n");
+  std::string body;
+  for (std::uint64_t x = 0; x < 256; ++x) {
+    const Result r = convert(FormatId::e8m0, FormatId::f32, x, none, *find_dialect("torchao"));
+    body += cli::hex(x, 2) + " " + cli::hex(r.code, 8) + " " + cli::hex(r.flags, 2) + "\n";
+  }
+  (void)head;
+  const std::string vhead = header(
+      "operation = convert\nfrom = e8m0\nto = f32\nrounding = rne\nsaturation = none\ntininess = after\ndialect = ocp\n");
+  const std::string out = identify_file(dir, "e8m0.vec", vhead + body);
+  EXPECT_NE(out.find("torchao"), std::string::npos) << out;
+  EXPECT_NE(out.find("nan_payload_paths e8m0->f32 signalling_one (ocp: canonical)"), std::string::npos) << out;
+}
+
+TEST(Identify, Issue15TorchE4m3BeforeAndAfterPr178817) {
+  const std::string dir = scratch_dir("identify15");
+  const std::string head = header(
+      "operation = convert\nfrom = f32\nto = e4m3\nrounding = rne\nsaturation = finite\ntininess = after\n"
+      "dialect = torchao\n");
+  Context none, fin;
+  none.saturation = Saturation::none;
+  fin.saturation = Saturation::finite;
+  // Before the PR the cast does not saturate: identify names saturation none (torchao-pre-178817).
+  std::string out = identify_file(
+      dir, "pre.vec", head + case_lines(FormatId::f32, FormatId::e4m3, f32_with_specials(), none,
+                                        *find_dialect("torchao-pre-178817")));
+  EXPECT_NE(out.find("torchao-pre-178817"), std::string::npos) << out;
+  EXPECT_NE(out.find("saturation none instead of finite"), std::string::npos) << out;
+  // After it, the header's own settings agree.
+  out = identify_file(dir, "post.vec",
+                      head + case_lines(FormatId::f32, FormatId::e4m3, f32_with_specials(), fin, *find_dialect("torchao")));
+  EXPECT_NE(out.find("best: rne finite"), std::string::npos) << out;
+  EXPECT_NE(out.find("torchao"), std::string::npos) << out;
+}
+
 }  // namespace
