@@ -69,6 +69,16 @@ int cmd_dialects(int argc, char** argv) {
         canon.append(" ").append(f.name).append("=").append(std::to_string(d.nan_canonical_ones[i]));
     }
     out.printf("  nan_payload   %s\n", payload.c_str());
+    std::string paths;
+    for (int i = 0; i < d.nan_payload_path_count && i < kMaxNanPayloadPaths; ++i)
+      paths.append(" ")
+          .append(format(d.nan_payload_paths[i].src).name)
+          .append("->")
+          .append(format(d.nan_payload_paths[i].dst).name)
+          .append("=")
+          .append(name(d.nan_payload_paths[i].payload));
+    out.printf("  nan_payload_paths %s\n", paths.empty() ? " none" : paths.c_str());
+    out.printf("  satfinite_inf %s\n", std::string(name(d.satfinite_inf)).c_str());
     out.printf("  nan_canonical_ones %s\n", canon.empty() ? " none" : canon.c_str());
     // What --sat (and the library's Context) defaults to, per destination (SEMANTICS 4.1).
     std::string sat_none, sat_finite;

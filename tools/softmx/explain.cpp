@@ -128,6 +128,9 @@ std::string finite_reason(const ExplainInput& in, const Neighbours& nb, const Fo
     if (out.cls == ValueClass::nan)
       return "the input is negative and " + std::string(dst.name) + " has no sign: " + dialect_phrase(d) +
              " gives NaN (e8m0_negative = " + std::string(name(d.e8m0_negative)) + ")";
+    if (d.e8m0_negative == E8m0Negative::min_if_satfinite)  // ml_dtypes' kSaturate ? lowest() : NaN
+      return "the input is negative and " + std::string(dst.name) + " has no sign: " + dialect_phrase(d) +
+             " gives its lowest value " + code + " under saturation finite (e8m0_negative = min_if_satfinite)";
     prefix = "the input is negative and " + std::string(dst.name) + " has no sign: " + dialect_phrase(d) +
              " takes its magnitude (e8m0_negative = " + std::string(name(d.e8m0_negative)) + "); ";
   }
