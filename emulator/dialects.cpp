@@ -77,6 +77,8 @@ constexpr Dialect make_ocp() {
   d.block.inf_block = InfBlock::nan_scale;
   d.block.nan_scale_elements = NanScaleElements::zero;
   d.block.scale_overflow = ScaleOverflow::nan;
+  // Runtime formats: the same rules as the named ones, every mode and saturation.
+  d.runtime = {};
   return d;
 }
 
@@ -132,6 +134,8 @@ constexpr Dialect make_cuda() {
   d.block.inf_block = InfBlock::max_scale;
   d.block.nan_scale_elements = NanScaleElements::nan;
   d.block.scale_overflow = ScaleOverflow::clamp;
+  d.runtime.refused = "NVIDIA's conversion functions and cvt instructions exist only for the named formats "
+                      "(e4m3, e5m2, e3m2, e2m3, e2m1, e8m0, f16, bf16, f32, f64)";
   return d;
 }
 
@@ -239,6 +243,12 @@ constexpr Dialect make_torchao() {
   d.block.rceil_f32_reciprocal = true;
   d.block.even_f32_overflow_nan = true;
   d.block.element_scaling = ElementScaling::f32_reciprocal;
+  // Runtime formats: _f32_to_fpx_unpacked(x, ebits, mbits) takes any ebits/mbits, without Inf
+  // or NaN (the FP6/FP4 path); PyTorch's float8 dtypes are a closed set.
+  d.runtime.specials = specials_bit(Specials::none);
+  d.runtime.support = {rn, kFinite,
+                       "torchao converts runtime formats only through _f32_to_fpx_unpacked(x, ebits, mbits): no Inf or "
+                       "NaN (specials=none), round to nearest even, saturating"};
   return d;
 }
 
@@ -271,6 +281,9 @@ constexpr Dialect make_ml_dtypes() {
     set(d.support, f, {bits({Rounding::rne}), kAllSaturations, why, Rounding::rne, Saturation::none});
   unsupported(d.support, FormatId::int8, "ml_dtypes has no MXINT8 type");
   d.block.unsupported = "ml_dtypes has scalar types only, no block quantization";
+  // Runtime formats: ConvertImpl is one template over every float8 type's traits (bias,
+  // specials, signedness), with the same rounding and saturation as the named types.
+  d.runtime.support = {bits({Rounding::rne}), kAllSaturations, why, Rounding::rne, Saturation::none};
   return d;
 }
 
@@ -308,6 +321,14 @@ constexpr Dialect make_microxcaling() {
   d.block.scale_overflow = ScaleOverflow::nan;
   d.block.element_rounding = Rounding::rna;
   d.block.element_saturation = Saturation::finite;
+  // Runtime formats: _quantize_elemwise_core(A, bits, exp_bits, max_norm) takes any element
+  // shape (its int4, int2 and FP6/FP4 use it), without Inf or NaN codes.
+  d.runtime.specials = specials_bit(Specials::none);
+  d.runtime.support = {modes, kFinite,
+                       "microxcaling's _quantize_elemwise_core serves any exp_bits/mbits without Inf or NaN "
+                       "(specials=none); it rounds \"nearest\" (ties away), \"even\" or \"floor\" and always "
+                       "saturates",
+                       Rounding::rna, Saturation::finite};
   return d;
 }
 
@@ -374,6 +395,7 @@ constexpr Dialect make_transformer_engine_2025() {
               "docs/research/block-dialects.md section 4, transformer-engine-recipes.md section 3";
   d.block.element_scaling = ElementScaling::te_int_reciprocal;
   d.block.dequant_scaling = DequantScaling::te_bits;
+  d.runtime.refused = "TransformerEngine quantizes only to e4m3, e5m2 and e2m1 (NVFP4) with e8m0 or e4m3 scales";
   return d;
 }
 
@@ -412,6 +434,10 @@ constexpr Dialect make_gfloat() {
   d.block.inf_block = InfBlock::max_scale;
   d.block.nan_scale_elements = NanScaleElements::nan;
   d.block.scale_overflow = ScaleOverflow::clamp;
+  // Runtime formats: FormatInfo describes any format (bits, precision, bias, signedness, Infs,
+  // NaNs, negative zero: format_info_p3109 is FNUZ-like), encoded as the named ones.
+  d.runtime.support = {modes, kAllSaturations, why};
+  d.runtime.nan_payload = NanPayload::all_ones;
   return d;
 }
 
@@ -457,6 +483,29 @@ std::optional<std::string> unsupported_reason(const Dialect& d, FormatId dst, co
   if (!(s.saturations & saturation_bit(ctx.saturation)))
     return where + " with saturation " + std::string(name(ctx.saturation)) + " (" + std::string(s.why) + ")";
   return std::nullopt;
+}
+
+std::optional<std::string> unsupported_reason(const Dialect& d, const Format& dst, const Context& given) {
+  if (dst.is_named()) return unsupported_reason(d, dst.id, given);
+  const Context ctx = resolve(d, dst, given);
+  const RuntimeFormatPolicy& r = d.runtime;
+  const std::string where = "dialect " + std::string(d.name) + " cannot convert to the runtime format " +
+                            std::string(dst.name);
+  if (!r.refused.empty()) return where + " (" + std::string(r.refused) + ")";
+  if (!(r.specials & specials_bit(dst.specials))) return where + " (" + std::string(r.support.why) + ")";
+  const DestinationSupport& s = r.support;
+  if (!(s.roundings & rounding_bit(ctx.rounding)))
+    return where + " with rounding " + std::string(name(ctx.rounding)) + " (" + std::string(s.why) +
+           "); it supports: " + rounding_list(s.roundings);
+  if (!(s.saturations & saturation_bit(ctx.saturation)))
+    return where + " with saturation " + std::string(name(ctx.saturation)) + " (" + std::string(s.why) + ")";
+  return std::nullopt;
+}
+
+std::optional<std::string> unsupported_source_reason(const Dialect& d, const Format& src) {
+  if (src.is_named() || d.runtime.refused.empty()) return std::nullopt;
+  return "dialect " + std::string(d.name) + " cannot read the runtime format " + std::string(src.name) + " (" +
+         std::string(d.runtime.refused) + ")";
 }
 
 std::string_view name(NanSign v) {
