@@ -66,6 +66,7 @@ constexpr DefaultRow kDefaults[] = {
     {"transformer-engine", "NNNN" "FFFFFFF"},
     {"transformer-engine-2025", "NNNN" "FFFFFFF"},
     {"gfloat", "NNNN" "FFFFFFF"},
+    {"amd-gfx942", "NNNN" "FFFFFFF"},     // the MX formats are refused (unsupported()); e4m3fnuz, e5m2fnuz: none
 };
 
 TEST(SaturationDefaults, EveryDialectAndDestinationPinned) {

@@ -441,11 +441,78 @@ constexpr Dialect make_gfloat() {
   return d;
 }
 
-const std::array<Dialect, 10> kDialects = {make_ocp(),          make_cuda(),
+// ---------------------------------------------------------------------------------------------
+// amd-gfx942: what an MI300 (gfx940/941/942) computes through its FP8 conversion instructions
+// v_cvt_pk_{fp8,bf8}_f32 (RNE) and v_cvt_sr_{fp8,bf8}_f32 (stochastic), which on gfx94x read and
+// write only the FNUZ encodings (HIP amd_hip_fp8.h:41-44, 145-160; MLIR ArithToAMDGPU match()).
+// Inferred from AMD's code and LLVM's, not measured: docs/research/amd-fnuz.md sections 2 and 4;
+// docs/DIALECTS.md "amd-gfx942" marks each point.
+constexpr std::string_view kGfx942Formats[] = {"e4m3fnuz", "e5m2fnuz"};
+
+constexpr Dialect make_amd_gfx942() {
+  Dialect d;
+  d.name = "amd-gfx942";
+  d.summary = "AMD MI300 (gfx942) FP8 instructions: e4m3fnuz/e5m2fnuz only, RNE or SR, no saturation, NaN 0x80; "
+              "inferred, not measured";
+  d.sources = "ROCm/clr amd_hip_fp8.h @f9f995c (HIP_FP8_TYPE_FNUZ 41-44, __hip_cvt_float_to_fp8 device path 519-545); "
+              "composable_kernel ck_tile float8.hpp @03fe5f1 (cast_to_f8_from_f32); llvm-project ArithToAMDGPU.cpp "
+              "@0272474 (clampInput, TruncFToFloat8RewritePattern); LLVM gfx940 MC tests; docs/research/amd-fnuz.md";
+  // One NaN, 0x80, for every NaN and NaN-making input (nan_sign does not apply to fnuz). A NaN
+  // decoded into f32 (v_cvt_f32_fp8 of 0x80): its bits are undocumented; softmx gives the
+  // positive canonical NaN 0x7FC00000 (unverified, research 2.2).
+  d.nan_sign = NanSign::positive;
+  d.nan_payload.fill(NanPayload::canonical);
+  d.nan_to_finite = NanToFinite::positive_max;  // unused: every destination it has holds NaN
+  d.support = all_supported();
+  constexpr std::string_view no_ocp =
+      "gfx942 converts FP8 only in the FNUZ encodings (e4m3fnuz, e5m2fnuz); its instructions have no OCP mode";
+  unsupported(d.support, FormatId::e4m3, no_ocp);
+  unsupported(d.support, FormatId::e5m2, no_ocp);
+  constexpr std::string_view no_insn = "gfx942 has no conversion instruction for FP6, FP4, MXINT8 or E8M0";
+  for (FormatId f : {FormatId::e3m2, FormatId::e2m3, FormatId::e2m1, FormatId::int8, FormatId::e8m0})
+    unsupported(d.support, f, no_insn);
+  // Blocks: gfx942 has no MX instruction; AMD's MX software (aiter) is not this dialect.
+  d.block.unsupported = "gfx942 has no MX block instruction (AMD's MX software, aiter, rounds its scales up: "
+                        "docs/DIALECTS.md, amd-gfx942)";
+  // Runtime formats: e4m3fnuz and e5m2fnuz (kGfx942Formats, checked in unsupported_reason).
+  // v_cvt_pk_* rounds to nearest even; v_cvt_sr_* adds random bits below the kept mantissa
+  // (which seed bits: research 2.4, unverified). The instruction does not saturate: overflow
+  // gives 0x80 after rounding (248 and above for e4m3fnuz; research 2.4, unverified against
+  // rocBLAS's model). HIP's __HIP_SATFINITE and CK's clip clamp finite inputs in software first;
+  // that equals saturation finite except for Inf, which the clamp passes (HIP 521) and which
+  // then gives 0x80, a rule the core lacks: saturation finite is not offered (docs/DIALECTS.md).
+  d.runtime.specials = specials_bit(Specials::fnuz);
+  d.runtime.support = {bits({Rounding::rne, Rounding::rs}), kNone,
+                       "gfx942's FP8 instructions v_cvt_pk_{fp8,bf8}_f32 (rne) and v_cvt_sr_{fp8,bf8}_f32 (rs) "
+                       "produce only e4m3fnuz and e5m2fnuz, without saturation",
+                       Rounding::rne, Saturation::none};
+  return d;
+}
+
+const std::array<Dialect, 11> kDialects = {make_ocp(),          make_cuda(),
                                            make_cuda_sm90(),    make_cuda_sm100(),
                                            make_torchao(),      make_ml_dtypes(),
                                            make_microxcaling(), make_transformer_engine(),
-                                           make_gfloat(),       make_transformer_engine_2025()};
+                                           make_gfloat(),       make_transformer_engine_2025(),
+                                           make_amd_gfx942()};
+
+// The runtime formats a dialect restricts itself to, by canonical spec (empty: every one its
+// RuntimeFormatPolicy admits). A table here until RuntimeFormatPolicy carries it.
+struct RuntimeOnly {
+  std::string_view dialect;
+  std::span<const std::string_view> specs;
+};
+constexpr RuntimeOnly kRuntimeOnly[] = {{"amd-gfx942", kGfx942Formats}};
+
+bool runtime_listed(const Dialect& d, const Format& f) {
+  for (const RuntimeOnly& r : kRuntimeOnly)
+    if (r.dialect == d.name) {
+      for (std::string_view s : r.specs)
+        if (f.name == s) return true;
+      return false;
+    }
+  return true;
+}
 
 std::string rounding_list(RoundingSet set) {
   std::string s;
@@ -492,7 +559,8 @@ std::optional<std::string> unsupported_reason(const Dialect& d, const Format& ds
   const std::string where = "dialect " + std::string(d.name) + " cannot convert to the runtime format " +
                             std::string(dst.name);
   if (!r.refused.empty()) return where + " (" + std::string(r.refused) + ")";
-  if (!(r.specials & specials_bit(dst.specials))) return where + " (" + std::string(r.support.why) + ")";
+  if (!(r.specials & specials_bit(dst.specials)) || !runtime_listed(d, dst))
+    return where + " (" + std::string(r.support.why) + ")";
   const DestinationSupport& s = r.support;
   if (!(s.roundings & rounding_bit(ctx.rounding)))
     return where + " with rounding " + std::string(name(ctx.rounding)) + " (" + std::string(s.why) +
@@ -503,7 +571,11 @@ std::optional<std::string> unsupported_reason(const Dialect& d, const Format& ds
 }
 
 std::optional<std::string> unsupported_source_reason(const Dialect& d, const Format& src) {
-  if (src.is_named() || d.runtime.refused.empty()) return std::nullopt;
+  if (src.is_named()) return std::nullopt;
+  if (d.runtime.refused.empty() && !runtime_listed(d, src))
+    return "dialect " + std::string(d.name) + " cannot read the runtime format " + std::string(src.name) + " (" +
+           std::string(d.runtime.support.why) + ")";
+  if (d.runtime.refused.empty()) return std::nullopt;
   return "dialect " + std::string(d.name) + " cannot read the runtime format " + std::string(src.name) + " (" +
          std::string(d.runtime.refused) + ")";
 }
