@@ -9,6 +9,11 @@
 //   batch/ISA     Converter::run on each instruction set, with flags and without (flags == null:
 //                 NVIDIA's functions give none, so that is the like-for-like comparison).
 //
+// Runtime formats (docs/SEMANTICS.md 1.1) against the named formats of the same width, same run
+// and inputs: f32 -> e4m3fnuz and e5m2fnuz against e4m3, e3m2:bias=4 against e3m2, e2m2 against
+// e2m1 (batches on each instruction set, with and without flags: the vector lanes reading the
+// destination from the plan), and e4m3fnuz -> f16 against e4m3 -> f16 (the code tables).
+//
 // Inputs: 4096 f32 values from a fixed SplitMix64 stream: magnitudes 2^-12 .. 2^10 (mostly inside
 // E4M3's range, some saturating, some subnormal), random signs and fractions, so branches are
 // not predictable. Every benchmark converts the whole array per iteration (items = values).
@@ -80,17 +85,20 @@ void scalar_loop(benchmark::State& st, FormatId dst, softmx::Context c) {
 }
 
 // Converter::run on one instruction set, with or without flags.
-void batch(benchmark::State& st, FormatId dst, softmx::Context c, Isa isa, bool with_flags) {
+void batch_to(benchmark::State& st, const softmx::Format& dst, softmx::Context c, Isa isa, bool with_flags) {
   const auto& in = inputs();
   std::vector<std::uint8_t> out(kN);
   std::vector<softmx::Flags> flags(kN);
-  const softmx::Converter conv(FormatId::f32, dst, c);
+  const softmx::Converter conv(softmx::format(FormatId::f32), dst, c);
   for (auto _ : st) {
     softmx::run_on(conv, isa, in.data(), out.data(), with_flags ? flags.data() : nullptr, kN);
     benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();
   }
   items(st);
+}
+void batch(benchmark::State& st, FormatId dst, softmx::Context c, Isa isa, bool with_flags) {
+  batch_to(st, softmx::format(dst), c, isa, with_flags);
 }
 
 // Decoding: FP8 codes to f16 (every code about 16 times, shuffled). softmx's batch reads a table
@@ -105,11 +113,11 @@ const std::vector<std::uint8_t>& codes_in() {
   return v;
 }
 
-void decode(benchmark::State& st, FormatId src, bool batch, bool with_flags) {
+void decode_from(benchmark::State& st, const softmx::Format& src, bool batch, bool with_flags) {
   const auto& in = codes_in();
   std::vector<std::uint16_t> out(kN);
   std::vector<softmx::Flags> flags(kN);
-  const softmx::Converter conv(src, FormatId::f16, ctx(softmx::Rounding::rne, softmx::Saturation::none));
+  const softmx::Converter conv(src, softmx::format(FormatId::f16), ctx(softmx::Rounding::rne, softmx::Saturation::none));
   for (auto _ : st) {
     if (batch) {
       conv.run(in.data(), out.data(), with_flags ? flags.data() : nullptr, kN);
@@ -120,6 +128,9 @@ void decode(benchmark::State& st, FormatId src, bool batch, bool with_flags) {
     benchmark::ClobberMemory();
   }
   items(st);
+}
+void decode(benchmark::State& st, FormatId src, bool batch, bool with_flags) {
+  decode_from(st, softmx::format(src), batch, with_flags);
 }
 
 #if defined(SOFTMX_HAVE_MPFR_ORACLE)
@@ -243,6 +254,35 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark((std::string("batch/") + n).c_str(), decode, src, true, false);
     benchmark::RegisterBenchmark((std::string("batch_flags/") + n).c_str(), decode, src, true, true);
   }
+  // Runtime formats against named ones of the same width.
+  struct RuntimeCase {
+    std::string name;
+    FormatId named;
+    std::string spec;
+    softmx::Context c;
+  };
+  const std::vector<RuntimeCase> runtime_cases = {
+      {"e4m3fnuz_vs_e4m3_rne", FormatId::e4m3, "e4m3fnuz", ctx(R::rne, S::finite)},
+      {"e4m3fnuz_vs_e4m3_rz", FormatId::e4m3, "e4m3fnuz", ctx(R::rz, S::finite)},
+      {"e5m2fnuz_vs_e4m3_rne_nosat", FormatId::e4m3, "e5m2fnuz", ctx(R::rne, S::none)},
+      {"e3m2b4_vs_e3m2_rne", FormatId::e3m2, "e3m2:bias=4", ctx(R::rne, S::finite)},
+      {"e3m2b4_vs_e3m2_ru", FormatId::e3m2, "e3m2:bias=4", ctx(R::ru, S::finite)},
+      {"e2m2_vs_e2m1_rne", FormatId::e2m1, "e2m2", ctx(R::rne, S::finite)},
+      {"int4_vs_int8_rne", FormatId::int8, "int4", ctx(R::rne, S::finite)},
+  };
+  for (const RuntimeCase& k : runtime_cases) {
+    const softmx::Format rt = softmx::parse_format_spec(k.spec);
+    for (Isa i : isas)
+      for (bool fl : {false, true}) {
+        const std::string tag = std::string(softmx::name(i)) + (fl ? "_flags/" : "/");
+        benchmark::RegisterBenchmark(("named_" + tag + k.name).c_str(), batch, k.named, k.c, i, fl);
+        benchmark::RegisterBenchmark(("runtime_" + tag + k.name).c_str(), batch_to, rt, k.c, i, fl);
+      }
+  }
+  benchmark::RegisterBenchmark("named_decode/e4m3fnuz_vs_e4m3_to_f16", decode, FormatId::e4m3, true, true);
+  benchmark::RegisterBenchmark("runtime_decode/e4m3fnuz_vs_e4m3_to_f16", decode_from,
+                               softmx::parse_format_spec("e4m3fnuz"), true, true);
+
   benchmark::Initialize(&argc, argv);
   softmx::bench::RateReporter rep("items_per_second");
   benchmark::RunSpecifiedBenchmarks(&rep);
@@ -282,5 +322,23 @@ int main(int argc, char** argv) {
 #else
   std::printf("\nNVIDIA's CUDA headers were not found at build time: no baseline to compare with\n");
 #endif
+  std::printf("\nruntime formats: throughput relative to the named format of the same width (same run, same inputs; "
+              "the target is >= 0.5x)\n  %-28s", "conversion");
+  for (Isa i : isas) std::printf(" %10s %10s", softmx::name(i), (std::string(softmx::name(i)) + "+fl").c_str());
+  std::printf("\n");
+  for (const RuntimeCase& k : runtime_cases) {
+    std::printf("  %-28s", k.name.c_str());
+    for (Isa i : isas)
+      for (bool fl : {false, true}) {
+        const std::string tag = std::string(softmx::name(i)) + (fl ? "_flags/" : "/");
+        const double named = rep.rate["named_" + tag + k.name], runtime = rep.rate["runtime_" + tag + k.name];
+        std::printf(" %9.2fx", named > 0 ? runtime / named : 0.0);
+      }
+    std::printf("\n");
+  }
+  const double dn = rep.rate["named_decode/e4m3fnuz_vs_e4m3_to_f16"];
+  if (dn > 0)
+    std::printf("  %-28s %9.2fx (batch with flags: the code table)\n", "e4m3fnuz_vs_e4m3_to_f16",
+                rep.rate["runtime_decode/e4m3fnuz_vs_e4m3_to_f16"] / dn);
   return 0;
 }

@@ -7,7 +7,10 @@
 //     tininess rule the vector kernels serve;
 //   - a structured f32 sample (every sign and exponent, every leading fraction pattern, ties
 //     and near-ties at every bit position, random tails) under the same settings;
-//   - every one of the 2^32 f32 inputs (test_batch_simd_f32.cpp).
+//   - every one of the 2^32 f32 inputs (test_batch_simd_f32.cpp);
+//   - the same f16/bf16 inputs and f32 sample into runtime destinations of every packing shape
+//     (the same lanes reading the destination's fields from the Plan), under every dialect
+//     that takes runtime formats, and every code of runtime sources through the code tables.
 #include <gtest/gtest.h>
 
 #if defined(__SSE__)
@@ -32,7 +35,7 @@ constexpr FormatId kVectorDestinations[] = {FormatId::e4m3, FormatId::e5m2, Form
                                             FormatId::bf16};
 
 std::string setting(const Converter& c, Isa isa, bool flags) {
-  return std::string(format(c.source()).name) + "->" + std::string(format(c.destination()).name) + " " +
+  return std::string(c.source_format().name) + "->" + std::string(c.destination_format().name) + " " +
          std::string(name(c.context().rounding)) + " " + std::string(name(c.context().saturation)) + " tininess " +
          std::string(name(c.context().tininess)) + " dialect " + std::string(c.dialect().name) + " on " + name(isa) +
          (flags ? " with flags" : " without flags");
@@ -41,7 +44,7 @@ std::string setting(const Converter& c, Isa isa, bool flags) {
 /// Compares every vector instruction set against the scalar loop on `in` (source storage In).
 template <class In>
 void compare_all_isas(const Converter& conv, const std::vector<In>& in, conformance::Tally& t) {
-  const bool wide = format(conv.destination()).width > 8;
+  const bool wide = conv.destination_format().width > 8;
   const std::size_t n = in.size();
   std::vector<std::uint16_t> want(n), got(n);
   std::vector<Flags> want_f(n), got_f(n);
@@ -182,7 +185,7 @@ TEST(BatchSimd, ConsecutiveEqualsScalarEverySetting) {
   auto check = [&](const Converter& conv, std::uint64_t first, std::size_t n) {
     std::vector<std::uint16_t> want(n), got(n);
     std::vector<Flags> want_f(n), got_f(n);
-    const bool wide = format(conv.destination()).width > 8;
+    const bool wide = conv.destination_format().width > 8;
     auto run = [&](Isa isa, std::vector<std::uint16_t>& out, std::vector<Flags>& fl) {
       if (wide) {
         run_consecutive(conv, isa, first, out.data(), fl.data(), n);
@@ -272,6 +275,171 @@ TEST(BatchSimd, EightBitSourcesThroughTheTableEqualScalar) {
                            bad);
                 }
             }
+  t.report();
+}
+
+/// Runtime destinations of every shape the vector kernels distinguish: sign-magnitude (fnuz,
+/// ieee, fn, none; 8 and 16 bits), unsigned (with and without subnormals), two's complement,
+/// fixed point, large and negative biases, no exponent field.
+const char* const kRuntimeVectorDestinations[] = {
+    "e4m3fnuz", "e5m2fnuz", "e4m3b11fnuz", "e3m4",         "float8_e4m3", "e2m2",          "e1m2",
+    "e3m2:bias=4", "ue4m3", "ue5m3",       "ue5m0:subnormals=no", "e3m2:subnormals=no", "int4", "int6",
+    "int12",    "e5m10:bias=14", "e6m9",   "e8m7:specials=fnuz",  "e4m11:bias=100", "e5m3:bias=-10",
+    "e1m5:fixed=yes", "e0m6", "ue7m1",     "e2m1:bias=3:specials=fn"};
+
+/// Every (dialect that takes runtime formats, runtime destination, mode, saturation, tininess).
+template <class F>
+void for_each_runtime_setting(FormatId src, F&& f) {
+  for (const Dialect& d : all_dialects())
+    for (const char* spec : kRuntimeVectorDestinations)
+      for (Rounding r : kDeterministicRoundings)
+        for (Saturation s : {Saturation::finite, Saturation::none})
+          for (Tininess tn : {Tininess::after_rounding, Tininess::before_rounding}) {
+            const Format dst = parse_format_spec(spec);
+            Context c;
+            c.rounding = r;
+            c.saturation = s;
+            c.tininess = tn;
+            if (unsupported_reason(d, dst, c)) continue;
+            const Converter conv(format(src), dst, c, d);
+            ASSERT_TRUE(vectorized(conv)) << setting(conv, Isa::scalar, true);
+            f(conv);
+          }
+}
+
+TEST(BatchSimd, RuntimeDestinationsEqualScalarForEvery16BitInput) {
+  conformance::Tally t("vector batch == scalar, runtime destinations, every f16/bf16 input, every dialect x format x "
+                       "mode x sat x tininess x instruction set, with and without flags");
+  std::vector<std::uint16_t> in(65536 + 13);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::uint16_t>(i * 0x9E37u);
+  for (std::size_t i = 0; i < 65536; ++i) in[i] = static_cast<std::uint16_t>(i);
+  for (FormatId src : {FormatId::f16, FormatId::bf16})
+    for_each_runtime_setting(src, [&](const Converter& conv) { compare_all_isas(conv, in, t); });
+  t.report();
+}
+
+TEST(BatchSimd, RuntimeDestinationsEqualScalarOnStructuredF32Sample) {
+  const std::vector<std::uint32_t> in = f32_sample();
+  conformance::Tally t("vector batch == scalar, runtime destinations, " + std::to_string(in.size()) +
+                       " structured f32 inputs, every dialect x format x mode x sat x tininess x instruction set");
+  for_each_runtime_setting(FormatId::f32, [&](const Converter& conv) { compare_all_isas(conv, in, t); });
+  t.report();
+}
+
+// run_consecutive and consecutive_segments (the sweep's forms) into runtime destinations: every
+// f16 input and f32 windows around binade edges, under ocp.
+TEST(BatchSimd, RuntimeDestinationsConsecutiveEqualScalar) {
+  conformance::Tally t("run_consecutive/segments == scalar, runtime destinations, every f16 input and f32 binade-edge "
+                       "windows, ocp x mode x sat x tininess x instruction set");
+  auto check = [&](const Converter& conv, std::uint64_t first, std::size_t n) {
+    std::vector<std::uint16_t> want(n), got(n);
+    std::vector<Flags> want_f(n), got_f(n);
+    const bool wide = conv.destination_format().width > 8;
+    auto run = [&](Isa isa, std::vector<std::uint16_t>& out, std::vector<Flags>& fl) {
+      if (wide) {
+        run_consecutive(conv, isa, first, out.data(), fl.data(), n);
+      } else {
+        std::vector<std::uint8_t> o8(n);
+        run_consecutive(conv, isa, first, o8.data(), fl.data(), n);
+        for (std::size_t i = 0; i < n; ++i) out[i] = o8[i];
+      }
+    };
+    run(Isa::scalar, want, want_f);
+    for (Isa isa : supported_isas()) {
+      if (isa == Isa::scalar) continue;
+      run(isa, got, got_f);
+      std::size_t bad = 0;
+      for (std::size_t i = 0; i < n; ++i) bad += got[i] != want[i] || got_f[i] != want_f[i];
+      // The segments of the same range: each starts where the result changes.
+      std::vector<Segment> seg(n);
+      const std::size_t k = consecutive_segments(conv, isa, first, n, seg.data());
+      std::size_t s = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (s + 1 < k && seg[s + 1].first == first + i) ++s;
+        bad += seg[s].code != want[i] || seg[s].flags != want_f[i];
+      }
+      t.pass(2 * n - bad);
+      if (bad) t.fail(setting(conv, isa, true) + ": consecutive from " + std::to_string(first) + " differs", bad);
+    }
+  };
+  SplitMix64 rng(0xC0453F);
+  for (const char* spec : kRuntimeVectorDestinations)
+    for (Rounding r : kDeterministicRoundings)
+      for (Saturation s : {Saturation::finite, Saturation::none})
+        for (Tininess tn : {Tininess::after_rounding, Tininess::before_rounding}) {
+          Context c;
+          c.rounding = r;
+          c.saturation = s;
+          c.tininess = tn;
+          check(Converter(format(FormatId::f16), parse_format_spec(spec), c), 0, 65536);
+          const Converter f32(format(FormatId::f32), parse_format_spec(spec), c);
+          for (std::uint64_t binade = 0; binade < 512; binade += 1 + rng.below(16)) {
+            check(f32, (binade << 23) + rng.below(3), 61);
+            if (binade < 511) check(f32, (binade << 23) + (1u << 23) - 40, 80);
+          }
+        }
+  t.report();
+}
+
+// Runtime sources through the code tables (at most 8 bits: 256 entries; 9 to 16 bits: 2^width
+// entries, made once the batches have spent as many conversions): every code, into named and
+// runtime destinations, against operator().
+TEST(BatchSimd, RuntimeSourcesThroughTheTableEqualScalar) {
+  conformance::Tally t("runtime sources: table == scalar loop, every code, ocp and gfloat x destination x mode x "
+                       "saturation x instruction set");
+  const char* const sources[] = {"e4m3fnuz", "e3m4", "ue4m3", "int4", "e2m2", "e5m10:bias=14", "ue5m7", "int12"};
+  const char* const dsts[] = {"f32", "f16", "bf16", "e4m3", "e4m3fnuz", "e8m0", "int4", "e8m23:bias=100"};
+  for (const char* dn : {"ocp", "gfloat"})
+    for (const char* sn : sources)
+      for (const char* dsn : dsts)
+        for (Rounding r : kDeterministicRoundings)
+          for (Saturation sat : {Saturation::finite, Saturation::none}) {
+            const Dialect& d = *find_dialect(dn);
+            const Format src = parse_format_spec(sn), dst = parse_format_spec(dsn);
+            if (src == dst) continue;
+            Context c;
+            c.rounding = r;
+            c.saturation = sat;
+            if (unsupported_reason(d, dst, c)) continue;
+            const Converter conv(src, dst, c, d);
+            const std::size_t codes = std::size_t{1} << src.width;
+            const std::size_t n = codes + 77;  // every code, then some again
+            std::vector<std::uint16_t> in16(n);
+            std::vector<std::uint8_t> in8(n);
+            for (std::size_t i = 0; i < n; ++i) {
+              in16[i] = static_cast<std::uint16_t>(i % codes);
+              in8[i] = static_cast<std::uint8_t>(in16[i]);
+            }
+            const void* in = src.width <= 8 ? static_cast<const void*>(in8.data()) : in16.data();
+            std::vector<std::uint64_t> want(n);
+            std::vector<Flags> want_f(n), got_f(n);
+            for (std::size_t i = 0; i < n; ++i) {
+              const Result x = conv(in16[i]);
+              want[i] = x.code;
+              want_f[i] = x.flags;
+            }
+            const std::size_t bytes = dst.width <= 8 ? 1 : dst.width <= 16 ? 2 : 4;
+            for (Isa isa : supported_isas())
+              for (int pass = 0; pass < 2; ++pass) {  // the second pass reads a 16-bit source's table
+                std::vector<unsigned char> raw(n * 4, 0xEE);
+                std::fill(got_f.begin(), got_f.end(), Flags{0xEE});
+                run_on(conv, isa, in, raw.data(), got_f.data(), n);
+                std::size_t bad = 0, first = 0;
+                for (std::size_t i = 0; i < n; ++i) {
+                  std::uint64_t v = 0;
+                  std::memcpy(&v, raw.data() + i * bytes, bytes);
+                  if (v != want[i] || got_f[i] != want_f[i]) {
+                    if (!bad) first = i;
+                    ++bad;
+                  }
+                }
+                t.pass(n - bad);
+                if (bad)
+                  t.fail(setting(conv, isa, true) + ": code " + std::to_string(in16[first]) + " differs (" +
+                             std::to_string(bad) + ")",
+                         bad);
+              }
+          }
   t.report();
 }
 

@@ -69,6 +69,7 @@ constexpr DefaultRow kDefaults[] = {
     // e4m3: to_mx clamps before the cast (finite); --sat none is the plain pre-PR cast. e8m0 as torchao.
     {"torchao-pre-178817", "NNNN" "FFFFFFN"},
     {"ml_dtypes-cpp", "NNNN" "NNNNNFN"},  // as ml_dtypes: kSaturate = false
+    {"amd-gfx942", "NNNN" "FFFFFFF"},     // the MX formats are refused (unsupported()); e4m3fnuz, e5m2fnuz: none
 };
 
 TEST(SaturationDefaults, EveryDialectAndDestinationPinned) {

@@ -2,7 +2,8 @@
 //
 // Each call goes to a kernel specialised for its (source, destination, rounding mode): the
 // same generic convert_inline() with the descriptors and the mode as constants (one source,
-// no per-format copies). See core/kernels.hpp.
+// no per-format copies), or, for a pair with a runtime format, the same convert_inline() with
+// the descriptors read at run time. See core/kernels.hpp.
 #include <algorithm>
 #include <mutex>
 #include <string>
@@ -29,7 +30,8 @@ const KernelRow& kernels_from(FormatId src) {
     case FormatId::e2m3: return kernel_row_e2m3();
     case FormatId::e2m1: return kernel_row_e2m1();
     case FormatId::int8: return kernel_row_int8();
-    case FormatId::e8m0: break;
+    case FormatId::e8m0:
+    case FormatId::runtime: break;  // kernels_for never asks for a runtime row
   }
   return kernel_row_e8m0();
 }
@@ -38,16 +40,11 @@ const KernelRow& kernels_from(FormatId src) {
 
 namespace {
 
-const detail::KernelPair& kernels(FormatId src, FormatId dst, Rounding r) {
-  return detail::kernels_from(src)[static_cast<int>(dst)][static_cast<int>(r)];
-}
-
 using detail::storage_bytes;
 
-void require_supported(const Dialect& d, FormatId dst, const Context& c) {
-  const DestinationSupport& s = d.support[static_cast<int>(dst)];
-  if ((s.roundings & rounding_bit(c.rounding)) && (s.saturations & saturation_bit(c.saturation))) return;
-  throw Unsupported(*unsupported_reason(d, dst, c));
+void require_supported(const Dialect& d, const Format& src, const Format& dst, const Context& c) {
+  if (auto why = unsupported_source_reason(d, src)) throw Unsupported(*why);
+  if (auto why = unsupported_reason(d, dst, c)) throw Unsupported(*why);
 }
 
 }  // namespace
@@ -58,19 +55,31 @@ Unpacked unpack(const Format& f, std::uint64_t code) { return detail::unpack_inl
 // reads the context: the support check, the kernels and the vector plans see finite or none.
 
 Result round_pack(const Format& dst, const Unpacked& value, const Context& ctx, const Dialect& dialect) {
-  return detail::round_pack_inline(dst, value, resolve(dialect, dst.id, ctx), dialect);
+  return detail::round_pack_inline(dst, value, resolve(dialect, dst, ctx), dialect);
+}
+
+Result convert(const Format& src, const Format& dst, std::uint64_t bits, const Context& given, const Dialect& dialect) {
+  const Format s = canonical_format(src), d = canonical_format(dst);
+  const Context ctx = resolve(dialect, d, given);
+  require_supported(dialect, s, d, ctx);
+  return detail::kernels_for(s, d, ctx.rounding).one(s, d, bits, ctx, dialect);
 }
 
 Result convert(FormatId src, FormatId dst, std::uint64_t bits, const Context& given, const Dialect& dialect) {
+  const Format& s = format(src);
+  const Format& d = format(dst);
   const Context ctx = resolve(dialect, dst, given);
-  require_supported(dialect, dst, ctx);
-  return kernels(src, dst, ctx.rounding).one(bits, ctx, dialect);
+  require_supported(dialect, s, d, ctx);
+  return detail::kernels_for(s, d, ctx.rounding).one(s, d, bits, ctx, dialect);
 }
 
-Converter::Converter(FormatId src, FormatId dst, const Context& ctx, const Dialect& dialect)
-    : src_(src), dst_(dst), ctx_(resolve(dialect, dst, ctx)), dialect_(&dialect), fn_(kernels(src, dst, ctx.rounding).one) {
-  require_supported(dialect, dst, ctx_);
-  if (auto plan = simd::make_plan(src, dst, ctx_, dialect, fn_)) {
+Converter::Converter(const Format& src, const Format& dst, const Context& ctx, const Dialect& dialect)
+    : src_(canonical_format(src)), dst_(canonical_format(dst)), ctx_(resolve(dialect, dst_, ctx)), dialect_(&dialect) {
+  require_supported(dialect, src_, dst_, ctx_);
+  const detail::KernelPair k = detail::kernels_for(src_, dst_, ctx_.rounding);
+  fn_ = k.one;
+  many_ = k.many;
+  if (auto plan = simd::make_plan(src_, dst_, ctx_, dialect, fn_)) {
     auto b = std::make_shared<detail::BatchPlan>();
     b->plan = *plan;
     for (Isa isa : supported_isas()) {
@@ -83,7 +92,9 @@ Converter::Converter(FormatId src, FormatId dst, const Context& ctx, const Diale
     }
     batch_ = std::move(b);
   }
-  if (format(src).width <= 8 && ctx.rounding != Rounding::rs) table_ = std::make_shared<detail::CodeTable>();
+  if (ctx.rounding != Rounding::rs &&
+      (src_.width <= 8 || (src_.width <= 16 && !batch_ && !(src_.is_named() && dst_.is_named()))))
+    table_ = std::make_shared<detail::CodeTable>(src_.width);
 }
 
 void Converter::run(const void* in, void* out, Flags* flags, std::size_t n, const std::uint64_t* rbits) const {
@@ -94,8 +105,8 @@ void Converter::check_span_types(std::size_t in_bytes, std::size_t out_bytes, st
                                  std::size_t flags_n) const {
   const std::size_t s_bytes = storage_bytes(src_), d_bytes = storage_bytes(dst_);
   if (in_bytes != s_bytes || out_bytes != d_bytes)
-    throw std::invalid_argument("Converter::run: " + std::string(format(src_).name) + " codes are held in " +
-                                std::to_string(s_bytes) + "-byte and " + std::string(format(dst_).name) + " codes in " +
+    throw std::invalid_argument("Converter::run: " + std::string(src_.name) + " codes are held in " +
+                                std::to_string(s_bytes) + "-byte and " + std::string(dst_.name) + " codes in " +
                                 std::to_string(d_bytes) + "-byte elements; the spans have " +
                                 std::to_string(in_bytes) + " and " + std::to_string(out_bytes));
   if (out_n < n || (flags_n != 0 && flags_n < n))
@@ -166,11 +177,13 @@ void run_consecutive(const Converter& conv, Isa isa, std::uint64_t first, void* 
 
 namespace {
 
-/// A batch from an 8-bit source through the converter's table (made here on first use).
-void run_from_table(const Converter& conv, detail::CodeTable& t, const std::uint8_t* in, void* out, Flags* flags,
-                    std::size_t n) {
+/// A batch from a source of at most 16 bits through the converter's table (made here on first
+/// use). In: the source's storage type (std::uint8_t or std::uint16_t).
+template <class In>
+void run_from_table(const Converter& conv, detail::CodeTable& t, const In* in, void* out, Flags* flags, std::size_t n) {
   std::call_once(t.made, [&] {
-    t.size = std::size_t{1} << format(conv.source()).width;
+    t.codes.resize(t.size);
+    t.flags.resize(t.size);
     for (std::size_t c = 0; c < t.size; ++c) {
       const Result r = conv(c);
       t.codes[c] = r.code;
@@ -178,13 +191,14 @@ void run_from_table(const Converter& conv, detail::CodeTable& t, const std::uint
       t.any |= r.flags;
     }
   });
+  const std::size_t out_bytes = storage_bytes(conv.destination_format());
   if (detail::all_below(in, n, t.size)) {
-    detail::read_table(conv.destination(), t.codes.data(), t.flags.data(), t.any, in, n, out, flags);
+    detail::read_table(out_bytes, t.codes.data(), t.flags.data(), t.any, in, n, out, flags);
     return;
   }
   for (std::size_t i = 0; i < n; ++i) {  // codes outside the format: as operator()
     const Result r = conv(in[i]);
-    detail::store_code(conv.destination(), out, i, r.code);
+    detail::store_code(out_bytes, out, i, r.code);
     if (flags) flags[i] = r.flags;
   }
 }
@@ -194,8 +208,12 @@ void run_from_table(const Converter& conv, detail::CodeTable& t, const std::uint
 void run_on(const Converter& conv, Isa isa, const void* in, void* out, Flags* flags, std::size_t n,
             const std::uint64_t* rbits) {
   if (conv.table_ && !rbits && isa != Isa::scalar && n >= 64) {
-    run_from_table(conv, *conv.table_, static_cast<const std::uint8_t*>(in), out, flags, n);
-    return;
+    detail::CodeTable& t = *conv.table_;
+    if (t.size <= 256) return run_from_table(conv, t, static_cast<const std::uint8_t*>(in), out, flags, n);
+    // A 16-bit table costs 65536 scalar conversions: made once the batches have spent as much.
+    if (t.before.load(std::memory_order_relaxed) >= t.size)
+      return run_from_table(conv, t, static_cast<const std::uint16_t*>(in), out, flags, n);
+    t.before.fetch_add(n, std::memory_order_relaxed);
   }
   if (conv.batch_ && !rbits && isa != Isa::scalar) {
     if (const simd::BatchFn fn = conv.batch_->kernels[static_cast<int>(isa)][flags != nullptr]) {
@@ -203,7 +221,7 @@ void run_on(const Converter& conv, Isa isa, const void* in, void* out, Flags* fl
       return;
     }
   }
-  kernels(conv.src_, conv.dst_, conv.ctx_.rounding).many(in, out, flags, n, rbits, conv.ctx_, *conv.dialect_);
+  conv.many_(conv.src_, conv.dst_, in, out, flags, n, rbits, conv.ctx_, *conv.dialect_);
 }
 
 }  // namespace softmx

@@ -77,6 +77,8 @@ constexpr Dialect make_ocp() {
   d.block.inf_block = InfBlock::nan_scale;
   d.block.nan_scale_elements = NanScaleElements::zero;
   d.block.scale_overflow = ScaleOverflow::nan;
+  // Runtime formats: the same rules as the named ones, every mode and saturation.
+  d.runtime = {};
   return d;
 }
 
@@ -132,6 +134,8 @@ constexpr Dialect make_cuda() {
   d.block.inf_block = InfBlock::max_scale;
   d.block.nan_scale_elements = NanScaleElements::nan;
   d.block.scale_overflow = ScaleOverflow::clamp;
+  d.runtime.refused = "NVIDIA's conversion functions and cvt instructions exist only for the named formats "
+                      "(e4m3, e5m2, e3m2, e2m3, e2m1, e8m0, f16, bf16, f32, f64)";
   return d;
 }
 
@@ -254,6 +258,12 @@ constexpr Dialect make_torchao() {
   d.block.rceil_f32_reciprocal = true;
   d.block.even_f32_overflow_nan = true;
   d.block.element_scaling = ElementScaling::f32_reciprocal;
+  // Runtime formats: _f32_to_fpx_unpacked(x, ebits, mbits) takes any ebits/mbits, without Inf
+  // or NaN (the FP6/FP4 path); PyTorch's float8 dtypes are a closed set.
+  d.runtime.specials = specials_bit(Specials::none);
+  d.runtime.support = {rn, kFinite,
+                       "torchao converts runtime formats only through _f32_to_fpx_unpacked(x, ebits, mbits): no Inf or "
+                       "NaN (specials=none), round to nearest even, saturating"};
   return d;
 }
 
@@ -315,6 +325,9 @@ constexpr Dialect make_ml_dtypes() {
     set(d.support, f, {bits({Rounding::rne}), kAllSaturations, why, Rounding::rne, Saturation::none});
   unsupported(d.support, FormatId::int8, "ml_dtypes has no MXINT8 type");
   d.block.unsupported = "ml_dtypes has scalar types only, no block quantization";
+  // Runtime formats: ConvertImpl is one template over every float8 type's traits (bias,
+  // specials, signedness), with the same rounding and saturation as the named types.
+  d.runtime.support = {bits({Rounding::rne}), kAllSaturations, why, Rounding::rne, Saturation::none};
   return d;
 }
 
@@ -372,6 +385,14 @@ constexpr Dialect make_microxcaling() {
   d.block.scale_overflow = ScaleOverflow::nan;
   d.block.element_rounding = Rounding::rna;
   d.block.element_saturation = Saturation::finite;
+  // Runtime formats: _quantize_elemwise_core(A, bits, exp_bits, max_norm) takes any element
+  // shape (its int4, int2 and FP6/FP4 use it), without Inf or NaN codes.
+  d.runtime.specials = specials_bit(Specials::none);
+  d.runtime.support = {modes, kFinite,
+                       "microxcaling's _quantize_elemwise_core serves any exp_bits/mbits without Inf or NaN "
+                       "(specials=none); it rounds \"nearest\" (ties away), \"even\" or \"floor\" and always "
+                       "saturates",
+                       Rounding::rna, Saturation::finite};
   return d;
 }
 
@@ -438,6 +459,7 @@ constexpr Dialect make_transformer_engine_2025() {
               "docs/research/block-dialects.md section 4, transformer-engine-recipes.md section 3";
   d.block.element_scaling = ElementScaling::te_int_reciprocal;
   d.block.dequant_scaling = DequantScaling::te_bits;
+  d.runtime.refused = "TransformerEngine quantizes only to e4m3, e5m2 and e2m1 (NVFP4) with e8m0 or e4m3 scales";
   return d;
 }
 
@@ -476,15 +498,87 @@ constexpr Dialect make_gfloat() {
   d.block.inf_block = InfBlock::max_scale;
   d.block.nan_scale_elements = NanScaleElements::nan;
   d.block.scale_overflow = ScaleOverflow::clamp;
+  // Runtime formats: FormatInfo describes any format (bits, precision, bias, signedness, Infs,
+  // NaNs, negative zero: format_info_p3109 is FNUZ-like), encoded as the named ones.
+  d.runtime.support = {modes, kAllSaturations, why};
+  d.runtime.nan_payload = NanPayload::all_ones;
   return d;
 }
 
-const std::array<Dialect, 12> kDialects = {make_ocp(),          make_cuda(),
+// ---------------------------------------------------------------------------------------------
+// amd-gfx942: what an MI300 (gfx940/941/942) computes through its FP8 conversion instructions
+// v_cvt_pk_{fp8,bf8}_f32 (RNE) and v_cvt_sr_{fp8,bf8}_f32 (stochastic), which on gfx94x read and
+// write only the FNUZ encodings (HIP amd_hip_fp8.h:41-44, 145-160; MLIR ArithToAMDGPU match()).
+// Inferred from AMD's code and LLVM's, not measured: docs/research/amd-fnuz.md sections 2 and 4;
+// docs/DIALECTS.md "amd-gfx942" marks each point.
+constexpr std::string_view kGfx942Formats[] = {"e4m3fnuz", "e5m2fnuz"};
+
+constexpr Dialect make_amd_gfx942() {
+  Dialect d;
+  d.name = "amd-gfx942";
+  d.summary = "AMD MI300 (gfx942) FP8 instructions: e4m3fnuz/e5m2fnuz only, RNE or SR, no saturation, NaN 0x80; "
+              "inferred, not measured";
+  d.sources = "ROCm/clr amd_hip_fp8.h @f9f995c (HIP_FP8_TYPE_FNUZ 41-44, __hip_cvt_float_to_fp8 device path 519-545); "
+              "composable_kernel ck_tile float8.hpp @03fe5f1 (cast_to_f8_from_f32); llvm-project ArithToAMDGPU.cpp "
+              "@0272474 (clampInput, TruncFToFloat8RewritePattern); LLVM gfx940 MC tests; docs/research/amd-fnuz.md";
+  // One NaN, 0x80, for every NaN and NaN-making input (nan_sign does not apply to fnuz). A NaN
+  // decoded into f32 (v_cvt_f32_fp8 of 0x80): its bits are undocumented; softmx gives the
+  // positive canonical NaN 0x7FC00000 (unverified, research 2.2).
+  d.nan_sign = NanSign::positive;
+  d.nan_payload.fill(NanPayload::canonical);
+  d.nan_to_finite = NanToFinite::positive_max;  // unused: every destination it has holds NaN
+  d.support = all_supported();
+  constexpr std::string_view no_ocp =
+      "gfx942 converts FP8 only in the FNUZ encodings (e4m3fnuz, e5m2fnuz); its instructions have no OCP mode";
+  unsupported(d.support, FormatId::e4m3, no_ocp);
+  unsupported(d.support, FormatId::e5m2, no_ocp);
+  constexpr std::string_view no_insn = "gfx942 has no conversion instruction for FP6, FP4, MXINT8 or E8M0";
+  for (FormatId f : {FormatId::e3m2, FormatId::e2m3, FormatId::e2m1, FormatId::int8, FormatId::e8m0})
+    unsupported(d.support, f, no_insn);
+  // Blocks: gfx942 has no MX instruction; AMD's MX software (aiter) is not this dialect.
+  d.block.unsupported = "gfx942 has no MX block instruction (AMD's MX software, aiter, rounds its scales up: "
+                        "docs/DIALECTS.md, amd-gfx942)";
+  // Runtime formats: e4m3fnuz and e5m2fnuz (kGfx942Formats, checked in unsupported_reason).
+  // v_cvt_pk_* rounds to nearest even; v_cvt_sr_* adds random bits below the kept mantissa
+  // (which seed bits: research 2.4, unverified). The instruction does not saturate: overflow
+  // gives 0x80 after rounding (248 and above for e4m3fnuz; research 2.4, unverified against
+  // rocBLAS's model). HIP's __HIP_SATFINITE and CK's clip clamp finite inputs in software first;
+  // that equals saturation finite except for Inf, which the clamp passes (HIP 521) and which
+  // then gives 0x80, a rule the core lacks: saturation finite is not offered (docs/DIALECTS.md).
+  d.runtime.specials = specials_bit(Specials::fnuz);
+  d.runtime.support = {bits({Rounding::rne, Rounding::rs}), kNone,
+                       "gfx942's FP8 instructions v_cvt_pk_{fp8,bf8}_f32 (rne) and v_cvt_sr_{fp8,bf8}_f32 (rs) "
+                       "produce only e4m3fnuz and e5m2fnuz, without saturation",
+                       Rounding::rne, Saturation::none};
+  return d;
+}
+
+const std::array<Dialect, 13> kDialects = {make_ocp(),          make_cuda(),
                                            make_cuda_sm90(),    make_cuda_sm100(),
                                            make_torchao(),      make_ml_dtypes(),
                                            make_microxcaling(), make_transformer_engine(),
                                            make_gfloat(),       make_transformer_engine_2025(),
-                                           make_torchao_pre_178817(), make_ml_dtypes_cpp()};
+                                           make_torchao_pre_178817(), make_ml_dtypes_cpp(),
+                                           make_amd_gfx942()};
+
+
+// The runtime formats a dialect restricts itself to, by canonical spec (empty: every one its
+// RuntimeFormatPolicy admits). A table here until RuntimeFormatPolicy carries it.
+struct RuntimeOnly {
+  std::string_view dialect;
+  std::span<const std::string_view> specs;
+};
+constexpr RuntimeOnly kRuntimeOnly[] = {{"amd-gfx942", kGfx942Formats}};
+
+bool runtime_listed(const Dialect& d, const Format& f) {
+  for (const RuntimeOnly& r : kRuntimeOnly)
+    if (r.dialect == d.name) {
+      for (std::string_view s : r.specs)
+        if (f.name == s) return true;
+      return false;
+    }
+  return true;
+}
 
 std::string rounding_list(RoundingSet set) {
   std::string s;
@@ -522,6 +616,34 @@ std::optional<std::string> unsupported_reason(const Dialect& d, FormatId dst, co
   if (!(s.saturations & saturation_bit(ctx.saturation)))
     return where + " with saturation " + std::string(name(ctx.saturation)) + " (" + std::string(s.why) + ")";
   return std::nullopt;
+}
+
+std::optional<std::string> unsupported_reason(const Dialect& d, const Format& dst, const Context& given) {
+  if (dst.is_named()) return unsupported_reason(d, dst.id, given);
+  const Context ctx = resolve(d, dst, given);
+  const RuntimeFormatPolicy& r = d.runtime;
+  const std::string where = "dialect " + std::string(d.name) + " cannot convert to the runtime format " +
+                            std::string(dst.name);
+  if (!r.refused.empty()) return where + " (" + std::string(r.refused) + ")";
+  if (!(r.specials & specials_bit(dst.specials)) || !runtime_listed(d, dst))
+    return where + " (" + std::string(r.support.why) + ")";
+  const DestinationSupport& s = r.support;
+  if (!(s.roundings & rounding_bit(ctx.rounding)))
+    return where + " with rounding " + std::string(name(ctx.rounding)) + " (" + std::string(s.why) +
+           "); it supports: " + rounding_list(s.roundings);
+  if (!(s.saturations & saturation_bit(ctx.saturation)))
+    return where + " with saturation " + std::string(name(ctx.saturation)) + " (" + std::string(s.why) + ")";
+  return std::nullopt;
+}
+
+std::optional<std::string> unsupported_source_reason(const Dialect& d, const Format& src) {
+  if (src.is_named()) return std::nullopt;
+  if (d.runtime.refused.empty() && !runtime_listed(d, src))
+    return "dialect " + std::string(d.name) + " cannot read the runtime format " + std::string(src.name) + " (" +
+           std::string(d.runtime.support.why) + ")";
+  if (d.runtime.refused.empty()) return std::nullopt;
+  return "dialect " + std::string(d.name) + " cannot read the runtime format " + std::string(src.name) + " (" +
+         std::string(d.runtime.refused) + ")";
 }
 
 std::string_view name(NanSign v) {

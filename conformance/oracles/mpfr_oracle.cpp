@@ -26,44 +26,101 @@ constexpr uint8_t kU = 0x02;  // underflow
 constexpr uint8_t kO = 0x04;  // overflow
 constexpr uint8_t kV = 0x10;  // invalid
 
-enum class Kind : uint8_t { ieee, fn, none, int8, e8m0 };
+using Sign = Desc::Sign;
+using Sp = Desc::Specials;
 
-// Format parameters, from SEMANTICS.md section 1 (and the max finite codes of section 4).
+// Format parameters, derived from a descriptor as SEMANTICS.md section 1 defines them.
 struct FI {
-  Fmt f;
-  const char* name;
+  Desc d;
+  int named;  // the named format's index (its per-format policies), or -1
   int w;      // width in bits
-  int eb;     // exponent field bits (int8: 1 for the E1M6 model; unused)
+  int eb;     // exponent field bits
   int m;      // fraction bits
   int bias;
-  Kind kind;
-  long emin;              // exponent of the smallest normal (e8m0: smallest value)
-  unsigned long max_sig;  // max finite magnitude = max_sig * 2^max_exp
+  bool sub;   // exponent field 0 holds zero and subnormals
+  long emin;  // exponent of the smallest normal: 1 - bias (with subnormals), -bias (without)
+  uint64_t mag_ones;            // the all-ones magnitude
+  uint64_t max_mag;             // the largest finite magnitude code (SEMANTICS 4)
+  unsigned long max_sig;        // its value: max_sig * 2^max_exp
   long max_exp;
-  uint64_t max_code;  // largest finite magnitude code (positive)
-  bool has_inf, has_nan;
+  unsigned long minus2_sig;     // two's complement: the magnitude code max_mag + 1 (int8 -2)
+  long minus2_exp;
+  bool has_inf, has_nan, has_zero;
 };
 
-// clang-format off
-const FI kFI[kFmtCount] = {
-  {Fmt::f64,  "f64",  64, 11, 52, 1023, Kind::ieee, -1022, (1ul << 53) - 1, 1023 - 52, 0x7FEFFFFFFFFFFFFFull, true,  true},
-  {Fmt::f32,  "f32",  32,  8, 23,  127, Kind::ieee,  -126, (1ul << 24) - 1,  127 - 23, 0x7F7FFFFFull,         true,  true},
-  {Fmt::f16,  "f16",  16,  5, 10,   15, Kind::ieee,   -14, 2047,             15 - 10, 0x7BFF,                true,  true},
-  {Fmt::bf16, "bf16", 16,  8,  7,  127, Kind::ieee,  -126, 255,              127 - 7, 0x7F7F,                true,  true},
-  {Fmt::e4m3, "e4m3",  8,  4,  3,    7, Kind::fn,      -6, 7,                  8 - 2, 0x7E,                  false, true},   // 448 = 7*2^6
-  {Fmt::e5m2, "e5m2",  8,  5,  2,   15, Kind::ieee,   -14, 7,                 15 - 2, 0x7B,                  true,  true},   // 57344 = 7*2^13
-  {Fmt::e3m2, "e3m2",  6,  3,  2,    3, Kind::none,    -2, 7,                  4 - 2, 0x1F,                  false, false},  // 28 = 7*2^2
-  {Fmt::e2m3, "e2m3",  6,  2,  3,    1, Kind::none,     0, 15,                 2 - 3, 0x1F,                  false, false},  // 7.5 = 15*2^-1
-  {Fmt::e2m1, "e2m1",  4,  2,  1,    1, Kind::none,     0, 3,                  2 - 1, 0x7,                   false, false},  // 6 = 3*2^1
-  {Fmt::int8, "int8",  8,  1,  6,    1, Kind::int8,     0, 127,                 -6,   0x7F,                  false, false},  // 127/64
-  {Fmt::e8m0, "e8m0",  8,  8,  0,  127, Kind::e8m0,  -127, 1,                  127,   0xFE,                  false, true},   // 2^127
-};
-// clang-format on
-
-inline const FI& info(Fmt f) { return kFI[(int)f]; }
 inline uint64_t width_mask(int w) { return w >= 64 ? ~0ull : ((1ull << w) - 1); }
 inline uint64_t sign_bit(const FI& D) { return 1ull << (D.w - 1); }
 inline uint64_t exp_ones(const FI& D) { return (1ull << D.eb) - 1; }
+
+// The value of a magnitude code: sig * 2^exp (SEMANTICS 1: exponent field E, fraction M).
+void mag_value(const FI& D, uint64_t mag, unsigned long& sig, long& exp) {
+  const uint64_t E = mag >> D.m, M = mag & ((1ull << D.m) - 1);
+  if (D.sub && E == 0) {
+    sig = M;
+    exp = D.emin - D.m;
+  } else {
+    sig = (1ul << D.m) + M;
+    exp = (long)E - D.bias - D.m;
+  }
+}
+
+FI make_fi(const Desc& d, int named_index) {
+  FI D{};
+  D.d = d;
+  D.named = named_index;
+  D.w = d.width();
+  D.eb = d.exp_bits;
+  D.m = d.man_bits;
+  D.bias = d.bias;
+  D.sub = d.subnormals;
+  D.emin = d.subnormals ? 1 - d.bias : -d.bias;
+  const int mag_bits = d.sign == Sign::none ? D.w : D.w - 1;
+  D.mag_ones = width_mask(mag_bits);
+  switch (d.specials) {
+    case Sp::ieee: D.max_mag = D.mag_ones - (1ull << D.m); break;  // the all-ones exponent is Inf/NaN
+    case Sp::fn: D.max_mag = D.mag_ones - 1; break;                  // the all-ones magnitude is NaN
+    case Sp::fnuz:                                                    // NaN is the -0 code
+    case Sp::none: D.max_mag = D.mag_ones; break;
+  }
+  mag_value(D, D.max_mag, D.max_sig, D.max_exp);
+  mag_value(D, D.max_mag + 1, D.minus2_sig, D.minus2_exp);
+  D.has_inf = d.specials == Sp::ieee;
+  D.has_nan = d.specials != Sp::none;
+  D.has_zero = d.subnormals;
+  return D;
+}
+
+// SEMANTICS.md section 1's table.
+// clang-format off
+const Desc kDesc[kFmtCount] = {
+  {Sign::magnitude, 11, 52, 1023, Sp::ieee, true,  false},  // f64
+  {Sign::magnitude,  8, 23,  127, Sp::ieee, true,  false},  // f32
+  {Sign::magnitude,  5, 10,   15, Sp::ieee, true,  false},  // f16
+  {Sign::magnitude,  8,  7,  127, Sp::ieee, true,  false},  // bf16
+  {Sign::magnitude,  4,  3,    7, Sp::fn,   true,  false},  // e4m3: S.1111.111 is NaN
+  {Sign::magnitude,  5,  2,   15, Sp::ieee, true,  false},  // e5m2
+  {Sign::magnitude,  3,  2,    3, Sp::none, true,  false},  // e3m2
+  {Sign::magnitude,  2,  3,    1, Sp::none, true,  false},  // e2m3
+  {Sign::magnitude,  2,  1,    1, Sp::none, true,  false},  // e2m1
+  {Sign::twos,       1,  6,    1, Sp::none, true,  true},   // int8: k/64, two's complement
+  {Sign::none,       8,  0,  127, Sp::fn,   false, false},  // e8m0: 2^(c-127), 0xFF NaN
+};
+const char* const kNames[kFmtCount] = {"f64", "f32", "f16", "bf16", "e4m3", "e5m2", "e3m2", "e2m3", "e2m1", "int8", "e8m0"};
+// clang-format on
+
+const FI& info(Fmt f) {
+  static const std::array<FI, kFmtCount> table = [] {
+    std::array<FI, kFmtCount> t;
+    for (int i = 0; i < kFmtCount; ++i) t[i] = make_fi(kDesc[i], i);
+    return t;
+  }();
+  return table[(int)f];
+}
+
+FI info(const Desc& d) {
+  const std::optional<Fmt> n = named(d);
+  return n ? info(*n) : make_fi(d, -1);
+}
 
 // ---------------------------------------------------------------- scratch state
 constexpr mpfr_prec_t kMinPrec = 128;
@@ -111,8 +168,8 @@ inline long ilog2(mpfr_srcptr v) { return (long)mpfr_get_exp(v) - 1; }
 bool code_odd(const FI& D, mpfr_srcptr v, bool unbounded, mpfr_ptr tmp) {
   if (mpfr_zero_p(v)) return false;  // the zero code
   long ev = ilog2(v);
-  if (D.kind == Kind::e8m0) return ((ev + D.bias) & 1) != 0;  // code = biased exponent
-  long qv = (unbounded ? ev : std::max(ev, D.emin)) - D.m;    // weight of v's last place
+  if (D.m == 0) return ((ev + D.bias) & 1) != 0;            // no fraction: code = biased exponent
+  long qv = (unbounded ? ev : std::max(ev, D.emin)) - D.m;  // weight of v's last place
   mpfr_mul_2si(tmp, v, -(qv + 1), MPFR_RNDN);                  // v / 2^(qv+1): integer iff even
   return !mpfr_integer_p(tmp);
 }
@@ -120,7 +177,7 @@ bool code_odd(const FI& D, mpfr_srcptr v, bool unbounded, mpfr_ptr tmp) {
 // Neighbours of a = |x| > 0 in the destination's value set.
 void analyze(const FI& D, mpfr_srcptr a, bool unbounded, Nb& nb, Work& w) {
   long e = ilog2(a);
-  long q = (unbounded || D.kind == Kind::e8m0) ? e - D.m : std::max(e, D.emin) - D.m;
+  long q = (unbounded || !D.sub) ? e - D.m : std::max(e, D.emin) - D.m;
   mpfr_mul_2si(nb.t, a, -q, MPFR_RNDN);  // exact
   if (mpfr_floor(nb.lo, nb.t) == 0) {    // a is a multiple of 2^q: representable
     nb.exact = true;
@@ -170,59 +227,65 @@ bool pick_up(int mi, bool neg, const Nb& nb, bool ties_up, const RsReq& rs, Work
   return false;
 }
 
-// Encodes a non-negative value v of the destination's value set, |v| <= max finite, with sign.
-uint64_t encode(const FI& D, mpfr_srcptr v, bool neg, mpfr_ptr tmp) {
-  switch (D.kind) {
-    case Kind::e8m0: return (uint64_t)(ilog2(v) + D.bias);
-    case Kind::int8: {
-      mpfr_mul_2si(tmp, v, D.m, MPFR_RNDN);  // k = 64 v
-      uint64_t k = mpfr_get_ui(tmp, MPFR_RNDN);
-      return neg ? ((256 - k) & 0xFF) : k;
-    }
-    default: break;
+// A magnitude code with a sign, as SEMANTICS 3 packs it. fnuz has no -0: a zero is +0.
+uint64_t apply_sign(const FI& D, uint64_t mag, bool neg) {
+  switch (D.d.sign) {
+    case Sign::magnitude:
+      if (D.d.specials == Sp::fnuz && mag == 0) return 0;
+      return (neg ? sign_bit(D) : 0) | mag;
+    case Sign::twos: return neg ? ((1ull << D.w) - mag) & width_mask(D.w) : mag;
+    case Sign::none: break;
   }
-  uint64_t sign = neg ? sign_bit(D) : 0;
-  if (mpfr_zero_p(v)) return sign;
-  long ev = ilog2(v);
-  uint64_t E, M;
-  if (ev >= D.emin) {  // normal: v = 2^ev (1 + M/2^m)
-    E = (uint64_t)(ev + D.bias);
-    mpfr_mul_2si(tmp, v, D.m - ev, MPFR_RNDN);
-    M = mpfr_get_ui(tmp, MPFR_RNDN) - (1ull << D.m);
-  } else {  // subnormal: v = M 2^(emin-m)
-    E = 0;
-    mpfr_mul_2si(tmp, v, D.m - D.emin, MPFR_RNDN);
-    M = mpfr_get_ui(tmp, MPFR_RNDN);
-  }
-  return sign | (E << D.m) | M;
+  return mag;
 }
 
-uint64_t zero_code(const FI& D, bool neg) {
-  if (D.kind == Kind::int8 || D.kind == Kind::e8m0) return 0;
-  return neg ? sign_bit(D) : 0;
+// Encodes a non-negative value v of the destination's value set, |v| <= max finite (or the
+// two's complement -2), with sign.
+uint64_t encode(const FI& D, mpfr_srcptr v, bool neg, mpfr_ptr tmp) {
+  uint64_t mag = 0;
+  if (!mpfr_zero_p(v)) {
+    const long ev = ilog2(v);
+    uint64_t E, M;
+    if (!D.sub || ev >= D.emin) {  // normal: v = 2^ev (1 + M/2^m)
+      E = (uint64_t)(ev + D.bias);
+      mpfr_mul_2si(tmp, v, D.m - ev, MPFR_RNDN);
+      M = mpfr_get_ui(tmp, MPFR_RNDN) - (1ull << D.m);
+    } else {  // subnormal: v = M 2^(emin-m)
+      E = 0;
+      mpfr_mul_2si(tmp, v, D.m - D.emin, MPFR_RNDN);
+      M = mpfr_get_ui(tmp, MPFR_RNDN);
+    }
+    mag = (E << D.m) + M;
+  }
+  return apply_sign(D, mag, neg);
 }
+
+uint64_t zero_code(const FI& D, bool neg) { return apply_sign(D, 0, neg); }
 
 uint64_t max_code(const FI& D, bool neg, const Policies& pol) {
-  if (D.kind == Kind::int8) return neg ? (pol.int8_minus2 ? 0x80 : 0x81) : 0x7F;
-  if (D.kind == Kind::e8m0) return D.max_code;
-  return (neg ? sign_bit(D) : 0) | D.max_code;
+  if (D.d.sign == Sign::twos && neg && pol.int8_minus2) return apply_sign(D, D.max_mag + 1, true);
+  return apply_sign(D, D.max_mag, neg);
 }
 
 // |max finite| for results of the given sign.
 int cmp_max(const FI& D, mpfr_srcptr v, bool neg, const Policies& pol) {
-  if (D.kind == Kind::int8 && neg && pol.int8_minus2) return mpfr_cmp_ui_2exp(v, 1, 1);  // 2
+  if (D.d.sign == Sign::twos && neg && pol.int8_minus2) return mpfr_cmp_ui_2exp(v, D.minus2_sig, D.minus2_exp);
   return mpfr_cmp_ui_2exp(v, D.max_sig, D.max_exp);
 }
 
-uint64_t inf_code(const FI& D, bool neg) { return (neg ? sign_bit(D) : 0) | (exp_ones(D) << D.m); }
+uint64_t inf_code(const FI& D, bool neg) { return apply_sign(D, exp_ones(D) << D.m, neg); }
+
+Policies::Payload payload_rule(const FI& D, const Policies& pol) {
+  return D.named >= 0 ? pol.nan_payload[D.named] : pol.runtime_nan_payload;
+}
 
 // A NaN of the destination (which has NaN), with payload `frac` of `fm` bits (0 = none), under
 // the fraction rule `rule` (5.5).
 uint64_t nan_code_rule(const FI& D, bool neg, uint64_t frac, int fm, Policies::Payload rule, const Policies& pol) {
-  if (D.kind == Kind::e8m0) return 0xFF;
+  if (D.d.specials == Sp::fnuz) return sign_bit(D);  // the one NaN, whatever the sign
   using NS = Policies::NanSign;
-  uint64_t sign = (pol.nan_sign == NS::negative || (neg && pol.nan_sign == NS::preserve)) ? sign_bit(D) : 0;
-  if (D.kind == Kind::fn) return sign | (sign_bit(D) - 1);  // the all-ones magnitude
+  const bool s = pol.nan_sign == NS::negative || (neg && pol.nan_sign == NS::preserve);
+  if (D.d.specials == Sp::fn) return apply_sign(D, D.mag_ones, s);  // the all-ones magnitude
   uint64_t quiet = 1ull << (D.m - 1);
   uint64_t payload = quiet;
   // The source fraction's leading bits at the destination's width (truncated or zero-extended).
@@ -234,11 +297,11 @@ uint64_t nan_code_rule(const FI& D, bool neg, uint64_t frac, int fm, Policies::P
     case Policies::Payload::exact: payload = kept != 0 ? kept : quiet; break;  // as they are
     case Policies::Payload::signalling_one: payload = 1; break;
   }
-  return sign | (exp_ones(D) << D.m) | payload;
+  return apply_sign(D, (exp_ones(D) << D.m) | payload, s);
 }
 
 uint64_t nan_code(const FI& D, bool neg, uint64_t frac, int fm, const Policies& pol) {
-  return nan_code_rule(D, neg, frac, fm, pol.nan_payload[static_cast<int>(D.f)], pol);
+  return nan_code_rule(D, neg, frac, fm, payload_rule(D, pol), pol);
 }
 
 uint64_t signed_value_code(const FI& D, bool neg, const Policies& pol);
@@ -262,19 +325,21 @@ Outcome nan_into(const FI& D, bool neg, uint64_t frac, int fm, bool signalling, 
 }
 
 Outcome nan_from_code(const FI& S, uint64_t bits, const FI& D, const Policies& pol) {
-  bool signalling = S.kind == Kind::ieee && ((bits >> (S.m - 1)) & 1) == 0;
-  bool neg = S.kind == Kind::e8m0 ? false : ((bits >> (S.w - 1)) & 1) != 0;
+  bool signalling = S.d.specials == Sp::ieee && ((bits >> (S.m - 1)) & 1) == 0;
+  // The sign bit, also fnuz's: its NaN is the -0 code, a NaN with the sign bit set.
+  bool neg = S.d.sign == Sign::none ? false : ((bits >> (S.w - 1)) & 1) != 0;
   uint64_t frac = bits & ((1ull << S.m) - 1);
   int fm = S.m;
-  if (const int ones = pol.nan_canonical_ones[static_cast<int>(S.f)]; ones > 0) {  // e.g. f32 0x7FFFFFFF
+  const int ones = S.named >= 0 ? pol.nan_canonical_ones[S.named] : pol.runtime_nan_canonical_ones;
+  if (ones > 0) {  // e.g. f32 0x7FFFFFFF
     neg = false;
     frac = (1ull << ones) - 1;
     fm = ones;
   }
   // nan_payload_paths: the (source, destination) pair's own rule, else the destination's.
-  Policies::Payload rule = pol.nan_payload[static_cast<int>(D.f)];
-  for (int i = 0; i < pol.nan_payload_path_count && i < (int)pol.nan_payload_paths.size(); ++i)
-    if (pol.nan_payload_paths[i].src == S.f && pol.nan_payload_paths[i].dst == D.f) {
+  Policies::Payload rule = payload_rule(D, pol);
+  for (int i = 0; S.named >= 0 && D.named >= 0 && i < pol.nan_payload_path_count && i < (int)pol.nan_payload_paths.size(); ++i)
+    if (pol.nan_payload_paths[i].src == static_cast<Fmt>(S.named) && pol.nan_payload_paths[i].dst == static_cast<Fmt>(D.named)) {
       rule = pol.nan_payload_paths[i].payload;
       break;
     }
@@ -322,8 +387,13 @@ void fill(Table& T, int m0, int m1, Outcome o) {
 void round_core(const FI& D, mpfr_srcptr x, const Policies& pol, int m0, int m1, const RsReq& rs, Table& T,
                 Work& w) {
   bool neg = mpfr_signbit(x) != 0;
-  const bool e8 = D.kind == Kind::e8m0;
-  const bool ties_up = e8 && pol.e8m0_ties_up;
+  // Powers of two only (no fraction, no subnormals: E8M0) are where the ties-up and
+  // lowest-binade policies apply (SEMANTICS 5.4).
+  const bool pow2 = D.m == 0 && !D.sub;
+  const bool ties_up = pow2 && pol.e8m0_ties_up;
+  // What a policy that "gives NaN" gives: the NaN, or in a format without NaN what a NaN input
+  // gives, with invalid (SEMANTICS 5.4, 5.5).
+  auto policy_nan = [&] { return nan_into(D, false, 0, 0, true, payload_rule(D, pol), pol); };
 
   // Fills [m0, m1) with `fin` under saturation finite and `non` under none.
   auto fill_by_sat = [&](Outcome fin, Outcome non) {
@@ -334,19 +404,19 @@ void round_core(const FI& D, mpfr_srcptr x, const Policies& pol, int m0, int m1,
       }
   };
   if (mpfr_zero_p(x)) {  // 5.2, 5.4
-    if (!e8) return fill(T, m0, m1, {zero_code(D, neg), 0});
-    const Outcome min_scale{0x00, (uint8_t)(kU | kX)}, nan{0xFF, kV};
-    if (pol.e8m0_zero_min_if_satfinite) return fill_by_sat(min_scale, nan);
-    return fill(T, m0, m1, pol.e8m0_zero_nan ? nan : min_scale);
+    if (D.has_zero) return fill(T, m0, m1, {zero_code(D, neg), 0});
+    const Outcome min_scale{zero_code(D, false), (uint8_t)(kU | kX)};
+    if (pol.e8m0_zero_min_if_satfinite) return fill_by_sat(min_scale, policy_nan());
+    return fill(T, m0, m1, pol.e8m0_zero_nan ? policy_nan() : min_scale);
   }
 
   uint8_t extra = 0;
-  if (e8 && neg) {  // 5.4: negative non-zero (finite or -Inf)
+  if (D.d.sign == Sign::none && neg) {  // 5.4: negative non-zero (finite or -Inf) into an unsigned format
     if (pol.e8m0_negative_min_if_satfinite) {
-      if (mpfr_inf_p(x)) return fill(T, m0, m1, {0xFF, kV});
-      return fill_by_sat({0x00, (uint8_t)(kV | kX)}, {0xFF, kV});
+      if (mpfr_inf_p(x)) return fill(T, m0, m1, policy_nan());
+      return fill_by_sat({zero_code(D, false), (uint8_t)(kV | kX)}, policy_nan());
     }
-    if (!pol.e8m0_negative_magnitude) return fill(T, m0, m1, {0xFF, kV});
+    if (!pol.e8m0_negative_magnitude) return fill(T, m0, m1, policy_nan());
     extra = kV;
     neg = false;
   }
@@ -359,16 +429,21 @@ void round_core(const FI& D, mpfr_srcptr x, const Policies& pol, int m0, int m1,
 
   mpfr_abs(w.a, x, MPFR_RNDN);  // exact (w has enough precision)
 
-  if (e8 && mpfr_cmp_ui_2exp(w.a, 1, D.emin) < 0) {  // 5.4: below 2^-127
-    if (pol.e8m0_below_nan) return fill(T, m0, m1, {0xFF, (uint8_t)(kV | extra)});
+  if (!D.sub && mpfr_cmp_ui_2exp(w.a, 1, D.emin) < 0) {  // 5.4: below the smallest value (e8m0: 2^-127)
+    if (pol.e8m0_below_nan) {
+      Outcome o = policy_nan();
+      o.flags |= extra;
+      return fill(T, m0, m1, o);
+    }
     analyze(D, w.a, true, w.u, w);
+    const uint64_t code = zero_code(D, neg);  // the smallest value, with the sign
     for (int mi = m0; mi < m1; ++mi) {
       bool up = pick_up(mi, neg, w.u, ties_up, rs, w);
       mpfr_srcptr vu = up ? w.u.hi : w.u.lo;
       bool tiny_after = mpfr_cmp_ui_2exp(vu, 1, D.emin) < 0;
       for (int s = 0; s < 2; ++s) {
-        T[mi][s][(int)Tiny::after] = {0x00, (uint8_t)(kX | (tiny_after ? kU : 0) | extra)};
-        T[mi][s][(int)Tiny::before] = {0x00, (uint8_t)(kX | kU | extra)};
+        T[mi][s][(int)Tiny::after] = {code, (uint8_t)(kX | (tiny_after ? kU : 0) | extra)};
+        T[mi][s][(int)Tiny::before] = {code, (uint8_t)(kX | kU | extra)};
       }
     }
     return;
@@ -376,7 +451,7 @@ void round_core(const FI& D, mpfr_srcptr x, const Policies& pol, int m0, int m1,
 
   Nb& b = w.b;
   analyze(D, w.a, false, b, w);
-  const bool can_underflow = D.kind != Kind::int8;
+  const bool can_underflow = !D.d.fixed;
   const bool tiny_before = can_underflow && !b.exact && mpfr_cmp_ui_2exp(w.a, 1, D.emin) < 0;
   if (tiny_before) analyze(D, w.a, true, w.u, w);
 
@@ -386,7 +461,7 @@ void round_core(const FI& D, mpfr_srcptr x, const Policies& pol, int m0, int m1,
   const uint64_t code_hi = b.exact ? code_lo : (ovf_hi ? 0 : encode(D, b.hi, neg, w.tmp));
 
   // PyTorch / ml_dtypes E8M0: under the nearest modes every value in (2^-127, 2^-126) rounds up.
-  const bool lowest_up = e8 && pol.e8m0_lowest_binade_rounds_up && !b.exact &&
+  const bool lowest_up = pow2 && pol.e8m0_lowest_binade_rounds_up && !b.exact &&
                          mpfr_cmp_ui_2exp(w.a, 1, D.emin + 1) < 0;
   for (int mi = m0; mi < m1; ++mi) {
     bool up = pick_up(mi, neg, b, ties_up, rs, w);
@@ -430,14 +505,63 @@ uint64_t signed_value_code(const FI& D, bool neg, const Policies& pol) {
   return T[(int)Mode::rne][(int)Sat::finite][(int)Tiny::after].code;
 }
 
-void from_code(Fmt src, Fmt dst, uint64_t bits, const Policies& pol, int m0, int m1, const RsReq& rs, Table& T) {
-  const FI& S = info(src);
-  const FI& D = info(dst);
+bool is_nan(const FI& D, uint64_t code);
+void decode_fi(const FI& D, uint64_t code, mpfr_ptr out);
+
+void from_code(const FI& S, const FI& D, uint64_t bits, const Policies& pol, int m0, int m1, const RsReq& rs,
+               Table& T) {
   bits &= width_mask(S.w);
-  if (is_nan_code(src, bits)) return fill(T, m0, m1, nan_from_code(S, bits, D, pol));
+  if (is_nan(S, bits)) return fill(T, m0, m1, nan_from_code(S, bits, D, pol));
   Work& w = work();
-  decode(src, bits, w.x);
+  decode_fi(S, bits, w.x);
   round_core(D, w.x, pol, m0, m1, rs, T, w);
+}
+
+// The sign and magnitude of a code (SEMANTICS 3 read backwards).
+void split(const FI& D, uint64_t code, bool& neg, uint64_t& mag) {
+  code &= width_mask(D.w);
+  switch (D.d.sign) {
+    case Sign::magnitude:
+      neg = (code & sign_bit(D)) != 0;
+      mag = code & (sign_bit(D) - 1);
+      return;
+    case Sign::twos:  // the magnitude of 100...0 is 2^(w-1) (int8 0x80: -2)
+      neg = (code & sign_bit(D)) != 0;
+      mag = neg ? (1ull << D.w) - code : code;
+      return;
+    case Sign::none: break;
+  }
+  neg = false;
+  mag = code;
+}
+
+bool is_nan(const FI& D, uint64_t code) {
+  code &= width_mask(D.w);
+  bool neg;
+  uint64_t mag;
+  split(D, code, neg, mag);
+  switch (D.d.specials) {
+    case Sp::fnuz: return code == sign_bit(D);
+    case Sp::fn: return mag == D.mag_ones;
+    case Sp::ieee: return (mag >> D.m) == exp_ones(D) && (mag & ((1ull << D.m) - 1)) != 0;
+    case Sp::none: break;
+  }
+  return false;
+}
+
+void decode_fi(const FI& D, uint64_t code, mpfr_ptr out) {
+  bool neg;
+  uint64_t mag;
+  split(D, code, neg, mag);
+  if (D.d.specials == Sp::ieee && (mag >> D.m) == exp_ones(D)) {  // Inf (NaN excluded by the caller)
+    mpfr_set_inf(out, neg ? -1 : 1);
+    return;
+  }
+  unsigned long sig;
+  long exp;
+  mag_value(D, mag, sig, exp);
+  mpfr_set_ui_2exp(out, sig, exp, MPFR_RNDN);
+  if (neg) mpfr_neg(out, out, MPFR_RNDN);  // keeps -0
 }
 
 AllOutcomes to_all(const Table& T) {
@@ -451,84 +575,72 @@ AllOutcomes to_all(const Table& T) {
 }  // namespace
 
 std::optional<Fmt> fmt_from_name(std::string_view n) {
-  for (const FI& d : kFI)
-    if (n == d.name) return d.f;
+  for (int i = 0; i < kFmtCount; ++i)
+    if (n == kNames[i]) return (Fmt)i;
   return std::nullopt;
 }
 
-std::string_view fmt_name(Fmt f) { return info(f).name; }
+std::string_view fmt_name(Fmt f) { return kNames[(int)f]; }
+
+Desc desc(Fmt f) { return kDesc[(int)f]; }
+
+std::optional<Fmt> named(const Desc& d) {
+  for (int i = 0; i < kFmtCount; ++i)
+    if (kDesc[i] == d) return (Fmt)i;
+  return std::nullopt;
+}
 
 int width(Fmt f) { return info(f).w; }
 
-bool is_nan_code(Fmt f, uint64_t code) {
-  const FI& D = info(f);
-  code &= width_mask(D.w);
-  switch (D.kind) {
-    case Kind::e8m0: return code == 0xFF;
-    case Kind::fn: return (code & (sign_bit(D) - 1)) == sign_bit(D) - 1;
-    case Kind::ieee: {
-      uint64_t E = (code >> D.m) & exp_ones(D);
-      uint64_t M = code & ((1ull << D.m) - 1);
-      return E == exp_ones(D) && M != 0;
-    }
-    default: return false;
-  }
-}
+bool is_nan_code(Fmt f, uint64_t code) { return is_nan(info(f), code); }
+bool is_nan_code(const Desc& f, uint64_t code) { return is_nan(info(f), code); }
 
-bool decode(Fmt f, uint64_t code, mpfr_ptr out) {
-  const FI& D = info(f);
-  code &= width_mask(D.w);
-  if (is_nan_code(f, code)) return false;
-  switch (D.kind) {
-    case Kind::e8m0:  // 2^(c-127)
-      mpfr_set_ui_2exp(out, 1, (long)code - D.bias, MPFR_RNDN);
-      return true;
-    case Kind::int8:  // two's complement k/64; 0x80 = -2
-      mpfr_set_si_2exp(out, (long)(int8_t)(uint8_t)code, -D.m, MPFR_RNDN);
-      return true;
-    default: break;
-  }
-  const bool neg = (code & sign_bit(D)) != 0;
-  const uint64_t E = (code >> D.m) & exp_ones(D);
-  const uint64_t M = code & ((1ull << D.m) - 1);
-  if (D.kind == Kind::ieee && E == exp_ones(D)) {  // Inf (NaN excluded above)
-    mpfr_set_inf(out, neg ? -1 : 1);
-    return true;
-  }
-  if (E == 0)  // zero or subnormal: M 2^(emin-m)
-    mpfr_set_ui_2exp(out, M, D.emin - D.m, MPFR_RNDN);
-  else  // (2^m + M) 2^(E-bias-m)
-    mpfr_set_ui_2exp(out, (1ul << D.m) + M, (long)E - D.bias - D.m, MPFR_RNDN);
-  if (neg) mpfr_neg(out, out, MPFR_RNDN);  // keeps -0
+bool decode(Fmt f, uint64_t code, mpfr_ptr out) { return decode(desc(f), code, out); }
+bool decode(const Desc& f, uint64_t code, mpfr_ptr out) {
+  const FI D = info(f);
+  if (is_nan(D, code)) return false;
+  decode_fi(D, code, out);
   return true;
 }
 
+AllOutcomes convert_all(const Desc& src, const Desc& dst, uint64_t src_bits, const Policies& pol) {
+  Table T;
+  from_code(info(src), info(dst), src_bits, pol, 0, kModeCount, RsReq{}, T);
+  return to_all(T);
+}
 AllOutcomes convert_all(Fmt src, Fmt dst, uint64_t src_bits, const Policies& pol) {
   Table T;
-  from_code(src, dst, src_bits, pol, 0, kModeCount, RsReq{}, T);
+  from_code(info(src), info(dst), src_bits, pol, 0, kModeCount, RsReq{}, T);
   return to_all(T);
 }
 
-Outcome convert(Fmt src, Fmt dst, uint64_t src_bits, Mode m, Sat s, Tiny t, const Policies& pol) {
+Outcome convert(const Desc& src, const Desc& dst, uint64_t src_bits, Mode m, Sat s, Tiny t, const Policies& pol) {
   Table T;
-  from_code(src, dst, src_bits, pol, (int)m, (int)m + 1, RsReq{}, T);
+  from_code(info(src), info(dst), src_bits, pol, (int)m, (int)m + 1, RsReq{}, T);
   return T[(int)m][(int)s][(int)t];
 }
+Outcome convert(Fmt src, Fmt dst, uint64_t src_bits, Mode m, Sat s, Tiny t, const Policies& pol) {
+  return convert(desc(src), desc(dst), src_bits, m, s, t, pol);
+}
 
-Outcome convert_rs(Fmt src, Fmt dst, uint64_t src_bits, unsigned r, uint64_t R, Sat s, Tiny t,
+Outcome convert_rs(const Desc& src, const Desc& dst, uint64_t src_bits, unsigned r, uint64_t R, Sat s, Tiny t,
                    const Policies& pol) {
   if (r < 1 || r > 64) throw std::invalid_argument("softmx::oracle::convert_rs: r must be in 1..64");
   if (r < 64 && (R >> r) != 0) throw std::invalid_argument("softmx::oracle::convert_rs: R must be < 2^r");
   Table T;
-  from_code(src, dst, src_bits, pol, kRs, kRs + 1, RsReq{r, R}, T);
+  from_code(info(src), info(dst), src_bits, pol, kRs, kRs + 1, RsReq{r, R}, T);
   return T[kRs][(int)s][(int)t];
 }
+Outcome convert_rs(Fmt src, Fmt dst, uint64_t src_bits, unsigned r, uint64_t R, Sat s, Tiny t,
+                   const Policies& pol) {
+  return convert_rs(desc(src), desc(dst), src_bits, r, R, s, t, pol);
+}
 
-AllOutcomes round_value_all(mpfr_srcptr x, Fmt dst, const Policies& pol) {
-  const FI& D = info(dst);
+AllOutcomes round_value_all(mpfr_srcptr x, const Desc& dst, const Policies& pol) {
+  const FI D = info(dst);
   Table T;
   if (mpfr_nan_p(x)) {  // not in the contract; treated as a quiet NaN without payload
-    fill(T, 0, kModeCount, nan_into(D, mpfr_signbit(x) != 0, 0, 0, false, pol.nan_payload[static_cast<int>(D.f)], pol));
+    fill(T, 0, kModeCount, nan_into(D, mpfr_signbit(x) != 0, 0, 0, false, payload_rule(D, pol), pol));
     return to_all(T);
   }
   Work& w = work();
@@ -536,5 +648,6 @@ AllOutcomes round_value_all(mpfr_srcptr x, Fmt dst, const Policies& pol) {
   round_core(D, x, pol, 0, kModeCount, RsReq{}, T, w);
   return to_all(T);
 }
+AllOutcomes round_value_all(mpfr_srcptr x, Fmt dst, const Policies& pol) { return round_value_all(x, desc(dst), pol); }
 
 }  // namespace softmx::oracle

@@ -1,10 +1,10 @@
 // Independent correctly-rounded reference ("oracle") for softmx conversions.
 //
-// Written from docs/SEMANTICS.md only: its own format table, its own decoder and
-// encoder, and value-level rounding with MPFR (the two neighbours RD(x), RU(x) of an
-// exact value in the destination's value set, extended upward without bound). It shares
-// no code with the emulator (emulator/, include/) on purpose: where they disagree, one of
-// them is wrong.
+// Written from docs/SEMANTICS.md only: its own format descriptors (a table for the named
+// formats, and the same fields for any runtime format), its own decoder and encoder, and
+// value-level rounding with MPFR (the two neighbours RD(x), RU(x) of an exact value in the
+// destination's value set, extended upward without bound). It shares no code or types with the
+// emulator (emulator/, include/) on purpose: where they disagree, one of them is wrong.
 //
 // Thread safety: all scratch state is thread_local; the MPFR exponent range is never
 // changed.
@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <mpfr.h>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace softmx::oracle {
@@ -21,6 +22,27 @@ enum class Fmt : uint8_t { f64, f32, f16, bf16, e4m3, e5m2, e3m2, e2m3, e2m1, in
 inline constexpr int kFmtCount = 11;
 std::optional<Fmt> fmt_from_name(std::string_view);  // exactly the names above
 std::string_view fmt_name(Fmt);
+
+/// A format as SEMANTICS.md section 1.1 describes it: sign encoding, exponent and fraction
+/// bits, bias, specials, whether exponent field 0 holds subnormals, fixed point. The oracle's
+/// own type: the named formats are entries of its own table (desc(Fmt)), runtime formats are
+/// any other valid field set (the caller checks validity: the suites take it from the
+/// emulator's accepted descriptors and compare the emulator's results with these).
+struct Desc {
+  enum class Sign : uint8_t { magnitude, twos, none } sign = Sign::magnitude;
+  int exp_bits = 0;
+  int man_bits = 0;
+  int bias = 0;
+  enum class Specials : uint8_t { ieee, fn, fnuz, none } specials = Specials::none;
+  bool subnormals = true;
+  bool fixed = false;
+  bool operator==(const Desc&) const = default;
+  int width() const { return (sign == Sign::none ? 0 : 1) + exp_bits + man_bits; }
+};
+/// The descriptor of a named format, from SEMANTICS.md section 1's table.
+Desc desc(Fmt f);
+/// The named format with these fields, if any (its dialect policies are per named format).
+std::optional<Fmt> named(const Desc& d);
 
 enum class Mode : uint8_t { rne, rna, rz, ru, rd, ro };  // deterministic modes
 inline constexpr int kModeCount = 6;
@@ -45,6 +67,9 @@ struct Policies {
   // nan_canonical_ones, per source format (indexed by Fmt): 0 keeps a NaN input as it is; n > 0
   // replaces it by +NaN whose fraction is n ones (SEMANTICS 5.5).
   std::array<uint8_t, kFmtCount> nan_canonical_ones{};
+  // The same two for formats that are not named (a dialect's runtime-format values).
+  Payload runtime_nan_payload = Payload::canonical;
+  uint8_t runtime_nan_canonical_ones = 0;
   enum class NanToFinite : uint8_t {
     positive_max, signed_max, positive_zero, negative_zero,
     flipped_zero,  // zero with the opposite of the NaN's sign
@@ -52,15 +77,15 @@ struct Policies {
     error,         // code 0 (the caller reports the error)
   } nan_to_finite = NanToFinite::positive_max;
   double nan_finite_value = 0;
-  bool e8m0_below_nan = false;          // 0 < |x| < 2^-127: false = clamp_min
-  bool e8m0_zero_nan = false;           // zero: false = 0x00
-  bool e8m0_zero_min_if_satfinite = false;      // zero: 0x00 under finite, NaN under none (overrides)
-  bool e8m0_negative_min_if_satfinite = false;  // finite negative: 0x00 under finite, else NaN; -Inf NaN
+  bool e8m0_below_nan = false;          // 0 < |x| < 2^emin without subnormals: false = clamp_min
+  bool e8m0_zero_nan = false;           // zero without a zero code: false = code 0
+  bool e8m0_zero_min_if_satfinite = false;      // zero: code 0 under finite, NaN under none (overrides)
+  bool e8m0_negative_min_if_satfinite = false;  // finite negative: code 0 under finite, else NaN; -Inf NaN
   bool satfinite_inf_as_none = false;   // 5.6: saturation finite treats an Inf as saturation none does
-  bool e8m0_lowest_binade_rounds_up = false;  // rne/rna: (2^-127, 2^-126) -> 0x01
-  bool e8m0_negative_magnitude = false;  // false = nan
-  bool e8m0_ties_up = false;            // false = even
-  bool int8_minus2 = false;
+  bool e8m0_lowest_binade_rounds_up = false;  // rne/rna: (2^emin, 2^(emin+1)) -> next code
+  bool e8m0_negative_magnitude = false;  // negative into an unsigned format; false = nan
+  bool e8m0_ties_up = false;            // powers of two only; false = even
+  bool int8_minus2 = false;             // two's complement: negatives may use 100...0
   bool operator==(const Policies&) const = default;
 };
 
@@ -78,16 +103,23 @@ struct AllOutcomes {
 };
 
 AllOutcomes convert_all(Fmt src, Fmt dst, uint64_t src_bits, const Policies& = {});
+AllOutcomes convert_all(const Desc& src, const Desc& dst, uint64_t src_bits, const Policies& = {});
 Outcome convert(Fmt src, Fmt dst, uint64_t src_bits, Mode, Sat, Tiny, const Policies& = {});
+Outcome convert(const Desc& src, const Desc& dst, uint64_t src_bits, Mode, Sat, Tiny, const Policies& = {});
 // Stochastic rounding (SEMANTICS section 2, "rs"): r in 1..64 random bits, R < 2^r.
 Outcome convert_rs(Fmt src, Fmt dst, uint64_t src_bits, unsigned r, uint64_t R, Sat, Tiny,
                    const Policies& = {});
+Outcome convert_rs(const Desc& src, const Desc& dst, uint64_t src_bits, unsigned r, uint64_t R, Sat, Tiny,
+                   const Policies& = {});
 // An exact finite/zero/inf value (no NaN) given as an mpfr number of any precision.
 AllOutcomes round_value_all(mpfr_srcptr x, Fmt dst, const Policies& = {});
+AllOutcomes round_value_all(mpfr_srcptr x, const Desc& dst, const Policies& = {});
 // Decodes a code into an exact mpfr value (caller inits `out` with enough precision, e.g. 64
 // bits). Returns false for NaN codes (out untouched). Signed zeros keep their sign.
 bool decode(Fmt f, uint64_t code, mpfr_ptr out);
+bool decode(const Desc& f, uint64_t code, mpfr_ptr out);
 bool is_nan_code(Fmt f, uint64_t code);
+bool is_nan_code(const Desc& f, uint64_t code);
 int width(Fmt f);  // 4, 6, 8, 16, 32, 64
 
 }  // namespace softmx::oracle

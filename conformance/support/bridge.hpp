@@ -15,6 +15,27 @@
 namespace softmx::conformance {
 
 inline oracle::Fmt to_oracle(FormatId f) { return *oracle::fmt_from_name(format(f).name); }
+
+/// A descriptor's fields in the oracle's own type (field by field; the oracle derives everything
+/// else from SEMANTICS.md itself).
+inline oracle::Desc to_oracle(const Format& f) {
+  oracle::Desc d;
+  d.sign = f.sign == SignEncoding::magnitude ? oracle::Desc::Sign::magnitude
+           : f.sign == SignEncoding::twos_complement ? oracle::Desc::Sign::twos
+                                                     : oracle::Desc::Sign::none;
+  d.exp_bits = f.exp_bits;
+  d.man_bits = f.man_bits;
+  d.bias = f.bias;
+  switch (f.specials) {
+    case Specials::ieee: d.specials = oracle::Desc::Specials::ieee; break;
+    case Specials::fn: d.specials = oracle::Desc::Specials::fn; break;
+    case Specials::fnuz: d.specials = oracle::Desc::Specials::fnuz; break;
+    case Specials::none: d.specials = oracle::Desc::Specials::none; break;
+  }
+  d.subnormals = f.subnormals;
+  d.fixed = f.fixed_point;
+  return d;
+}
 inline oracle::Mode to_oracle(Rounding r) { return static_cast<oracle::Mode>(static_cast<int>(r)); }
 /// finite or none; by_destination is a default the emulator resolves, not a rule the oracle
 /// knows: a test that passes it on has a bug, and this says so.
@@ -38,6 +59,8 @@ inline oracle::Policies to_oracle(const Dialect& d) {
   for (int i = 0; i < d.nan_payload_path_count && i < kMaxNanPayloadPaths; ++i)
     p.nan_payload_paths[i] = {to_oracle(d.nan_payload_paths[i].src), to_oracle(d.nan_payload_paths[i].dst),
                               static_cast<oracle::Policies::Payload>(static_cast<int>(d.nan_payload_paths[i].payload))};
+  p.runtime_nan_payload = static_cast<oracle::Policies::Payload>(static_cast<int>(d.runtime.nan_payload));
+  p.runtime_nan_canonical_ones = d.runtime.nan_canonical_ones;
   p.nan_to_finite = static_cast<oracle::Policies::NanToFinite>(static_cast<int>(d.nan_to_finite));
   p.nan_finite_value = d.nan_finite_value;
   p.e8m0_below_nan = d.e8m0_below == E8m0Below::nan;
@@ -73,6 +96,9 @@ inline std::vector<Context> all_contexts() {
 inline Dialect policies_only(const Dialect& d) {
   Dialect p = d;
   for (auto& s : p.support) s = {kAllRoundings, kAllSaturations, ""};
+  p.runtime.refused = {};
+  p.runtime.specials = kAllSpecials;
+  p.runtime.support = {kAllRoundings, kAllSaturations, ""};
   return p;
 }
 
@@ -97,6 +123,7 @@ inline std::vector<PolicySet> policy_sets() {
   Dialect a = policies_only(ocp_dialect());
   a.nan_sign = NanSign::positive;
   a.nan_payload.fill(NanPayload::preserve);
+  a.runtime.nan_payload = NanPayload::preserve;
   a.nan_to_finite = NanToFinite::signed_max;
   a.e8m0_below = E8m0Below::nan;
   a.e8m0_negative = E8m0Negative::magnitude;
@@ -105,7 +132,9 @@ inline std::vector<PolicySet> policy_sets() {
   v.push_back({"variant-a", a});
   Dialect b = policies_only(ocp_dialect());
   b.nan_payload.fill(NanPayload::all_ones);
+  b.runtime.nan_payload = NanPayload::all_ones;
   for (auto& n : b.nan_canonical_ones) n = 5;
+  b.runtime.nan_canonical_ones = 3;
   b.nan_to_finite = NanToFinite::negative_zero;
   b.int8_minus2 = true;
   v.push_back({"variant-b", b});

@@ -92,9 +92,17 @@ std::vector<std::uint64_t> special_inputs(FormatId src) {
 }
 
 std::vector<std::uint64_t> boundary_inputs(FormatId src, FormatId dst, int k) {
-  SplitMix64 rng(0xB0B0 + static_cast<unsigned>(dst) * 131 + static_cast<unsigned>(src));
+  return boundary_inputs(src, format(dst), k);
+}
+
+std::vector<std::uint64_t> boundary_inputs(FormatId src, const Format& dst, int k) {
+  // The seed of the named destinations as before; a runtime one's from its fields.
+  const unsigned id = dst.is_named() ? static_cast<unsigned>(dst.id)
+                                     : 977u * dst.width + 31u * dst.exp_bits + static_cast<unsigned>(dst.bias + 2048) +
+                                           7u * static_cast<unsigned>(dst.specials) + 3u * static_cast<unsigned>(dst.sign);
+  SplitMix64 rng(0xB0B0 + id * 131 + static_cast<unsigned>(src));
   std::vector<std::uint64_t> out = special_inputs(src);
-  for (double x : boundary_values(format(dst), rng)) {
+  for (double x : boundary_values(dst, rng)) {
     const auto a = src == FormatId::f32 ? around<float, std::uint32_t>(x, k) : around<double, std::uint64_t>(x, k);
     out.insert(out.end(), a.begin(), a.end());
   }
@@ -104,8 +112,11 @@ std::vector<std::uint64_t> boundary_inputs(FormatId src, FormatId dst, int k) {
 }
 
 std::vector<std::uint64_t> random_inputs(FormatId src, FormatId dst, std::size_t n, std::uint64_t seed) {
+  return random_inputs(src, format(dst), n, seed);
+}
+
+std::vector<std::uint64_t> random_inputs(FormatId src, const Format& d, std::size_t n, std::uint64_t seed) {
   const Format& s = format(src);
-  const Format& d = format(dst);
   SplitMix64 rng(seed);
   std::vector<std::uint64_t> out;
   out.reserve(n);

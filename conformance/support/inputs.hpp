@@ -18,9 +18,12 @@ namespace softmx::conformance {
 /// Source codes (of `src`, f32 or f64; f16/bf16 are exhaustive instead) around every
 /// rounding boundary of `dst`.
 std::vector<std::uint64_t> boundary_inputs(FormatId src, FormatId dst, int k = 2);
+/// The same for any destination, named or runtime.
+std::vector<std::uint64_t> boundary_inputs(FormatId src, const Format& dst, int k = 2);
 
 /// `n` source codes drawn from the seeded stream (deterministic for a seed).
 std::vector<std::uint64_t> random_inputs(FormatId src, FormatId dst, std::size_t n, std::uint64_t seed);
+std::vector<std::uint64_t> random_inputs(FormatId src, const Format& dst, std::size_t n, std::uint64_t seed);
 
 /// The source's special and extreme codes: zeros, infinities, quiet and signalling NaNs with
 /// several payloads and both signs, max finite, min normal, min subnormal.

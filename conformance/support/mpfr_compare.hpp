@@ -16,21 +16,25 @@ namespace softmx::conformance {
 class MpfrComparison {
  public:
   MpfrComparison(FormatId src, FormatId dst, const Dialect& dialect, std::string label = "")
-      : src_(src), dst_(dst), policies_(to_oracle(dialect)), label_(std::move(label)) {
+      : MpfrComparison(format(src), format(dst), dialect, std::move(label)) {}
+  /// Any formats, named or runtime: the oracle gets their fields as its own Desc.
+  MpfrComparison(const Format& src, const Format& dst, const Dialect& dialect, std::string label = "")
+      : src_(src), dst_(dst), osrc_(to_oracle(src)), odst_(to_oracle(dst)), policies_(to_oracle(dialect)),
+        label_(std::move(label)) {
     for (const Context& c : all_contexts()) convs_.emplace_back(src, dst, c, dialect);
   }
 
   /// Counts 24 cases for the source code `x` in `t`, each a mismatch when code or flags differ.
   void check(std::uint64_t x, Tally& t) const {
-    const auto all = oracle::convert_all(to_oracle(src_), to_oracle(dst_), x, policies_);
+    const auto all = oracle::convert_all(osrc_, odst_, x, policies_);
     for (const Converter& conv : convs_) {
       const Context& c = conv.context();
       const oracle::Outcome& want = all.at(to_oracle(c.rounding), to_oracle(c.saturation), to_oracle(c.tininess));
       const Result got = conv(x);
       t.check(got.code == want.code && got.flags == want.flags, [&] {
         std::ostringstream o;
-        o << std::hex << std::uppercase << label_ << (label_.empty() ? "" : " ") << format(src_).name << "->"
-          << format(dst_).name << " " << name(c.rounding) << " " << name(c.saturation) << " tiny-" << name(c.tininess)
+        o << std::hex << std::uppercase << label_ << (label_.empty() ? "" : " ") << src_.name << "->"
+          << dst_.name << " " << name(c.rounding) << " " << name(c.saturation) << " tiny-" << name(c.tininess)
           << ": input " << x << " softmx " << got.code << "/" << int(got.flags) << " oracle " << want.code << "/"
           << int(want.flags);
         return o.str();
@@ -39,7 +43,8 @@ class MpfrComparison {
   }
 
  private:
-  FormatId src_, dst_;
+  Format src_, dst_;
+  oracle::Desc osrc_, odst_;
   oracle::Policies policies_;
   std::string label_;
   std::vector<Converter> convs_;

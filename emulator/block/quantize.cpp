@@ -150,7 +150,8 @@ BlockQuantizer::BlockQuantizer(FormatId src, const BlockOptions& o)
   if (!isa_supported(isa_)) throw Unsupported(std::string("quantize: this CPU cannot run ") + name(isa_));
   if (d_.block.element_scaling == ElementScaling::exact && isa_ != Isa::scalar &&
       (src == FormatId::f32 || src == FormatId::f16 || src == FormatId::bf16)) {
-    plan_ = simd::make_plan(src, o.element, ctx_, d_, kernels_from(src)[static_cast<int>(o.element)][static_cast<int>(ctx_.rounding)].one);
+    plan_ = simd::make_plan(format(src), format(o.element), ctx_, d_,
+                            kernels_from(src)[static_cast<int>(o.element)][static_cast<int>(ctx_.rounding)].one);
     if (plan_) {
       scaled_ = simd::batch_kernel(*plan_, isa_, true, true);
       blocks_ = simd::blocks_kernel(*plan_, isa_);

@@ -1,9 +1,12 @@
 // emulator/core/kernels.hpp: the specialised entry points (internal).
 //
-// For every (source, destination, rounding mode) there is a single-value kernel and a batch
-// kernel, both the generic convert_inline() with the formats and the mode as constants; the
-// batch kernel inlines it into its loop. They are instantiated in one translation unit per
-// source format (emulator/kernels/from_<format>.cpp) so the build spreads over cores.
+// For every (source, destination, rounding mode) of named formats there is a single-value
+// kernel and a batch kernel, both the generic convert_inline() with the formats and the mode
+// as constants; the batch kernel inlines it into its loop. They are instantiated in one
+// translation unit per source format (emulator/kernels/from_<format>.cpp) so the build spreads
+// over cores. A pair with a runtime format has the same two kernels per mode with the
+// descriptors read at run time (runtime_kernels, emulator/kernels/runtime.cpp): the same
+// convert_inline, so runtime formats do not fork the core.
 #pragma once
 
 #include <array>
@@ -19,8 +22,7 @@
 namespace softmx::detail {
 
 using OneKernel = Converter::Kernel;
-using BatchKernel = void (*)(const void* in, void* out, Flags* flags, std::size_t n, const std::uint64_t* rbits,
-                             const Context& c, const Dialect& d);
+using BatchKernel = Converter::BatchKernel;
 
 struct KernelPair {
   OneKernel one;
@@ -32,6 +34,16 @@ using KernelRow = std::array<std::array<KernelPair, kRoundingCount>, kFormatCoun
 
 /// The row for `src`; defined by the per-source translation units.
 const KernelRow& kernels_from(FormatId src);
+
+/// The kernels of a pair where either format is a runtime one (descriptors read at run time);
+/// defined in kernels/runtime.cpp.
+KernelPair runtime_kernels(Rounding r);
+
+/// The kernels for any pair: specialised for named pairs, runtime_kernels otherwise.
+inline KernelPair kernels_for(const Format& src, const Format& dst, Rounding r) {
+  if (src.is_named() && dst.is_named()) return kernels_from(src.id)[static_cast<int>(dst.id)][static_cast<int>(r)];
+  return runtime_kernels(r);
+}
 
 /// round_pack with the destination format and the rounding mode as constants.
 using RoundPackKernel = Result (*)(const Unpacked& v, const Context& c, const Dialect& d);
@@ -53,7 +65,7 @@ using Storage = std::conditional_t<(W <= 8), std::uint8_t,
                                                       std::conditional_t<(W <= 32), std::uint32_t, std::uint64_t>>>;
 
 template <int S, int D, int R>
-Result one_kernel(std::uint64_t bits, const Context& c, const Dialect& d) {
+Result one_kernel(const Format&, const Format&, std::uint64_t bits, const Context& c, const Dialect& d) {
   // A local copy of the context with the mode constant lets the compiler drop the other modes.
   Context k = c;
   k.rounding = static_cast<Rounding>(R);
@@ -61,8 +73,8 @@ Result one_kernel(std::uint64_t bits, const Context& c, const Dialect& d) {
 }
 
 template <int S, int D, int R>
-void batch_kernel(const void* in, void* out, Flags* flags, std::size_t n, const std::uint64_t* rbits,
-                  const Context& c, const Dialect& d) {
+void batch_kernel(const Format&, const Format&, const void* in, void* out, Flags* flags, std::size_t n,
+                  const std::uint64_t* rbits, const Context& c, const Dialect& d) {
   using In = Storage<kFormats[S].width>;
   using Out = Storage<kFormats[D].width>;
   const In* src = static_cast<const In*>(in);

@@ -48,6 +48,11 @@ SOFTMX_INLINE Unpacked unpack_inline(const Format& f, std::uint64_t code) {
     case SignEncoding::none:
       break;
   }
+  if (f.specials == Specials::fnuz && u.sign && mag == 0) {  // fnuz: the -0 code is the NaN
+    u.cls = ValueClass::nan;
+    u.nan_quiet = true;
+    return u;
+  }
   const std::uint64_t frac = mag & low_mask(m);
   const std::uint64_t expf = mag >> m;
   const std::uint64_t payload = m == 0 ? 0 : frac << (64 - m);
@@ -87,10 +92,14 @@ SOFTMX_INLINE Unpacked unpack_inline(const Format& f, std::uint64_t code) {
 // ---------------------------------------------------------------------------------------------
 // Packing.
 
-/// Packs a sign and a magnitude code into a code (SEMANTICS 3).
+/// Packs a sign and a magnitude code into a code (SEMANTICS 3). fnuz has no -0 (that code is
+/// its NaN): a zero of either sign packs as +0.
 SOFTMX_INLINE std::uint64_t pack(const Format& f, bool sign, std::uint64_t mag) {
   switch (f.sign) {
-    case SignEncoding::magnitude: return (std::uint64_t{sign} << (f.width - 1)) | mag;
+    case SignEncoding::magnitude: {
+      const bool s = f.specials == Specials::fnuz ? sign && mag != 0 : sign;
+      return (std::uint64_t{s} << (f.width - 1)) | mag;
+    }
     case SignEncoding::twos_complement: return sign ? (~mag + 1) & f.code_mask() : mag;
     case SignEncoding::none: break;
   }
@@ -104,9 +113,11 @@ SOFTMX_INLINE std::uint64_t max_magnitude(const Format& f, bool sign, const Dial
 }
 
 /// A NaN of `f` (which has NaN) for a NaN or NaN-producing input of this sign and payload (the
-/// source fraction, left-aligned), with the fraction rule `rule` (SEMANTICS 5.5).
+/// source fraction, left-aligned), with the fraction rule `rule` (SEMANTICS 5.5). An fnuz format
+/// has one NaN, the negative-zero code, whatever the rule.
 SOFTMX_INLINE std::uint64_t nan_code_with(const Format& f, bool sign, std::uint64_t payload, NanPayload rule,
                                           const Dialect& d) {
+  if (f.specials == Specials::fnuz) return std::uint64_t{1} << (f.width - 1);  // the one NaN: the -0 code
   const bool s = d.nan_sign == NanSign::negative || (d.nan_sign == NanSign::preserve && sign);
   std::uint64_t mag = f.all_ones_magnitude();  // fn formats: their single NaN
   if (f.specials == Specials::ieee) {
@@ -127,9 +138,38 @@ SOFTMX_INLINE std::uint64_t nan_code_with(const Format& f, bool sign, std::uint6
   return pack(f, s, mag);
 }
 
-/// nan_code_with the destination's own rule, nan_payload[f].
+/// nan_code_with the destination's own rule (nan_payload_for: nan_payload[f] for a named format,
+/// the dialect's runtime rule otherwise).
 SOFTMX_INLINE std::uint64_t nan_code(const Format& f, bool sign, std::uint64_t payload, const Dialect& d) {
-  return nan_code_with(f, sign, payload, d.nan_payload[static_cast<int>(f.id)], d);
+  return nan_code_with(f, sign, payload, nan_payload_for(d, f), d);
+}
+
+/// What a NaN input of this sign and payload gives in f (SEMANTICS 5.5), with `flags` (invalid
+/// for a signalling NaN): f's NaN, or in a format without NaN the dialect's nan_to_finite value,
+/// always with invalid. The dialect's NaN-producing policies for unsigned and zero-less formats
+/// (e8m0_negative, e8m0_zero, e8m0_below = nan) give the same (SEMANTICS 5.4).
+SOFTMX_INLINE Result nan_result(const Format& f, bool sign, std::uint64_t payload, Flags flags, const Dialect& d) {
+  if (f.has_nan()) return {nan_code(f, sign, payload, d), flags};
+  switch (d.nan_to_finite) {
+    case NanToFinite::positive_max: return {pack(f, false, max_magnitude(f, false, d)), flag::invalid};
+    case NanToFinite::signed_max: return {pack(f, sign, max_magnitude(f, sign, d)), flag::invalid};
+    case NanToFinite::positive_zero: return {pack(f, false, 0), flag::invalid};
+    case NanToFinite::negative_zero: return {pack(f, true, 0), flag::invalid};
+    case NanToFinite::flipped_zero: return {pack(f, !sign, 0), flag::invalid};
+    case NanToFinite::signed_value: {
+      // The dialect's value (finite, non-negative), rounded into f (rne, saturating) by the
+      // out-of-line round_pack: a rare path.
+      if (!(d.nan_finite_value > 0)) return {pack(f, sign, 0), flag::invalid};
+      Unpacked v;
+      v.cls = ValueClass::finite;
+      v.sign = sign;
+      v.exp = std::ilogb(d.nan_finite_value);
+      v.sig = static_cast<std::uint64_t>(std::ldexp(d.nan_finite_value, 63 - v.exp));
+      return {round_pack(f, v, Context{}, d).code, flag::invalid};
+    }
+    case NanToFinite::error: return {0, flag::invalid};
+  }
+  return {0, flag::invalid};
 }
 
 SOFTMX_INLINE std::uint64_t inf_code(const Format& f, bool sign) {
@@ -221,14 +261,14 @@ SOFTMX_INLINE Result round_pack_inline(const Format& f, const Unpacked& in, cons
   bool sign = in.sign;
   Flags extra = 0;
 
-  // Unsigned destination (e8m0): negative non-zero values (SEMANTICS 5.4).
+  // Unsigned destination (e8m0, ue4m3): negative non-zero values (SEMANTICS 5.4).
   if (!f.is_signed() && sign && (in.cls == ValueClass::finite || in.cls == ValueClass::inf)) {
     switch (d.e8m0_negative) {
-      case E8m0Negative::nan: return {nan_code(f, false, 0, d), flag::invalid};
+      case E8m0Negative::nan: return nan_result(f, false, 0, flag::invalid, d);
       case E8m0Negative::min_if_satfinite:
         // ml_dtypes: kSaturate ? lowest() : quiet_NaN(), tested after its Inf test (-Inf: NaN).
         if (in.cls == ValueClass::inf || c.saturation != Saturation::finite)
-          return {nan_code(f, false, 0, d), flag::invalid};
+          return nan_result(f, false, 0, flag::invalid, d);
         return {pack(f, false, 0), Flags(flag::invalid | flag::inexact)};
       case E8m0Negative::magnitude: break;
     }
@@ -237,29 +277,8 @@ SOFTMX_INLINE Result round_pack_inline(const Format& f, const Unpacked& in, cons
   }
 
   if (in.cls != ValueClass::finite) [[unlikely]] switch (in.cls) {
-    case ValueClass::nan: {
-      if (f.has_nan()) return {nan_code(f, in.sign, in.nan_payload, d), in.nan_quiet ? Flags{0} : flag::invalid};
-      switch (d.nan_to_finite) {
-        case NanToFinite::positive_max: return {pack(f, false, max_magnitude(f, false, d)), flag::invalid};
-        case NanToFinite::signed_max: return {pack(f, in.sign, max_magnitude(f, in.sign, d)), flag::invalid};
-        case NanToFinite::positive_zero: return {pack(f, false, 0), flag::invalid};
-        case NanToFinite::negative_zero: return {pack(f, true, 0), flag::invalid};
-        case NanToFinite::flipped_zero: return {pack(f, !in.sign, 0), flag::invalid};
-        case NanToFinite::signed_value: {
-          // The dialect's value (finite, non-negative), rounded into f (rne, saturating) by
-          // the out-of-line round_pack: a rare path.
-          if (!(d.nan_finite_value > 0)) return {pack(f, in.sign, 0), flag::invalid};
-          Unpacked v;
-          v.cls = ValueClass::finite;
-          v.sign = in.sign;
-          v.exp = std::ilogb(d.nan_finite_value);
-          v.sig = static_cast<std::uint64_t>(std::ldexp(d.nan_finite_value, 63 - v.exp));
-          return {round_pack(f, v, Context{}, d).code, flag::invalid};
-        }
-        case NanToFinite::error: return {0, flag::invalid};
-      }
-      return {0, flag::invalid};
-    }
+    case ValueClass::nan:
+      return nan_result(f, in.sign, in.nan_payload, in.nan_quiet ? Flags{0} : flag::invalid, d);
     case ValueClass::inf: {  // SEMANTICS 5.6
       // satfinite_inf as_none: saturation clamps finite overflow only, an Inf converts as under none.
       if (c.saturation == Saturation::none || d.satfinite_inf == SatfiniteInf::as_none) {
@@ -273,7 +292,7 @@ SOFTMX_INLINE Result round_pack_inline(const Format& f, const Unpacked& in, cons
       // No zero (e8m0): SEMANTICS 5.4.
       if (d.e8m0_zero == E8m0Zero::nan ||
           (d.e8m0_zero == E8m0Zero::min_if_satfinite && c.saturation != Saturation::finite))
-        return {nan_code(f, false, 0, d), flag::invalid};
+        return nan_result(f, false, 0, flag::invalid, d);
       return {pack(f, false, 0), flag::underflow | flag::inexact};
     }
     case ValueClass::finite: break;
@@ -283,19 +302,19 @@ SOFTMX_INLINE Result round_pack_inline(const Format& f, const Unpacked& in, cons
   const int emin = f.emin();
   Unpacked v = in;
   v.sign = sign;
-  // One-bit precision (e8m0): the ties-up policy (SEMANTICS 5.4).
-  const bool ties_up = m == 0 && d.e8m0_ties == E8m0Ties::up;
+  // Powers of two only (e8m0: no fraction bits, no subnormals): the ties-up policy (SEMANTICS 5.4).
+  const bool ties_up = m == 0 && !f.subnormals && d.e8m0_ties == E8m0Ties::up;
 
   if (!f.subnormals && v.exp < emin) {
     // Below the smallest value of a format without zero or subnormals (e8m0): SEMANTICS 5.4.
-    if (d.e8m0_below == E8m0Below::nan) return {nan_code(f, false, 0, d), flag::invalid};
+    if (d.e8m0_below == E8m0Below::nan) return nan_result(f, false, 0, flag::invalid, d);
     const Flags u = is_tiny(f, v, ties_up, c) ? flag::underflow : Flags{0};
     return {pack(f, sign, 0), Flags(u | flag::inexact | extra)};
   }
 
   // PyTorch's and ml_dtypes' E8M0 casts: every value in (2^-127, 2^-126) rounds up.
   Context cq = c;
-  if (m == 0 && d.e8m0_lowest_binade_rounds_up && v.exp == emin &&
+  if (m == 0 && !f.subnormals && d.e8m0_lowest_binade_rounds_up && v.exp == emin &&
       (c.rounding == Rounding::rne || c.rounding == Rounding::rna))
     cq.rounding = Rounding::ru;
 
@@ -336,13 +355,13 @@ SOFTMX_INLINE Result convert_inline(const Format& src, const Format& dst, std::u
   Unpacked u = unpack_inline(src, bits);
   if (u.cls == ValueClass::nan) {
     // Source-side NaN policy (SEMANTICS 5.5): the NaN an implementation's widening path makes.
-    if (const int ones = d.nan_canonical_ones[static_cast<int>(src.id)]; ones > 0) {
+    if (const int ones = nan_canonical_ones_for(d, src); ones > 0) {
       u.sign = false;
       u.nan_payload = low_mask(ones) << (64 - ones);
     }
     // A conversion path with its own NaN fraction rule (nan_payload_paths): the destination has
     // NaN, so this is what round_pack's NaN case gives, with the path's rule.
-    if (d.nan_payload_path_count > 0 && dst.specials == Specials::ieee)
+    if (d.nan_payload_path_count > 0 && dst.specials == Specials::ieee && src.is_named() && dst.is_named())
       return {nan_code_with(dst, u.sign, u.nan_payload, nan_payload_for_path(d, src.id, dst.id), d),
               u.nan_quiet ? Flags{0} : flag::invalid};
   }

@@ -1,4 +1,4 @@
-// emulator/core/table_read.hpp: a batch of 8-bit codes through a table of results (internal).
+// emulator/core/table_read.hpp: a batch of 8- or 16-bit codes through a table of results (internal).
 //
 // Two batch paths tabulate a reference function once and then read the table per element:
 // Converter from a source of at most 8 bits (emulator/code_table.hpp) and Dequantizer per scale
@@ -15,15 +15,16 @@
 namespace softmx::detail {
 
 /// Whether every in[i] (i < n) is below `size` (a table of `size` entries serves them all).
-inline bool all_below(const std::uint8_t* in, std::size_t n, std::size_t size) {
-  if (size >= 256) return true;
-  std::uint8_t largest = 0;
+template <class In>
+bool all_below(const In* in, std::size_t n, std::size_t size) {
+  if (size > std::size_t{In(~In{0})}) return true;
+  In largest = 0;
   for (std::size_t i = 0; i < n; ++i) largest = in[i] > largest ? in[i] : largest;
   return n == 0 || largest < size;
 }
 
-template <class T, bool WithFlags>
-Flags read_table_as(const std::uint64_t* codes, const Flags* tab_flags, const std::uint8_t* in, std::size_t n, T* out,
+template <class T, bool WithFlags, class In>
+Flags read_table_as(const std::uint64_t* codes, const Flags* tab_flags, const In* in, std::size_t n, T* out,
                     Flags* flags) {
   Flags all = 0;
   for (std::size_t i = 0; i < n; ++i) {
@@ -36,12 +37,13 @@ Flags read_table_as(const std::uint64_t* codes, const Flags* tab_flags, const st
   return all;
 }
 
-/// out[i] = codes[in[i]] (in dst's storage type) and, when `flags` is not null, flags[i] =
+/// out[i] = codes[in[i]] (as `out_bytes`-byte codes) and, when `flags` is not null, flags[i] =
 /// tab_flags[in[i]], for i < n; returns the OR of those flags. `tab_any` is the OR of the whole
 /// table's flags: when it is 0 and no flags are wanted, the flags are not read at all.
-/// Precondition: every in[i] indexes the table (all_below).
-inline Flags read_table(FormatId dst, const std::uint64_t* codes, const Flags* tab_flags, Flags tab_any,
-                        const std::uint8_t* in, std::size_t n, void* out, Flags* flags) {
+/// Precondition: every in[i] indexes the table (all_below). In: std::uint8_t or std::uint16_t.
+template <class In>
+Flags read_table(std::size_t out_bytes, const std::uint64_t* codes, const Flags* tab_flags, Flags tab_any,
+                 const In* in, std::size_t n, void* out, Flags* flags) {
   auto as = [&](auto* o) -> Flags {
     using T = std::remove_pointer_t<decltype(o)>;
     if (flags) return read_table_as<T, true>(codes, tab_flags, in, n, o, flags);
@@ -51,12 +53,16 @@ inline Flags read_table(FormatId dst, const std::uint64_t* codes, const Flags* t
     }
     return read_table_as<T, false>(codes, tab_flags, in, n, o, nullptr);
   };
-  switch (storage_bytes(dst)) {
+  switch (out_bytes) {
     case 1: return as(static_cast<std::uint8_t*>(out));
     case 2: return as(static_cast<std::uint16_t*>(out));
     case 4: return as(static_cast<std::uint32_t*>(out));
     default: return as(static_cast<std::uint64_t*>(out));
   }
+}
+inline Flags read_table(FormatId dst, const std::uint64_t* codes, const Flags* tab_flags, Flags tab_any,
+                        const std::uint8_t* in, std::size_t n, void* out, Flags* flags) {
+  return read_table(storage_bytes(dst), codes, tab_flags, tab_any, in, n, out, flags);
 }
 
 }  // namespace softmx::detail

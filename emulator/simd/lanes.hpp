@@ -22,6 +22,12 @@
 //   base = (max(E, emin) + bias - 1) << m
 // (the exponent field and the hidden bit add, as in round_pack_inline).
 //
+// The destination is a template argument D: a named format (D = its FormatId), whose descriptor
+// fields are compile-time constants (DstTraits<D>), or a runtime format (D = runtime_dst(...),
+// which fixes only its sign encoding and storage type), whose fields the same code reads from
+// the LanePlan at run time. One algorithm serves both; `if constexpr` only drops operations a
+// named format's constants make unnecessary.
+//
 // Lanes decided by a class (zeros, infinities, NaNs, E8M0 negatives under the nan policy) take
 // the Plan's precomputed result. Lanes handed to the scalar kernel: a NaN whose payload
 // reaches the result (!nan_by_class); under tininess after rounding, a value in the binade
@@ -49,14 +55,6 @@
 #define SOFTMX_LANES_INLINE inline __attribute__((always_inline))
 
 namespace softmx::simd::SOFTMX_SIMD_NS {
-
-/// How the destination packs a sign and a magnitude.
-enum class Kind : std::uint8_t {
-  narrow,  ///< sign-magnitude, at most 8 bits (e4m3 e5m2 e3m2 e2m3 e2m1)
-  wide,    ///< sign-magnitude, 16 bits (f16, bf16)
-  twos,    ///< two's complement (int8)
-  e8m0,    ///< unsigned, no zero or subnormals
-};
 
 constexpr int N = SOFTMX_SIMD_LANES;
 typedef std::uint32_t u32v __attribute__((vector_size(4 * N)));
@@ -89,39 +87,80 @@ SOFTMX_LANES_INLINE unsigned lane_bits(i32v mask) {
 #endif
 }
 
+/// A runtime destination's template argument: its sign encoding and whether codes are stored
+/// in 16 bits (else 8); everything else is read from the LanePlan.
+inline constexpr int kRuntimeDst = 64;
+constexpr int runtime_dst(SignEncoding sign, bool wide) { return kRuntimeDst + 2 * static_cast<int>(sign) + (wide ? 1 : 0); }
+
+/// What the lane code knows about destination D at compile time, and its fields: constants for
+/// a named format, the LanePlan's values for a runtime one (D >= kRuntimeDst).
+template <int D, bool Runtime = (D >= kRuntimeDst)>
+struct DstTraits {
+  static constexpr Format f = detail::kFormats[D];
+  static constexpr bool runtime = false;
+  static constexpr bool no_subnormals = !f.subnormals;  ///< E8M0: no zero, no subnormals
+  static constexpr bool unsigned_dst = f.sign == SignEncoding::none;
+  static constexpr bool twos = f.sign == SignEncoding::twos_complement;
+  static constexpr bool wide = f.width > 8;
+  static constexpr bool fixed_point = f.fixed_point;
+  template <class Pl> static constexpr int m(const Pl&) { return f.man_bits; }
+  template <class Pl> static constexpr int emin(const Pl&) { return f.emin(); }
+  template <class Pl> static constexpr int bias(const Pl&) { return f.bias; }
+  template <class Pl> static constexpr int width(const Pl&) { return f.width; }
+  /// Underflow may be raised (not fixed point).
+  template <class Pl> static constexpr bool underflows(const Pl&) { return true; }
+};
+template <int D>
+struct DstTraits<D, true> {
+  static constexpr int shape = D - kRuntimeDst;
+  static constexpr SignEncoding sign = static_cast<SignEncoding>(shape / 2);
+  static constexpr bool runtime = true;
+  static constexpr bool no_subnormals = false;  // read at run time: LanePlan::emin_q, emin_fallback
+  static constexpr bool unsigned_dst = sign == SignEncoding::none;
+  static constexpr bool twos = sign == SignEncoding::twos_complement;
+  static constexpr bool wide = (shape & 1) != 0;
+  static constexpr bool fixed_point = false;  // read at run time: LanePlan::underflows
+  template <class Pl> static int m(const Pl& p) { return p.m; }
+  template <class Pl> static int emin(const Pl& p) { return p.emin; }
+  template <class Pl> static int bias(const Pl& p) { return p.bias; }
+  template <class Pl> static int width(const Pl& p) { return p.width; }
+  template <class Pl> static bool underflows(const Pl& p) { return p.underflows; }
+};
+template <int D>
+using OutOf = std::conditional_t<DstTraits<D>::wide, std::uint16_t, std::uint8_t>;
+
 /// Finite non-zero values sign * sig * 2^(E - 23) rounded and packed into destination D (a
-/// FormatId as int: the descriptor's fields are constants). `sgn` is 0 or 1 per lane; `extra`
-/// is ORed into the flags. Sets `code`, `flags` (when F) and ORs into `fallback` the lanes the
-/// scalar kernel must decide (when F: only flags can need it). `Pl` holds the dialect's values
-/// (LanePlan below), read into registers once per batch.
-/// NoEdge: the caller knows no lane has E == emin - 1 (the only binade where tininess after
-/// rounding needs the full-precision rounding), which drops that test.
+/// FormatId as int, whose descriptor fields are constants, or runtime_dst(...), whose fields
+/// come from `p`). `sgn` is 0 or 1 per lane; `extra` is ORed into the flags. Sets `code`,
+/// `flags` (when F) and ORs into `fallback` the lanes the scalar kernel must decide (when F:
+/// only flags can need it). `Pl` holds the dialect's values (LanePlan below), read into
+/// registers once per batch. NoEdge: the caller knows no lane has E == emin - 1 (the only
+/// binade where tininess after rounding needs the full-precision rounding), which drops that test.
 template <int D, Rounding R, bool F, class Pl, bool NoEdge = false>
 SOFTMX_LANES_INLINE void round_pack_lanes(const Pl& p, u32v sgn, u32v sig, i32v E, u32v extra, u32v& code,
                                           u32v& flags, i32v& fallback) {
-  constexpr Format f = detail::kFormats[D];
-  constexpr int m = f.man_bits;
-  constexpr int emin = f.emin();
-  constexpr bool e8m0 = !f.subnormals;
-  constexpr Kind kind = e8m0 ? Kind::e8m0
-                        : f.sign == SignEncoding::twos_complement ? Kind::twos
-                        : f.width > 8 ? Kind::wide : Kind::narrow;
+  using T = DstTraits<D>;
+  const int m = T::m(p);
+  const int emin = T::emin(p);
+  // The exponent below which the quantum stops following E: emin, or (no subnormals) none.
+  const int emin_q = T::runtime ? p.emin_q : emin;
+  constexpr bool e8m0 = T::no_subnormals;
   const u32v one = splat(1);
-  const i32v ex = e8m0 ? E : maxi(E, splat_i(emin));
-  const i32v sh = e8m0 ? splat_i(23 - m) : mini(maxi(splat_i(emin + 23 - m) - E, splat_i(23 - m)), splat_i(25));
+  const i32v ex = e8m0 ? E : maxi(E, splat_i(emin_q));
+  const i32v sh = e8m0 ? splat_i(23 - m) : mini(maxi(splat_i(emin_q + 23 - m) - E, splat_i(23 - m)), splat_i(25));
   const u32v shu = reinterpret_cast<u32v>(sh);
   const u32v n0 = sig >> shu;  // the significand truncated to the quantum
   const u32v unit = one << shu;
   const u32v half = unit >> 1;
-  const u32v base = reinterpret_cast<u32v>((ex + (f.bias - 1)) << m);
+  const u32v base = reinterpret_cast<u32v>((ex + (T::bias(p) - 1)) << m);
   // Rounding adds a mode-dependent amount below the quantum before truncating: half - 1 plus
   // the last bit (rne), half (rna), unit - 1 toward the sign's infinity (ru, rd). A carry out of
   // the significand reaches the exponent field through base + n, as in round_pack_inline.
   u32v n;
   if constexpr (R == Rounding::rne) {
-    // The code's last bit decides ties; base is even unless m = 0 (E8M0).
+    // The code's last bit decides ties; base is even unless m = 0 (E8M0), when ties may go up.
     const u32v odd = (m == 0 ? base + n0 : n0) & one;
-    const u32v tie = e8m0 ? (odd | (reinterpret_cast<u32v>(p.ties_up) & one)) : odd;
+    const u32v tie = (e8m0 || T::runtime) ? (odd | (reinterpret_cast<u32v>(p.ties_up) & one)) : odd;
     n = (sig + (half - one) + tie) >> shu;
   } else if constexpr (R == Rounding::rna) {
     n = (sig + half) >> shu;
@@ -138,39 +177,48 @@ SOFTMX_LANES_INLINE void round_pack_lanes(const Pl& p, u32v sgn, u32v sig, i32v 
   }
   const u32v mag = base + n;
   const i32v neg = reinterpret_cast<i32v>(sgn) != 0;
-  // int8's -2 (0x80) is the only sign-dependent largest magnitude.
-  const i32v ovf = kind == Kind::twos ? mag > sel(neg, p.max_mag1, p.max_mag0) : mag > p.max_mag0;
+  // The two's complement -2 (0x80) is the only sign-dependent largest magnitude.
+  const i32v ovf = T::twos ? mag > sel(neg, p.max_mag1, p.max_mag0) : mag > p.max_mag0;
 
   u32v packed;
-  if constexpr (kind == Kind::twos) {
-    packed = sel(neg, (-mag) & splat(0xFF), mag);
-  } else if constexpr (kind == Kind::e8m0) {
+  if constexpr (T::twos) {
+    packed = sel(neg, (-mag) & splat((1u << T::width(p)) - 1), mag);
+  } else if constexpr (T::unsigned_dst) {
     packed = mag;
+  } else if constexpr (T::runtime) {
+    // fnuz has no -0 (that code is its NaN): a zero result is +0 (not_fnuz: all ones otherwise).
+    packed = ((sgn & reinterpret_cast<u32v>((mag != 0) | p.not_fnuz)) << (T::width(p) - 1)) | mag;
   } else {
-    packed = (sgn << (f.width - 1)) | mag;
+    packed = (sgn << (T::width(p) - 1)) | mag;
   }
   code = sel(ovf, sel(neg, p.ovf1, p.ovf0), packed);
 
   if constexpr (e8m0) {
     fallback |= E <= splat_i(emin);  // SEMANTICS 5.4's rules at and below 2^-127
+  } else if constexpr (T::runtime) {
+    // The same for a runtime format without subnormals. (Scalar tests of LanePlan fields are
+    // loop-invariant: the compiler unswitches the loop or predicts them.)
+    if (p.emin_fallback != p.kFarBelow) fallback |= E <= splat_i(p.emin_fallback);
   }
   if constexpr (F) {
     const i32v inexact = (sig & (unit - one)) != 0;
     u32v fl = extra | bit(inexact);  // flag::inexact is bit 0
-    if constexpr (!e8m0 && !f.fixed_point) {
-      if constexpr (NoEdge) {
-        // Tininess is the same for every lane here: inexact lanes get x, or x and u.
-        const i32v tiny = E < splat_i(p.tiny_after ? emin - 1 : emin);
-        const u32v inexact_flags = sel(tiny, splat(flag::inexact | flag::underflow), splat(flag::inexact));
-        fl = extra | sel(inexact, inexact_flags, splat(0));
-      } else {
-        const i32v below = E == splat_i(emin - 1);
-        const i32v tiny = p.tiny_after ? (E < splat_i(emin - 1)) | (below & (mag < splat(1u << m)))
-                                       : E < splat_i(emin);
-        fl |= bit(tiny & inexact) << 1;  // flag::underflow is bit 1
-        // Just below 2^emin and rounded up to it: tiny or not depends on rounding to full
-        // precision, which the scalar kernel does.
-        if (p.tiny_after) fallback |= below & (mag >= splat(1u << m)) & inexact;
+    if constexpr (!e8m0 && !T::fixed_point) {
+      if (T::underflows(p)) {  // false only for a runtime fixed-point format
+        if constexpr (NoEdge) {
+          // Tininess is the same for every lane here: inexact lanes get x, or x and u.
+          const i32v tiny = E < splat_i(p.tiny_after ? emin - 1 : emin);
+          const u32v inexact_flags = sel(tiny, splat(flag::inexact | flag::underflow), splat(flag::inexact));
+          fl = extra | sel(inexact, inexact_flags, splat(0));
+        } else {
+          const i32v below = E == splat_i(emin - 1);
+          const i32v tiny = p.tiny_after ? (E < splat_i(emin - 1)) | (below & (mag < splat(1u << m)))
+                                         : E < splat_i(emin);
+          fl |= bit(tiny & inexact) << 1;  // flag::underflow is bit 1
+          // Just below 2^emin and rounded up to it: tiny or not depends on rounding to full
+          // precision, which the scalar kernel does.
+          if (p.tiny_after) fallback |= below & (mag >= splat(1u << m)) & inexact;
+        }
       }
     }
     flags = sel(ovf, extra | splat(flag::overflow | flag::inexact), fl);
@@ -201,13 +249,28 @@ struct LanePlan {
   u32v max_mag0, max_mag1, ovf0, ovf1;
   i32v ties_up;
   bool tiny_after;
+  // A runtime destination's fields (DstTraits<runtime_dst(...)> reads them; named kernels do not).
+  int m, emin, bias, width;
+  int emin_q;         ///< emin, or far below every E without subnormals (the quantum follows E)
+  int emin_fallback;  ///< without subnormals emin (SEMANTICS 5.4: lanes at or below it go scalar), else far below
+  bool underflows;    ///< false for fixed point (underflow never raised)
+  i32v not_fnuz;      ///< all ones unless fnuz (zero results drop their sign)
   explicit LanePlan(const Plan& p)
       : max_mag0(splat(p.max_mag[0])),
         max_mag1(splat(p.max_mag[1])),
         ovf0(splat(p.ovf_code[0])),
         ovf1(splat(p.ovf_code[1])),
         ties_up(splat_i(p.ties_up ? -1 : 0)),
-        tiny_after(p.tiny_after) {}
+        tiny_after(p.tiny_after),
+        m(p.rt.man_bits),
+        emin(p.rt.emin),
+        bias(p.rt.bias),
+        width(p.rt.width),
+        emin_q(p.rt.subnormals ? p.rt.emin : kFarBelow),
+        emin_fallback(p.rt.subnormals ? kFarBelow : p.rt.emin),
+        underflows(!p.rt.fixed_point),
+        not_fnuz(splat_i(p.rt.fnuz ? 0 : -1)) {}
+  static constexpr int kFarBelow = -(1 << 20);
 };
 
 /// The result of a class (ClassResult) for each lane's sign.
@@ -251,7 +314,10 @@ SOFTMX_LANES_INLINE void store_codes(T* out, u32v v) {
 template <int D, Rounding R, bool F, bool Norm, bool Scaled>
 struct VectorKernel {
   static_assert(Norm || !Scaled, "a scaled value's quantum follows its leading bit: normalise");
-  static constexpr bool e8m0 = !detail::kFormats[D].subnormals;
+  using T = DstTraits<D>;
+  static_assert(Norm || !T::runtime, "runtime destinations always normalise");
+  static constexpr bool e8m0 = T::no_subnormals;
+  static constexpr bool unsigned_dst = T::unsigned_dst;
   const Plan& p;
   const LanePlan lp;
   const u32v src_m, src_sign_shift, src_mag_mask, src_frac_mask, src_implicit, src_align, src_quiet, src_inf_minus_1;
@@ -300,7 +366,7 @@ struct VectorKernel {
     }
     if constexpr (Scaled) E -= shift;
     u32v extra = splat(0);
-    if constexpr (e8m0) {
+    if constexpr (unsigned_dst) {
       extra = (splat(0) - sgn) & neg_extra;  // invalid for a negative under E8m0Negative::magnitude
       sgn = splat(0);                        // the magnitude is rounded (or the neg class decides)
     }
@@ -333,7 +399,7 @@ struct VectorKernel {
       }
       if (!nan_by_class) nan_lanes = is_nan;
     }
-    if constexpr (e8m0) {
+    if constexpr (unsigned_dst) {
       if (neg_const) {
         const i32v neg_lane = (reinterpret_cast<i32v>(x >> src_sign_shift) != 0) & ~decided;
         code = sel(neg_lane, splat(p.neg.code[1]), code);
@@ -345,9 +411,7 @@ struct VectorKernel {
   }
 
   /// The scalar reference for one lane.
-  Result scalar(std::uint64_t bits, int shift) const {
-    return Scaled ? scaled_scalar(p, bits, shift) : p.scalar(bits, p.ctx, *p.dialect);
-  }
+  Result scalar(std::uint64_t bits, int shift) const { return Scaled ? scaled_scalar(p, bits, shift) : p.call(bits); }
 };
 
 /// n source codes (In: std::uint32_t for a 32-bit source, std::uint16_t for 16) from `in`,
@@ -373,7 +437,7 @@ SOFTMX_LANES_INLINE std::uint64_t load_one(const void* in, std::size_t i, bool i
 /// scaled kernels divide by 2^shift first (see VectorKernel).
 template <int D, Rounding R, bool F, bool Norm, bool Scaled = false>
 void convert_batch(const Plan& plan, const void* in, void* out_v, Flags* flags_out, std::size_t n, int shift) {
-  using Out = std::conditional_t<(detail::kFormats[D].width > 8), std::uint16_t, std::uint8_t>;
+  using Out = OutOf<D>;
   Out* out = static_cast<Out*>(out_v);
   const VectorKernel<D, R, F, Norm, Scaled> k(plan);
   const bool in32 = plan.src_width == 32;
@@ -382,8 +446,10 @@ void convert_batch(const Plan& plan, const void* in, void* out_v, Flags* flags_o
     out[j] = static_cast<Out>(r.code);
     if constexpr (F) flags_out[j] = r.flags;
   };
-  // Without flags, only E8M0's low end and payload-carrying NaNs ever need the scalar kernel.
-  const bool may_fall_back = F || VectorKernel<D, R, F, Norm, Scaled>::e8m0 || !plan.nan_by_class;
+  // Without flags, only E8M0's low end (or a runtime format's without subnormals) and
+  // payload-carrying NaNs ever need the scalar kernel.
+  const bool may_fall_back = F || VectorKernel<D, R, F, Norm, Scaled>::e8m0 || !plan.nan_by_class ||
+                             (DstTraits<D>::runtime && !plan.rt.subnormals);
   std::size_t i = 0;
   for (; i + N <= n; i += N) {
     u32v code, fl{};
@@ -420,21 +486,23 @@ inline bool fpu_is_default() {
 /// only used while the FPU is in its default mode (fpu_is_default).
 template <int D>
 void convert_rne_float(const Plan& p, const void* in, void* out_v, std::size_t n) {
-  constexpr Format f = detail::kFormats[D];
-  static_assert(f.subnormals && f.width <= 16);
-  constexpr int m = f.man_bits;
-  constexpr std::uint32_t magic = static_cast<std::uint32_t>(f.emin() - m + 23 + 127) << 23;
-  constexpr std::uint32_t min_normal = static_cast<std::uint32_t>(f.emin() + 127) << 23;
-  constexpr std::uint32_t rebias = static_cast<std::uint32_t>(127 - f.bias) << m;
-  constexpr bool twos = f.sign == SignEncoding::twos_complement;
-  using Out = std::conditional_t<(f.width > 8), std::uint16_t, std::uint8_t>;
+  using T = DstTraits<D>;
+  static_assert(!T::no_subnormals);
+  const LanePlan lp(p);  // a runtime destination's fields (rne_float_serves checked them)
+  const int m = T::m(lp);
+  const std::uint32_t magic = static_cast<std::uint32_t>(T::emin(lp) - m + 23 + 127) << 23;
+  const std::uint32_t min_normal = static_cast<std::uint32_t>(T::emin(lp) + 127) << 23;
+  const std::uint32_t rebias = static_cast<std::uint32_t>(127 - T::bias(lp)) << m;
+  using Out = OutOf<D>;
   Out* out = static_cast<Out*>(out_v);
   const bool in32 = p.src_width == 32;
   const u32v max0 = splat(p.max_mag[0]), max1 = splat(p.max_mag[1]), ovf0 = splat(p.ovf_code[0]),
              ovf1 = splat(p.ovf_code[1]);
   const bool ovf_is_max = p.ovf_is_max;
+  const bool neg_const = p.neg_const;
+  const u32v neg_code = splat(p.neg.code[1]);
   const u32v inf_minus_1 = splat(0x7F7FFFFFu);
-  auto scalar = [&](std::size_t j) { out[j] = static_cast<Out>(p.scalar(load_one(in, j, in32), p.ctx, *p.dialect).code); };
+  auto scalar = [&](std::size_t j) { out[j] = static_cast<Out>(p.call(load_one(in, j, in32)).code); };
   std::size_t i = 0;
   for (; i + N <= n; i += N) {
     u32v x = load_lanes(in, i, in32);
@@ -445,14 +513,22 @@ void convert_rne_float(const Plan& p, const void* in, void* out_v, std::size_t n
     const u32v mag = a < min_normal ? sub : nor;
     const i32v neg = reinterpret_cast<i32v>(x) < 0;
     u32v code;
-    if constexpr (twos) {
+    if constexpr (T::twos) {
       const u32v lim = neg ? max1 : max0;
       const u32v c = mag > lim ? lim : mag;
-      code = neg ? (-c) & 0xFFu : c;
+      code = neg ? (-c) & ((1u << T::width(lp)) - 1) : c;
+    } else if constexpr (T::unsigned_dst) {
+      code = mag > max0 ? max0 : mag;  // the magnitude (or the negative class, below)
+    } else if constexpr (T::runtime) {
+      const u32v c = mag > max0 ? max0 : mag;
+      code = c | (((x >> 31) & reinterpret_cast<u32v>((c != 0) | lp.not_fnuz)) << (T::width(lp) - 1));
     } else {
-      code = (mag > max0 ? max0 : mag) | ((x >> 31) << (f.width - 1));
+      code = (mag > max0 ? max0 : mag) | ((x >> 31) << (T::width(lp) - 1));
     }
     if (!ovf_is_max) code = mag > (neg ? max1 : max0) ? (neg ? ovf1 : ovf0) : code;
+    if constexpr (T::unsigned_dst) {
+      if (neg_const) code = neg ? neg_code : code;
+    }
     store_codes(out + i, code);
     // Zeros, infinities and NaNs: the scalar kernel (their class results, or a NaN payload).
     if (any_at_least(a - 1, inf_minus_1)) [[unlikely]] {
@@ -474,7 +550,7 @@ void convert_e8m0(const Plan& p, const void* in, void* out_v, Flags*, std::size_
   const bool in32 = p.src_width == 32;
   const u32v ovf = splat(p.ovf_code[0]), neg_code = splat(p.neg.code[1]);
   const bool neg_const = p.neg_const, ties_up = p.ties_up;
-  auto scalar = [&](std::size_t j) { out[j] = static_cast<std::uint8_t>(p.scalar(load_one(in, j, in32), p.ctx, *p.dialect).code); };
+  auto scalar = [&](std::size_t j) { out[j] = static_cast<std::uint8_t>(p.call(load_one(in, j, in32)).code); };
   std::size_t i = 0;
   for (; i + N <= n; i += N) {
     u32v x = load_lanes(in, i, in32);
@@ -509,8 +585,12 @@ void convert_e8m0(const Plan& p, const void* in, void* out_v, Flags*, std::size_
 /// Whether destination D has a kernel without normalisation (Plan::normalize can be false).
 template <int D>
 constexpr bool can_skip_normalize() {
-  constexpr Format f = detail::kFormats[D];
-  return !f.subnormals || detail::kFormats[static_cast<int>(FormatId::f32)].emin() <= f.emin() - f.man_bits - 2;
+  if constexpr (DstTraits<D>::runtime) {
+    return false;  // runtime destinations always normalise (one kernel fewer per shape)
+  } else {
+    constexpr Format f = detail::kFormats[D];
+    return !f.subnormals || detail::kFormats[static_cast<int>(FormatId::f32)].emin() <= f.emin() - f.man_bits - 2;
+  }
 }
 
 /// Where convert_consecutive puts results: codes and flags arrays (StoreSink), or the segments
@@ -607,8 +687,9 @@ SOFTMX_LANES_INLINE u32v load_narrow(const T* p) {
 /// subnormals, and of Inf and NaN, go through convert_batch. Results go to `sink`.
 template <int D, Rounding R, bool F, bool Norm, class Sink>
 void convert_consecutive_to(const Plan& plan, std::uint64_t first, std::size_t n, Sink& sink) {
-  using Out = std::conditional_t<(detail::kFormats[D].width > 8), std::uint16_t, std::uint8_t>;
-  constexpr bool e8m0 = !detail::kFormats[D].subnormals;
+  using Out = OutOf<D>;
+  using T = DstTraits<D>;
+  constexpr bool e8m0 = T::unsigned_dst;  // the sign dropped, or the negative class
   const Plan& p = plan;
   const bool in32 = p.src_width == 32;
   const LanePlan lp(p);
@@ -673,11 +754,11 @@ void convert_consecutive_to(const Plan& plan, std::uint64_t first, std::size_t n
         u32v code, fl{};
         i32v fallback = splat_i(0);
         round_pack_lanes<D, R, F, LanePlan, kNoEdge>(lp, sgn, sig, E, extra, code, fl, fallback);
-        if constexpr (!kNoEdge || e8m0) {
+        if constexpr (!kNoEdge || T::no_subnormals || T::runtime) {
           if (unsigned lanes = lane_bits(fallback)) [[unlikely]] {
             for (; lanes; lanes &= lanes - 1) {
               const int l = __builtin_ctz(lanes);
-              const Result r = p.scalar(x0 + j + static_cast<std::size_t>(l), p.ctx, *p.dialect);
+              const Result r = p.call(x0 + j + static_cast<std::size_t>(l));
               code[l] = static_cast<std::uint32_t>(r.code);
               fl[l] = r.flags;
             }
@@ -687,10 +768,10 @@ void convert_consecutive_to(const Plan& plan, std::uint64_t first, std::size_t n
       }
       sink = local;
     };
-    if (e - p.src_bias == detail::kFormats[D].emin() - 1) lanes_loop(std::false_type{});
+    if (e - p.src_bias == T::emin(lp) - 1) lanes_loop(std::false_type{});
     else lanes_loop(std::true_type{});
     for (; j < len; ++j) {
-      const Result r = p.scalar(x0 + j, p.ctx, *p.dialect);
+      const Result r = p.call(x0 + j);
       sink.one(i + j, static_cast<std::uint32_t>(r.code), r.flags);
     }
     i += len;
@@ -699,7 +780,7 @@ void convert_consecutive_to(const Plan& plan, std::uint64_t first, std::size_t n
 
 template <int D, Rounding R, bool F, bool Norm>
 void convert_consecutive(const Plan& plan, std::uint64_t first, void* out, Flags* flags, std::size_t n) {
-  using Out = std::conditional_t<(detail::kFormats[D].width > 8), std::uint16_t, std::uint8_t>;
+  using Out = OutOf<D>;
   StoreSink<Out, F> sink{static_cast<Out*>(out), flags};
   convert_consecutive_to<D, R, F, Norm>(plan, first, n, sink);
 }
@@ -727,6 +808,15 @@ ConsecutiveFn pick_consecutive_norm(const Plan& p, bool with_flags) {
   return with_flags ? &convert_consecutive<D, R, true, true> : &convert_consecutive<D, R, false, true>;
 }
 
+/// Whether convert_rne_float serves the plan's destination: always for the named ones; for a
+/// runtime one when its subnormal quantum and smallest normal are f32 normal numbers and
+/// it has subnormals (the FPU rounds at the quantum 2^(emin - m) by adding 2^(emin - m + 23)).
+inline bool rne_float_serves(const Plan& p) {
+  if (p.dst != FormatId::runtime) return true;
+  const int q = p.rt.emin - p.rt.man_bits + 23;
+  return p.rt.subnormals && p.rt.emin >= -126 && q >= -126 && q <= 127 && p.rt.emin <= 127;
+}
+
 /// rne without flags: the FPU-assisted kernel while the FPU is in its default mode, otherwise
 /// the general one.
 template <int D>
@@ -739,15 +829,16 @@ void convert_rne(const Plan& p, const void* in, void* out, Flags* flags, std::si
 
 template <int D, Rounding R>
 BatchFn pick_norm(const Plan& p, bool with_flags, bool scaled) {
+  using T = DstTraits<D>;
   if (scaled) {
-    if constexpr (is_mx_element(static_cast<FormatId>(D)))
+    if constexpr (!T::runtime && is_mx_element(static_cast<FormatId>(D)))
       return with_flags ? &convert_batch<D, R, true, true, true> : &convert_batch<D, R, false, true, true>;
     return nullptr;
   }
-  if constexpr (R == Rounding::rne && detail::kFormats[D].subnormals) {
-    if (!with_flags && (p.src == FormatId::f32 || p.src == FormatId::bf16)) return &convert_rne<D>;
+  if constexpr (R == Rounding::rne && !T::no_subnormals) {
+    if (!with_flags && (p.src == FormatId::f32 || p.src == FormatId::bf16) && rne_float_serves(p)) return &convert_rne<D>;
   }
-  if constexpr (!detail::kFormats[D].subnormals) {
+  if constexpr (T::no_subnormals) {
     if (!with_flags && (p.src == FormatId::f32 || p.src == FormatId::bf16)) return &convert_e8m0<R>;
   }
   if constexpr (can_skip_normalize<D>()) {
@@ -798,6 +889,23 @@ SegmentsFn pick_segments_mode(const Plan& p) {
   return nullptr;
 }
 
+/// Calls f.template operator()<D>() for the runtime shape of the plan's destination.
+template <class Fn>
+auto with_runtime_shape(const Plan& p, Fn&& f) {
+  const bool wide = p.rt.width > 8;
+  switch (p.rt.sign) {
+    case SignEncoding::magnitude:
+      return wide ? f.template operator()<runtime_dst(SignEncoding::magnitude, true)>()
+                  : f.template operator()<runtime_dst(SignEncoding::magnitude, false)>();
+    case SignEncoding::twos_complement:
+      return wide ? f.template operator()<runtime_dst(SignEncoding::twos_complement, true)>()
+                  : f.template operator()<runtime_dst(SignEncoding::twos_complement, false)>();
+    case SignEncoding::none: break;
+  }
+  return wide ? f.template operator()<runtime_dst(SignEncoding::none, true)>()
+              : f.template operator()<runtime_dst(SignEncoding::none, false)>();
+}
+
 inline SegmentsFn pick_segments(const Plan& p) {
   switch (p.dst) {
 #define SOFTMX_DST(F) \
@@ -805,6 +913,7 @@ inline SegmentsFn pick_segments(const Plan& p) {
     SOFTMX_DST(e4m3) SOFTMX_DST(e5m2) SOFTMX_DST(e3m2) SOFTMX_DST(e2m3) SOFTMX_DST(e2m1)
     SOFTMX_DST(int8) SOFTMX_DST(e8m0) SOFTMX_DST(f16) SOFTMX_DST(bf16)
 #undef SOFTMX_DST
+    case FormatId::runtime: return with_runtime_shape(p, [&]<int D>() { return pick_segments_mode<D>(p); });
     default: break;
   }
   return nullptr;
@@ -817,6 +926,8 @@ inline ConsecutiveFn pick_consecutive(const Plan& p, bool with_flags) {
     SOFTMX_DST(e4m3) SOFTMX_DST(e5m2) SOFTMX_DST(e3m2) SOFTMX_DST(e2m3) SOFTMX_DST(e2m1)
     SOFTMX_DST(int8) SOFTMX_DST(e8m0) SOFTMX_DST(f16) SOFTMX_DST(bf16)
 #undef SOFTMX_DST
+    case FormatId::runtime:
+      return with_runtime_shape(p, [&]<int D>() { return pick_consecutive_mode<D>(p, with_flags); });
     default: break;
   }
   return nullptr;
@@ -829,6 +940,8 @@ inline BatchFn pick(const Plan& p, FormatId dst, bool with_flags, bool scaled) {
     SOFTMX_DST(e4m3) SOFTMX_DST(e5m2) SOFTMX_DST(e3m2) SOFTMX_DST(e2m3) SOFTMX_DST(e2m1)
     SOFTMX_DST(int8) SOFTMX_DST(e8m0) SOFTMX_DST(f16) SOFTMX_DST(bf16)
 #undef SOFTMX_DST
+    case FormatId::runtime:
+      return with_runtime_shape(p, [&]<int D>() { return pick_mode<D>(p, with_flags, scaled); });
     default: break;
   }
   return nullptr;

@@ -13,7 +13,7 @@ namespace {
 ClassResult by_class(const Plan& p, std::uint64_t plus_code, std::uint64_t sign_bit) {
   ClassResult r;
   for (int s = 0; s < 2; ++s) {
-    const Result x = p.scalar(plus_code | (s ? sign_bit : 0), p.ctx, *p.dialect);
+    const Result x = p.call(plus_code | (s ? sign_bit : 0));
     r.code[s] = static_cast<std::uint32_t>(x.code);
     r.flags[s] = x.flags;
   }
@@ -22,12 +22,11 @@ ClassResult by_class(const Plan& p, std::uint64_t plus_code, std::uint64_t sign_
 
 }  // namespace
 
-std::optional<Plan> make_plan(FormatId src, FormatId dst, const Context& ctx, const Dialect& d,
+std::optional<Plan> make_plan(const Format& s, const Format& f, const Context& ctx, const Dialect& d,
                               Converter::Kernel scalar) {
   if (ctx.rounding == Rounding::rs) return std::nullopt;
+  const FormatId src = s.id, dst = f.id;
   if (src != FormatId::f32 && src != FormatId::f16 && src != FormatId::bf16) return std::nullopt;
-  const Format& s = format(src);
-  const Format& f = format(dst);
   Plan p;
   p.src = src;
   p.dst = dst;
@@ -37,6 +36,10 @@ std::optional<Plan> make_plan(FormatId src, FormatId dst, const Context& ctx, co
     case FormatId::f16: case FormatId::bf16:
       if (src == dst) return std::nullopt;
       break;
+    case FormatId::runtime:
+      if (f.width > 16) return std::nullopt;
+      p.rt = {f.man_bits, f.emin(), f.bias, f.width, f.sign, f.subnormals, f.fixed_point, f.specials == Specials::fnuz};
+      break;
     default: return std::nullopt;
   }
   p.src_width = s.width;
@@ -45,13 +48,15 @@ std::optional<Plan> make_plan(FormatId src, FormatId dst, const Context& ctx, co
   p.src_exp_max = static_cast<int>(detail::low_mask(s.exp_bits));
   for (int sg = 0; sg < 2; ++sg) p.max_mag[sg] = static_cast<std::uint32_t>(detail::max_magnitude(f, sg, d));
   p.tiny_after = ctx.tininess == Tininess::after_rounding;
-  p.ties_up = f.man_bits == 0 && d.e8m0_ties == E8m0Ties::up;
+  p.ties_up = f.man_bits == 0 && !f.subnormals && d.e8m0_ties == E8m0Ties::up;
   // Without normalising, a source subnormal is read with its implicit bit set and the
   // exponent emin_src: a value below 2^(emin_src + 1). That rounds and flags as the true value
   // does only when 2^(emin_src + 1) is at most half the destination's smallest subnormal
   // 2^(emin - m) (lanes.hpp). E8M0 reads source normals as they are and hands source
   // subnormals to the scalar kernel.
-  p.normalize = f.subnormals && s.emin() > f.emin() - f.man_bits - 2;
+  p.normalize = dst == FormatId::runtime || (f.subnormals && s.emin() > f.emin() - f.man_bits - 2);
+  p.src_format = s;
+  p.dst_format = f;
   p.scalar = scalar;
   p.ctx = ctx;
   p.dialect = &d;
@@ -81,10 +86,11 @@ std::optional<Plan> make_plan(FormatId src, FormatId dst, const Context& ctx, co
   p.snan = by_class(p, exp_ones | 1, sign_bit);
   // A NaN's digits reach the result only as an ieee destination's preserved payload (and not
   // when the dialect first replaces every NaN of this source by one canonical NaN).
-  // The rule is the path's where the dialect lists (src, dst) in nan_payload_paths.
-  const NanPayload rule = nan_payload_for_path(d, src, dst);
+  // The rule is the path's where the dialect lists (src, dst) in nan_payload_paths (named
+  // formats only; a runtime destination takes the dialect's runtime rule).
+  const NanPayload rule = f.is_named() ? nan_payload_for_path(d, src, dst) : nan_payload_for(d, f);
   p.nan_by_class = !(f.specials == Specials::ieee && (rule == NanPayload::preserve || rule == NanPayload::exact) &&
-                     d.nan_canonical_ones[static_cast<int>(src)] == 0);
+                     nan_canonical_ones_for(d, s) == 0);
   if (!f.is_signed()) {
     // nan and min_if_satfinite give every finite non-zero negative one result (NaN, or 0x00 under
     // saturation finite); magnitude rounds |x| and adds invalid.

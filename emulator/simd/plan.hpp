@@ -33,9 +33,15 @@ struct Plan {
   int src_bias = 127;
   int src_exp_max = 255; ///< the all-ones exponent field (Inf and NaN)
 
-  // Destination: the kernels take its descriptor as compile-time constants (kFormats[dst]);
-  // the dialect's values are here.
+  // Destination: a named one's descriptor is compile-time constants in the kernels
+  // (kFormats[dst]); a runtime one (dst == FormatId::runtime) is `rt`, which the same kernels
+  // read at run time. The dialect's values are here.
   FormatId dst = FormatId::e4m3;
+  struct RuntimeDst {
+    int man_bits = 0, emin = 0, bias = 0, width = 8;
+    SignEncoding sign = SignEncoding::magnitude;
+    bool subnormals = true, fixed_point = false, fnuz = false;
+  } rt;
   std::uint32_t max_mag[2] = {0x7E, 0x7E};  ///< largest finite magnitude code per sign
   bool tiny_after = true;       ///< tininess after rounding
   bool ties_up = false;         ///< e8m0 ties up under rne (dialect)
@@ -56,15 +62,18 @@ struct Plan {
 
   // The scalar reference for the lanes the vector code hands on.
   FormatId src = FormatId::f32;
+  Format src_format, dst_format;
   Converter::Kernel scalar = nullptr;
   Context ctx;
   const Dialect* dialect = nullptr;
+  /// The scalar kernel's result for one source code.
+  Result call(std::uint64_t bits) const { return scalar(src_format, dst_format, bits, ctx, *dialect); }
 };
 
-/// The plan for converting `src` into `dst`, or nullopt when no vector kernel serves the
-/// conversion (a 64-bit or narrow source, a destination wider than 16 bits, rs rounding).
-/// Precondition: the dialect supports the conversion (Converter checked it).
-std::optional<Plan> make_plan(FormatId src, FormatId dst, const Context& ctx, const Dialect& dialect,
+/// The plan for converting `src` into `dst` (canonical descriptors), or nullopt when no vector
+/// kernel serves the conversion (a source other than f32, f16, bf16; a destination wider than
+/// 16 bits; rs rounding). Precondition: the dialect supports the conversion (Converter checked it).
+std::optional<Plan> make_plan(const Format& src, const Format& dst, const Context& ctx, const Dialect& dialect,
                               Converter::Kernel scalar);
 
 /// A batch conversion: n source codes (storage type of the source: std::uint32_t for f32,

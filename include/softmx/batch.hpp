@@ -1,13 +1,13 @@
 // softmx/batch.hpp: which instruction set the batch conversions run on.
 //
 // Converter::run (convert.hpp) converts a batch with vector kernels where one serves the
-// conversion (sources f32, f16, bf16; destinations e4m3 e5m2 e3m2 e2m3 e2m1 int8 e8m0 f16 bf16;
-// every rounding mode but rs), on the widest instruction set this CPU has, and with the scalar
-// kernel otherwise; a source of at most 8 bits reads a table of the scalar kernel's results
-// (made by the first batch). The results are the scalar API's bit for bit
-// (conformance/test_batch_simd.cpp checks every f32 input and every 8-bit code). These functions
-// let tests and benchmarks choose the instruction set; Isa::scalar runs neither vectors nor
-// tables.
+// conversion (sources f32, f16, bf16; destinations e4m3 e5m2 e3m2 e2m3 e2m1 int8 e8m0 f16 bf16 and
+// runtime formats of at most 16 bits; every mode but rs), on the widest instruction set this CPU
+// has, and with the scalar kernel otherwise; a source of at most 8 bits (and a runtime pair's of
+// 9 to 16 bits without vector kernels) reads a table of the scalar kernel's results (made by the
+// first batches). The results are the scalar API's bit for bit (conformance/test_batch_simd.cpp
+// checks every f32 input and every 8-bit code). These functions let tests and benchmarks choose
+// the instruction set; Isa::scalar runs neither vectors nor tables.
 #pragma once
 
 #include <cstddef>

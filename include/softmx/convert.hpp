@@ -2,9 +2,12 @@
 //
 //   Result r = softmx::convert(FormatId::f32, FormatId::e4m3, 0x43E80000, ctx, dialect);
 //   // r.code == 0x7E (448), r.flags == flag::inexact
+//   Converter c(format(FormatId::f32), parse_format_spec("e4m3fnuz"), ctx);   // a runtime format
 //
 // Every conversion is unpack(source) followed by the one generic round_pack(destination):
-// there is no per-format code. docs/SEMANTICS.md is the specification.
+// there is no per-format code. Named pairs run it with both descriptors' constants folded in;
+// a pair with a runtime format runs the same inline algorithm reading the descriptors.
+// docs/SEMANTICS.md is the specification.
 #pragma once
 
 #include <cstddef>
@@ -49,13 +52,18 @@ Unpacked unpack(const Format& f, std::uint64_t code);
 /// Rounds an exact value into `dst` and packs it: the single round-and-pack routine of
 /// softmx (SEMANTICS sections 2-5). Source-side policies (nan_canonical_ones) are the
 /// caller's; convert() applies them. Does not check dialect support. Saturation::by_destination
-/// is the dialect's default for dst.id (resolve() in dialect.hpp).
+/// is the dialect's default for dst (resolve() in dialect.hpp).
 Result round_pack(const Format& dst, const Unpacked& value, const Context& ctx, const Dialect& dialect);
 
-/// Converts one code of `src` into `dst`. Precondition: bits <= format(src).code_mask().
-/// ctx.saturation by_destination (Context's default) is the dialect's default for `dst`: none
-/// into f64, f32, f16, bf16 (1e6 into f16 is +Inf), finite into the MX formats under ocp.
-/// Throws Unsupported if `dialect` does not support `dst` under `ctx`.
+/// Converts one code of `src` into `dst` (named or runtime formats). Precondition: bits <=
+/// src.code_mask(). ctx.saturation by_destination (Context's default) is the dialect's default
+/// for `dst`: none into f64, f32, f16, bf16 (1e6 into f16 is +Inf), finite into the MX formats
+/// under ocp, the dialect's runtime default for a runtime format. Throws Unsupported if
+/// `dialect` does not support `dst` under `ctx` (or refuses a runtime `src`), FormatError if a
+/// descriptor is not valid (canonical_format).
+Result convert(const Format& src, const Format& dst, std::uint64_t bits, const Context& ctx,
+               const Dialect& dialect = ocp_dialect());
+/// The same for named formats.
 Result convert(FormatId src, FormatId dst, std::uint64_t bits, const Context& ctx,
                const Dialect& dialect = ocp_dialect());
 
@@ -63,16 +71,21 @@ Result convert(FormatId src, FormatId dst, std::uint64_t bits, const Context& ct
 /// call is cheap (a pointer to code specialised for the format pair).
 class Converter {
  public:
-  /// Throws Unsupported if `dialect` does not support `dst` under `ctx`.
-  Converter(FormatId src, FormatId dst, const Context& ctx, const Dialect& dialect = ocp_dialect());
+  /// Any two formats, named or runtime (each is checked and made canonical: a runtime descriptor
+  /// equal to a named format runs as that format). Throws Unsupported if `dialect` does not
+  /// support `dst` under `ctx` or refuses a runtime `src`, FormatError for a bad descriptor.
+  Converter(const Format& src, const Format& dst, const Context& ctx, const Dialect& dialect = ocp_dialect());
+  /// Named formats. Throws Unsupported if `dialect` does not support `dst` under `ctx`.
+  Converter(FormatId src, FormatId dst, const Context& ctx, const Dialect& dialect = ocp_dialect())
+      : Converter(format(src), format(dst), ctx, dialect) {}
 
-  /// Converts one code. Precondition: bits <= format(src).code_mask().
-  Result operator()(std::uint64_t bits) const noexcept { return fn_(bits, ctx_, *dialect_); }
+  /// Converts one code. Precondition: bits <= source_format().code_mask().
+  Result operator()(std::uint64_t bits) const noexcept { return fn_(src_, dst_, bits, ctx_, *dialect_); }
   /// rs: converts one code with its own random bits (overrides ctx.rbits).
   Result operator()(std::uint64_t bits, std::uint64_t rbits) const noexcept {
     Context c = ctx_;
     c.rbits = rbits;
-    return fn_(bits, c, *dialect_);
+    return fn_(src_, dst_, bits, c, *dialect_);
   }
 
   /// Converts n codes. `in` points to n codes of the source's storage type and `out` to n
@@ -96,10 +109,20 @@ class Converter {
   /// The context as given, with Saturation::by_destination resolved (finite or none).
   const Context& context() const { return ctx_; }
   const Dialect& dialect() const { return *dialect_; }
-  FormatId source() const { return src_; }
-  FormatId destination() const { return dst_; }
+  /// The source's FormatId (FormatId::runtime for a runtime format: see source_format()).
+  FormatId source() const { return src_.id; }
+  FormatId destination() const { return dst_.id; }
+  /// The canonical descriptors.
+  const Format& source_format() const { return src_; }
+  const Format& destination_format() const { return dst_; }
 
-  using Kernel = Result (*)(std::uint64_t, const Context&, const Dialect&);
+  /// A single-value kernel: named pairs ignore the descriptors (their constants are folded in),
+  /// runtime pairs read them.
+  using Kernel = Result (*)(const Format& src, const Format& dst, std::uint64_t bits, const Context&, const Dialect&);
+  /// A batch kernel (the scalar loop): n codes of the source's storage type in, n of the
+  /// destination's out, flags and rbits optional (as run()).
+  using BatchKernel = void (*)(const Format& src, const Format& dst, const void* in, void* out, Flags* flags,
+                               std::size_t n, const std::uint64_t* rbits, const Context&, const Dialect&);
 
  private:
   void check_span_types(std::size_t in_bytes, std::size_t out_bytes, std::size_t n, std::size_t out_n,
@@ -109,13 +132,16 @@ class Converter {
   friend void run_consecutive(const Converter&, Isa, std::uint64_t, void*, Flags*, std::size_t);
   friend std::size_t consecutive_segments(const Converter&, Isa, std::uint64_t, std::size_t, Segment*);
 
-  FormatId src_, dst_;
+  Format src_, dst_;
   Context ctx_;
   const Dialect* dialect_;
   Kernel fn_;
+  BatchKernel many_;
   std::shared_ptr<const detail::BatchPlan> batch_;  // null: no vector kernel serves
   // Sources of at most 8 bits (not rs): every code's result, made by the first batch of 64 or
-  // more that runs on an instruction set other than Isa::scalar; null otherwise.
+  // more that runs on an instruction set other than Isa::scalar. Runtime pairs from a source of
+  // 9 to 16 bits without a vector kernel: the same, made once the batches have converted as
+  // many inputs as the table has entries. Null otherwise.
   std::shared_ptr<detail::CodeTable> table_;
 };
 

@@ -177,6 +177,29 @@ struct DestinationSupport {
   Saturation default_saturation = Saturation::finite;
 };
 
+/// The set of specials kinds (bit i = Specials(i)).
+using SpecialsSet = std::uint8_t;
+constexpr SpecialsSet specials_bit(Specials s) { return SpecialsSet(1u << static_cast<unsigned>(s)); }
+inline constexpr SpecialsSet kAllSpecials = 0xF;
+
+/// How a dialect treats formats that have no FormatId (runtime descriptors, format.hpp). The
+/// per-format arrays of Dialect are indexed by FormatId; a runtime format takes these values
+/// instead (a runtime descriptor equal to a named format is that format and takes the named
+/// entries). docs/DIALECTS.md, "Runtime formats", gives every dialect's values and why.
+struct RuntimeFormatPolicy {
+  /// Empty when the dialect converts runtime formats; otherwise why it does not, and then it
+  /// refuses them as sources and destinations.
+  std::string_view refused;
+  /// The specials kinds a runtime destination may have (others are refused with support.why).
+  SpecialsSet specials = kAllSpecials;
+  /// The rounding modes and saturations into a runtime destination, and their defaults.
+  DestinationSupport support{};
+  /// nan_payload for an ieee-encoded runtime destination.
+  NanPayload nan_payload = NanPayload::canonical;
+  /// nan_canonical_ones for a runtime source.
+  std::uint8_t nan_canonical_ones = 0;
+};
+
 /// A dialect: element-conversion policies plus what it supports. See docs/SEMANTICS.md 5.
 struct Dialect {
   std::string_view name;      ///< "ocp", "cuda"
@@ -213,7 +236,23 @@ struct Dialect {
 
   /// Per destination format (indexed by FormatId).
   std::array<DestinationSupport, kFormatCount> support{};
+
+  /// Formats without a FormatId.
+  RuntimeFormatPolicy runtime{};
 };
+
+/// The dialect's nan_payload for a destination, named or runtime (SEMANTICS 5.5).
+constexpr NanPayload nan_payload_for(const Dialect& d, const Format& dst) {
+  return dst.is_named() ? d.nan_payload[static_cast<int>(dst.id)] : d.runtime.nan_payload;
+}
+/// The dialect's nan_canonical_ones for a source, named or runtime (SEMANTICS 5.5).
+constexpr int nan_canonical_ones_for(const Dialect& d, const Format& src) {
+  return src.is_named() ? d.nan_canonical_ones[static_cast<int>(src.id)] : d.runtime.nan_canonical_ones;
+}
+/// What the dialect accepts for a destination, named or runtime.
+constexpr const DestinationSupport& support_for(const Dialect& d, const Format& dst) {
+  return dst.is_named() ? d.support[static_cast<int>(dst.id)] : d.runtime.support;
+}
 
 /// The ocp dialect: the OCP MX v1.0 / OFP8 v1.0 specification, with its
 /// implementation-defined points decided and documented (docs/DIALECTS.md).
@@ -237,6 +276,12 @@ constexpr Context resolve(const Dialect& dialect, FormatId dst, Context ctx) {
   ctx.saturation = resolve(dialect, dst, ctx.saturation);
   return ctx;
 }
+/// The same for any destination, named or runtime (a runtime one: the dialect's
+/// RuntimeFormatPolicy::support.default_saturation).
+constexpr Context resolve(const Dialect& dialect, const Format& dst, Context ctx) {
+  if (ctx.saturation == Saturation::by_destination) ctx.saturation = support_for(dialect, dst).default_saturation;
+  return ctx;
+}
 
 /// The NaN fraction rule for a NaN input read from `src` and written to `dst`: the matching entry
 /// of the dialect's nan_payload_paths, else nan_payload[dst] (SEMANTICS 5.5).
@@ -251,6 +296,11 @@ constexpr NanPayload nan_payload_for_path(const Dialect& dialect, FormatId src, 
 /// nullopt when it can.
 /// The message names the dialect, the destination and the modes it does accept.
 std::optional<std::string> unsupported_reason(const Dialect& dialect, FormatId dst, const Context& ctx);
+/// The same for any destination: a named one as above; a runtime one by Dialect::runtime (the
+/// dialect refuses runtime formats, or this one's specials, or the mode or saturation).
+std::optional<std::string> unsupported_reason(const Dialect& dialect, const Format& dst, const Context& ctx);
+/// Why `dialect` cannot read the source `src` (a runtime format it refuses), or nullopt.
+std::optional<std::string> unsupported_source_reason(const Dialect& dialect, const Format& src);
 
 /// Canonical policy value names, for listings and explain ("preserve", "positive_max", ...).
 std::string_view name(NanSign);

@@ -1,14 +1,23 @@
 // softmx/format.hpp: formats as data.
 //
 // One Format descriptor per format, in the spirit of LLVM APFloat's fltSemantics: the
-// round-and-pack core reads these fields and never asks which format it is serving. Adding a
-// format is a new table entry (emulator/formats.cpp) plus its tests.
+// round-and-pack core reads these fields and never asks which format it is serving. The 11
+// named formats (FormatId) are a constant table (emulator/core/format_table.hpp); any other
+// format is a descriptor made at run time (make_format, parse_format_spec), a plain value that
+// the same core serves. A runtime descriptor whose fields equal a named format's is that named
+// format (canonical_format gives it the FormatId), so it behaves byte for byte as the named one.
+// docs/SEMANTICS.md section 1 defines the fields and section 1.2 the textual specs.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <iosfwd>
 #include <optional>
 #include <span>
+#include <stdexcept>
+#include <string>
 #include <string_view>
+#include <utility>
 
 namespace softmx {
 
@@ -17,6 +26,8 @@ enum class Specials : std::uint8_t {
   ieee,  ///< exponent all ones: fraction 0 is Inf, otherwise NaN (fraction MSB set = quiet)
   fn,    ///< "finite + NaN": the all-ones magnitude code is the only NaN; no Inf (e4m3, e8m0)
   none,  ///< every code is a finite number (e3m2, e2m3, e2m1, int8)
+  fnuz,  ///< "finite, NaN, unsigned zero": the negative-zero code (sign bit alone) is the only
+         ///< NaN; no Inf and no -0; the all-ones magnitude is finite (e4m3fnuz: NaN 0x80, max 0x7F)
 };
 
 /// How the sign of a value is encoded in a code.
@@ -26,31 +37,71 @@ enum class SignEncoding : std::uint8_t {
   none,            ///< unsigned: every code is non-negative (e8m0)
 };
 
-/// Identifies the formats softmx knows. The order is stable: it indexes tables.
+/// Identifies the formats softmx knows by name. The order is stable: it indexes tables.
 enum class FormatId : std::uint8_t {
   f64, f32, f16, bf16,            // IEEE-style sources and destinations
   e4m3, e5m2, e3m2, e2m3, e2m1,   // OCP MX element formats (FP8, FP6, FP4)
   int8,                           // the MXINT8 element
   e8m0,                           // the MX shared scale
+  runtime,                        // not a named format: a descriptor made at run time (no table
+                                  // entry; never an index, never an argument of format())
 };
+/// The number of named formats (FormatId values below FormatId::runtime).
 inline constexpr int kFormatCount = 11;
+
+/// A format's name, held inside its descriptor (a fixed array, no pointer elsewhere), so that a
+/// descriptor made at run time is a self-contained value with its canonical spec as its name.
+/// Reads as a std::string_view.
+class FormatName {
+ public:
+  static constexpr std::size_t kCapacity = 62;
+  constexpr FormatName() = default;
+  /// Implicit, for the constant table. Precondition: at most kCapacity characters.
+  constexpr FormatName(const char* s) { assign(std::string_view(s)); }
+  /// Throws std::length_error beyond kCapacity characters.
+  constexpr explicit FormatName(std::string_view s) { assign(s); }
+  constexpr operator std::string_view() const { return {buf_, size_}; }
+  constexpr std::string_view view() const { return {buf_, size_}; }
+  constexpr const char* data() const { return buf_; }  ///< NUL-terminated
+  constexpr const char* c_str() const { return buf_; }
+  constexpr std::size_t size() const { return size_; }
+  constexpr bool empty() const { return size_ == 0; }
+  constexpr char operator[](std::size_t i) const { return buf_[i]; }
+  friend constexpr bool operator==(const FormatName& a, std::string_view b) { return a.view() == b; }
+
+ private:
+  constexpr void assign(std::string_view s) {
+    if (s.size() > kCapacity) throw std::length_error("softmx::FormatName: longer than 62 characters");
+    for (std::size_t i = 0; i < s.size(); ++i) buf_[i] = s[i];
+    size_ = static_cast<std::uint8_t>(s.size());
+  }
+  char buf_[kCapacity + 1] = {};
+  std::uint8_t size_ = 0;
+};
+std::ostream& operator<<(std::ostream& os, const FormatName& n);
 
 /// A format descriptor. All fields are data; see docs/SEMANTICS.md section 1.
 ///
 /// A magnitude code is (exponent field << man_bits) | fraction. For int8 the magnitude
 /// code is |two's complement value| in 0..128, read as an E1M6 float with bias 1 (so
-/// magnitude 128, i.e. code 0x80, decodes as 2.0 with a negative sign).
+/// magnitude 128, i.e. code 0x80, decodes as 2.0 with a negative sign). The width is always
+/// (sign != none) + exp_bits + man_bits.
+///
+/// A value type: copy it, compare it (== compares the encoding fields, not id or name). Made by
+/// hand it must go through canonical_format (or make_format) before use, which checks the
+/// fields and sets id and name; Converter does that itself.
 struct Format {
-  FormatId id;
-  std::string_view name;      ///< canonical lower-case name ("e4m3")
-  std::uint8_t width;         ///< bits in a code (4, 6, 8, 16, 32, 64)
-  std::uint8_t exp_bits;      ///< exponent field bits (int8: 1, see above)
-  std::uint8_t man_bits;      ///< stored fraction bits m; precision p = m + 1
-  std::int16_t bias;          ///< exponent bias
-  SignEncoding sign;
-  Specials specials;
-  bool subnormals;            ///< exponent field 0 holds subnormals and zero (false: e8m0)
-  bool fixed_point;           ///< uniform spacing (int8): underflow is never raised
+  FormatId id = FormatId::runtime;  ///< the named format it is, or FormatId::runtime
+  FormatName name;            ///< canonical lower-case name ("e4m3"), or the canonical spec of a
+                              ///< runtime format ("e4m3fnuz", "e4m3:bias=11:specials=none")
+  std::uint8_t width = 0;     ///< bits in a code (4, 6, 8, 16, 32, 64; runtime formats 1..32)
+  std::uint8_t exp_bits = 0;  ///< exponent field bits (int8: 1, see above)
+  std::uint8_t man_bits = 0;  ///< stored fraction bits m; precision p = m + 1
+  std::int16_t bias = 0;      ///< exponent bias
+  SignEncoding sign = SignEncoding::magnitude;
+  Specials specials = Specials::none;
+  bool subnormals = true;     ///< exponent field 0 holds subnormals and zero (false: e8m0)
+  bool fixed_point = false;   ///< uniform spacing (int8): underflow is never raised
 
   /// Exponent of the smallest normal: 1 - bias with subnormals, -bias without (e8m0).
   constexpr int emin() const { return subnormals ? 1 - bias : -bias; }
@@ -68,12 +119,13 @@ struct Format {
   constexpr std::uint64_t all_ones_magnitude() const {
     return (std::uint64_t{1} << magnitude_bits()) - 1;
   }
-  /// Largest finite magnitude code (f16 0x7BFF, e4m3 0x7E, e8m0 0xFE, int8 0x7F).
+  /// Largest finite magnitude code (f16 0x7BFF, e4m3 0x7E, e8m0 0xFE, int8 0x7F, e4m3fnuz 0x7F).
   constexpr std::uint64_t max_finite_magnitude() const {
     switch (specials) {
       case Specials::ieee: return all_ones_magnitude() - (std::uint64_t{1} << man_bits);
       case Specials::fn: return all_ones_magnitude() - 1;
-      case Specials::none: break;
+      case Specials::none:
+      case Specials::fnuz: break;
     }
     return all_ones_magnitude();
   }
@@ -81,9 +133,77 @@ struct Format {
   constexpr bool has_nan() const { return specials != Specials::none; }
   constexpr bool has_zero() const { return subnormals; }
   constexpr bool is_signed() const { return sign != SignEncoding::none; }
+  /// A code for -0 exists (sign-magnitude, with a zero, not fnuz).
+  constexpr bool has_negative_zero() const {
+    return sign == SignEncoding::magnitude && subnormals && specials != Specials::fnuz;
+  }
+  /// True for the 11 named formats, false for a runtime descriptor.
+  constexpr bool is_named() const { return id != FormatId::runtime; }
+
+  /// Same encoding: every field but id and name.
+  friend constexpr bool operator==(const Format& a, const Format& b) {
+    return a.width == b.width && a.exp_bits == b.exp_bits && a.man_bits == b.man_bits && a.bias == b.bias &&
+           a.sign == b.sign && a.specials == b.specials && a.subnormals == b.subnormals &&
+           a.fixed_point == b.fixed_point;
+  }
 };
 
-/// The descriptor of a format. Always valid for a FormatId.
+/// A bad format descriptor or spec. what() names the field and what was expected, e.g.
+/// "format spec 'e4m3:bias=2000': bias: expected an integer in [-1008, 1018] ..."; field() is
+/// that field's key ("name", "sign", "exp", "man", "bias", "specials", "subnormals", "fixed",
+/// "width", "key").
+class FormatError : public std::invalid_argument {
+ public:
+  FormatError(std::string field, const std::string& message)
+      : std::invalid_argument(message), field_(std::move(field)) {}
+  const std::string& field() const { return field_; }
+
+ private:
+  std::string field_;
+};
+
+/// The fields a runtime format is made from (docs/SEMANTICS.md 1.1).
+struct FormatFields {
+  SignEncoding sign = SignEncoding::magnitude;
+  int exp_bits = 0;           ///< 0..8
+  int man_bits = 0;           ///< 0..23; sign + exp_bits + man_bits <= 32
+  std::optional<int> bias;    ///< empty: default_bias(exp_bits)
+  Specials specials = Specials::none;
+  bool subnormals = true;     ///< exponent field 0 holds zero and subnormals
+  bool fixed_point = false;   ///< intN: uniform spacing, underflow never raised
+};
+
+/// The default bias: 2^(e-1) - 1 (IEEE's) for e >= 2; 1 for e = 1 and 0 for e = 0, which put
+/// the largest value just below 2 (MXINT8's E1M6, the OCP-convention E1M2 with max 1.75).
+constexpr int default_bias(int exp_bits) { return exp_bits >= 2 ? (1 << (exp_bits - 1)) - 1 : exp_bits; }
+
+/// Checks the fields (docs/SEMANTICS.md 1.1: exponent bits 0..8, fraction bits 0..23, width
+/// 1..32, bias so that every value is an f64 normal number, specials the width can hold) and
+/// returns the descriptor: the named one when the fields equal a named format's, otherwise a
+/// runtime descriptor named by its canonical spec. Throws FormatError naming the bad field.
+Format make_format(const FormatFields& fields);
+
+/// The fields of a descriptor (bias always set).
+FormatFields fields_of(const Format& f);
+
+/// make_format(fields_of(f)): checks a descriptor made or edited by hand and gives it its id
+/// and name. Named descriptors come back unchanged; throws FormatError.
+Format canonical_format(const Format& f);
+
+/// Parses a textual format spec (docs/SEMANTICS.md 1.2), case-insensitively: a named format or
+/// alias (f32, e4m3, float8_e4m3fn, mxint8, ...), an ml_dtypes name (float8_e4m3fnuz,
+/// float8_e3m4, float8_e4m3, ...), `[u]eXmY[bB][fn|fnuz|fnu]`, `intN`, each optionally followed
+/// by `:key=value` fields (sign, exp, man, bias, specials, subnormals, fixed). Throws
+/// FormatError whose message names the field and what was expected.
+Format parse_format_spec(std::string_view spec);
+
+/// The canonical spec of a format: a named format's name, else the shortest form the parser
+/// reads back to the same descriptor (parse_format_spec(format_spec(f)) == f).
+std::string format_spec(const Format& f);
+
+
+/// The descriptor of a named format. Throws std::invalid_argument for FormatId::runtime (a
+/// runtime format has no table entry: keep its Format).
 const Format& format(FormatId id);
 
 /// All formats in FormatId order.
@@ -92,7 +212,7 @@ std::span<const Format> all_formats();
 /// Looks a format up by name. Accepts the canonical names (f64 f32 f16 bf16 e4m3 e5m2 e3m2
 /// e2m3 e2m1 int8 e8m0) and common aliases (fp32, float, half, bfloat16, fp8e4m3,
 /// float8_e4m3fn, e4m3fn, fp8e5m2, fp6e3m2, fp6e2m3, fp4, fp4e2m1, mxint8, ue8m0, ...),
-/// case-insensitively. Returns nullopt for anything else.
+/// case-insensitively. Returns nullopt for anything else (parse_format_spec reads runtime specs).
 std::optional<FormatId> parse_format(std::string_view name);
 
 /// True for the MX element formats: e4m3, e5m2, e3m2, e2m3, e2m1, int8.

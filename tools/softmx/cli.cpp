@@ -78,15 +78,38 @@ Args parse_args(std::string command, int argc, char** argv, int first,
   return a;
 }
 
-FormatId parse_format_arg(std::string_view option, std::string_view value) {
-  if (auto f = parse_format(value)) return *f;
+namespace {
+std::string named_format_list() {
   std::string known;
   for (const Format& f : all_formats()) {
     if (!known.empty()) known += ", ";
     known += f.name;
   }
-  throw UsageError("unknown format " + quote(value, '\'') + " for --" + std::string(option) + " (expected one of " +
-                   known + ")");
+  return known;
+}
+}  // namespace
+
+Format parse_format_arg(std::string_view option, std::string_view value) {
+  try {
+    return parse_format_spec(value);
+  } catch (const FormatError& e) {
+    // FormatError's message quotes the spec and names the field; it may hold any bytes of the
+    // argument, so the spec part is re-quoted here.
+    const std::string what = e.what();
+    const auto colon = what.find("': ");
+    const std::string detail = colon == std::string::npos ? what : what.substr(colon + 3);
+    throw UsageError("--" + std::string(option) + ": bad format spec " + quote(value, '\'') + ": " + detail +
+                     " (a named format: " + named_format_list() +
+                     "; or eXmY[fn|fnuz], ueXmY, intN, with :key=value fields, docs/SEMANTICS.md 1.2)");
+  }
+}
+
+FormatId parse_named_format_arg(std::string_view option, std::string_view value) {
+  if (auto f = parse_format(value)) return *f;
+  const Format f = parse_format_arg(option, value);
+  if (f.is_named()) return f.id;
+  throw UsageError("--" + std::string(option) + ": the runtime format " + quote(value, '\'') +
+                   " is not supported here (expected one of " + named_format_list() + ")");
 }
 
 std::optional<ScaleRule> scale_rule_option(const Args& a) {
@@ -144,7 +167,7 @@ ConversionOptions conversion_options(const Args& a, bool need_to) {
   }
   // What the dialect uses for this destination unless told otherwise (ocp: rne, satfinite).
   if (a.get("to")) {
-    const DestinationSupport& s = o.dialect->support[static_cast<int>(o.to)];
+    const DestinationSupport& s = support_for(*o.dialect, o.to);
     if (!o.rounding_given) o.ctx.rounding = s.default_rounding;
     if (!sat_given) o.ctx.saturation = s.default_saturation;
   }

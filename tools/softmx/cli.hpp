@@ -17,6 +17,7 @@
 #include "softmx/context.hpp"
 #include "softmx/dialect.hpp"
 #include "softmx/format.hpp"
+#include "any_format.hpp"
 #include "vectors/output_file.hpp"
 
 namespace softmx::cli {
@@ -53,8 +54,8 @@ Args parse_args(std::string command, int argc, char** argv, int first,
 
 /// The options every conversion command shares.
 struct ConversionOptions {
-  std::optional<FormatId> from;
-  FormatId to = FormatId::f32;
+  std::optional<Format> from;    ///< any spec: a named format or a runtime descriptor
+  Format to = format(FormatId::f32);
   Context ctx;
   const Dialect* dialect = nullptr;
   bool rounding_given = false;
@@ -65,7 +66,14 @@ struct ConversionOptions {
 /// (DestinationSupport; ocp: rne and satfinite).
 ConversionOptions conversion_options(const Args& a, bool need_to);
 
-FormatId parse_format_arg(std::string_view option, std::string_view value);
+/// The format `value` names for --`option`: any spec parse_format_spec reads (a named format,
+/// `e4m3fnuz`, `e4m3:bias=11:specials=fnuz`, docs/SEMANTICS.md 1.2). A bad spec is a UsageError
+/// naming the option, the spec and the field ("--to: format spec 'e4m3:bias=99': bias: ...").
+Format parse_format_arg(std::string_view option, std::string_view value);
+
+/// As parse_format_arg, for the options that take only the 11 named formats (block, dot, mma
+/// and gemm-golden operands): a runtime spec is a UsageError naming the option and the names.
+FormatId parse_named_format_arg(std::string_view option, std::string_view value);
 
 /// The block scale rule given with --scale, or nullopt when absent (the dialect's then);
 /// UsageError for an unknown name.

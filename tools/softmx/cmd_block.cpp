@@ -131,14 +131,14 @@ int cmd_quantize(int argc, char** argv) {
     throw UsageError("unexpected argument " + quote(a.positionals[0], '\'') + " (values are read from stdin)");
   const auto to = a.get("to");
   if (!to) throw UsageError("missing --to FORMAT (" + element_list() + ")");
-  const FormatId src = a.get("from") ? parse_format_arg("from", *a.get("from")) : FormatId::f32;
+  const FormatId src = a.get("from") ? parse_named_format_arg("from", *a.get("from")) : FormatId::f32;
   if (!is_ieee_host_format(src)) throw UsageError("--from must be f64, f32, f16 or bf16, not " + *a.get("from"));
   // Parse the common options with a stand-in destination; the element format is checked next.
   Args common = a;
   common.options.erase("to");
   ConversionOptions co = conversion_options(common, false);
   if (*to == "nvfp4") return quantize_nvfp4_stream(a, src, co);
-  const FormatId elem = parse_format_arg("to", *to);
+  const FormatId elem = parse_named_format_arg("to", *to);
   if (!is_mx_element(elem)) throw UsageError("--to must be an MX element format (" + element_list() + "), not " + *to);
   const std::size_t k = parse_block_size(a, 32);
   BlockOptions o;
@@ -216,9 +216,9 @@ int cmd_dequantize(int argc, char** argv) {
   common.options.erase("from");
   if (!a.get("to")) common.options.emplace("to", "f32");
   const ConversionOptions co = conversion_options(common, true);
-  if (!is_ieee_host_format(co.to)) throw UsageError("--to must be f64, f32, f16 or bf16");
+  if (!is_ieee_host_format(co.to.id)) throw UsageError("--to must be f64, f32, f16 or bf16");
   const bool nvfp4 = *from == "nvfp4";
-  const FormatId elem = nvfp4 ? FormatId::e2m1 : parse_format_arg("from", *from);
+  const FormatId elem = nvfp4 ? FormatId::e2m1 : parse_named_format_arg("from", *from);
   if (!is_mx_element(elem)) throw UsageError("--from must be an MX element format (" + element_list() + "), not " + *from);
   const std::size_t k = parse_block_size(a, nvfp4 ? 16 : 32);
   if (nvfp4 && k != 16) throw UsageError("nvfp4 blocks hold 16 values; --block must be 16");
@@ -258,7 +258,7 @@ int cmd_dequantize(int argc, char** argv) {
       t.codes = codes;
       std::vector<unsigned char> buf(k * 8);
       try {
-        dequantize_nvfp4(t, co.to, buf.data(), co.ctx);
+        dequantize_nvfp4(t, co.to.id, buf.data(), co.ctx);
       } catch (const std::invalid_argument& e) {  // an encode scale that is zero, Inf or NaN
         throw UsageError(where + ": " + e.what());
       }
@@ -270,7 +270,7 @@ int cmd_dequantize(int argc, char** argv) {
       }
     } else {
       for (std::uint8_t c : codes) {
-        const Result r = dequantize_element(elem, static_cast<std::uint8_t>(scale), c, co.to, co.ctx, *co.dialect);
+        const Result r = dequantize_element(elem, static_cast<std::uint8_t>(scale), c, co.to.id, co.ctx, *co.dialect);
         out += hex(r.code, df.hex_digits());
         out += '\n';
       }

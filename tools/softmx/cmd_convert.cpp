@@ -18,7 +18,7 @@
 namespace softmx::cli {
 namespace {
 
-Converter make_converter(FormatId src, const ConversionOptions& o) {
+Converter make_converter(const Format& src, const ConversionOptions& o) {
   try {
     return Converter(src, o.to, o.ctx, *o.dialect);
   } catch (const Unsupported& e) {

@@ -25,7 +25,7 @@ namespace {
 FormatId element_arg(const Args& a, const char* opt) {
   auto v = a.get(opt);
   if (!v) throw UsageError(std::string("missing --") + opt + " FORMAT (e4m3, e5m2, e3m2, e2m3, e2m1 or int8)");
-  const FormatId f = parse_format_arg(opt, *v);
+  const FormatId f = parse_named_format_arg(opt, *v);
   if (!is_mx_element(f))
     throw UsageError(std::string("--") + opt + " must be an MX element format (e4m3, e5m2, e3m2, e2m3, e2m1, int8), not " + *v);
   return f;

@@ -72,7 +72,7 @@ int cmd_explain(int argc, char** argv) {
       for (const Dialect& d : all_dialects()) {
         if (unsupported_reason(d, o.to, c)) {
           out.printf(" %-*s", kCell, "n/a");
-          const DestinationSupport& sup = d.support[static_cast<int>(o.to)];
+          const DestinationSupport& sup = support_for(d, o.to);
           std::string note = "dialect " + std::string(d.name) + " to " + std::string(dst.name) + ": ";
           if (sup.roundings == 0) {
             note += "unsupported";

@@ -43,7 +43,7 @@ namespace {
 FormatId element_arg(const Args& a, const char* opt, FormatId dflt) {
   auto v = a.get(opt);
   if (!v) return dflt;
-  const FormatId f = parse_format_arg(opt, *v);
+  const FormatId f = parse_named_format_arg(opt, *v);
   if (!is_mx_element(f))
     throw UsageError(std::string("--") + opt + " must be an MX element format (e4m3, e5m2, e3m2, e2m3, e2m1, int8), not " + *v);
   return f;

@@ -86,7 +86,7 @@ std::vector<char*> take_short_output(int argc, char** argv, std::optional<std::s
 FormatId element_option(const Args& a, const char* opt, std::string_view role) {
   const auto v = a.get(opt);
   if (!v) throw UsageError(std::string("missing --") + opt + " FORMAT (" + std::string(role) + ": e4m3, e5m2, e3m2, e2m3, e2m1 or int8)");
-  const FormatId f = parse_format_arg(opt, *v);
+  const FormatId f = parse_named_format_arg(opt, *v);
   if (!is_mx_element(f))
     throw UsageError(std::string("--") + opt + " must be an MX element format (e4m3, e5m2, e3m2, e2m3, e2m1 or int8), not " + *v);
   return f;
@@ -122,7 +122,7 @@ Header convert_header(const Args& a) {
 Header quantize_header(const Args& a) {
   Header h;
   h.operation = Operation::quantize;
-  h.from = a.get("from") ? parse_format_arg("from", *a.get("from")) : FormatId::f32;
+  h.from = a.get("from") ? parse_named_format_arg("from", *a.get("from")) : FormatId::f32;
   require_host(h.from, "from");
   h.to = element_option(a, "to", "the element format");
   Args common = a;
@@ -146,7 +146,7 @@ Header dequantize_header(const Args& a) {
   common.options.erase("from");
   if (!a.get("to")) common.options.emplace("to", "f32");
   const ConversionOptions co = conversion_options(common, true);
-  require_host(co.to, "to");
+  require_host(co.to.id, "to");
   h.to = co.to;
   set_context(h, co);
   return h;

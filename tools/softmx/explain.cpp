@@ -88,7 +88,7 @@ std::string dialect_phrase(const Dialect& d) { return "dialect " + std::string(d
 // Why a NaN input gives r.
 std::string nan_reason(const ExplainInput& in, const Format& dst, const Dialect& d, const Unpacked& out) {
   std::string s = "the input is NaN";
-  if (in.from && d.nan_canonical_ones[static_cast<int>(*in.from)] > 0)
+  if (in.from && nan_canonical_ones_for(d, *in.from) > 0)
     s += "; " + dialect_phrase(d) + " first replaces every NaN input by the positive quiet NaN (as its widening path does)";
   if (out.cls == ValueClass::nan)
     return s + "; it stays NaN (" + dialect_phrase(d) + ": NaN sign " + std::string(name(d.nan_sign)) + ")";
@@ -174,10 +174,9 @@ std::string finite_reason(const ExplainInput& in, const Neighbours& nb, const Fo
 
 }  // namespace
 
-ExplainInput explain_input_code(FormatId src_id, std::uint64_t code) {
-  const Format& src = format(src_id);
+ExplainInput explain_input_code(const Format& src, std::uint64_t code) {
   ExplainInput in;
-  in.from = src_id;
+  in.from = src;
   in.code = code;
   in.u = unpack(src, code);
   in.exact = in.u.cls == ValueClass::nan ? ExactValue{ValueClass::nan, in.u.sign, in.u.nan_quiet, {}} : from_unpacked(in.u);

@@ -22,12 +22,12 @@ struct ExplainInput {
   std::string label;                   ///< how it was given: "f16 7C01", "464 (decimal, taken exactly)"
   Unpacked u;                          ///< exact (sticky only for a decimal that is not dyadic)
   ExactValue exact;                    ///< the exact value (class and sign only for NaN)
-  std::optional<FormatId> from;        ///< the source format, when given as a code
+  std::optional<Format> from;          ///< the source format, when given as a code
   std::optional<std::uint64_t> code;   ///< the code of `from`
 };
 
 /// The input `code` of format `src`. Precondition: code <= format(src).code_mask().
-ExplainInput explain_input_code(FormatId src, std::uint64_t code);
+ExplainInput explain_input_code(const Format& src, std::uint64_t code);
 /// The input `text` (decimal or C99 hex float, taken exactly). UsageError if it does not parse.
 ExplainInput explain_input_text(const std::string& text);
 

@@ -114,25 +114,27 @@ std::vector<std::string> policy_differences(const Dialect& a, const Dialect& b, 
   auto add = [&](const char* what, std::string_view vb, std::string_view va) {
     if (vb != va) out.push_back(std::string(what) + " " + std::string(vb) + " (" + std::string(a.name) + ": " + std::string(va) + ")");
   };
-  const FormatId dst = h.operation == Operation::dequantize ? h.to : h.to;
+  const FormatId dst = h.to;  // FormatId::runtime for a runtime destination (convert)
   const bool to_e8m0 = h.operation == Operation::convert && h.to == FormatId::e8m0;
-  const Format& df = format(dst);
+  const Format& df = h.to;
   add("nan_sign", name(b.nan_sign), name(a.nan_sign));
   if (df.specials == Specials::ieee) {
-    add("nan_payload", name(b.nan_payload[static_cast<int>(dst)]), name(a.nan_payload[static_cast<int>(dst)]));
-    // A conversion path with its own NaN rule (ml_dtypes-cpp's half <-> e5m2, PyTorch's e8m0 -> f32).
-    if (h.operation == Operation::convert) {
-      const std::string path = "nan_payload_paths " + std::string(format(h.from).name) + "->" + std::string(df.name);
-      add(path.c_str(), name(nan_payload_for_path(b, h.from, dst)), name(nan_payload_for_path(a, h.from, dst)));
+    add("nan_payload", name(nan_payload_for(b, df)), name(nan_payload_for(a, df)));
+    // A conversion path with its own NaN rule (ml_dtypes-cpp's half <-> e5m2, PyTorch's e8m0 ->
+    // f32): between named formats only.
+    const Format& sf = h.from;
+    if (h.operation == Operation::convert && sf.is_named() && df.is_named()) {
+      const std::string path = "nan_payload_paths " + std::string(sf.name) + "->" + std::string(df.name);
+      add(path.c_str(), name(nan_payload_for_path(b, sf.id, dst)), name(nan_payload_for_path(a, sf.id, dst)));
     }
   }
   // What saturation finite does to an Inf input (ml_dtypes' kSaturate keeps Inf).
   add("satfinite_inf", name(b.satfinite_inf), name(a.satfinite_inf));
   if (df.specials == Specials::none && !to_e8m0) add("nan_to_finite", name(b.nan_to_finite), name(a.nan_to_finite));
-  if (a.nan_canonical_ones[static_cast<int>(h.from)] != b.nan_canonical_ones[static_cast<int>(h.from)])
+  if (nan_canonical_ones_for(a, h.from) != nan_canonical_ones_for(b, h.from))
     out.push_back("nan_canonical_ones for " + std::string(format(h.from).name) + " " +
-                  std::to_string(b.nan_canonical_ones[static_cast<int>(h.from)]) + " (" + std::string(a.name) + ": " +
-                  std::to_string(a.nan_canonical_ones[static_cast<int>(h.from)]) + ")");
+                  std::to_string(nan_canonical_ones_for(b, h.from)) + " (" + std::string(a.name) + ": " +
+                  std::to_string(nan_canonical_ones_for(a, h.from)) + ")");
   if (to_e8m0) {
     add("e8m0_below", name(b.e8m0_below), name(a.e8m0_below));
     add("e8m0_zero", name(b.e8m0_zero), name(a.e8m0_zero));

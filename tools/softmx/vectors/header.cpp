@@ -149,11 +149,19 @@ Header HeaderParser::finish(const std::string& where) const {
                               std::string(name(h.operation)));
     return kv->second;
   };
-  auto format_of = [&](std::string_view k) {
+  // A named format; convert's `from` and `to` also take any format spec (a runtime descriptor,
+  // docs/SEMANTICS.md 1.2), which the writer spells canonically.
+  auto format_of = [&](std::string_view k, bool any_spec = false) -> Format {
     const std::string& v = require(k);
-    auto f = parse_format(v);
-    if (!f) throw bad(k, v, "a format name: f64 f32 f16 bf16 e4m3 e5m2 e3m2 e2m3 e2m1 int8 e8m0");
-    return *f;
+    if (auto f = parse_format(v)) return format(*f);
+    if (any_spec) {
+      try {
+        return parse_format_spec(v);
+      } catch (const FormatError& e) {
+        throw bad(k, v, "a format name or spec (docs/SEMANTICS.md 1.2); " + std::string(e.what()));
+      }
+    }
+    throw bad(k, v, "a format name: f64 f32 f16 bf16 e4m3 e5m2 e3m2 e2m3 e2m1 int8 e8m0");
   };
 
   // Operation and layout first: they decide which keys apply.
@@ -252,8 +260,8 @@ Header HeaderParser::finish(const std::string& where) const {
       h.scale_block = static_cast<std::uint32_t>(*n);
     }
   } else {
-    h.from = format_of("from");
-    h.to = format_of("to");
+    h.from = format_of("from", h.operation == Operation::convert);
+    h.to = format_of("to", h.operation == Operation::convert);
     const std::string& d = require("dialect");
     const Dialect* dp = find_dialect(d);
     if (!dp || dp->name != d) {

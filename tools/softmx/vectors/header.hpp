@@ -17,6 +17,7 @@
 #include "softmx/context.hpp"
 #include "softmx/dialect.hpp"
 #include "softmx/format.hpp"
+#include "any_format.hpp"
 
 namespace softmx::vec {
 
@@ -34,13 +35,26 @@ std::string_view name(Operation op);
 std::optional<Operation> parse_operation(std::string_view s);
 std::string_view name(MmaScaleFormat f);  ///< "none", "ue8m0", "ue4m3"
 
+/// A header's format: a descriptor (convert takes any spec, docs/SEMANTICS.md 1.2) that also
+/// reads as its FormatId where only the named formats apply (the parser admits runtime specs for
+/// convert alone, so quantize, dequantize, dot and mma headers always hold named formats).
+struct HeaderFormat : Format {
+  HeaderFormat() = default;
+  HeaderFormat(const Format& f) : Format(f) {}
+  explicit HeaderFormat(FormatId f) : Format(format(f)) {}
+  HeaderFormat& operator=(FormatId f) { return *this = HeaderFormat(f); }
+  operator FormatId() const { return id; }
+};
+
 struct Header {
   Operation operation = Operation::convert;
   Layout layout = Layout::cases;
   /// convert: source and destination; quantize: source (f64/f32/f16/bf16) and element format;
   /// dequantize: element format and destination (f64/f32/f16/bf16); dot and mma: the A and B
-  /// element formats (keys `a` and `b`; the dot result is f32).
-  FormatId from = FormatId::f32, to = FormatId::e4m3;
+  /// element formats (keys `a` and `b`; the dot result is f32). convert takes any format spec
+  /// (a runtime descriptor, docs/SEMANTICS.md 1.2, written as its canonical spec); the other
+  /// operations take the named formats only.
+  HeaderFormat from{FormatId::f32}, to{FormatId::e4m3};
   /// rounding, saturation, tininess, rbits_width (rs). ctx.rbits is unused (lines carry R).
   /// mma has none of these keys: its model fixes the rounding.
   Context ctx;

@@ -258,7 +258,7 @@ InputRange shard_range(int width, std::uint64_t index, std::uint64_t count) {
   return InputRange{first, end - 1};
 }
 
-Header sweep_header(FormatId from, FormatId to, const Context& ctx, std::string_view dialect, InputRange range) {
+Header sweep_header(const Format& from, const Format& to, const Context& ctx, std::string_view dialect, InputRange range) {
   const Format& src = format(from);
   if (src.width > kMaxSweepWidth)
     throw UsageError("cannot sweep " + std::string(src.name) + ": it has 2^" + std::to_string(src.width) +

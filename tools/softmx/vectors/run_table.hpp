@@ -41,7 +41,10 @@ InputRange shard_range(int width, std::uint64_t index, std::uint64_t count);
 /// layout runs, generator "softmx 0.1.0", level "exhaustive". Throws cli::UsageError when the
 /// source is wider than kMaxSweepWidth, the rounding is rs (a run table records a function of
 /// the input alone), the dialect is unknown or the range lies outside the source's codes.
-Header sweep_header(FormatId from, FormatId to, const Context& ctx, std::string_view dialect, InputRange range);
+Header sweep_header(const Format& from, const Format& to, const Context& ctx, std::string_view dialect, InputRange range);
+inline Header sweep_header(FormatId from, FormatId to, const Context& ctx, std::string_view dialect, InputRange range) {
+  return sweep_header(format(from), format(to), ctx, dialect, range);
+}
 
 /// Writes canonical run-table lines ("FIRST OUT FLAGS") from runs given in input order: equal
 /// neighbours (same OUT and, with flags, the same FLAGS) are joined into one line, so runs split

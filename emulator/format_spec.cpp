@@ -1,0 +1,286 @@
+// emulator/format_spec.cpp: textual format specs, parsed and printed (docs/SEMANTICS.md 1.2).
+//
+//   spec  := base (':' key '=' value)*
+//   base  := a named format or alias | an ml_dtypes name | ['u'] 'e' X 'm' Y ['b' B] [fn|fnuz|fnu]
+//            | ['mx'] 'int' N
+//   key   := sign | exp | man | bias | specials | subnormals | fixed
+//
+// The base gives every field (its name rule below); keys then set fields literally. The printer
+// is the parser run backwards: it tries the bases a format could be written with and keeps the
+// shortest text whose keys make up the difference, so parsing what it prints gives the same
+// descriptor by construction (and conformance/test_format_spec.cpp checks it on random
+// descriptors).
+#include <charconv>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/ascii.hpp"
+#include "core/format_table.hpp"
+
+namespace softmx {
+namespace detail {
+std::optional<FormatId> named_alias(std::string_view lower);  // formats.cpp
+}
+
+namespace {
+
+/// How the bias follows the exponent bits when no key or `b` sets it.
+enum class BiasRule : std::uint8_t {
+  standard,  ///< default_bias(e)
+  plus_one,  ///< default_bias(e) + 1: the `fnuz` suffix (LLVM's and ml_dtypes' E4M3FNUZ bias 8, E5M2FNUZ 16)
+  given,     ///< FormatFields::bias as written (a `b` suffix or the bias key)
+};
+
+struct Base {
+  FormatFields f;
+  BiasRule rule = BiasRule::standard;
+};
+
+/// Names other libraries give runtime formats, as specs here (ml_dtypes' and PyTorch's dtypes;
+/// LLVM's APFloat semantics of the same names).
+constexpr std::pair<std::string_view, std::string_view> kRuntimeAliases[] = {
+    {"float8_e4m3fnuz", "e4m3fnuz"},
+    {"float8_e5m2fnuz", "e5m2fnuz"},
+    {"float8_e4m3b11fnuz", "e4m3b11fnuz"},
+    {"float8_e4m3b11", "e4m3b11fnuz"},  // ml_dtypes' legacy name (XLA)
+    {"float8_e3m4", "e3m4"},
+    {"float8_e4m3", "e4m3:specials=ieee"},  // IEEE-like: Inf 0x78, NaN above, max 240
+};
+
+struct Failer {
+  std::string spec;
+  [[noreturn]] void operator()(const char* field, const std::string& what) const {
+    throw FormatError(field, "format spec '" + spec + "': " + field + ": " + what);
+  }
+};
+
+constexpr std::string_view kExpected =
+    "expected a format name (f32, bf16, e4m3, e5m2, e2m1, int8, e8m0, ...), [u]eXmY with an optional suffix fn, "
+    "fnuz or bB (e3m4, e4m3fnuz, e4m3b11fnuz, ue4m3), intN, or one of these followed by :key=value fields";
+
+/// A run of decimal digits at s[pos..] (at most 4), or nullopt.
+std::optional<int> digits(std::string_view s, std::size_t& pos) {
+  const std::size_t start = pos;
+  int v = 0;
+  while (pos < s.size() && s[pos] >= '0' && s[pos] <= '9' && pos - start < 4) v = v * 10 + (s[pos++] - '0');
+  if (pos == start || (pos < s.size() && s[pos] >= '0' && s[pos] <= '9')) return std::nullopt;
+  return v;
+}
+
+/// The specials an unsuffixed [u]eXmY names (docs/SEMANTICS.md 1.2), by its signed width 1+X+Y:
+/// OCP E4M3 (fn); narrower than 8 bits: none (the OCP MX convention); 8 bits or more:
+/// IEEE-like, or fn without a fraction bit (as E8M0), or none without an exponent field.
+Specials implied_specials(int e, int m) {
+  if (e == 4 && m == 3) return Specials::fn;
+  if (1 + e + m < 8) return Specials::none;
+  if (m == 0) return Specials::fn;
+  if (e == 0) return Specials::none;
+  return Specials::ieee;
+}
+
+std::optional<Base> parse_spec(std::string_view s, const Failer& fail);
+
+/// The base of a spec (lower case), or nullopt when it is not one of the forms.
+std::optional<Base> resolve_base(std::string_view b, const Failer& fail) {
+  if (const auto id = detail::named_alias(b)) return Base{fields_of(format(*id)), BiasRule::standard};
+  for (const auto& [n, spec] : kRuntimeAliases)
+    if (b == n) return parse_spec(spec, fail);
+  std::size_t pos = 0;
+  if (b.starts_with("int") || b.starts_with("mxint")) {
+    pos = b[0] == 'm' ? 5 : 3;
+    const auto n = digits(b, pos);
+    if (!n || pos != b.size()) return std::nullopt;
+    if (*n < 2 || *n > 25) fail("name", "intN needs N from 2 to 25 (a sign, one integer bit, N - 2 fraction bits), got " +
+                                            std::to_string(*n));
+    Base r;
+    r.f.sign = SignEncoding::twos_complement;
+    r.f.exp_bits = 1;
+    r.f.man_bits = *n - 2;
+    r.f.specials = Specials::none;
+    r.f.fixed_point = true;
+    return r;
+  }
+  Base r;
+  if (pos < b.size() && b[pos] == 'u') {
+    r.f.sign = SignEncoding::none;
+    ++pos;
+  }
+  if (pos >= b.size() || b[pos] != 'e') return std::nullopt;
+  ++pos;
+  const auto e = digits(b, pos);
+  if (!e || pos >= b.size() || b[pos] != 'm') return std::nullopt;
+  ++pos;
+  const auto m = digits(b, pos);
+  if (!m) return std::nullopt;
+  if (*e > 8) fail("exp", "expected 0 to 8 exponent bits, got " + std::to_string(*e));
+  if (*m > 23) fail("man", "expected 0 to 23 fraction bits, got " + std::to_string(*m));
+  r.f.exp_bits = *e;
+  r.f.man_bits = *m;
+  r.f.specials = implied_specials(*e, *m);
+  if (pos < b.size() && b[pos] == 'b') {
+    ++pos;
+    const auto bias = digits(b, pos);
+    if (!bias) return std::nullopt;
+    r.f.bias = *bias;
+    r.rule = BiasRule::given;
+  }
+  const std::string_view suffix = b.substr(pos);
+  if (suffix == "fnuz") {
+    r.f.specials = Specials::fnuz;
+    if (r.rule != BiasRule::given) r.rule = BiasRule::plus_one;
+  } else if (suffix == "fn") {
+    r.f.specials = Specials::fn;
+  } else if (suffix == "fnu") {
+    r.f.specials = Specials::fn;
+    r.f.sign = SignEncoding::none;
+  } else if (!suffix.empty()) {
+    return std::nullopt;
+  }
+  return r;
+}
+
+std::optional<int> integer(std::string_view v) {
+  int x = 0;
+  if (!v.empty() && v[0] == '+') v.remove_prefix(1);
+  const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+  if (ec != std::errc{} || p != v.data() + v.size() || v.empty()) return std::nullopt;
+  return x;
+}
+
+std::optional<bool> yes_no(std::string_view v) {
+  if (v == "yes" || v == "true" || v == "1" || v == "on") return true;
+  if (v == "no" || v == "false" || v == "0" || v == "off") return false;
+  return std::nullopt;
+}
+
+/// Base and keys of a (lower-case) spec; the bias not yet settled (Base::rule).
+std::optional<Base> parse_spec(std::string_view s, const Failer& fail) {
+  const std::size_t colon = s.find(':');
+  const std::string_view base_text = s.substr(0, colon);
+  if (base_text.empty()) fail("name", "the spec starts with ':' or is empty; " + std::string(kExpected));
+  std::optional<Base> base = resolve_base(base_text, fail);
+  if (!base) fail("name", "unknown format '" + std::string(base_text) + "': " + std::string(kExpected));
+  Base r = *base;
+  std::vector<std::string_view> seen;
+  for (std::size_t pos = colon; pos != std::string_view::npos;) {
+    const std::size_t next = s.find(':', pos + 1);
+    const std::string_view item = s.substr(pos + 1, next == std::string_view::npos ? std::string_view::npos : next - pos - 1);
+    pos = next;
+    const std::size_t eq = item.find('=');
+    if (item.empty() || eq == std::string_view::npos || eq == 0)
+      fail("key", "expected key=value after ':', got '" + std::string(item) + "'");
+    const std::string_view key = item.substr(0, eq), value = item.substr(eq + 1);
+    for (std::string_view k : seen)
+      if (k == key) fail("key", "'" + std::string(key) + "' is given twice");
+    seen.push_back(key);
+    const std::string k(key);
+    auto bad_value = [&](const std::string& expected) {
+      fail(k.c_str(), "expected " + expected + ", got '" + std::string(value) + "'");
+    };
+    if (key == "sign") {
+      if (value == "magnitude" || value == "sm" || value == "signed") r.f.sign = SignEncoding::magnitude;
+      else if (value == "none" || value == "unsigned") r.f.sign = SignEncoding::none;
+      else if (value == "twos" || value == "twos_complement" || value == "2c") r.f.sign = SignEncoding::twos_complement;
+      else bad_value("magnitude, none or twos");
+    } else if (key == "exp" || key == "man") {
+      const auto v = integer(value);
+      if (!v) bad_value("an integer");
+      if (key == "exp" && (*v < 0 || *v > 8)) bad_value("0 to 8 exponent bits");
+      if (key == "man" && (*v < 0 || *v > 23)) bad_value("0 to 23 fraction bits");
+      (key == "exp" ? r.f.exp_bits : r.f.man_bits) = *v;
+    } else if (key == "bias") {
+      const auto v = integer(value);
+      if (!v || *v < -100000 || *v > 100000) bad_value("an integer");
+      r.f.bias = *v;
+      r.rule = BiasRule::given;
+    } else if (key == "specials") {
+      if (value == "ieee") r.f.specials = Specials::ieee;
+      else if (value == "fn") r.f.specials = Specials::fn;
+      else if (value == "fnuz") r.f.specials = Specials::fnuz;
+      else if (value == "none") r.f.specials = Specials::none;
+      else bad_value("ieee, fn, fnuz or none");
+    } else if (key == "subnormals" || key == "fixed") {
+      const auto v = yes_no(value);
+      if (!v) bad_value("yes or no");
+      (key == "fixed" ? r.f.fixed_point : r.f.subnormals) = *v;
+    } else {
+      fail("key", "unknown key '" + k + "': expected sign, exp, man, bias, specials, subnormals or fixed");
+    }
+  }
+  return r;
+}
+
+FormatFields settle(Base b) {
+  if (b.rule != BiasRule::given) b.f.bias = default_bias(b.f.exp_bits) + (b.rule == BiasRule::plus_one ? 1 : 0);
+  return b.f;
+}
+
+}  // namespace
+
+Format parse_format_spec(std::string_view spec) {
+  const std::string s = detail::ascii_lower(spec);
+  const Failer fail{std::string(spec)};
+  for (char c : s)
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == ':' || c == '=' || c == '_' || c == '-' ||
+          c == '+'))
+      fail("name", "unexpected character '" + std::string(1, c) + "' (" + std::string(kExpected) + ")");
+  const FormatFields f = settle(*parse_spec(s, fail));
+  // A named format (f64 among them, beyond the runtime limits) is itself.
+  for (const Format& n : detail::kFormats)
+    if (n.sign == f.sign && n.exp_bits == f.exp_bits && n.man_bits == f.man_bits && n.bias == *f.bias &&
+        n.specials == f.specials && n.subnormals == f.subnormals && n.fixed_point == f.fixed_point)
+      return n;
+  try {
+    return make_format(f);
+  } catch (const FormatError& e) {
+    // make_format's message reads "format: FIELD: ..."; name the spec instead.
+    std::string what = e.what();
+    if (what.starts_with("format: ")) what.erase(0, 8);
+    fail(e.field().c_str(), what.substr(what.find(": ") + 2));
+  }
+}
+
+std::string format_spec(const Format& f) {
+  for (const Format& n : detail::kFormats)
+    if (n == f) return std::string(n.name);
+  const Failer quiet{""};
+  const int e = f.exp_bits, m = f.man_bits;
+  std::vector<std::string> bases;
+  if (f.sign == SignEncoding::twos_complement && e == 1) bases.push_back("int" + std::to_string(f.width));
+  const std::string shape = std::string(f.sign == SignEncoding::none ? "u" : "") + "e" + std::to_string(e) + "m" +
+                            std::to_string(m);
+  bases.push_back(shape);
+  bases.push_back(shape + "fn");
+  if (f.sign == SignEncoding::magnitude) bases.push_back(shape + "fnuz");
+  if (f.bias >= 0) {
+    bases.push_back(shape + "b" + std::to_string(f.bias) + "fn");
+    if (f.sign == SignEncoding::magnitude) bases.push_back(shape + "b" + std::to_string(f.bias) + "fnuz");
+  }
+  std::string best;
+  for (const std::string& b : bases) {
+    std::optional<Base> base;
+    try {
+      base = resolve_base(b, quiet);
+    } catch (const FormatError&) {
+      continue;
+    }
+    if (!base) continue;
+    const FormatFields have = settle(*base);
+    if (have.exp_bits != e || have.man_bits != m) continue;
+    std::string text = b;
+    if (have.sign != f.sign)
+      text += f.sign == SignEncoding::magnitude ? ":sign=magnitude" : f.sign == SignEncoding::none ? ":sign=none" : ":sign=twos";
+    if (*have.bias != f.bias) text += ":bias=" + std::to_string(f.bias);
+    if (have.specials != f.specials) {
+      static constexpr const char* kNames[] = {"ieee", "fn", "none", "fnuz"};
+      text += std::string(":specials=") + kNames[static_cast<int>(f.specials)];
+    }
+    if (have.subnormals != f.subnormals) text += f.subnormals ? ":subnormals=yes" : ":subnormals=no";
+    if (have.fixed_point != f.fixed_point) text += f.fixed_point ? ":fixed=yes" : ":fixed=no";
+    if (best.empty() || text.size() < best.size()) best = text;
+  }
+  return best;
+}
+
+}  // namespace softmx
