@@ -138,38 +138,66 @@ void compare(const Mats& m, const ModelCase& mc, Tally& tally, bool one_thread_o
     }
 }
 
-TensorCoreModel custom(const char* name, int group, int F, AlignRounding ar, AlignReference ref, int bits,
-                       Rounding mode, bool flush = false, bool addend_in_group = true) {
+struct Custom {
+  const char* name;
+  int group, F;
+  AlignRounding ar;
+  AlignReference ref;
+  int bits;
+  Rounding mode;
+  bool flush = false;
+  bool addend_in_group = true;
+  std::vector<int> order = {};
+  bool after = false;
+  Rounding addend_mode = Rounding::rne;
+};
+
+TensorCoreModel custom(const Custom& c) {
   TensorCoreParams p;
-  p.name = name;
-  p.group_size = group;
-  p.alignment_bits = F;
-  p.align_rounding = ar;
-  p.align_reference = ref;
-  p.f32 = {bits, mode};
-  p.flush_subnormal_inputs = flush;
-  p.flush_subnormal_outputs = flush;
-  p.addend_in_group = addend_in_group;
+  p.name = c.name;
+  p.group_size = c.group;
+  p.alignment_bits = c.F;
+  p.align_rounding = c.ar;
+  p.align_reference = c.ref;
+  p.f32 = {c.bits, c.mode, c.addend_mode};
+  p.flush_subnormal_inputs = c.flush;
+  p.flush_subnormal_outputs = c.flush;
+  p.addend_in_group = c.addend_in_group;
+  p.product_order = c.order;
+  p.addend_stage = c.after ? AddendStage::after_products : AddendStage::first_group;
   return TensorCoreModel(p);
 }
 
-/// Tensor-core parameter sets beyond the named models: each takes a branch of the kernel, or
-/// is one the kernel must leave to the reference.
+std::vector<int> pair_order() {  // hopper-fp8-mma's: k mod 4 in {0, 1}, then {2, 3}
+  std::vector<int> o;
+  for (int half = 0; half < 2; ++half)
+    for (int k = 0; k < 32; ++k)
+      if ((k % 4) / 2 == half) o.push_back(k);
+  return o;
+}
+
+/// Tensor-core parameter sets beyond the named models: each takes a branch of the kernel (the
+/// first kQuickCustom), or is one the kernel must leave to the reference.
+constexpr std::size_t kQuickCustom = 10;
 const std::vector<TensorCoreModel>& custom_models() {
+  using AR = AlignRounding;
+  using RF = AlignReference;
   static const std::vector<TensorCoreModel> v = {
-      custom("g16-product-ref", 16, 13, AlignRounding::truncate, AlignReference::product_exponent, 23, Rounding::rz),
-      custom("g7-nearest-f5-rne3", 7, 5, AlignRounding::nearest_even, AlignReference::operand_exponents, 3,
-             Rounding::rne),
-      custom("g64-f20-ru", 64, 20, AlignRounding::truncate, AlignReference::operand_exponents, 23, Rounding::ru),
-      custom("g1-f0-rd1", 1, 0, AlignRounding::truncate, AlignReference::operand_exponents, 1, Rounding::rd),
-      custom("g8-f3-nearest-product-ro", 8, 3, AlignRounding::nearest_even, AlignReference::product_exponent, 5,
-             Rounding::ro),
-      custom("g32-flush-rna", 32, 13, AlignRounding::truncate, AlignReference::operand_exponents, 13, Rounding::rna,
-             true),
-      custom("g32-addend-after (reference)", 32, 13, AlignRounding::truncate, AlignReference::operand_exponents, 23,
-             Rounding::rz, false, false),
-      custom("g32-f25 (reference: wider than the lanes)", 32, 25, AlignRounding::truncate,
-             AlignReference::operand_exponents, 23, Rounding::rz),
+      custom({"g16-product-ref", 16, 13, AR::truncate, RF::product_exponent, 23, Rounding::rz}),
+      custom({"g7-nearest-f5-rne3", 7, 5, AR::nearest_even, RF::operand_exponents, 3, Rounding::rne}),
+      custom({"g64-f20-ru", 64, 20, AR::truncate, RF::operand_exponents, 23, Rounding::ru}),
+      custom({"g1-f0-rd1", 1, 0, AR::truncate, RF::operand_exponents, 1, Rounding::rd}),
+      custom({"g8-f3-nearest-product-ro", 8, 3, AR::nearest_even, RF::product_exponent, 5, Rounding::ro}),
+      custom({"g32-flush-rna", 32, 13, AR::truncate, RF::operand_exponents, 13, Rounding::rna, true}),
+      custom({"g32-f25-rz (64-bit lanes)", 32, 25, AR::truncate, RF::operand_exponents, 23, Rounding::rz}),
+      custom({"g16-pair-order-after-ru-rd (64-bit lanes)", 16, 25, AR::truncate, RF::operand_exponents, 23,
+              Rounding::ru, false, true, pair_order(), true, Rounding::rd}),
+      custom({"g8-addend-separate-rne10", 8, 10, AR::nearest_even, RF::operand_exponents, 10, Rounding::rne, false,
+              false}),
+      custom({"g4-reversed-after-separate-rna-ro", 4, 7, AR::truncate, RF::product_exponent, 5, Rounding::rna, false,
+              false, {11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0}, true, Rounding::ro}),
+      custom({"g32-f60 (reference: wider than 64-bit lanes)", 32, 60, AR::truncate, RF::operand_exponents, 23,
+              Rounding::rz}),
   };
   return v;
 }
@@ -208,7 +236,7 @@ std::vector<ModelCase> model_cases(bool full, bool routed = true) {
   for (const TensorCoreModel* m : tensor_core_models()) v.push_back({m, none, std::string(m->name())});
   const auto& cm = custom_models();
   for (std::size_t i = 0; i < cm.size(); ++i)
-    if (i < 6 || routed) v.push_back({&cm[i], none, std::string(cm[i].name())});
+    if (i < kQuickCustom || routed) v.push_back({&cm[i], none, std::string(cm[i].name())});
   return v;
 }
 

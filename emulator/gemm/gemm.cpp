@@ -489,10 +489,13 @@ struct SeqWork {
 
 // ---- tensor-core models -----------------------------------------------------------------------
 
-/// Can the tensor-core kernel run this model? It needs the accumulator inside the group, and
-/// the group sum within 30 bits: (group + 1) * 2^(F + 2).
+/// Can the tensor-core kernel run this model? Its group sums, below (group + 1) * 2^(F + 2),
+/// must fit 64-bit lanes (32-bit lanes when they fit 30 bits: wide() below).
+bool tc_wide(const TensorCoreParams& p) {
+  return p.alignment_bits + 2 + static_cast<int>(std::bit_width(static_cast<unsigned>(p.group_size) + 1)) > 30;
+}
 bool tc_supported(const TensorCoreParams& p) {
-  return p.addend_in_group && p.alignment_bits + 2 + static_cast<int>(std::bit_width(static_cast<unsigned>(p.group_size) + 1)) <= 30;
+  return p.alignment_bits + 2 + static_cast<int>(std::bit_width(static_cast<unsigned>(p.group_size) + 1)) <= 60;
 }
 
 struct TcWork {
@@ -503,33 +506,72 @@ struct TcWork {
   TcParams prm{};
   RefScratch s;
   std::optional<ExactBlock> ex;
-  std::size_t kc = 0;
+  std::size_t kc = 0, ins = 0;
   bool fpu_ok = true;
-  std::vector<std::int32_t> an, ae, bn, be, kept, qe;
+  std::vector<std::int32_t> an, ae, bn, be, acc_kept, acc_qe, r_kept, r_qe;
   std::vector<std::uint8_t> as, bs;
-  std::vector<std::uint32_t> state, glen;
+  std::vector<std::uint32_t> state;
+  std::vector<TcGroup> groups;
+  std::vector<std::int64_t> pos;  // the chunk's positions in packed order: product k, or -1 (none)
 
   void begin() {
     ex.emplace(*P);
     fpu_ok = fpu_default();
     const std::size_t g = static_cast<std::size_t>(tp->group_size);
-    kc = std::max<std::size_t>(1, 256 / g) * g;
+    ins = tp->product_order.empty() ? g : tp->product_order.size();  // the chunk's unit
+    kc = std::max<std::size_t>(1, 256 / ins) * ins;
   }
 
-  void pack(const Side& sd, std::size_t r0, std::size_t r1, std::size_t t0, std::size_t t1, std::size_t w, int lshift,
-            std::vector<std::int32_t>& n, std::vector<std::int32_t>& e, std::vector<std::uint8_t>& sg) const {
-    const std::size_t panels = (r1 - r0 + w - 1) / w, len = t1 - t0;
+  /// The positions and groups of the chunk of instructions starting at t0 .. t1 - 1
+  /// (tensor_core.hpp steps 2-3): products permuted by product_order within each instruction;
+  /// groups without a product left out.
+  void layout(std::size_t t0, std::size_t t1) {
+    pos.clear();
+    groups.clear();
+    const std::size_t g = static_cast<std::size_t>(tp->group_size), K = P->K;
+    if (tp->product_order.empty()) {  // one instruction over all K products: k order
+      for (std::size_t t = t0; t < t1; t += g) {
+        const std::size_t e = std::min(t1, t + g);
+        for (std::size_t k = t; k < e; ++k) pos.push_back(static_cast<std::int64_t>(k));
+        groups.push_back(TcGroup{static_cast<std::uint32_t>(e - t), t == 0, e == K});
+      }
+      return;
+    }
+    const std::vector<int>& order = tp->product_order;
+    for (std::size_t first = t0; first < t1; first += ins) {
+      const std::size_t g0 = groups.size();
+      for (std::size_t p0 = 0; p0 < ins; p0 += g) {
+        std::size_t present = 0;
+        for (std::size_t q = p0; q < p0 + g; ++q) present += first + static_cast<std::size_t>(order[q]) < K;
+        if (!present) continue;  // no product in this group: skipped (step 2)
+        for (std::size_t q = p0; q < p0 + g; ++q) {
+          const std::size_t k = first + static_cast<std::size_t>(order[q]);
+          pos.push_back(k < K ? static_cast<std::int64_t>(k) : -1);
+        }
+        groups.push_back(TcGroup{static_cast<std::uint32_t>(g), false, false});
+      }
+      groups[g0].starts = true;
+      groups.back().ends = true;
+    }
+  }
+
+  void pack(const Side& sd, std::size_t r0, std::size_t r1, std::size_t w, int lshift, std::vector<std::int32_t>& n,
+            std::vector<std::int32_t>& e, std::vector<std::uint8_t>& sg) const {
+    const std::size_t panels = (r1 - r0 + w - 1) / w, len = pos.size();
     n.assign(panels * len * w, 0);
     e.assign(panels * len * w, kZeroExponent);
-    sg.assign(panels * len * w, 0);
+    sg.assign(panels * len * w, kTcAbsent);
     for (std::size_t p = 0; p < panels; ++p)
       for (std::size_t l = 0; l < w; ++l) {
         const std::size_t r = r0 + p * w + l;
-        if (r >= r1) continue;
         const std::size_t base = p * len * w + l;
-        for (std::size_t t = t0; t < t1; ++t) {
+        for (std::size_t x = 0; x < len; ++x) {
+          const std::size_t at = base + x * w;
+          if (pos[x] < 0) continue;  // no product: n = 0, absent
+          sg[at] = 0;
+          if (r >= r1) continue;  // past the matrix: a +0 product
+          const auto t = static_cast<std::size_t>(pos[x]);
           const std::uint8_t c = sd.code(r, t);
-          const std::size_t at = base + (t - t0) * w;
           n[at] = sd.tab.tc_n[c] * (std::int32_t{1} << lshift);
           sg[at] = sd.tab.sign[c];
           if (sd.tab.tc_n[c] != 0) e[at] = sd.tab.tc_e[c] + (sd.scale(r, t / P->block) - 127);
@@ -549,25 +591,22 @@ struct TcWork {
     const Kernels& K = *P->kern;
     const std::size_t mr = K.tc_mr, nr = K.tc_nr;
     const std::size_t pa = (i1 - i0 + mr - 1) / mr, pb = (j1 - j0 + nr - 1) / nr, ld = pb * nr;
-    kept.assign(pa * mr * ld, 0);
-    qe.assign(pa * mr * ld, 0);
+    for (auto* v : {&acc_kept, &acc_qe, &r_kept, &r_qe}) v->assign(pa * mr * ld, 0);
     state.assign(pa * mr * ld, 0);
     const bool prodref = tp->align_reference == AlignReference::product_exponent;
-    const TcFn fn = K.tc[prodref ? 1 : 0][tp->align_rounding == AlignRounding::nearest_even ? 1 : 0];
-    const std::size_t g = static_cast<std::size_t>(tp->group_size);
+    const TcFn fn = K.tc[prodref ? 1 : 0][tp->align_rounding == AlignRounding::nearest_even ? 1 : 0][tc_wide(*tp) ? 1 : 0];
     const int lshift = prodref ? 0 : std::max(prm.c, 0);
     for (std::size_t t0 = 0; t0 < P->K; t0 += kc) {
-      const std::size_t t1 = std::min(P->K, t0 + kc);
-      glen.clear();
-      for (std::size_t t = t0; t < t1; t += g) glen.push_back(static_cast<std::uint32_t>(std::min(g, t1 - t)));
-      pack(P->a, i0, i1, t0, t1, mr, lshift, an, ae, as);
-      pack(P->b, j0, j1, t0, t1, nr, 0, bn, be, bs);
-      const std::size_t len = t1 - t0;
+      layout(t0, std::min(P->K, t0 + kc));
+      pack(P->a, i0, i1, mr, lshift, an, ae, as);
+      pack(P->b, j0, j1, nr, 0, bn, be, bs);
+      const std::size_t len = pos.size();
       for (std::size_t x = 0; x < pa; ++x)
         for (std::size_t y = 0; y < pb; ++y) {
           const std::size_t ao = x * len * mr, bo = y * len * nr, at = x * mr * ld + y * nr;
           fn(TcTile{an.data() + ao, ae.data() + ao, as.data() + ao, bn.data() + bo, be.data() + bo, bs.data() + bo,
-                    glen.data(), glen.size(), kept.data() + at, qe.data() + at, state.data() + at, ld, &prm});
+                    groups.data(), groups.size(), acc_kept.data() + at, acc_qe.data() + at, r_kept.data() + at,
+                    r_qe.data() + at, state.data() + at, ld, &prm});
         }
     }
     for (std::size_t i = i0; i < i1; ++i)
@@ -583,15 +622,15 @@ struct TcWork {
 
   /// The accumulator as the f32 code, with the flags against the exact sum (tensor_core.hpp).
   Result finish(std::size_t i, std::size_t j, std::size_t at, std::size_t i0, std::size_t j0) const {
-    const bool neg = state[at] & kTcSign;
-    const auto k = static_cast<std::uint32_t>(kept[at]);
+    const bool neg = state[at] & kTcAccSign;
+    const auto k = static_cast<std::uint32_t>(acc_kept[at]);
     const i128 v = ex->acc()[(i - i0) * ex->ldacc() + (j - j0)];
     if (k == 0) {
       const std::uint32_t code = neg ? 0x80000000u : 0;
       return Result{code, static_cast<Flags>(v != 0 ? (flag::inexact | flag::underflow) : 0)};
     }
     const int msb = static_cast<int>(std::bit_width(k)) - 1;
-    const int lead = qe[at] + msb;
+    const int lead = acc_qe[at] + msb;
     const std::uint32_t mant = msb <= 23 ? k << (23 - msb) : k >> (msb - 23);  // kept = 2^24 at most: exact
     const std::uint32_t code = (neg ? 0x80000000u : 0) | static_cast<std::uint32_t>(lead + 127) << 23 | (mant & 0x7FFFFF);
     bool exact = false;
@@ -734,6 +773,9 @@ Flags gemm_detail::gemm_on(const Kernels* kern, const GemmOperand& a, const Gemm
   w.prm.emin = -126;
   w.prm.emax = 127;
   w.prm.mode = tp.f32.mode;
+  w.prm.addend_mode = tp.f32.addend_mode;
+  w.prm.addend_in_group = tp.addend_in_group;
+  w.prm.after = tp.addend_stage == AddendStage::after_products;
   const int mamb = format(a.format).man_bits + format(b.format).man_bits;
   w.prm.mamb = mamb;
   w.prm.c = tp.alignment_bits - mamb;

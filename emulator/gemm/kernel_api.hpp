@@ -66,31 +66,47 @@ struct SeqTile {
 };
 
 // ---- tensor-core models -----------------------------------------------------------------------
-// The chunk is a run of whole groups. Per output the running accumulator on the grid:
-// (-1)^sign * kept * 2^qe, and state bits.
-inline constexpr std::uint32_t kTcSign = 1;        // the accumulator's sign (also of a zero)
-inline constexpr std::uint32_t kTcPresent = 2;     // the accumulator is a term (false before group 0)
-inline constexpr std::uint32_t kTcReference = 4;   // a step left the range the kernel handles
+// The chunk is a run of whole instructions (tensor_core.hpp, header steps 2-7), packed in
+// position order (the products permuted by product_order within each instruction; positions
+// past the last product packed as absent: n = 0, exponent kZeroExponent, A sign byte 2), and
+// cut into its groups (a group without any product is left out). Per output the accumulator
+// acc and the instruction's running value r, each on the grid: (-1)^sign * kept * 2^qe
+// (kept = 0: a zero of that sign), and state bits.
+inline constexpr std::uint32_t kTcAccSign = 1;
+inline constexpr std::uint32_t kTcAccPresent = 2;   // false before the first instruction (no C)
+inline constexpr std::uint32_t kTcRSign = 4;
+inline constexpr std::uint32_t kTcRPresent = 8;     // false at the start of an instruction with after_products
+inline constexpr std::uint32_t kTcReference = 16;   // a step left the range the kernel handles
+inline constexpr std::uint8_t kTcAbsent = 2;        // an A sign byte: no product at this position
 struct TcParams {
-  int F;            // alignment_bits
-  int p;            // accumulator fraction bits
-  int emin, emax;   // accumulator exponent range
-  Rounding mode;    // accumulator rounding (deterministic)
-  int cr;           // right shift added to every product term (operand reference: max(m_a + m_b - F, 0))
-  int c;            // product reference: F - m_a - m_b (the term of a product at E has 2^c more units)
-  int mamb;         // m_a + m_b
+  int F;               // alignment_bits
+  int p;               // accumulator fraction bits
+  int emin, emax;      // accumulator exponent range
+  Rounding mode;       // each group's rounding
+  Rounding addend_mode;  // after_products: acc + r
+  int cr;              // right shift added to every product term (operand reference: max(m_a + m_b - F, 0))
+  int c;               // product reference: F - m_a - m_b
+  int mamb;            // m_a + m_b
+  bool addend_in_group;
+  bool after;          // AddendStage::after_products
+};
+struct TcGroup {
+  std::uint32_t len;   // positions
+  bool starts, ends;   // the group starts / ends an instruction
 };
 struct TcTile {
   const std::int32_t* an;  // [t][MR] significands (operand reference: pre-shifted left by max(c, 0))
   const std::int32_t* ae;  // [t][MR] exponents with the scale exponent added
-  const std::uint8_t* as;  // [t][MR] signs (zero groups only)
+  const std::uint8_t* as;  // [t][MR] signs (zero groups only), kTcAbsent for no product
   const std::int32_t* bn;  // [t][NR]
   const std::int32_t* be;
   const std::uint8_t* bs;
-  const std::uint32_t* glen;  // group lengths
+  const TcGroup* grp;
   std::size_t groups;
-  std::int32_t* kept;
-  std::int32_t* qe;
+  std::int32_t* acc_kept;
+  std::int32_t* acc_qe;
+  std::int32_t* r_kept;
+  std::int32_t* r_qe;
   std::uint32_t* state;
   std::size_t stride;
   const TcParams* prm;
@@ -107,7 +123,7 @@ struct Kernels {
   int seq_mr, seq_nr;
   SeqFn seq[6];  // by Rounding (rne, rna, rz, ru, rd, ro)
   int tc_mr, tc_nr;
-  TcFn tc[2][2];  // [product reference][nearest-even alignment]
+  TcFn tc[2][2][2];  // [product reference][nearest-even alignment][64-bit group sums]
 };
 
 const Kernels& kernels_portable();

@@ -41,6 +41,12 @@
 
 #define SOFTMX_GEMM_INLINE inline __attribute__((always_inline))
 
+// The 64-bit lanes of the tensor-core kernel are twice the file's vector width; GCC warns that
+// such values would be passed differently across calls, which never happens (all inline).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+
 namespace softmx::gemm_detail::SOFTMX_GEMM_NS {
 
 constexpr int kBytes = SOFTMX_GEMM_BYTES;
@@ -222,26 +228,83 @@ void seq_tile(const SeqTile& g) {
 
 // ---- tensor-core ----------------------------------------------------------------------------
 
-/// mag >> sh cut per the alignment rounding (sh in 0..31; mag < 2^30).
-template <bool Near>
-SOFTMX_GEMM_INLINE vi cut(vi mag, vi sh) {
-  const vi kept = shr(mag, sh);
+typedef std::int64_t vw __attribute__((vector_size(2 * kBytes)));  // kF lanes of 64 bits
+typedef std::uint64_t vwu __attribute__((vector_size(2 * kBytes)));
+template <class V>
+struct Unsigned;
+template <>
+struct Unsigned<vi> {
+  typedef vu type;
+};
+template <>
+struct Unsigned<vw> {
+  typedef vwu type;
+};
+template <bool Wide>
+struct SumLanes {
+  typedef vi type;
+};
+template <>
+struct SumLanes<true> {
+  typedef vw type;
+};
+
+template <class V>
+SOFTMX_GEMM_INLINE V from32(vi x) {
+  if constexpr (sizeof(V) == sizeof(vi)) return x;
+  else return __builtin_convertvector(x, V);
+}
+template <class V>
+SOFTMX_GEMM_INLINE vi to32(V x) {
+  if constexpr (sizeof(V) == sizeof(vi)) return x;
+  else return __builtin_convertvector(x, vi);
+}
+template <class V>
+SOFTMX_GEMM_INLINE V labs(V x) {
+  const V m = x >> (static_cast<int>(sizeof(x[0])) * 8 - 1);
+  return (x ^ m) - m;
+}
+template <class V>
+SOFTMX_GEMM_INLINE V lshr(V x, V s) {
+  typedef typename Unsigned<V>::type U;
+  return reinterpret_cast<V>(reinterpret_cast<U>(x) >> reinterpret_cast<U>(s));
+}
+template <class V>
+SOFTMX_GEMM_INLINE V lshl(V x, V s) {
+  typedef typename Unsigned<V>::type U;
+  return reinterpret_cast<V>(reinterpret_cast<U>(x) << reinterpret_cast<U>(s));
+}
+/// floor(log2 x) for 1 <= x < 2^62 (any value for x = 0).
+SOFTMX_GEMM_INLINE vi flog2(vi x) { return floor_log2(x); }
+SOFTMX_GEMM_INLINE vi flog2(vw x) {
+  const vi hi = to32(x >> 31), lo = to32(x & 0x7FFFFFFF);
+  return hi != 0 ? floor_log2(hi) + 31 : floor_log2(lo);
+}
+
+/// mag >> sh cut per the alignment rounding (sh from 0 to the lane width - 1; mag below half
+/// the lane range).
+template <bool Near, class V>
+SOFTMX_GEMM_INLINE V cut(V mag, V sh) {
+  const V kept = lshr(mag, sh);
   if constexpr (!Near) {
     return kept;
   } else {
-    const vi rem = mag - shl(kept, sh);
-    const vi half = shr(shl(splat(1), sh), splat(1));  // 0 when sh = 0: no rounding
-    const vi up = (sh > 0) & ((rem > half) | ((rem == half) & ((kept & 1) != 0)));
+    const V one = V{} + 1;
+    const V rem = mag - lshl(kept, sh);
+    const V half = lshr(lshl(one, sh), one);  // 0 when sh = 0: no rounding
+    const V up = (sh > 0) & ((rem > half) | ((rem == half) & ((kept & 1) != 0)));
     return kept - up;
   }
 }
 
-/// Rounds mag >> d (d >= 1; mag < 2^31) under the accumulator mode; neg: the value's sign.
-SOFTMX_GEMM_INLINE vi round_grid(vi mag, vi d, vi neg, Rounding mode) {
-  vi kept = shr(mag, d);
-  const vi rem = mag - shl(kept, d);
-  const vi half = shl(splat(1), d - 1);
-  const vi inexact = rem != 0;
+/// Rounds mag >> d (d >= 1) under `mode`; neg: the value's sign (lanes all ones or zero).
+template <class V>
+SOFTMX_GEMM_INLINE V round_grid(V mag, V d, V neg, Rounding mode) {
+  const V one = V{} + 1;
+  V kept = lshr(mag, d);
+  const V rem = mag - lshl(kept, d);
+  const V half = lshl(one, d - 1);
+  const V inexact = rem != 0;
   switch (mode) {
     case Rounding::rne: kept -= (rem > half) | ((rem == half) & ((kept & 1) != 0)); break;
     case Rounding::rna: kept -= rem >= half; break;
@@ -253,8 +316,61 @@ SOFTMX_GEMM_INLINE vi round_grid(vi mag, vi d, vi neg, Rounding mode) {
   return kept;
 }
 
-template <int MR, int NV, bool ProdRef, bool Near>
+/// A value on the accumulator grid, per lane: (-1)^neg * kept * 2^qe; kept = 0 a zero of that sign.
+struct GridLanes {
+  vi kept, qe, neg;
+};
+
+/// A non-zero exact value mag * 2^unit (sign neg) rounded onto the grid under `mode`; marks in
+/// bad the lanes that leave the normal range (the subnormal grid, Inf).
+template <class V>
+SOFTMX_GEMM_INLINE GridLanes to_grid(V mag, vi unit, vi neg, Rounding mode, const TcParams& P, vi& bad) {
+  constexpr int kMax = static_cast<int>(sizeof(mag[0])) * 8 - 1;
+  const vi L = flog2(mag);
+  const vi lead = unit + L;
+  const vi d = L - P.p;
+  const V k = from32<V>(d > 0) ? round_grid(mag, from32<V>(vmin(d, splat(kMax))), from32<V>(neg), mode)
+                               : lshl(mag, from32<V>(vmin(vmax(-d, splat(0)), splat(kMax))));
+  GridLanes g;
+  g.kept = to32(k);  // at most 2^(p + 1)
+  g.qe = lead - P.p;
+  g.neg = neg;
+  bad |= (lead < P.emin) | (g.qe + floor_log2(g.kept) > P.emax);
+  return g;
+}
+
+/// a + b exactly, rounded onto the grid under `mode` (tensor_core.cpp's add_exactly): IEEE 754
+/// 6.3 signs for a zero sum. Two values further apart than 36 bits: the smaller, below 2^-11 of
+/// the larger's quantum, is replaced by one unit 36 bits below it, which no mode tells apart.
+SOFTMX_GEMM_INLINE GridLanes grid_add(GridLanes a, GridLanes b, Rounding mode, const TcParams& P, vi& bad) {
+  const vi az = a.kept == 0, bz = b.kept == 0;
+  const vi qa = az ? b.qe : a.qe;
+  const vi qb = bz ? qa : b.qe;
+  const vi ahi = qa >= qb;
+  const vi qhi = ahi ? qa : qb;
+  const vi d = vabs(qa - qb);
+  const vi deff = vmin(d, splat(36));
+  const vi khi = ahi ? a.kept : b.kept, klo0 = ahi ? b.kept : a.kept;
+  const vi nhi = ahi ? a.neg : b.neg, nlo = ahi ? b.neg : a.neg;
+  const vi klo = d > 36 ? ((klo0 != 0) & 1) : klo0;
+  const vw wh = lshl(from32<vw>(khi), from32<vw>(deff)), wl = from32<vw>(klo);
+  const vw mh = from32<vw>(nhi), ml = from32<vw>(nlo);
+  const vw sum = ((wh ^ mh) - mh) + ((wl ^ ml) - ml);
+  const vi zero = to32(sum == 0);
+  const vi neg = to32(sum < 0);
+  vi rbad = vi{};
+  GridLanes g = to_grid(labs(sum), qhi - deff, neg, mode, P, rbad);
+  bad |= rbad & ~zero;
+  const vi rd = splat(mode == Rounding::rd ? -1 : 0);
+  g.neg = (az & bz) ? ((a.neg & b.neg) | ((a.neg ^ b.neg) & rd)) : (zero ? rd : neg);
+  g.kept = zero ? vi{} : g.kept;
+  return g;
+}
+
+template <int MR, int NV, bool ProdRef, bool Near, bool Wide>
 void tc_tile(const TcTile& g) {
+  typedef typename SumLanes<Wide>::type V;
+  constexpr int kMax = Wide ? 63 : 31;
   constexpr int NR = NV * kF;
   const TcParams& P = *g.prm;
   const std::int32_t* an = g.an;
@@ -264,17 +380,34 @@ void tc_tile(const TcTile& g) {
   const std::int32_t* be = g.be;
   const std::uint8_t* bs = g.bs;
   constexpr std::int32_t kNone = kZeroExponent;
+  const vi rdm = splat(P.mode == Rounding::rd ? -1 : 0);
+  auto bit = [](vi mask, std::uint32_t b) { return mask & static_cast<std::int32_t>(b); };
+  auto has = [](vi st, std::uint32_t b) { return (st & static_cast<std::int32_t>(b)) != 0; };
   for (std::size_t gi = 0; gi < g.groups; ++gi) {
-    const std::uint32_t len = g.glen[gi];
+    const TcGroup& gd = g.grp[gi];
+    const std::uint32_t len = gd.len;
     vi E[MR][NV];
-    // The accumulator's exponent (its leading bit; it is never below emin here).
     for (int r = 0; r < MR; ++r)
       for (int v = 0; v < NV; ++v) {
         const std::size_t at = static_cast<std::size_t>(r) * g.stride + static_cast<std::size_t>(v) * kF;
-        const vi kept = load<vi>(g.kept + at);
-        const vi st = load<vi>(g.state + at);
-        const vi term = ((st & static_cast<std::int32_t>(kTcPresent)) != 0) & (kept != 0);
-        E[r][v] = term ? load<vi>(g.qe + at) + floor_log2(kept) : splat(kNone);
+        vi st = load<vi>(g.state + at);
+        if (gd.starts) {  // r starts as the accumulator (first_group) or empty (after_products)
+          const vi keep = ~(splat(static_cast<std::int32_t>(kTcRSign | kTcRPresent)));
+          st &= keep;
+          if (!P.after) {
+            st |= (has(st, kTcAccSign) & static_cast<std::int32_t>(kTcRSign)) |
+                  (has(st, kTcAccPresent) & static_cast<std::int32_t>(kTcRPresent));
+            store(g.r_kept + at, load<vi>(g.acc_kept + at));
+            store(g.r_qe + at, load<vi>(g.acc_qe + at));
+          } else {
+            store(g.r_kept + at, vi{});
+          }
+          store(g.state + at, st);
+        }
+        // r's exponent (its leading bit; never below emin here) when it is a term.
+        const vi rk = load<vi>(g.r_kept + at);
+        const vi term = (P.addend_in_group ? has(st, kTcRPresent) : vi{}) & (rk != 0);
+        E[r][v] = term ? load<vi>(g.r_qe + at) + floor_log2(rk) : splat(kNone);
       }
     // Pass 1: the largest alignment exponent of the group's products.
     for (std::uint32_t t = 0; t < len; ++t) {
@@ -284,65 +417,63 @@ void tc_tile(const TcTile& g) {
           const vi bnv = load<vi>(bn + t * NR + v * kF);
           for (int r = 0; r < MR; ++r) {
             const vi prod = vabs(bnv * an[t * MR + r]);
-            const vi x = bev + ae[t * MR + r] - P.mamb + floor_log2(prod);
-            E[r][v] = vmax(E[r][v], x);
+            E[r][v] = vmax(E[r][v], bev + ae[t * MR + r] - P.mamb + floor_log2(prod));
           }
         } else {
           for (int r = 0; r < MR; ++r) E[r][v] = vmax(E[r][v], bev + ae[t * MR + r]);
         }
       }
     }
-    // Pass 2: the cut terms, summed exactly.
-    vi S[MR][NV];
+    // Pass 2: the cut products, summed exactly.
+    V S[MR][NV];
     for (int r = 0; r < MR; ++r)
-      for (int v = 0; v < NV; ++v) S[r][v] = vi{};
+      for (int v = 0; v < NV; ++v) S[r][v] = V{};
     for (std::uint32_t t = 0; t < len; ++t) {
       for (int v = 0; v < NV; ++v) {
         const vi bev = load<vi>(be + t * NR + v * kF);
         const vi bnv = load<vi>(bn + t * NR + v * kF);
         for (int r = 0; r < MR; ++r) {
           const vi prod = bnv * an[t * MR + r];
-          const vi mag = vabs(prod);
           const vi d = E[r][v] - (bev + ae[t * MR + r]);
-          vi term;
+          V term;
           if constexpr (ProdRef) {
             const vi dd = d - P.c;
-            term = cut<Near>(shl(mag, vmin(vmax(-dd, splat(0)), splat(31))), vmin(vmax(dd, splat(0)), splat(31)));
+            term = cut<Near>(lshl(from32<V>(vabs(prod)), from32<V>(vmin(vmax(-dd, splat(0)), splat(kMax)))),
+                             from32<V>(vmin(vmax(dd, splat(0)), splat(kMax))));
           } else {
-            term = cut<Near>(mag, vmin(d + P.cr, splat(31)));
+            term = cut<Near>(from32<V>(vabs(prod)), from32<V>(vmin(d + P.cr, splat(kMax))));
           }
-          const vi m = prod >> 31;
+          const V m = from32<V>(prod >> 31);
           S[r][v] += (term ^ m) - m;
         }
       }
     }
-    // The accumulator's term, then normalise and round onto the grid.
+    // The group's end: r's term, the grid, r's addition (without addend_in_group), and the
+    // instruction's end.
     for (int r = 0; r < MR; ++r)
       for (int v = 0; v < NV; ++v) {
         const std::size_t at = static_cast<std::size_t>(r) * g.stride + static_cast<std::size_t>(v) * kF;
-        const vi kept = load<vi>(g.kept + at);
-        const vi qe = load<vi>(g.qe + at);
         vi st = load<vi>(g.state + at);
-        const vi present = (st & static_cast<std::int32_t>(kTcPresent)) != 0;
-        const vi accneg = (st & static_cast<std::int32_t>(kTcSign)) != 0;
+        const GridLanes rv{load<vi>(g.r_kept + at), load<vi>(g.r_qe + at), has(st, kTcRSign)};
+        const vi rpres = has(st, kTcRPresent);
         const vi e = E[r][v];
-        const vi sh = (e - P.F) - qe;  // the accumulator's bits below the quantum 2^(E - F)
-        vi aterm = sh >= 0 ? cut<Near>(kept, vmin(sh, splat(31))) : shl(kept, vmin(-sh, splat(31)));
-        aterm = present ? (accneg ? -aterm : aterm) : vi{};
-        const vi sum = S[r][v] + aterm;
+        V sum = S[r][v];
+        if (P.addend_in_group) {
+          const vi sh = (e - P.F) - rv.qe;  // r's bits below the quantum 2^(E - F)
+          const V k = from32<V>(rv.kept);
+          V aterm = from32<V>(sh >= 0) ? cut<Near>(k, from32<V>(vmin(sh, splat(kMax))))
+                                       : lshl(k, from32<V>(vmin(-sh, splat(kMax))));
+          const V m = from32<V>(rv.neg & rpres);
+          sum += from32<V>(rpres) & ((aterm ^ m) - m);
+        }
         const vi anyterm = e > kNone / 2;
-        const vi zero = sum == 0;
-        const vi neg = sum < 0;
-        const vi mag = vabs(sum);
-        const vi L = floor_log2(mag);
-        const vi lead = e - P.F + L;
-        const vi d = L - P.p;
-        const vi knew = d > 0 ? round_grid(mag, vmin(d, splat(31)), neg, P.mode) : shl(mag, vmin(-d, splat(31)));
-        const vi qnew = lead - P.p;
-        const vi after = qnew + floor_log2(knew);
-        const vi bad = ~zero & ((lead < P.emin) | (after > P.emax));
-        vi sign = zero ? (anyterm & (P.mode == Rounding::rd ? -1 : 0)) : neg;
-        const vi lonely = zero & ~anyterm;  // every term zero: the zero products decide the sign
+        const vi zero = to32(sum == 0);
+        vi bad = vi{};
+        GridLanes gv = to_grid(labs(sum), e - P.F, to32(sum < 0), P.mode, P, bad);
+        bad &= ~zero;
+        gv.kept = zero ? vi{} : gv.kept;
+        gv.neg = zero ? (anyterm & rdm) : gv.neg;
+        const vi lonely = zero & ~anyterm;  // every term zero: the zero products (and r) decide the sign
         bool anylonely = false;
         for (int l = 0; l < kF; ++l) anylonely |= lonely[l] != 0;
         if (anylonely) {
@@ -350,16 +481,45 @@ void tc_tile(const TcTile& g) {
             if (!lonely[l]) continue;
             const int col = v * kF + l;
             bool allneg = true, allpos = true;
-            if (present[l]) (accneg[l] ? allpos : allneg) = false;
-            for (std::uint32_t t = 0; t < len; ++t) ((as[t * MR + r] ^ bs[t * NR + col]) ? allpos : allneg) = false;
-            sign[l] = allneg ? -1 : allpos ? 0 : (P.mode == Rounding::rd ? -1 : 0);
+            if (P.addend_in_group && rpres[l]) (rv.neg[l] ? allpos : allneg) = false;
+            for (std::uint32_t t = 0; t < len; ++t) {
+              const std::uint8_t sa = as[t * MR + r];
+              if (sa == kTcAbsent) continue;
+              ((sa ^ bs[t * NR + col]) & 1 ? allpos : allneg) = false;
+            }
+            gv.neg[l] = allneg ? -1 : allpos ? 0 : rdm[l];
           }
         }
-        st = (st & static_cast<std::int32_t>(kTcReference)) | static_cast<std::int32_t>(kTcPresent) |
-             (sign & static_cast<std::int32_t>(kTcSign)) | (bad & static_cast<std::int32_t>(kTcReference));
+        if (!P.addend_in_group) {
+          vi rbad = vi{};
+          const GridLanes added = grid_add(rv, gv, P.mode, P, rbad);
+          bad |= rbad & rpres;
+          gv.kept = rpres ? added.kept : gv.kept;
+          gv.qe = rpres ? added.qe : gv.qe;
+          gv.neg = rpres ? added.neg : gv.neg;
+        }
+        st = (st & ~splat(static_cast<std::int32_t>(kTcRSign))) | bit(gv.neg, kTcRSign) |
+             static_cast<std::int32_t>(kTcRPresent) | bit(bad, kTcReference);
+        store(g.r_kept + at, gv.kept);
+        store(g.r_qe + at, gv.qe);
+        if (gd.ends) {
+          GridLanes acc = gv;
+          if (P.after) {
+            const GridLanes av{load<vi>(g.acc_kept + at), load<vi>(g.acc_qe + at), has(st, kTcAccSign)};
+            const vi apres = has(st, kTcAccPresent);
+            vi abad = vi{};
+            const GridLanes added = grid_add(av, gv, P.addend_mode, P, abad);
+            acc.kept = apres ? added.kept : gv.kept;
+            acc.qe = apres ? added.qe : gv.qe;
+            acc.neg = apres ? added.neg : gv.neg;
+            st |= bit(abad & apres, kTcReference);
+          }
+          st = (st & ~splat(static_cast<std::int32_t>(kTcAccSign))) | bit(acc.neg, kTcAccSign) |
+               static_cast<std::int32_t>(kTcAccPresent);
+          store(g.acc_kept + at, acc.kept);
+          store(g.acc_qe + at, acc.qe);
+        }
         store(g.state + at, st);
-        store(g.kept + at, zero ? vi{} : knew);
-        store(g.qe + at, qnew);
       }
     an += static_cast<std::size_t>(len) * MR;
     ae += static_cast<std::size_t>(len) * MR;
@@ -388,10 +548,14 @@ Kernels make_kernels() {
   k.seq[static_cast<int>(Rounding::ro)] = seq_tile<SMR, SNV, Rounding::ro>;
   k.tc_mr = TMR;
   k.tc_nr = TNV * kF;
-  k.tc[0][0] = tc_tile<TMR, TNV, false, false>;
-  k.tc[0][1] = tc_tile<TMR, TNV, false, true>;
-  k.tc[1][0] = tc_tile<TMR, TNV, true, false>;
-  k.tc[1][1] = tc_tile<TMR, TNV, true, true>;
+  k.tc[0][0][0] = tc_tile<TMR, TNV, false, false, false>;
+  k.tc[0][1][0] = tc_tile<TMR, TNV, false, true, false>;
+  k.tc[1][0][0] = tc_tile<TMR, TNV, true, false, false>;
+  k.tc[1][1][0] = tc_tile<TMR, TNV, true, true, false>;
+  k.tc[0][0][1] = tc_tile<TMR, TNV, false, false, true>;
+  k.tc[0][1][1] = tc_tile<TMR, TNV, false, true, true>;
+  k.tc[1][0][1] = tc_tile<TMR, TNV, true, false, true>;
+  k.tc[1][1][1] = tc_tile<TMR, TNV, true, true, true>;
   return k;
 }
 
