@@ -331,6 +331,40 @@ TEST(Gemm, EveryScalePairE5M2) { scale_pairs(FormatId::e5m2, kLong); }
 TEST(Gemm, EveryScalePairInt8) { scale_pairs(FormatId::int8, kLong); }
 TEST(Gemm, EveryScalePairE2M1) { scale_pairs(FormatId::e2m1, kLong); }
 
+// ---- the largest group sums ----------------------------------------------------------------------
+
+// Every product at the format pair's largest magnitude, with one sign or alternating, so that a
+// group's sum reaches the bound the driver sizes the lanes by (32 or 64 bits); k spans several
+// groups and instructions, and the scales are equal so that nothing is cut.
+TEST(Gemm, LargestGroupSums) {
+  Tally tally("gemm largest group sums, every format pair");
+  const auto cases = model_cases(false);
+  for (FormatId fa : kFormats)
+    for (FormatId fb : kFormats) {
+      Mats m;
+      m.fa = fa;
+      m.fb = fb;
+      m.M = 4;
+      m.N = 4;
+      m.K = 192;
+      m.block = 32;
+      m.alloc();
+      auto big = [](FormatId f, bool neg) {
+        const Format& fm = format(f);
+        if (f == FormatId::int8) return static_cast<std::uint8_t>(neg ? 0x80 : 0x7F);  // -2.0: |N| = 128
+        const auto c = static_cast<std::uint8_t>(fm.max_finite_magnitude());
+        return static_cast<std::uint8_t>(neg ? c | (1u << (fm.width - 1)) : c);
+      };
+      for (std::size_t t = 0; t < m.K; ++t)
+        for (std::size_t i = 0; i < 4; ++i) {
+          m.ac(i, t) = big(fa, i == 1 || (i == 2 && t % 2) || (i == 3 && t % 7 == 0));
+          m.bc(t, i) = big(fb, i == 2 || (i == 3 && t % 3 == 0));
+        }
+      for (const ModelCase& mc : cases) compare(m, mc, tally, true);
+    }
+  tally.report();
+}
+
 // ---- random and adversarial matrices ----------------------------------------------------------------
 
 struct Features {

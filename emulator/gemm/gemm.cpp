@@ -489,20 +489,36 @@ struct SeqWork {
 
 // ---- tensor-core models -----------------------------------------------------------------------
 
-/// Can the tensor-core kernel run this model? Its group sums, below (group + 1) * 2^(F + 2),
-/// must fit 64-bit lanes (32-bit lanes when they fit 30 bits: wide() below).
-bool tc_wide(const TensorCoreParams& p) {
-  return p.alignment_bits + 2 + static_cast<int>(std::bit_width(static_cast<unsigned>(p.group_size) + 1)) > 30;
-}
-bool tc_supported(const TensorCoreParams& p) {
-  return p.alignment_bits + 2 + static_cast<int>(std::bit_width(static_cast<unsigned>(p.group_size) + 1)) <= 60;
+/// The lanes the tensor-core kernel needs for this model and these formats: 32 or 64 bits, or 0
+/// (no kernel: the reference). A group's sum is below G * T + 2^(F + 1) + G + 1, T the largest
+/// product term in units of the quantum 2^(E - F): |N_a N_b| 2^(F - m_a - m_b) for the
+/// operand-exponent reference, 2^(F + 1) for the product's own; 2^(F + 1) bounds the running
+/// value's term, and each cut may round up by one unit.
+int tc_lanes(const TensorCoreParams& p, const Side& a, const Side& b) {
+  if (p.alignment_bits > 90) return 0;
+  auto maxn = [](const Side& s) {
+    std::int64_t m = 0;
+    for (std::int32_t n : s.tab.tc_n) m = std::max<std::int64_t>(m, n < 0 ? -std::int64_t{n} : n);
+    return m;
+  };
+  const int F = p.alignment_bits, c = F - (a.tab.man_bits + b.tab.man_bits);
+  const i128 prod = static_cast<i128>(maxn(a)) * maxn(b);
+  const i128 t = p.align_reference == AlignReference::product_exponent ? i128{1} << (F + 1)
+                 : c >= 0                                              ? prod << c
+                                                                       : (prod >> -c) + 1;
+  const i128 g = p.group_size;
+  const i128 bound = g * t + (i128{1} << (F + 1)) + g + 1;
+  if (bound < (i128{1} << 31)) return 32;
+  if (bound < (i128{1} << 62)) return 64;
+  return 0;
 }
 
 struct TcWork {
-  TcWork(const Problem* p, const TensorCoreParams* t, Blocking b) : P(p), tp(t), bl(b) {}
+  TcWork(const Problem* p, const TensorCoreParams* t, Blocking b, int l) : P(p), tp(t), bl(b), lanes(l) {}
   const Problem* P;
   const TensorCoreParams* tp;
   Blocking bl;
+  int lanes;
   TcParams prm{};
   RefScratch s;
   std::optional<ExactBlock> ex;
@@ -594,7 +610,7 @@ struct TcWork {
     for (auto* v : {&acc_kept, &acc_qe, &r_kept, &r_qe}) v->assign(pa * mr * ld, 0);
     state.assign(pa * mr * ld, 0);
     const bool prodref = tp->align_reference == AlignReference::product_exponent;
-    const TcFn fn = K.tc[prodref ? 1 : 0][tp->align_rounding == AlignRounding::nearest_even ? 1 : 0][tc_wide(*tp) ? 1 : 0];
+    const TcFn fn = K.tc[prodref ? 1 : 0][tp->align_rounding == AlignRounding::nearest_even ? 1 : 0][lanes == 64 ? 1 : 0];
     const int lshift = prodref ? 0 : std::max(prm.c, 0);
     for (std::size_t t0 = 0; t0 < P->K; t0 += kc) {
       layout(t0, std::min(P->K, t0 + kc));
@@ -756,7 +772,8 @@ Flags gemm_detail::gemm_on(const Kernels* kern, const GemmOperand& a, const Gemm
   const bool is_exact = &model == &exact_accumulation();
   // fp32-sequential has kernels for every deterministic mode (rs: the reference, with ctx.rbits).
   const bool is_seq = &model == &fp32_sequential_accumulation() && options.out.rounding != Rounding::rs;
-  if (!P.kern || (!is_exact && !is_seq && !(tc && tc_supported(tc->params()))))
+  const int lanes = tc ? tc_lanes(tc->params(), P.a, P.b) : 0;
+  if (!P.kern || (!is_exact && !is_seq && lanes == 0))
     return parallel(threads, P.M, ReferenceWork(&P));
   if (is_exact) {
     const Blocking bl = blocking(P, P.kern->exact_mr, P.kern->exact_nr, 64, 96, threads);
@@ -767,7 +784,7 @@ Flags gemm_detail::gemm_on(const Kernels* kern, const GemmOperand& a, const Gemm
     return parallel(threads, bl.items(), SeqWork(&P, bl));
   }
   const TensorCoreParams& tp = tc->params();
-  TcWork w(&P, &tp, blocking(P, P.kern->tc_mr, P.kern->tc_nr, 64, 128, threads));
+  TcWork w(&P, &tp, blocking(P, P.kern->tc_mr, P.kern->tc_nr, 64, 128, threads), lanes);
   w.prm.F = tp.alignment_bits;
   w.prm.p = tp.f32.fraction_bits;
   w.prm.emin = -126;
