@@ -89,21 +89,21 @@ std::string hex8(std::uint64_t x) {
 }
 
 /// One model on one pair of matrices: the reference, then every kernel with 1 and 3 threads.
-void compare(const Mats& m, const ModelCase& mc, Tally& tally, bool one_thread_only = false) {
+void compare(const Mats& m, const ModelCase& mc, Tally& tally, bool one_thread_only = false, bool pairs = false) {
   GemmOptions o;
   o.model = mc.model;
   o.out = mc.ctx;
   o.threads = 2;
-  const std::size_t n = m.M * m.N;
+  const std::size_t n = pairs ? m.M : m.M * m.N;
   std::vector<std::uint32_t> rc(n), kc(n);
   std::vector<Flags> rf(n), kf(n);
-  const Flags rany = gemm_detail::gemm_on(nullptr, m.A(), m.B(), o, rc, rf);
+  const Flags rany = gemm_detail::gemm_on(nullptr, pairs, m.A(), m.B(), o, rc, rf);
   for (const Kern& k : kernels_under_test())
     for (unsigned th : {1u, 3u}) {
       if (one_thread_only && th != 1) continue;
       o.threads = th;
       std::fill(kc.begin(), kc.end(), 0xDEADBEEF);
-      const Flags kany = gemm_detail::gemm_on(k.k, m.A(), m.B(), o, kc, kf);
+      const Flags kany = gemm_detail::gemm_on(k.k, pairs, m.A(), m.B(), o, kc, kf);
       std::size_t bad = 0, first = n;
       for (std::size_t x = 0; x < n; ++x)
         if (kc[x] != rc[x] || kf[x] != rf[x]) {
@@ -115,11 +115,11 @@ void compare(const Mats& m, const ModelCase& mc, Tally& tally, bool one_thread_o
         continue;
       }
       std::ostringstream s;
-      s << mc.label << " kernel " << k.name << " threads " << th << ": " << bad << " of " << n << " outputs differ ("
+      s << (pairs ? "dot_pairs " : "") << mc.label << " kernel " << k.name << " threads " << th << ": " << bad << " of " << n << " outputs differ ("
         << format(m.fa).name << " x " << format(m.fb).name << ", M " << m.M << " N " << m.N << " K " << m.K << " block "
         << m.block << (m.b_rows ? ", B as rows" : "") << ")";
       if (bad) {
-        const std::size_t i = first / m.N, j = first % m.N;
+        const std::size_t i = pairs ? first : first / m.N, j = pairs ? first : first % m.N;
         s << "; first (" << i << ", " << j << "): kernel " << hex8(kc[first]) << "/" << int(kf[first]) << ", reference "
           << hex8(rc[first]) << "/" << int(rf[first]);
         if (std::getenv("SOFTMX_GEMM_DEBUG")) {  // the output's operands, block by block
@@ -224,6 +224,8 @@ std::vector<ModelCase> model_cases(bool full, bool routed = true) {
           v.push_back({m, c, std::string(m->name()) + " " + std::string(name(r)) + " " + std::string(name(s)) + " " +
                                  std::string(name(t))});
         }
+  v.push_back({&exact_accumulation(), Context{}, "exact, the default context (saturation by destination)"});
+  v.push_back({&fp32_sequential_accumulation(), Context{}, "fp32-sequential, the default context"});
   Context rs;
   rs.rounding = Rounding::rs;
   rs.rbits_width = 20;
@@ -487,6 +489,52 @@ TEST(Gemm, RandomExtremeScales) {
 }
 TEST(Gemm, RandomSparse) {
   random_matrices(0x6E14, 10, Features{2, 0, 0, 0.7, 0.3, 0.0}, 40, 100, "mostly zero blocks");
+}
+
+// ---- dot_pairs ---------------------------------------------------------------------------------------
+
+// Independent dot products, one pair per lane: the kernels against the reference, and the
+// reference against gemm's diagonal (dot_general per output).
+TEST(Gemm, DotPairs) {
+  Tally tally("dot_pairs random and adversarial pairs, every model x kernel");
+  Tally diag("dot_pairs reference == gemm diagonal");
+  SplitMix64 rng(0x6E16);
+  const auto cases = model_cases(kLong);
+  for (int n = 0; n < (kLong ? 64 : 10); ++n) {
+    const Features ft = n % 2 ? Features{3, 0, 0, 0, 0, 0} : Features{20, 0.002, 0.005, 0.1, 0.3, 0.05};
+    Mats m = random_mats(rng, ft, 100, 140);
+    if (m.N != m.M) {  // same number of vectors: redraw B with M vectors
+      Mats t = random_mats(rng, ft, 1, 1);
+      (void)t;
+      m.N = m.M;
+      const std::vector<std::uint8_t> a = m.a, as = m.as;
+      const FormatId fa = m.fa;
+      m.alloc();
+      m.a = a;
+      m.as = as;
+      m.fa = fa;
+      for (std::size_t j = 0; j < m.N; ++j)
+        for (std::size_t t = 0; t < m.K; ++t) m.bc(t, j) = random_code(rng, m.fb, ft);
+      for (std::size_t j = 0; j < m.N; ++j)
+        for (std::size_t b = 0; b < m.nb(); ++b) m.bsc(b, j) = static_cast<std::uint8_t>(124 + rng.below(7));
+    }
+    for (const ModelCase& mc : cases) {
+      compare(m, mc, tally, false, true);
+      GemmOptions o;
+      o.model = mc.model;
+      o.out = mc.ctx;
+      o.kernel = GemmKernel::reference;
+      std::vector<std::uint32_t> pc(m.M), gc(m.M * m.N);
+      std::vector<Flags> pf(m.M), gf(m.M * m.N);
+      dot_pairs(m.A(), m.B(), o, pc, pf);
+      gemm(m.A(), m.B(), o, gc, gf);
+      for (std::size_t l = 0; l < m.M; ++l)
+        diag.check(pc[l] == gc[l * m.N + l] && pf[l] == gf[l * m.N + l],
+                   [&] { return mc.label + ": pair " + std::to_string(l) + " " + hex8(pc[l]) + " vs " + hex8(gc[l * m.N + l]); });
+    }
+  }
+  tally.report();
+  diag.report();
 }
 
 // ---- the reference path is dot_general ---------------------------------------------------------------

@@ -145,6 +145,7 @@ struct Problem {
   std::uint32_t* c = nullptr;
   Flags* flags = nullptr;  // may be null
   const Kernels* kern = nullptr;
+  bool pairs = false;  // dot_pairs: output l is (l, l), at c[l]
 };
 
 /// Per-thread buffers for the reference's block lists.
@@ -172,10 +173,42 @@ Result reference_output(const Problem& P, std::size_t i, std::size_t j, RefScrat
 
 /// Writes output (i, j) and ORs its flags into `any`.
 void put(const Problem& P, std::size_t i, std::size_t j, Result r, Flags& any) {
-  P.c[i * P.N + j] = static_cast<std::uint32_t>(r.code);
-  if (P.flags) P.flags[i * P.N + j] = r.flags;
+  const std::size_t at = P.pairs ? i : i * P.N + j;
+  P.c[at] = static_cast<std::uint32_t>(r.code);
+  if (P.flags) P.flags[at] = r.flags;
   any |= r.flags;
 }
+
+/// f(i, j) for the block's outputs: every (i, j), or the pairs (l, l).
+template <class F>
+void each_output(const Problem& P, std::size_t i0, std::size_t i1, std::size_t j0, std::size_t j1, F f) {
+  if (P.pairs) {
+    for (std::size_t l = i0; l < i1; ++l) f(l, l);
+    return;
+  }
+  for (std::size_t i = i0; i < i1; ++i)
+    for (std::size_t j = j0; j < j1; ++j) f(i, j);
+}
+
+/// A block of outputs in tiles of mr x nr: panels of A rows (pa) and of B rows (pb), the
+/// running state of output (i, j) at at(i - i0, j - j0) and tile (x, y)'s at tile(x, y). In
+/// pairs mode the tiles are the diagonal ones, 1 x nr pairs each, and A is packed nr wide.
+struct Tiles {
+  Tiles(bool pairs_, std::size_t mr_, std::size_t nr_, std::size_t rows, std::size_t cols)
+      : pairs(pairs_), mr(pairs_ ? nr_ : mr_), nr(nr_), pa((rows + mr - 1) / mr), pb((cols + nr - 1) / nr),
+        ld(pairs_ ? 0 : pb * nr) {}
+  bool pairs;
+  std::size_t mr, nr, pa, pb, ld;  // mr: A's panel width
+  std::size_t cells() const { return pairs ? pb * nr : pa * mr * ld; }
+  std::size_t at(std::size_t i, std::size_t j) const { return pairs ? i : i * ld + j; }
+  std::size_t tile(std::size_t x, std::size_t y) const { return pairs ? x * nr : x * mr * ld + y * nr; }
+  template <class F>
+  void each(F f) const {
+    for (std::size_t x = 0; x < pa; ++x)
+      for (std::size_t y = 0; y < pb; ++y)
+        if (!pairs || x == y) f(x, y);
+  }
+};
 
 /// The FPU state the kernels assume: round to nearest, no flush-to-zero or denormals-are-zero,
 /// every exception masked (read, never set). Otherwise the reference computes every output.
@@ -234,9 +267,22 @@ Flags parallel(unsigned threads, std::size_t n, const Work& proto) {
 struct Blocking {
   std::size_t mc, nc, ib, jb;
   std::size_t items() const { return ib * jb; }
+  struct Range {
+    std::size_t i0, i1, j0, j1;
+  };
+  /// Item w's rows i0..i1-1 and columns j0..j1-1 (pairs: the same range twice).
+  Range range(const Problem& P, std::size_t w) const {
+    const std::size_t i0 = (w / jb) * mc, j0 = P.pairs ? i0 : (w % jb) * nc;
+    return {i0, std::min(P.M, i0 + mc), j0, P.pairs ? std::min(P.M, i0 + mc) : std::min(P.N, j0 + nc)};
+  }
 };
 
 Blocking blocking(const Problem& P, std::size_t mr, std::size_t nr, std::size_t mc, std::size_t nc, unsigned threads) {
+  if (P.pairs) {  // blocks of pairs, several tiles each
+    std::size_t pc = 16 * nr;
+    while (pc > nr && (P.M + pc - 1) / pc < 2 * static_cast<std::size_t>(threads)) pc = (pc / 2 + nr - 1) / nr * nr;
+    return Blocking{pc, pc, (P.M + pc - 1) / pc, 1};
+  }
   mc = (mc + mr - 1) / mr * mr;
   nc = (nc + nr - 1) / nr * nr;
   // Smaller blocks when there are too few for the threads (never below one tile).
@@ -258,7 +304,8 @@ struct ReferenceWork {
   RefScratch s;
   void begin() {}
   void operator()(std::size_t w, Flags& any) {
-    for (std::size_t j = 0; j < P->N; ++j) put(*P, w, j, reference_output(*P, w, j, s), any);  // item w: row w
+    if (P->pairs) put(*P, w, w, reference_output(*P, w, w, s), any);  // item w: pair w
+    else for (std::size_t j = 0; j < P->N; ++j) put(*P, w, j, reference_output(*P, w, j, s), any);  // row w
   }
 };
 
@@ -296,8 +343,8 @@ class ExactBlock {
     kc_ = 256;
   }
 
-  std::size_t ldacc() const { return ldacc_; }
-  const std::vector<i128>& acc() const { return acc_; }
+  /// Output (i, j)'s sum after run(i0, ..., j0, ...).
+  i128 sum(std::size_t i, std::size_t j) const { return acc_[tiles_.at(i - i0_, j - j0_)]; }
 
   /// The output's sum is exact in 128 bits: its largest shift plus the widest product and the
   /// count of products stays below 2^125.
@@ -310,9 +357,12 @@ class ExactBlock {
   }
 
   void run(std::size_t i0, std::size_t i1, std::size_t j0, std::size_t j1) {
-    const std::size_t pa = (i1 - i0 + mr_ - 1) / mr_, pb = (j1 - j0 + nr_ - 1) / nr_;
-    ldacc_ = pb * nr_;
-    acc_.assign(pa * mr_ * ldacc_, 0);
+    i0_ = i0;
+    j0_ = j0;
+    tiles_ = Tiles(P_.pairs, mr_, nr_, i1 - i0, j1 - j0);
+    const Tiles& T = tiles_;
+    acc_.assign(T.cells(), 0);
+    const ExactFn fn = P_.pairs ? P_.kern->exact_pairs : P_.kern->exact;
     for (std::size_t ca = 0; ca < P_.a.tab.parts.size(); ++ca)
       for (std::size_t cb = 0; cb < P_.b.tab.parts.size(); ++cb)
         for (std::size_t t0 = 0; t0 < P_.K; t0 += kc_) {
@@ -325,19 +375,17 @@ class ExactBlock {
             seg_.push_back({t, end, blk});
             t = end;
           }
-          pack(P_.a, ca, i0, i1, t0, t1, mr_, apack_, ra_);
-          pack(P_.b, cb, j0, j1, t0, t1, nr_, bpack_, rb_);
+          pack(P_.a, ca, i0, i1, t0, t1, T.mr, apack_, ra_);
+          pack(P_.b, cb, j0, j1, t0, t1, T.nr, bpack_, rb_);
           const std::size_t len = t1 - t0, ns = seg_.size();
           segs_.resize(ns);
-          for (std::size_t x = 0; x < pa; ++x)
-            for (std::size_t y = 0; y < pb; ++y) {
-              for (std::size_t s = 0; s < ns; ++s)
-                segs_[s] = ExactSegment{static_cast<std::uint32_t>(seg_[s].end - seg_[s].begin),
-                                        ra_.data() + (x * ns + s) * mr_, rb_.data() + (y * ns + s) * nr_};
-              const ExactTile tile{apack_.data() + x * len * mr_, bpack_.data() + y * len * nr_, segs_.data(), ns,
-                                   acc_.data() + x * mr_ * ldacc_ + y * nr_, ldacc_};
-              P_.kern->exact(tile);
-            }
+          T.each([&](std::size_t x, std::size_t y) {
+            for (std::size_t s = 0; s < ns; ++s)
+              segs_[s] = ExactSegment{static_cast<std::uint32_t>(seg_[s].end - seg_[s].begin),
+                                      ra_.data() + (x * ns + s) * T.mr, rb_.data() + (y * ns + s) * T.nr};
+            fn(ExactTile{apack_.data() + x * len * T.mr, bpack_.data() + y * len * T.nr, segs_.data(), ns,
+                         acc_.data() + T.tile(x, y), T.ld});
+          });
         }
   }
 
@@ -369,7 +417,8 @@ class ExactBlock {
   const Problem& P_;
   std::size_t mr_, nr_;
   int pair_bits_ = 0;
-  std::size_t maxlen_ = 0, kc_ = 0, ldacc_ = 0;
+  std::size_t maxlen_ = 0, kc_ = 0, i0_ = 0, j0_ = 0;
+  Tiles tiles_{false, 1, 1, 0, 0};
   std::vector<i128> acc_;
   std::vector<Seg> seg_;
   std::vector<ExactSegment> segs_;
@@ -385,19 +434,17 @@ struct ExactWork {
   std::optional<ExactBlock> ex;
   void begin() { ex.emplace(*P); }
   void operator()(std::size_t w, Flags& any) {
-    const std::size_t i0 = (w / bl.jb) * bl.mc, j0 = (w % bl.jb) * bl.nc;
-    const std::size_t i1 = std::min(P->M, i0 + bl.mc), j1 = std::min(P->N, j0 + bl.nc);
+    const Blocking::Range rg = bl.range(*P, w);  // (no structured bindings: lambdas capture these)
+    const std::size_t i0 = rg.i0, i1 = rg.i1, j0 = rg.j0, j1 = rg.j1;
     ex->run(i0, i1, j0, j1);
     const Format& f32 = format(FormatId::f32);
-    for (std::size_t i = i0; i < i1; ++i)
-      for (std::size_t j = j0; j < j1; ++j) {
-        const i128 v = ex->acc()[(i - i0) * ex->ldacc() + (j - j0)];
-        if (P->a.special[i] || P->b.special[j] || !ex->fits(i, j) || v == 0) {
-          put(*P, i, j, reference_output(*P, i, j, s), any);  // specials, huge spreads, the sign of a zero
-          continue;
-        }
+    each_output(*P, i0, i1, j0, j1, [&](std::size_t i, std::size_t j) {
+      const i128 v = ex->sum(i, j);
+      if (P->a.special[i] || P->b.special[j] || !ex->fits(i, j) || v == 0)
+        put(*P, i, j, reference_output(*P, i, j, s), any);  // specials, huge spreads, the sign of a zero
+      else
         put(*P, i, j, round_pack(f32, unpacked_of(v, ex->unit(i, j)), P->ctx, ocp_dialect()), any);
-      }
+    });
   }
 };
 
@@ -436,20 +483,18 @@ struct SeqWork {
   }
 
   void operator()(std::size_t w, Flags& any) {
-    const std::size_t i0 = (w / bl.jb) * bl.mc, j0 = (w % bl.jb) * bl.nc;
-    const std::size_t i1 = std::min(P->M, i0 + bl.mc), j1 = std::min(P->N, j0 + bl.nc);
+    const Blocking::Range rg = bl.range(*P, w);  // (no structured bindings: lambdas capture these)
+    const std::size_t i0 = rg.i0, i1 = rg.i1, j0 = rg.j0, j1 = rg.j1;
     if (!fpu_ok) {
-      for (std::size_t i = i0; i < i1; ++i)
-        for (std::size_t j = j0; j < j1; ++j) put(*P, i, j, reference_output(*P, i, j, s), any);
+      each_output(*P, i0, i1, j0, j1, [&](std::size_t i, std::size_t j) { put(*P, i, j, reference_output(*P, i, j, s), any); });
       return;
     }
     const Kernels& K = *P->kern;
-    const std::size_t mr = K.seq_mr, nr = K.seq_nr;
-    const std::size_t pa = (i1 - i0 + mr - 1) / mr, pb = (j1 - j0 + nr - 1) / nr, ld = pb * nr;
-    sum.assign(pa * mr * ld, 0);
-    acc.assign(pa * mr * ld, 0);
-    state.assign(pa * mr * ld, 0);
-    const SeqFn fn = K.seq[static_cast<int>(P->ctx.rounding)];
+    const Tiles T(P->pairs, K.seq_mr, K.seq_nr, i1 - i0, j1 - j0);
+    sum.assign(T.cells(), 0);
+    acc.assign(T.cells(), 0);
+    state.assign(T.cells(), 0);
+    const SeqFn fn = (P->pairs ? K.seq_pairs : K.seq)[static_cast<int>(P->ctx.rounding)];
     for (std::size_t t0 = 0; t0 < P->K; t0 += kc) {
       const std::size_t t1 = std::min(P->K, t0 + kc);
       seg.clear();
@@ -459,31 +504,28 @@ struct SeqWork {
         seg.push_back({t, end, blk});
         t = end;
       }
-      pack(P->a, i0, i1, t0, t1, mr, apack, xa);
-      pack(P->b, j0, j1, t0, t1, nr, bpack, xb);
+      pack(P->a, i0, i1, t0, t1, T.mr, apack, xa);
+      pack(P->b, j0, j1, t0, t1, T.nr, bpack, xb);
       const std::size_t len = t1 - t0, ns = seg.size();
       segs.resize(ns);
-      for (std::size_t x = 0; x < pa; ++x)
-        for (std::size_t y = 0; y < pb; ++y) {
-          for (std::size_t q = 0; q < ns; ++q) {
-            const bool ends = seg[q].end == std::min(P->K, (seg[q].blk + 1) * P->block);
-            segs[q] = SeqSegment{static_cast<std::uint32_t>(seg[q].end - seg[q].begin), ends,
-                                 xa.data() + (x * ns + q) * mr, xb.data() + (y * ns + q) * nr};
-          }
-          const std::size_t at = x * mr * ld + y * nr;
-          fn(SeqTile{apack.data() + x * len * mr, bpack.data() + y * len * nr, segs.data(), ns, sum.data() + at,
-                     acc.data() + at, state.data() + at, ld});
+      T.each([&](std::size_t x, std::size_t y) {
+        for (std::size_t q = 0; q < ns; ++q) {
+          const bool ends = seg[q].end == std::min(P->K, (seg[q].blk + 1) * P->block);
+          segs[q] = SeqSegment{static_cast<std::uint32_t>(seg[q].end - seg[q].begin), ends,
+                               xa.data() + (x * ns + q) * T.mr, xb.data() + (y * ns + q) * T.nr};
         }
+        const std::size_t at = T.tile(x, y);
+        fn(SeqTile{apack.data() + x * len * T.mr, bpack.data() + y * len * T.nr, segs.data(), ns, sum.data() + at,
+                   acc.data() + at, state.data() + at, T.ld});
+      });
     }
-    for (std::size_t i = i0; i < i1; ++i)
-      for (std::size_t j = j0; j < j1; ++j) {
-        const std::size_t at = (i - i0) * ld + (j - j0);
-        if (P->a.special[i] || P->b.special[j] || (state[at] & kSeqReference)) {
-          put(*P, i, j, reference_output(*P, i, j, s), any);
-          continue;
-        }
+    each_output(*P, i0, i1, j0, j1, [&](std::size_t i, std::size_t j) {
+      const std::size_t at = T.at(i - i0, j - j0);
+      if (P->a.special[i] || P->b.special[j] || (state[at] & kSeqReference))
+        put(*P, i, j, reference_output(*P, i, j, s), any);
+      else
         put(*P, i, j, Result{acc[at], static_cast<Flags>((state[at] & kSeqInexact) ? flag::inexact : 0)}, any);
-      }
+    });
   }
 };
 
@@ -596,51 +638,47 @@ struct TcWork {
   }
 
   void operator()(std::size_t w, Flags& any) {
-    const std::size_t i0 = (w / bl.jb) * bl.mc, j0 = (w % bl.jb) * bl.nc;
-    const std::size_t i1 = std::min(P->M, i0 + bl.mc), j1 = std::min(P->N, j0 + bl.nc);
+    const Blocking::Range rg = bl.range(*P, w);  // (no structured bindings: lambdas capture these)
+    const std::size_t i0 = rg.i0, i1 = rg.i1, j0 = rg.j0, j1 = rg.j1;
     if (!fpu_ok) {
-      for (std::size_t i = i0; i < i1; ++i)
-        for (std::size_t j = j0; j < j1; ++j) put(*P, i, j, reference_output(*P, i, j, s), any);
+      each_output(*P, i0, i1, j0, j1, [&](std::size_t i, std::size_t j) { put(*P, i, j, reference_output(*P, i, j, s), any); });
       return;
     }
     ex->run(i0, i1, j0, j1);  // the exact sums, for the flags
     const Kernels& K = *P->kern;
-    const std::size_t mr = K.tc_mr, nr = K.tc_nr;
-    const std::size_t pa = (i1 - i0 + mr - 1) / mr, pb = (j1 - j0 + nr - 1) / nr, ld = pb * nr;
-    for (auto* v : {&acc_kept, &acc_qe, &r_kept, &r_qe}) v->assign(pa * mr * ld, 0);
-    state.assign(pa * mr * ld, 0);
+    const Tiles T(P->pairs, K.tc_mr, K.tc_nr, i1 - i0, j1 - j0);
+    for (auto* v : {&acc_kept, &acc_qe, &r_kept, &r_qe}) v->assign(T.cells(), 0);
+    state.assign(T.cells(), 0);
     const bool prodref = tp->align_reference == AlignReference::product_exponent;
-    const TcFn fn = K.tc[prodref ? 1 : 0][tp->align_rounding == AlignRounding::nearest_even ? 1 : 0][lanes == 64 ? 1 : 0];
+    const TcFn fn = (P->pairs ? K.tc_pairs : K.tc)[prodref ? 1 : 0][tp->align_rounding == AlignRounding::nearest_even ? 1 : 0]
+                                                   [lanes == 64 ? 1 : 0];
     const int lshift = prodref ? 0 : std::max(prm.c, 0);
     for (std::size_t t0 = 0; t0 < P->K; t0 += kc) {
       layout(t0, std::min(P->K, t0 + kc));
-      pack(P->a, i0, i1, mr, lshift, an, ae, as);
-      pack(P->b, j0, j1, nr, 0, bn, be, bs);
+      pack(P->a, i0, i1, T.mr, lshift, an, ae, as);
+      pack(P->b, j0, j1, T.nr, 0, bn, be, bs);
       const std::size_t len = pos.size();
-      for (std::size_t x = 0; x < pa; ++x)
-        for (std::size_t y = 0; y < pb; ++y) {
-          const std::size_t ao = x * len * mr, bo = y * len * nr, at = x * mr * ld + y * nr;
-          fn(TcTile{an.data() + ao, ae.data() + ao, as.data() + ao, bn.data() + bo, be.data() + bo, bs.data() + bo,
-                    groups.data(), groups.size(), acc_kept.data() + at, acc_qe.data() + at, r_kept.data() + at,
-                    r_qe.data() + at, state.data() + at, ld, &prm});
-        }
+      T.each([&](std::size_t x, std::size_t y) {
+        const std::size_t ao = x * len * T.mr, bo = y * len * T.nr, at = T.tile(x, y);
+        fn(TcTile{an.data() + ao, ae.data() + ao, as.data() + ao, bn.data() + bo, be.data() + bo, bs.data() + bo,
+                  groups.data(), groups.size(), acc_kept.data() + at, acc_qe.data() + at, r_kept.data() + at,
+                  r_qe.data() + at, state.data() + at, T.ld, &prm});
+      });
     }
-    for (std::size_t i = i0; i < i1; ++i)
-      for (std::size_t j = j0; j < j1; ++j) {
-        const std::size_t at = (i - i0) * ld + (j - j0);
-        if (P->a.special[i] || P->b.special[j] || (state[at] & kTcReference) || !ex->fits(i, j)) {
-          put(*P, i, j, reference_output(*P, i, j, s), any);
-          continue;
-        }
-        put(*P, i, j, finish(i, j, at, i0, j0), any);
-      }
+    each_output(*P, i0, i1, j0, j1, [&](std::size_t i, std::size_t j) {
+      const std::size_t at = T.at(i - i0, j - j0);
+      if (P->a.special[i] || P->b.special[j] || (state[at] & kTcReference) || !ex->fits(i, j))
+        put(*P, i, j, reference_output(*P, i, j, s), any);
+      else
+        put(*P, i, j, finish(i, j, at), any);
+    });
   }
 
   /// The accumulator as the f32 code, with the flags against the exact sum (tensor_core.hpp).
-  Result finish(std::size_t i, std::size_t j, std::size_t at, std::size_t i0, std::size_t j0) const {
+  Result finish(std::size_t i, std::size_t j, std::size_t at) const {
     const bool neg = state[at] & kTcAccSign;
     const auto k = static_cast<std::uint32_t>(acc_kept[at]);
-    const i128 v = ex->acc()[(i - i0) * ex->ldacc() + (j - j0)];
+    const i128 v = ex->sum(i, j);
     if (k == 0) {
       const std::uint32_t code = neg ? 0x80000000u : 0;
       return Result{code, static_cast<Flags>(v != 0 ? (flag::inexact | flag::underflow) : 0)};
@@ -734,8 +772,8 @@ GemmOperand gemm_columns(FormatId format, std::size_t k, std::size_t columns, st
   return o;
 }
 
-Flags gemm_detail::gemm_on(const Kernels* kern, const GemmOperand& a, const GemmOperand& b, const GemmOptions& options,
-                           std::span<std::uint32_t> c, std::span<Flags> flags) {
+Flags gemm_detail::gemm_on(const Kernels* kern, bool pairs, const GemmOperand& a, const GemmOperand& b,
+                           const GemmOptions& options, std::span<std::uint32_t> c, std::span<Flags> flags) {
   check_shape(a, false);
   check_shape(b, true);
   if (a.k != b.k)
@@ -745,12 +783,22 @@ Flags gemm_detail::gemm_on(const Kernels* kern, const GemmOperand& a, const Gemm
     throw std::invalid_argument("gemm: A's blocks hold " + std::to_string(a.block) + " codes and B's " +
                                 std::to_string(b.block) + "; they need the same block size");
   std::size_t mn = 0;
-  if (!mul_add(a.rows, b.rows, 0, mn) || c.size() < mn)
-    throw std::invalid_argument("gemm: c holds " + std::to_string(c.size()) + " entries; M x N = " +
-                                std::to_string(a.rows) + " x " + std::to_string(b.rows) + " needs " + std::to_string(mn));
+  if (pairs) {
+    if (a.rows != b.rows)
+      throw std::invalid_argument("dot_pairs: A holds " + std::to_string(a.rows) + " vectors and B " +
+                                  std::to_string(b.rows) + "; they need the same number (one per pair)");
+    mn = a.rows;
+  } else if (!mul_add(a.rows, b.rows, 0, mn)) {
+    mn = ~std::size_t{0};
+  }
+  const std::string what = pairs ? "dot_pairs" : "gemm";
+  const std::string shape = pairs ? std::to_string(mn) + " pairs" : "M x N = " + std::to_string(a.rows) + " x " + std::to_string(b.rows);
+  if (c.size() < mn)
+    throw std::invalid_argument(what + ": c holds " + std::to_string(c.size()) + " entries; " + shape + " needs " +
+                                std::to_string(mn));
   if (!flags.empty() && flags.size() < mn)
-    throw std::invalid_argument("gemm: flags holds " + std::to_string(flags.size()) + " entries; M x N needs " +
-                                std::to_string(mn) + " (or pass none)");
+    throw std::invalid_argument(what + ": flags holds " + std::to_string(flags.size()) + " entries; " + shape +
+                                " needs " + std::to_string(mn) + " (or pass none)");
   const AccumulationModel& model = options.model ? *options.model : exact_accumulation();
 
   const auto* tc = dynamic_cast<const TensorCoreModel*>(&model);
@@ -763,10 +811,12 @@ Flags gemm_detail::gemm_on(const Kernels* kern, const GemmOperand& a, const Gemm
   P.block = a.block;
   P.nb = a.blocks();
   P.model = &model;
-  P.ctx = options.out;
+  // As dot_general(): the output is an f32, where by_destination means none (SEMANTICS 4.1).
+  P.ctx = resolve(ocp_dialect(), FormatId::f32, options.out);
   P.c = c.data();
   P.flags = flags.empty() ? nullptr : flags.data();
   P.kern = kern;
+  P.pairs = pairs;
   const unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
 
   const bool is_exact = &model == &exact_accumulation();
@@ -805,7 +855,17 @@ Flags gemm(const GemmOperand& a, const GemmOperand& b, const GemmOptions& option
   const GemmKernel kernel = options.kernel.value_or(default_gemm_kernel());
   if (!gemm_kernel_supported(kernel))
     throw std::invalid_argument(std::string("gemm: this CPU cannot run the ") + name(kernel) + " kernel");
-  return gemm_detail::gemm_on(kernel == GemmKernel::reference ? nullptr : &kernels_for(kernel), a, b, options, c, flags);
+  return gemm_detail::gemm_on(kernel == GemmKernel::reference ? nullptr : &kernels_for(kernel), false, a, b, options, c,
+                              flags);
+}
+
+Flags dot_pairs(const GemmOperand& a, const GemmOperand& b, const GemmOptions& options, std::span<std::uint32_t> c,
+                std::span<Flags> flags) {
+  const GemmKernel kernel = options.kernel.value_or(default_gemm_kernel());
+  if (!gemm_kernel_supported(kernel))
+    throw std::invalid_argument(std::string("dot_pairs: this CPU cannot run the ") + name(kernel) + " kernel");
+  return gemm_detail::gemm_on(kernel == GemmKernel::reference ? nullptr : &kernels_for(kernel), true, a, b, options, c,
+                              flags);
 }
 
 }  // namespace softmx

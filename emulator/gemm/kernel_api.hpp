@@ -124,15 +124,20 @@ struct Kernels {
   SeqFn seq[6];  // by Rounding (rne, rna, rz, ru, rd, ro)
   int tc_mr, tc_nr;
   TcFn tc[2][2][2];  // [product reference][nearest-even alignment][64-bit group sums]
+  // dot_pairs: tiles of 1 x NR pairs (the same NR), A packed like B ([t][NR], its vectors
+  // being the pairs' own), the shifts and scale exponents of A per lane ([NR]).
+  ExactFn exact_pairs;
+  SeqFn seq_pairs[6];
+  TcFn tc_pairs[2][2][2];
 };
 
 const Kernels& kernels_portable();
 const Kernels& kernels_avx2();
 const Kernels& kernels_avx512();
 
-/// gemm() on the given kernels (nullptr: the reference), after the same checks. For tests that
-/// run a kernel source compiled for another instruction set than its own.
-Flags gemm_on(const Kernels* kernels, const GemmOperand& a, const GemmOperand& b, const GemmOptions& options,
-              std::span<std::uint32_t> c, std::span<Flags> flags);
+/// gemm() (pairs: dot_pairs()) on the given kernels (nullptr: the reference), after the same
+/// checks. For tests that run a kernel source compiled for another instruction set than its own.
+Flags gemm_on(const Kernels* kernels, bool pairs, const GemmOperand& a, const GemmOperand& b,
+              const GemmOptions& options, std::span<std::uint32_t> c, std::span<Flags> flags);
 
 }  // namespace softmx::gemm_detail

@@ -100,9 +100,10 @@ SOFTMX_GEMM_INLINE vi floor_log2(vi x) {
 
 // ---- exact ----------------------------------------------------------------------------------
 
-template <int MR, int NV>
+template <int MR, int NV, bool Diag>
 void exact_tile(const ExactTile& g) {
   constexpr int NR = NV * kD;
+  constexpr int AW = Diag ? NR : MR;  // A's panel width
   const double* a = g.a;
   const double* b = g.b;
   for (std::size_t s = 0; s < g.segments; ++s) {
@@ -110,13 +111,11 @@ void exact_tile(const ExactTile& g) {
     vd c[MR][NV];
     for (int r = 0; r < MR; ++r)
       for (int v = 0; v < NV; ++v) c[r][v] = vd{};
-    for (std::uint32_t t = 0; t < sg.len; ++t, a += MR, b += NR) {
+    for (std::uint32_t t = 0; t < sg.len; ++t, a += AW, b += NR) {
       vd bv[NV];
       for (int v = 0; v < NV; ++v) bv[v] = load<vd>(b + v * kD);
-      for (int r = 0; r < MR; ++r) {
-        const vd av = splat(a[r]);
-        for (int v = 0; v < NV; ++v) c[r][v] += av * bv[v];
-      }
+      for (int r = 0; r < MR; ++r)
+        for (int v = 0; v < NV; ++v) c[r][v] += (Diag ? load<vd>(a + v * kD) : splat(a[r])) * bv[v];
     }
     double tmp[MR][NR];
     for (int r = 0; r < MR; ++r)
@@ -125,7 +124,7 @@ void exact_tile(const ExactTile& g) {
       i128* acc = g.acc + static_cast<std::size_t>(r) * g.stride;
       for (int col = 0; col < NR; ++col) {
         const auto x = static_cast<std::int64_t>(tmp[r][col]);
-        const int sum = sg.ra[r] + sg.rb[col];
+        const int sum = sg.ra[Diag ? col : r] + sg.rb[col];
         const int sh = sum < 127 ? sum : 127;
         acc[col] += static_cast<i128>(static_cast<u128>(static_cast<i128>(x)) << sh);
       }
@@ -171,9 +170,10 @@ SOFTMX_GEMM_INLINE vf add_round(vf x, vf y, vi& inexact) {
   }
 }
 
-template <int MR, int NV, Rounding M>
+template <int MR, int NV, Rounding M, bool Diag>
 void seq_tile(const SeqTile& g) {
   constexpr int NR = NV * kF;
+  constexpr int AW = Diag ? NR : MR;
   const float* a = g.a;
   const float* b = g.b;
   vf s[MR][NV];
@@ -186,19 +186,18 @@ void seq_tile(const SeqTile& g) {
     }
   for (std::size_t sgi = 0; sgi < g.segments; ++sgi) {
     const SeqSegment& sg = g.seg[sgi];
-    for (std::uint32_t t = 0; t < sg.len; ++t, a += MR, b += NR) {
+    for (std::uint32_t t = 0; t < sg.len; ++t, a += AW, b += NR) {
       vf bv[NV];
       for (int v = 0; v < NV; ++v) bv[v] = load<vf>(b + v * kF);
-      for (int r = 0; r < MR; ++r) {
-        const vf av = splat(a[r]);
-        for (int v = 0; v < NV; ++v) s[r][v] = add_round<M>(s[r][v], av * bv[v], inx[r][v]);
-      }
+      for (int r = 0; r < MR; ++r)
+        for (int v = 0; v < NV; ++v)
+          s[r][v] = add_round<M>(s[r][v], (Diag ? load<vf>(a + v * kF) : splat(a[r])) * bv[v], inx[r][v]);
     }
     if (!sg.ends_block) continue;
     for (int r = 0; r < MR; ++r)
       for (int v = 0; v < NV; ++v) {
         const std::size_t at = static_cast<std::size_t>(r) * g.stride + static_cast<std::size_t>(v) * kF;
-        const vi x = load<vi>(sg.xb + v * kF) + sg.xa[r];
+        const vi x = load<vi>(sg.xb + v * kF) + (Diag ? load<vi>(sg.xa + v * kF) : splat(sg.xa[r]));
         const vi sb = reinterpret_cast<vi>(s[r][v]);
         // d = s * 2^X: exact while the exponent field stays in 1..254 (s is never subnormal: it
         // is a sum of products, multiples of 2^-32); zeros keep their sign.
@@ -367,11 +366,16 @@ SOFTMX_GEMM_INLINE GridLanes grid_add(GridLanes a, GridLanes b, Rounding mode, c
   return g;
 }
 
-template <int MR, int NV, bool ProdRef, bool Near, bool Wide>
+template <int MR, int NV, bool ProdRef, bool Near, bool Wide, bool Diag>
 void tc_tile(const TcTile& g) {
   typedef typename SumLanes<Wide>::type V;
   constexpr int kMax = Wide ? 63 : 31;
   constexpr int NR = NV * kF;
+  constexpr int AW = Diag ? NR : MR;
+  // A's element for output row r, column group v: broadcast, or (Diag) a vector of its own.
+  auto A = [](const std::int32_t* p, std::uint32_t t, int r, int v) {
+    return Diag ? load<vi>(p + t * NR + v * kF) : splat(p[t * AW + r]);
+  };
   const TcParams& P = *g.prm;
   const std::int32_t* an = g.an;
   const std::int32_t* ae = g.ae;
@@ -416,11 +420,11 @@ void tc_tile(const TcTile& g) {
         if constexpr (ProdRef) {
           const vi bnv = load<vi>(bn + t * NR + v * kF);
           for (int r = 0; r < MR; ++r) {
-            const vi prod = vabs(bnv * an[t * MR + r]);
-            E[r][v] = vmax(E[r][v], bev + ae[t * MR + r] - P.mamb + floor_log2(prod));
+            const vi prod = vabs(bnv * A(an, t, r, v));
+            E[r][v] = vmax(E[r][v], bev + A(ae, t, r, v) - P.mamb + floor_log2(prod));
           }
         } else {
-          for (int r = 0; r < MR; ++r) E[r][v] = vmax(E[r][v], bev + ae[t * MR + r]);
+          for (int r = 0; r < MR; ++r) E[r][v] = vmax(E[r][v], bev + A(ae, t, r, v));
         }
       }
     }
@@ -433,8 +437,8 @@ void tc_tile(const TcTile& g) {
         const vi bev = load<vi>(be + t * NR + v * kF);
         const vi bnv = load<vi>(bn + t * NR + v * kF);
         for (int r = 0; r < MR; ++r) {
-          const vi prod = bnv * an[t * MR + r];
-          const vi d = E[r][v] - (bev + ae[t * MR + r]);
+          const vi prod = bnv * A(an, t, r, v);
+          const vi d = E[r][v] - (bev + A(ae, t, r, v));
           V term;
           if constexpr (ProdRef) {
             const vi dd = d - P.c;
@@ -483,7 +487,7 @@ void tc_tile(const TcTile& g) {
             bool allneg = true, allpos = true;
             if (P.addend_in_group && rpres[l]) (rv.neg[l] ? allpos : allneg) = false;
             for (std::uint32_t t = 0; t < len; ++t) {
-              const std::uint8_t sa = as[t * MR + r];
+              const std::uint8_t sa = Diag ? as[t * NR + col] : as[t * MR + r];
               if (sa == kTcAbsent) continue;
               ((sa ^ bs[t * NR + col]) & 1 ? allpos : allneg) = false;
             }
@@ -521,9 +525,9 @@ void tc_tile(const TcTile& g) {
         }
         store(g.state + at, st);
       }
-    an += static_cast<std::size_t>(len) * MR;
-    ae += static_cast<std::size_t>(len) * MR;
-    as += static_cast<std::size_t>(len) * MR;
+    an += static_cast<std::size_t>(len) * AW;
+    ae += static_cast<std::size_t>(len) * AW;
+    as += static_cast<std::size_t>(len) * AW;
     bn += static_cast<std::size_t>(len) * NR;
     be += static_cast<std::size_t>(len) * NR;
     bs += static_cast<std::size_t>(len) * NR;
@@ -532,30 +536,45 @@ void tc_tile(const TcTile& g) {
 
 // ---- the table ------------------------------------------------------------------------------
 
+template <int MR, int NV, bool Diag>
+void fill_seq(SeqFn* out) {
+  out[static_cast<int>(Rounding::rne)] = seq_tile<MR, NV, Rounding::rne, Diag>;
+  out[static_cast<int>(Rounding::rna)] = seq_tile<MR, NV, Rounding::rna, Diag>;
+  out[static_cast<int>(Rounding::rz)] = seq_tile<MR, NV, Rounding::rz, Diag>;
+  out[static_cast<int>(Rounding::ru)] = seq_tile<MR, NV, Rounding::ru, Diag>;
+  out[static_cast<int>(Rounding::rd)] = seq_tile<MR, NV, Rounding::rd, Diag>;
+  out[static_cast<int>(Rounding::ro)] = seq_tile<MR, NV, Rounding::ro, Diag>;
+}
+
+template <int MR, int NV, bool Diag>
+void fill_tc(TcFn (*out)[2][2]) {
+  out[0][0][0] = tc_tile<MR, NV, false, false, false, Diag>;
+  out[0][1][0] = tc_tile<MR, NV, false, true, false, Diag>;
+  out[1][0][0] = tc_tile<MR, NV, true, false, false, Diag>;
+  out[1][1][0] = tc_tile<MR, NV, true, true, false, Diag>;
+  out[0][0][1] = tc_tile<MR, NV, false, false, true, Diag>;
+  out[0][1][1] = tc_tile<MR, NV, false, true, true, Diag>;
+  out[1][0][1] = tc_tile<MR, NV, true, false, true, Diag>;
+  out[1][1][1] = tc_tile<MR, NV, true, true, true, Diag>;
+}
+
+/// The table: MR x NV-vector tiles for the GEMM, 1 x NV-vector tiles of pairs (Diag: output
+/// lane l is the dot of A's and B's vector l) for dot_pairs.
 template <int EMR, int ENV, int SMR, int SNV, int TMR, int TNV>
 Kernels make_kernels() {
   Kernels k{};
   k.exact_mr = EMR;
   k.exact_nr = ENV * kD;
-  k.exact = exact_tile<EMR, ENV>;
+  k.exact = exact_tile<EMR, ENV, false>;
   k.seq_mr = SMR;
   k.seq_nr = SNV * kF;
-  k.seq[static_cast<int>(Rounding::rne)] = seq_tile<SMR, SNV, Rounding::rne>;
-  k.seq[static_cast<int>(Rounding::rna)] = seq_tile<SMR, SNV, Rounding::rna>;
-  k.seq[static_cast<int>(Rounding::rz)] = seq_tile<SMR, SNV, Rounding::rz>;
-  k.seq[static_cast<int>(Rounding::ru)] = seq_tile<SMR, SNV, Rounding::ru>;
-  k.seq[static_cast<int>(Rounding::rd)] = seq_tile<SMR, SNV, Rounding::rd>;
-  k.seq[static_cast<int>(Rounding::ro)] = seq_tile<SMR, SNV, Rounding::ro>;
+  fill_seq<SMR, SNV, false>(k.seq);
   k.tc_mr = TMR;
   k.tc_nr = TNV * kF;
-  k.tc[0][0][0] = tc_tile<TMR, TNV, false, false, false>;
-  k.tc[0][1][0] = tc_tile<TMR, TNV, false, true, false>;
-  k.tc[1][0][0] = tc_tile<TMR, TNV, true, false, false>;
-  k.tc[1][1][0] = tc_tile<TMR, TNV, true, true, false>;
-  k.tc[0][0][1] = tc_tile<TMR, TNV, false, false, true>;
-  k.tc[0][1][1] = tc_tile<TMR, TNV, false, true, true>;
-  k.tc[1][0][1] = tc_tile<TMR, TNV, true, false, true>;
-  k.tc[1][1][1] = tc_tile<TMR, TNV, true, true, true>;
+  fill_tc<TMR, TNV, false>(k.tc);
+  k.exact_pairs = exact_tile<1, ENV, true>;
+  fill_seq<1, SNV, true>(k.seq_pairs);
+  fill_tc<1, TNV, true>(k.tc_pairs);
   return k;
 }
 

@@ -102,7 +102,8 @@ struct GemmOptions {
   /// The accumulation model; nullptr: exact. Models without a kernel (anything but exact,
   /// fp32-sequential and a TensorCoreModel with addend_in_group) run the reference per output.
   const AccumulationModel* model = nullptr;
-  /// The f32 output context, as dot_general() takes it (the tensor-core models ignore it).
+  /// The f32 output context, as dot_general() takes it (saturation by destination: none, IEEE
+  /// overflow to Inf; the tensor-core models ignore it).
   Context out{};
   /// Worker threads; 0: std::thread::hardware_concurrency(). The results do not depend on it.
   unsigned threads = 0;
@@ -120,5 +121,13 @@ struct GemmOptions {
 /// by this CPU.
 Flags gemm(const GemmOperand& a, const GemmOperand& b, const GemmOptions& options, std::span<std::uint32_t> c,
            std::span<Flags> flags = {});
+
+/// Many independent dot products at once: c[l] = DotGeneral(vector l of A, vector l of B) and
+/// flags[l] its flags, for l < A.rows (= B.rows), under options.model as gemm() computes them
+/// (the same kernels with one pair per lane, the same checks, threads and results). For lines
+/// of `softmx dot`, vector files and the like. Throws as gemm() does, and when A and B hold
+/// different numbers of vectors.
+Flags dot_pairs(const GemmOperand& a, const GemmOperand& b, const GemmOptions& options, std::span<std::uint32_t> c,
+                std::span<Flags> flags = {});
 
 }  // namespace softmx

@@ -1,6 +1,8 @@
 // tools/softmx/vectors/operation.cpp: see operation.hpp.
 #include "vectors/operation.hpp"
 
+#include "softmx/gemm.hpp"
+
 #include <stdexcept>
 
 #include "cli.hpp"
@@ -141,6 +143,28 @@ std::optional<Flags> Evaluator::try_evaluate(std::span<const std::uint64_t> ops,
   } catch (const std::invalid_argument&) {
     return std::nullopt;
   }
+}
+
+void Evaluator::evaluate_dots(std::span<const std::uint64_t> ops, std::size_t lines, std::span<std::uint64_t> results,
+                              std::span<Flags> flags) const {
+  const std::size_t k = h_.block, n = h_.blocks, per = n * (2 * k + 2);
+  std::vector<std::uint8_t> ac(lines * n * k), bc(lines * n * k), as(lines * n), bs(lines * n);
+  for (std::size_t l = 0; l < lines; ++l)
+    for (std::size_t j = 0; j < n; ++j) {
+      const std::uint64_t* o = ops.data() + l * per + j * (2 * k + 2);  // SA_j A_j... SB_j B_j...
+      as[l * n + j] = static_cast<std::uint8_t>(o[0]);
+      bs[l * n + j] = static_cast<std::uint8_t>(o[1 + k]);
+      for (std::size_t i = 0; i < k; ++i) {
+        ac[(l * n + j) * k + i] = static_cast<std::uint8_t>(o[1 + i]);
+        bc[(l * n + j) * k + i] = static_cast<std::uint8_t>(o[2 + k + i]);
+      }
+    }
+  std::vector<std::uint32_t> c(lines);
+  GemmOptions go;
+  go.model = model_;
+  go.out = h_.ctx;
+  dot_pairs(gemm_rows(h_.from, lines, n * k, k, ac, as), gemm_rows(h_.to, lines, n * k, k, bc, bs), go, c, flags);
+  for (std::size_t l = 0; l < lines; ++l) results[l] = c[l];
 }
 
 Flags Evaluator::evaluate(std::span<const std::uint64_t> ops, std::span<std::uint64_t> res) const {
