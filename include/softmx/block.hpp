@@ -115,6 +115,7 @@ class Dequantizer {
     Flags any = 0;
   };
   const Row* row(std::uint8_t scale, std::size_t uses);
+  const Row* shifted_row(std::uint8_t scale);
 
   FormatId element_, dst_;
   Context ctx_;
@@ -122,6 +123,13 @@ class Dequantizer {
   std::size_t codes_;                                  // 2^width of the element format
   std::vector<std::unique_ptr<Row>> rows_;             // per scale code, made when first needed
   std::vector<std::size_t> uses_;                      // elements served per scale before its row
+  // Into an IEEE-style destination, the row of a scale is the row of scale 127 with the exponent
+  // field of every finite non-zero result moved by scale - 127, while they stay normal: made
+  // from that row (unit_) by additions, not by reference calls (shifted_row()).
+  bool shiftable_ = false;
+  std::unique_ptr<Row> unit_;
+  std::vector<std::uint8_t> moves_;  // per code: 1 when its result's exponent field moves
+  int unit_lo_ = 0, unit_hi_ = 0;    // the moving results' smallest and largest exponent fields
 };
 
 /// An N-d row-major tensor quantized along one axis (BLOCKS.md 3).
