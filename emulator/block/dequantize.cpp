@@ -2,12 +2,14 @@
 // docs/BLOCKS.md 2) and many (Dequantizer).
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
 #include "block/f32_arith.hpp"
 #include "core/storage.hpp"
 #include "core/table_read.hpp"
+#include "simd/plan.hpp"
 #include "softmx/block.hpp"
 #include "softmx/convert.hpp"
 
@@ -57,7 +59,7 @@ Result dequantize_element(FormatId element, std::uint8_t scale, std::uint8_t cod
 }
 
 Dequantizer::Dequantizer(FormatId element, FormatId dst, const Context& ctx, const Dialect& dialect)
-    : element_(element), dst_(dst), ctx_(resolve(dialect, dst, ctx)), dialect_(&dialect), rows_(256), uses_(256, 0) {
+    : element_(element), dst_(dst), ctx_(resolve(dialect, dst, ctx)), dialect_(&dialect), rows_(256), uses_(256, 0), isa_(default_isa()) {
   if (format(element).width > 8)
     throw std::invalid_argument("dequantize: " + std::string(format(element).name) +
                                 " is not an element format of at most 8 bits");
@@ -110,6 +112,46 @@ const Dequantizer::Row* Dequantizer::shifted_row(std::uint8_t scale) {
     if (moves_[c]) r->codes[c] += add;
   rows_[scale] = std::move(r);
   return rows_[scale].get();
+}
+
+// The lanes' formula (simd/dequant_lanes.hpp) at X = 0 against the row of scale 127, code by
+// code: only a format and dialect whose every non-special result it reproduces use the lanes.
+bool Dequantizer::lanes_ok() {
+  if (lanes_ >= 0) return lanes_ == 1;
+  if (!unit_) return false;  // asked again once the row of scale 127 exists
+  lanes_ = 0;
+  const Format& e = format(element_);
+  if (dst_ != FormatId::f32 || !simd::dequant_kernel(isa_) || !unit_ || !shiftable_ || e.sign != SignEncoding::magnitude ||
+      !e.subnormals)
+    return false;
+  const std::uint32_t mag_mask = (1u << (e.width - 1)) - 1, fmask = (1u << e.man_bits) - 1;
+  const std::uint32_t emask = (1u << (e.width - 1 - e.man_bits)) - 1;
+  for (std::uint32_t c = 0; c < codes_; ++c) {
+    const std::uint32_t mag = c & mag_mask, ef = mag >> e.man_bits, f = mag & fmask;
+    const bool special = e.specials == Specials::ieee ? ef == emask : e.specials == Specials::fn ? mag == mag_mask : false;
+    const ValueClass cls = unpack(e, c).cls;
+    if (special != (cls == ValueClass::nan || cls == ValueClass::inf)) return false;
+    if (special) continue;
+    std::uint32_t v = (c >> (e.width - 1)) << 31;
+    if (ef > 0) {
+      v |= (ef + static_cast<std::uint32_t>(127 - e.bias)) << 23 | f << (23 - e.man_bits);
+    } else if (f > 0) {
+      const float x = static_cast<float>(f);
+      std::uint32_t bits;
+      std::memcpy(&bits, &x, sizeof bits);
+      v |= bits + (static_cast<std::uint32_t>(1 - e.bias - e.man_bits) << 23);
+    }
+    if (v != unit_->codes[c] || unit_->flags[c] != 0) return false;
+  }
+  lanes_ = 1;
+  return true;
+}
+
+void Dequantizer::set_isa(Isa isa) {
+  if (!isa_supported(isa))
+    throw std::invalid_argument(std::string("dequantize: this CPU cannot run instruction set ") + name(isa));
+  if (isa != isa_) lanes_ = -1;  // checked again for the new kernel
+  isa_ = isa;
 }
 
 const Dequantizer::Row* Dequantizer::row(std::uint8_t scale, std::size_t uses) {
@@ -169,7 +211,9 @@ Flags Dequantizer::run(const std::uint8_t* scales, const std::uint8_t* codes, st
   Flags all = 0;
   // 32-bit results of a 256-code format without flags wanted: the blocks whose row exists and
   // raises no flag in one loop; the others one at a time below, then back to the loop.
-  const bool fast = !flags && codes_ == 256 && detail::storage_bytes(dst_) == 4;
+  // With f32 results computed in lanes (lanes_ok()), blocks whose scale keeps every result
+  // normal go through the vector kernel first.
+  const bool fast = !flags && detail::storage_bytes(dst_) == 4;
   std::array<const std::uint64_t*, 256> tabs{};
   auto tab_of = [&](std::uint8_t scale) {
     const Row* r = rows_[scale].get();
@@ -177,15 +221,32 @@ Flags Dequantizer::run(const std::uint8_t* scales, const std::uint8_t* codes, st
   };
   if (fast)
     for (int sc = 0; sc < 256; ++sc) tab_of(static_cast<std::uint8_t>(sc));
+  simd::DequantLanes lanes{};
+  simd::DequantFn kernel = nullptr;
+  auto arm = [&] {
+    if (kernel || !fast || !lanes_ok()) return;
+    const Format& e = format(element_);
+    kernel = simd::dequant_kernel(isa_);
+    lanes = simd::DequantLanes{e.width, e.man_bits, e.bias, e.specials, 1 - unit_lo_, 254 - unit_hi_, tabs.data()};
+  };
+  arm();
   for (std::size_t b = 0, first = 0; first < n; ++b, first += k) {
     if (fast) {
-      b = read_tables_u32(tabs.data(), scales, codes, n, k, b, static_cast<std::uint32_t*>(out));
+      auto* o32 = static_cast<std::uint32_t*>(out);
+      for (std::size_t before = b + 1; before != b && b * k < n;) {
+        before = b;
+        if (kernel) b = kernel(lanes, scales, codes, n, k, b, o32);
+        if (codes_ == 256) b = read_tables_u32(tabs.data(), scales, codes, n, k, b, o32);
+      }
       first = b * k;
       if (first >= n) break;
     }
     const std::size_t len = n - first < k ? n - first : k;
     const Row* r = row(scales[b], len);
-    if (fast) tab_of(scales[b]);
+    if (fast) {
+      tab_of(scales[b]);
+      arm();
+    }
     if (r && detail::all_below(codes + first, len, codes_)) {
       all |= detail::read_table(dst_, r->codes.data(), r->flags.data(), r->any, codes + first, len,
                                 static_cast<unsigned char*>(out) + first * detail::storage_bytes(dst_),
