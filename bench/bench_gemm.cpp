@@ -122,7 +122,9 @@ std::vector<Model> models() {
   return {{"exact", &softmx::exact_accumulation()},
           {"fp32-sequential", &softmx::fp32_sequential_accumulation()},
           {"hopper-fp8-mma", &softmx::hopper_fp8_mma_model()},
-          {"hopper-fp8-wgmma", &softmx::hopper_fp8_wgmma_model()}};
+          {"hopper-fp8-wgmma", &softmx::hopper_fp8_wgmma_model()},
+          {"blackwell-mxf8f6f4", &softmx::blackwell_mxf8f6f4_model()},
+          {"ada-fp8-mma", &softmx::ada_fp8_mma_model()}};
 }
 
 }  // namespace
@@ -141,6 +143,16 @@ int main(int argc, char** argv) {
                                  softmx::GemmKernel::reference, rn, rn, n, 1u)
         ->Unit(benchmark::kMillisecond);
   }
+  // Issue 17's baseline shape, m = n = 256, k = 2048, one thread: the per-output path it measured
+  // (exact 0.44 s, hopper-fp8-mma 6.5 s, fp32-sequential 12.0 s) against the best kernel, one
+  // run each (select with --benchmark_filter=issue17).
+  for (const Model& m : models())
+    for (softmx::GemmKernel k : {softmx::GemmKernel::reference, best})
+      benchmark::RegisterBenchmark(("issue17_256x256x2048/" + m.name + "/" + softmx::name(k)).c_str(), run_gemm, m.model,
+                                   k, 256, 256, 2048, 1u)
+          ->Unit(benchmark::kSecond)
+          ->Iterations(1)
+          ->UseRealTime();
 #ifdef SOFTMX_HAVE_OPENBLAS
   benchmark::RegisterBenchmark("openblas_sgemm_1024/f32", openblas_sgemm, n)->Unit(benchmark::kMillisecond)->MinTime(1.0);
 #endif
@@ -181,6 +193,15 @@ int main(int argc, char** argv) {
     }
     if (ref > 0) std::printf("  %-20s %-8s %10.4f  (%.1f ns per product)\n", m.name.c_str(), "per-output", ref / 1e9,
                              1e9 / ref);
+  }
+  std::printf("\nm = n = 256, k = 2048, one thread (issue 17's baseline shape), seconds; ratio in this run:\n");
+  for (const Model& m : models()) {
+    const double ref = rate("issue17_256x256x2048/" + m.name + "/" + softmx::name(softmx::GemmKernel::reference));
+    const double fast = rate("issue17_256x256x2048/" + m.name + "/" + softmx::name(best));
+    const double prods = 256.0 * 256.0 * 2048.0;
+    if (ref > 0 && fast > 0)
+      std::printf("  %-20s per-output %7.3f s   %s kernel %7.4f s   %6.1fx\n", m.name.c_str(), prods / ref,
+                  softmx::name(best), prods / fast, fast / ref);
   }
   std::printf("\ngemm 2048^3 on %u threads (%s kernel), wall time:\n", cores, softmx::name(best));
   for (const Model& m : models()) {

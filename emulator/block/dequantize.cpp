@@ -66,8 +66,8 @@ Dequantizer::Dequantizer(FormatId element, FormatId dst, const Context& ctx, con
   if (format(dst).width > 64)
     throw std::invalid_argument("dequantize: " + std::string(format(dst).name) + " is wider than 64 bits");
   codes_ = std::size_t{1} << format(element).width;
-  // TransformerEngine's scaling rounds through f32 first: its rows are made by reference calls.
-  shiftable_ = is_ieee_host_format(dst) && dialect.block.dequant_scaling != DequantScaling::te_bits;
+  // TransformerEngine's scalings (te_bits, te_exp2f) round through f32 first: their rows are made by reference calls.
+  shiftable_ = is_ieee_host_format(dst) && dialect.block.dequant_scaling == DequantScaling::exact;
 }
 
 // dequantize_element(scale, c) for a finite non-zero c is value(c) * 2^(scale - 127) rounded

@@ -537,7 +537,7 @@ struct SeqWork {
 /// operand-exponent reference, 2^(F + 1) for the product's own; 2^(F + 1) bounds the running
 /// value's term, and each cut may round up by one unit.
 int tc_lanes(const TensorCoreParams& p, const Side& a, const Side& b) {
-  if (p.alignment_bits > 90) return 0;
+  if (p.alignment_bits > 90 || p.scale_application == ScaleApplication::per_group) return 0;  // GST: the reference
   auto maxn = [](const Side& s) {
     std::int64_t m = 0;
     for (std::int32_t n : s.tab.tc_n) m = std::max<std::int64_t>(m, n < 0 ? -std::int64_t{n} : n);
@@ -847,6 +847,7 @@ Flags gemm_detail::gemm_on(const Kernels* kern, bool pairs, const GemmOperand& a
   w.prm.mamb = mamb;
   w.prm.c = tp.alignment_bits - mamb;
   w.prm.cr = std::max(-w.prm.c, 0);
+  w.prm.zfloor = tp.zero_exponent ? *tp.zero_exponent : kZeroExponent;
   return parallel(threads, w.bl.items(), w);
 }
 

@@ -89,6 +89,7 @@ struct TcParams {
   int mamb;            // m_a + m_b
   bool addend_in_group;
   bool after;          // AddendStage::after_products
+  std::int32_t zfloor; // the zero exponent (every group's E at least this), or kZeroExponent for none
 };
 struct TcGroup {
   std::uint32_t len;   // positions

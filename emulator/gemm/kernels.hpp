@@ -428,6 +428,14 @@ void tc_tile(const TcTile& g) {
         }
       }
     }
+    // The zero exponent: a floor on E (tensor_core.hpp step 4), after noting which outputs
+    // have a non-zero term at all.
+    vi Any[MR][NV];
+    for (int r = 0; r < MR; ++r)
+      for (int v = 0; v < NV; ++v) {
+        Any[r][v] = E[r][v] > kNone / 2;
+        E[r][v] = vmax(E[r][v], splat(P.zfloor));
+      }
     // Pass 2: the cut products, summed exactly.
     V S[MR][NV];
     for (int r = 0; r < MR; ++r)
@@ -470,7 +478,7 @@ void tc_tile(const TcTile& g) {
           const V m = from32<V>(rv.neg & rpres);
           sum += from32<V>(rpres) & ((aterm ^ m) - m);
         }
-        const vi anyterm = e > kNone / 2;
+        const vi anyterm = Any[r][v];
         const vi zero = to32(sum == 0);
         vi bad = vi{};
         GridLanes gv = to_grid(labs(sum), e - P.F, to32(sum < 0), P.mode, P, bad);

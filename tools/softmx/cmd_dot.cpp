@@ -1,7 +1,7 @@
 // tools/softmx/cmd_dot.cpp: `softmx dot`.
 //
 //   softmx dot --a FMT --b FMT [--block K] [--blocks N]
-//              [--acc exact|fp32-sequential|hopper-fp8-mma|hopper-fp8-wgmma]
+//              [--acc exact|fp32-sequential|TENSOR-CORE-MODEL (softmx dialects lists them)]
 //              [--round MODE] [--sat finite|none]
 //   reads lines of N block pairs, "SA_1 A_1,1..A_1,K SB_1 B_1,1..B_1,K ... SA_N A_N,1..A_N,K
 //   SB_N B_N,1..B_N,K" (each pair: A's scale and K codes, then B's: the operand order of the dot
@@ -20,6 +20,7 @@
 #include "tokens.hpp"
 #include "softmx/dot.hpp"
 #include "softmx/gemm.hpp"
+#include "softmx/tensor_core.hpp"
 
 namespace softmx::cli {
 namespace {
@@ -44,7 +45,7 @@ int cmd_dot(int argc, char** argv) {
   const AccumulationModel* model = find_accumulation_model(a.get("acc").value_or("exact"));
   if (!model)
     throw UsageError("unknown accumulation " + quote(*a.get("acc"), '\'') +
-                     " for --acc (expected exact, fp32-sequential, hopper-fp8-mma or hopper-fp8-wgmma)");
+                     " for --acc (expected exact, fp32-sequential or a tensor-core model: " + tensor_core_model_names() + ")");
   Args common = a;
   for (const char* o : {"a", "b", "block", "blocks", "acc"}) common.options.erase(o);
   if (!a.get("sat")) common.options.emplace("sat", "none");

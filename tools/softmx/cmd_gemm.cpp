@@ -2,7 +2,7 @@
 //
 //   softmx gemm-golden --out DIR [--m M] [--n N] [--k K] [--a FMT] [--b FMT] [--block 32]
 //                      [--seed S] [--scale RULE] [--dialect NAME]
-//                      [--acc exact|fp32-sequential|hopper-fp8-mma|hopper-fp8-wgmma]
+//                      [--acc exact|fp32-sequential|TENSOR-CORE-MODEL (softmx dialects lists them)]
 //                      [--round MODE] [--sat finite|none] [--threads N]
 //
 // A (M x K) and B (K x N) are f32 values drawn from SplitMix64(seed): each is
@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "softmx/tensor_core.hpp"
 #include "commands.hpp"
 #include "sha256.hpp"
 #include "softmx/block.hpp"
@@ -146,7 +147,7 @@ int cmd_gemm_golden(int argc, char** argv) {
   const AccumulationModel* model = find_accumulation_model(a.get("acc").value_or("exact"));
   if (!model)
     throw UsageError("unknown accumulation " + quote(*a.get("acc"), '\'') +
-                     " for --acc (expected exact, fp32-sequential, hopper-fp8-mma or hopper-fp8-wgmma)");
+                     " for --acc (expected exact, fp32-sequential or a tensor-core model: " + tensor_core_model_names() + ")");
   Args common = a;
   for (const char* o : {"out", "m", "n", "k", "a", "b", "block", "seed", "scale", "acc", "round", "sat", "threads"})
     common.options.erase(o);

@@ -126,8 +126,10 @@ Evaluator::Evaluator(const Header& h) : h_(h), layout_(line_layout(h)), dialect_
       case Operation::mma:
         tc_model_ = find_tensor_core_model(h.model);
         if (!tc_model_) throw cli::UsageError("unknown tensor-core model '" + h.model + "'");
-        if (h.scale_format != MmaScaleFormat::none)
-          throw cli::UsageError("cannot compute " + describe(h) + ": no tensor-core model of this softmx takes block scales yet");
+        {  // The model's preconditions (formats, accumulator, scales) checked once on a zero line.
+          std::vector<std::uint64_t> ops(layout_.operands.size(), 0), res(layout_.results.size(), 0);
+          evaluate(ops, res);
+        }
         break;
     }
   } catch (const Unsupported& e) {
@@ -238,6 +240,17 @@ Flags Evaluator::evaluate(std::span<const std::uint64_t> ops, std::span<std::uin
       for (std::size_t i = 0; i < 2 * k; ++i) codes[i] = static_cast<std::uint8_t>(ops[i]);
       // C is the last operand (block-scaled lines hold their scales between B and C).
       const std::uint32_t c = h_.addend ? static_cast<std::uint32_t>(ops[layout_.operands.size() - 1]) : 0;
+      if (h_.scale_format != MmaScaleFormat::none) {  // SA_1..SA_n, SB_1..SB_n after B
+        const std::size_t n = k / h_.scale_block;
+        std::vector<std::uint8_t> sc(2 * n);
+        for (std::size_t j = 0; j < 2 * n; ++j) sc[j] = static_cast<std::uint8_t>(ops[2 * k + j]);
+        const Result r = tc_model_->mma_scaled(
+            h_.from, std::span(codes.data(), k), h_.to, std::span(codes.data() + k, k),
+            h_.scale_format == MmaScaleFormat::ue8m0 ? FormatId::e8m0 : FormatId::e4m3, h_.scale_block,
+            std::span(sc.data(), n), std::span(sc.data() + n, n), h_.accumulator, c);
+        res[0] = r.code;
+        return r.flags;
+      }
       const Result r = tc_model_->mma(h_.from, std::span(codes.data(), k), h_.to, std::span(codes.data() + k, k),
                                       h_.accumulator, c);
       res[0] = r.code;
