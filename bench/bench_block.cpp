@@ -1,9 +1,14 @@
 // bench/bench_block.cpp: MX block quantization throughput, f32 in, MXFP8 (E4M3, k = 32,
 // floor scale) out, single thread, against a scalar loop of single-value conversions of the
 // same data in the same run; and dequantization back to f32 against a loop of
-// dequantize_element. Reports GB/s per core, the ratios, and the share of a memory loop.
+// dequantize_element. Reports GB/s per core, the ratios, and the share of the memory loops (the
+// limits: read f32 and write a byte; read a byte and write f32), each built for the baseline
+// instruction set and for every instruction set this CPU has (limit_loops_*.cpp, compiled with
+// the kernels' -m flags), so that a kernel is measured against what its own instruction set
+// moves.
 #include <benchmark/benchmark.h>
 
+#include "limit_loops.hpp"
 #include "rate_reporter.hpp"
 
 #include <bit>
@@ -66,13 +71,13 @@ void scalar_loop(benchmark::State& st) {
   st.SetBytesProcessed(st.iterations() * static_cast<std::int64_t>(kValues * 4));
 }
 
-// The limit: read the f32 values and write one byte each (plus a scale byte per 32), no
-// arithmetic beyond a shift; the compiler vectorises it for the machine it is built for.
-void memory_loop(benchmark::State& st) {
+// The limit: read the f32 values and write one byte each, no arithmetic beyond a shift, built
+// for one instruction set (the compiler vectorises it as that set allows).
+void memory_loop(benchmark::State& st, softmx::bench::LimitLoops loops) {
   const auto& in = data();
   std::vector<std::uint8_t> out(kValues + kValues / 32);
   for (auto _ : st) {
-    for (std::size_t i = 0; i < kValues; ++i) out[i] = static_cast<std::uint8_t>(in[i] >> 24);
+    loops.f32_to_u8(in.data(), out.data(), kValues);
     benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();
   }
@@ -121,16 +126,27 @@ void dequantize_loop(benchmark::State& st) {
   st.SetBytesProcessed(st.iterations() * static_cast<std::int64_t>(kValues * 4));
 }
 
-void dequantize_memory_loop(benchmark::State& st) {
+void dequantize_memory_loop(benchmark::State& st, softmx::bench::LimitLoops loops) {
   const softmx::MxTensor& t = quantized();
   std::vector<std::uint32_t> out(kValues);
   for (auto _ : st) {
-    for (std::size_t i = 0; i < kValues; ++i) out[i] = static_cast<std::uint32_t>(t.codes[i]) << 20;
+    loops.u8_to_f32(t.codes.data(), out.data(), kValues);
     benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();
   }
   st.SetBytesProcessed(st.iterations() * static_cast<std::int64_t>(kValues * 4));
 }
+
+/// The limit loops this CPU runs: the baseline build, then avx2 and avx512 where supported.
+std::vector<softmx::bench::LimitLoops> limit_loops() {
+  std::vector<softmx::bench::LimitLoops> v{softmx::bench::limit_loops_baseline()};
+  if (softmx::isa_supported(softmx::Isa::avx2)) v.push_back(softmx::bench::limit_loops_avx2());
+  if (softmx::isa_supported(softmx::Isa::avx512)) v.push_back(softmx::bench::limit_loops_avx512());
+  return v;
+}
+
+/// The limit loops' instruction set for a kernel's: scalar kernels against the baseline build.
+std::string loop_isa(softmx::Isa isa) { return isa == softmx::Isa::scalar ? "baseline" : softmx::name(isa); }
 
 }  // namespace
 
@@ -141,32 +157,46 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark(names.back().c_str(), mx_quantize, isa)->Unit(benchmark::kMillisecond);
   }
   benchmark::RegisterBenchmark("scalar_loop/convert_f32_to_e4m3", scalar_loop)->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark("memory_loop/read_f32_write_u8", memory_loop)->Unit(benchmark::kMillisecond);
+  for (const auto& l : limit_loops())
+    benchmark::RegisterBenchmark((std::string("memory_loop_") + l.isa + "/read_f32_write_u8").c_str(), memory_loop, l)
+        ->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("mx_dequantize/mxfp8_e4m3_k32_to_f32", mx_dequantize)->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("scalar_loop/dequantize_element", dequantize_loop)->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark("memory_loop/read_u8_write_f32", dequantize_memory_loop)->Unit(benchmark::kMillisecond);
+  for (const auto& l : limit_loops())
+    benchmark::RegisterBenchmark((std::string("memory_loop_") + l.isa + "/read_u8_write_f32").c_str(),
+                                 dequantize_memory_loop, l)
+        ->Unit(benchmark::kMillisecond);
   benchmark::Initialize(&argc, argv);
   softmx::bench::RateReporter rep("bytes_per_second");
   benchmark::RunSpecifiedBenchmarks(&rep);
   benchmark::Shutdown();
-  const double s = rep.rate["scalar_loop/convert_f32_to_e4m3"], mem = rep.rate["memory_loop/read_f32_write_u8"];
+  const double s = rep.rate["scalar_loop/convert_f32_to_e4m3"];
   std::printf("\nMX block quantize, f32 -> MXFP8 E4M3, k = 32, floor scale, 4 MiB of f32, one core (GB/s of f32 "
               "input; ratios in this run):\n");
-  std::printf("  %-52s %7.2f GB/s\n", "memory loop (read f32, write a byte: the limit)", mem / 1e9);
+  for (const auto& l : limit_loops())
+    std::printf("  %-52s %7.2f GB/s\n", (std::string("memory loop, ") + l.isa + " build (read f32, write a byte)").c_str(),
+                rep.rate[std::string("memory_loop_") + l.isa + "/read_f32_write_u8"] / 1e9);
   std::printf("  %-52s %7.2f GB/s\n", "scalar loop of single conversions (no scales)", s / 1e9);
-  for (const std::string& n : names) {
-    const double q = rep.rate[n];
-    if (q > 0 && s > 0 && mem > 0)
-      std::printf("  %-52s %7.2f GB/s  %6.2fx the scalar loop, %5.1f%% of the memory loop\n", n.c_str(), q / 1e9, q / s,
-                  100 * q / mem);
+  const double base = rep.rate["memory_loop_baseline/read_f32_write_u8"];
+  for (softmx::Isa isa : softmx::supported_isas()) {
+    const std::string n = std::string("mx_quantize_") + softmx::name(isa) + "/f32_to_mxfp8_e4m3_k32_floor";
+    const double q = rep.rate[n], mem = rep.rate["memory_loop_" + loop_isa(isa) + "/read_f32_write_u8"];
+    if (q > 0 && s > 0 && mem > 0 && base > 0)
+      std::printf("  %-52s %7.2f GB/s  %6.2fx the scalar loop, %5.1f%% of the %s memory loop (%5.1f%% of baseline's)\n",
+                  n.c_str(), q / 1e9, q / s, 100 * q / mem, loop_isa(isa).c_str(), 100 * q / base);
   }
-  const double dq = rep.rate["mx_dequantize/mxfp8_e4m3_k32_to_f32"], dl = rep.rate["scalar_loop/dequantize_element"],
-               dm = rep.rate["memory_loop/read_u8_write_f32"];
+  const double dq = rep.rate["mx_dequantize/mxfp8_e4m3_k32_to_f32"], dl = rep.rate["scalar_loop/dequantize_element"];
   std::printf("\nMX dequantize, MXFP8 E4M3 (k = 32) -> f32, 4 MiB of f32 output, one core (GB/s of f32 output):\n");
-  std::printf("  %-52s %7.2f GB/s\n", "memory loop (read a byte, write f32: the limit)", dm / 1e9);
+  for (const auto& l : limit_loops())
+    std::printf("  %-52s %7.2f GB/s\n", (std::string("memory loop, ") + l.isa + " build (read a byte, write f32)").c_str(),
+                rep.rate[std::string("memory_loop_") + l.isa + "/read_u8_write_f32"] / 1e9);
   std::printf("  %-52s %7.2f GB/s\n", "scalar loop of dequantize_element", dl / 1e9);
-  if (dq > 0 && dl > 0 && dm > 0)
-    std::printf("  %-52s %7.2f GB/s  %6.2fx the scalar loop, %5.1f%% of the memory loop\n",
-                "dequantize_tensor (Dequantizer)", dq / 1e9, dq / dl, 100 * dq / dm);
+  if (dq > 0 && dl > 0) {
+    std::printf("  %-52s %7.2f GB/s  %6.2fx the scalar loop;", "dequantize_tensor (Dequantizer)", dq / 1e9, dq / dl);
+    for (const auto& l : limit_loops())
+      std::printf(" %5.1f%% of the %s loop", 100 * dq / rep.rate[std::string("memory_loop_") + l.isa + "/read_u8_write_f32"],
+                  l.isa);
+    std::printf("\n");
+  }
   return 0;
 }

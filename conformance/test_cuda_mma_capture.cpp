@@ -133,7 +133,7 @@ TEST(MmaScaleKeys, MistakesAreNamed) {
     vec::Evaluator ev(r->header());
     ADD_FAILURE() << "no error";
   } catch (const cli::UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find("no tensor-core model of this softmx takes block scales"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("the model takes no block scales"), std::string::npos) << e.what();
   }
 }
 
@@ -420,6 +420,7 @@ TEST(MmaFiles, AHopperCaptureVerifiesAndOneWrongDFails) {
 
 TEST(MmaFiles, BlackwellFilesAreReadListedAndWaitForTheirModels) {
   const std::string dir = scratch_dir("mma_capture_blackwell") + "/b200";
+  // (The models landed with issue 17: these files now verify; the name is kept.)
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   std::vector<std::string> paths;
@@ -431,7 +432,6 @@ TEST(MmaFiles, BlackwellFilesAreReadListedAndWaitForTheirModels) {
     // Every line: the operands, then D.
     std::string unknown;
     const auto r = vec::VectorReader::from_string(capture::with_known_model(text, unknown), paths.back());
-    EXPECT_EQ(unknown, f.model);
     vec::Record rec;
     std::size_t lines = 0;
     while (r->next(rec)) {
@@ -446,12 +446,11 @@ TEST(MmaFiles, BlackwellFilesAreReadListedAndWaitForTheirModels) {
                 std::string::npos);
       EXPECT_NE(text.find("generator = softmx_capture_mma 0.1.0\n"), std::string::npos);
     }
-    // Waiting for the model, with the reason.
-    const auto why = capture::verify_blocker(paths.back());
-    ASSERT_TRUE(why) << file;
-    EXPECT_NE(why->find("softmx does not know the tensor-core model '" + f.model + "' yet (it knows: "), std::string::npos) << *why;
-    // softmx verify itself refuses the file (why capture.sh asks first).
-    EXPECT_EQ(run_cli("verify '" + paths.back() + "'").status, 2);
+    // The model exists now (tensor_core.hpp): nothing blocks verify, and the D values written
+    // here (C ^ 0x5A5A5A5A, not the model's) disagree: exit 1.
+    EXPECT_EQ(unknown, "");
+    EXPECT_FALSE(capture::verify_blocker(paths.back())) << file;
+    EXPECT_EQ(run_cli("verify '" + paths.back() + "'").status, 1) << file;
   }
   // A conversion table from the other program (its own build target) beside them: the MANIFEST
   // lists all, with both targets.
@@ -475,10 +474,8 @@ TEST(MmaFiles, BlackwellFilesAreReadListedAndWaitForTheirModels) {
                             "__CUDA_ARCH_FAMILY_SPECIFIC__ 1000) [softmx_capture_cuda 0.1.0]");
   EXPECT_EQ(p.date, "2026-01-02T03:00:00Z");
   EXPECT_EQ(entries[0].what.rfind("instruction tcgen05.mma.cta_group::1.kind::f8f6f4 m128n8k32", 0), 0u) << entries[0].what;
-  // The manifest tool's --can-verify says the same, with exit status 3 (0 for the table).
-  const auto wait = run_shell(std::string(SOFTMX_CAPTURE_MANIFEST) + " --can-verify '" + paths[0] + "'");
-  EXPECT_EQ(wait.status, 3);
-  EXPECT_NE(wait.out.find("does not know the tensor-core model 'blackwell-mxf8f6f4'"), std::string::npos) << wait.out;
+  // The manifest tool's --can-verify: 0 for every file now.
+  EXPECT_EQ(run_shell(std::string(SOFTMX_CAPTURE_MANIFEST) + " --can-verify '" + paths[0] + "'").status, 0);
   EXPECT_EQ(run_shell(std::string(SOFTMX_CAPTURE_MANIFEST) + " --can-verify '" + dir + "/ptx-e2m1-f16.vec'").status, 0);
   EXPECT_EQ(run_shell(std::string(SOFTMX_CAPTURE_MANIFEST) + " --can-verify '" + dir + "/missing.vec'").status, 2);
 }
@@ -493,19 +490,21 @@ TEST(MmaFiles, TheHostHalfOfCaptureShVerifiesWaitsAndFails) {
   const std::string good = write_capture(dir, hopper, "hopper-fp8-mma", provenance(), [&](const MmaCase& c) {
     return static_cast<std::uint32_t>(m->mma(FormatId::e4m3, c.a, FormatId::e4m3, c.b, FormatId::f32, c.c).code);
   });
-  write_capture(dir, form("mma-sync-mxf4-e2m1-e2m1-ue8m0x32-f32-c.vec"), "blackwell-mxf4", provenance(),
-                [](const MmaCase&) { return 0x7FFFFFFFu; }, 20);
+  const CaptureForm& fp4 = form("mma-sync-mxf4-e2m1-e2m1-ue8m0x32-f32-c.vec");
+  write_capture(dir, fp4, "blackwell-mxf4", provenance(),
+                [&](const MmaCase& c) {
+                  return static_cast<std::uint32_t>(blackwell_mxf4_model()
+                                                        .mma_scaled(FormatId::e2m1, c.a, FormatId::e2m1, c.b,
+                                                                    FormatId::e8m0, fp4.shape.scale_block, c.sa, c.sb,
+                                                                    FormatId::f32, c.c)
+                                                        .code);
+                },
+                20);
   const std::string cmd = std::string("'") + SOFTMX_SOURCE_DIR + "/tools/cuda/verify_capture.sh' '" + dir + "' '" + SOFTMX_CLI +
                           "' '" + SOFTMX_CAPTURE_MANIFEST + "'";
   const auto r = run_shell(cmd);
   EXPECT_EQ(r.status, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("2 files in " + dir + "; 1 verify, 0 disagree, 1 wait for a model softmx does not have yet"),
-            std::string::npos)
-      << r.out;
-  EXPECT_NE(r.out.find("mma-sync-mxf4-e2m1-e2m1-ue8m0x32-f32-c.vec: softmx does not know the tensor-core model "
-                       "'blackwell-mxf4' yet"),
-            std::string::npos)
-      << r.out;
+  EXPECT_NE(r.out.find("2 files in " + dir + "; 2 verify, 0 disagree"), std::string::npos) << r.out;
   const std::string manifest = slurp(dir + "/MANIFEST");
   EXPECT_NE(manifest.find("\tmma-sync-mxf4-e2m1-e2m1-ue8m0x32-f32-c.vec\tinstruction mma.sync.aligned.m16n8k64"), std::string::npos)
       << manifest;
@@ -526,7 +525,7 @@ TEST(MmaFiles, AKnownModelWithBlockScalesWaitsToo) {
   const std::string path = write_capture(dir, f, "hopper-fp8-wgmma", provenance(), [](const MmaCase&) { return 0u; }, 10);
   const auto why = capture::verify_blocker(path);
   ASSERT_TRUE(why);
-  EXPECT_NE(why->find("no tensor-core model of this softmx takes block scales"), std::string::npos) << *why;
+  EXPECT_NE(why->find("the model takes no block scales"), std::string::npos) << *why;
 }
 
 }  // namespace

@@ -154,6 +154,76 @@ TEST(Dequantizer, PartialBlocksAndOutOfRangeCodesFollowTheReference) {
   t.report();
 }
 
+// run()'s f32 lanes (simd/dequant_lanes.hpp) on every instruction set this CPU has: the OCP
+// and TransformerEngine dialects x every element format, every scale x code (blocks of the format's code count, then of 32
+// and 7 in a shuffled order), and random codes with NaN/Inf and bytes beyond a narrow format
+// at lengths that leave partial vectors, against dequantize_element.
+TEST(Dequantizer, VectorLanesEqualTheReferenceOnEveryIsa) {
+  conformance::Tally t("Dequantizer f32 lanes == dequantize_element: every ISA x dialect x element, every scale x "
+                       "code, random blocks");
+  SplitMix64 rng(0xDE2);
+  for (Isa isa : supported_isas())
+    for (const Dialect& d : all_dialects())
+      for (FormatId el : kElements) {
+        // The OCP dialect, and those whose dequantization rounds through f32 (no lanes): the
+        // other dialects' dequantization is OCP's (the lanes check their rows all the same).
+        if (&d != &ocp_dialect() && d.block.dequant_scaling == DequantScaling::exact) continue;
+        const Context c;
+        const std::size_t codes = std::size_t{1} << format(el).width;
+        std::vector<std::uint8_t> scales, in;
+        for (std::size_t b = 0; b < 256; ++b)
+          for (std::size_t j = 0; j < codes; ++j) {
+            scales.push_back(static_cast<std::uint8_t>(b));
+            in.push_back(static_cast<std::uint8_t>(j));
+          }
+        for (std::size_t i = in.size() - 1; i > 0; --i) std::swap(in[i], in[rng.below(i + 1)]);
+        std::vector<std::uint8_t> random(9973);
+        for (auto& x : random)
+          x = static_cast<std::uint8_t>(rng.below(64) == 0 ? rng.below(256) : rng.below(codes));
+        const std::string what = std::string(name(isa)) + " " + std::string(d.name) + " " + std::string(format(el).name);
+        Dequantizer dq(el, FormatId::f32, c, d);
+        dq.set_isa(isa);
+        auto check = [&](const std::vector<std::uint8_t>& data, std::size_t k, const std::vector<std::uint8_t>& sc,
+                         const char* how) {
+          std::vector<std::uint32_t> out(data.size(), 0xDEADBEEF);
+          dq.run(sc.data(), data.data(), data.size(), k, out.data());
+          std::size_t bad = 0, first = 0;
+          for (std::size_t i = 0; i < data.size(); ++i)
+            if (out[i] != dequantize_element(el, sc[i / k], data[i], FormatId::f32, c, d).code) {
+              if (!bad) first = i;
+              ++bad;
+            }
+          t.pass(data.size() - bad);
+          if (bad)
+            t.fail(what + " " + how + ": element " + std::to_string(first) + " (scale " +
+                       std::to_string(sc[first / k]) + ", code " + std::to_string(data[first]) + ")",
+                   bad);
+        };
+        std::vector<std::uint8_t> ordered(256 * codes);
+        for (std::size_t i = 0; i < ordered.size(); ++i) ordered[i] = static_cast<std::uint8_t>(i % codes);
+        std::vector<std::uint8_t> per_block(256);
+        for (std::size_t b = 0; b < 256; ++b) per_block[b] = static_cast<std::uint8_t>(b);
+        check(ordered, codes, per_block, "every scale x code");
+        check(ordered, codes, per_block, "every scale x code, rows made");
+        for (std::size_t k : {32u, 7u}) {
+          std::vector<std::uint8_t> sc((in.size() + k - 1) / k);
+          for (auto& s : sc) s = static_cast<std::uint8_t>(rng.below(256));
+          check(in, k, sc, k == 32 ? "shuffled codes, k = 32" : "shuffled codes, k = 7");
+          std::vector<std::uint8_t> rs((random.size() + k - 1) / k);
+          for (auto& s : rs) s = static_cast<std::uint8_t>(rng.below(8) == 0 ? rng.below(256) : 100 + rng.below(50));
+          check(random, k, rs, "random codes and bytes beyond the format");
+        }
+        // The lanes must be in use where they apply (else this test checks the tables only).
+        const Format& f = format(el);
+        const bool want_lanes = isa != Isa::scalar && f.sign == SignEncoding::magnitude && f.subnormals &&
+                                d.block.dequant_scaling == DequantScaling::exact;
+        t.check(dq.lanes_active() == want_lanes, [&] {
+          return what + ": lanes " + (dq.lanes_active() ? "in use" : "not in use") + ", expected otherwise";
+        });
+      }
+  t.report();
+}
+
 TEST(Dequantizer, RejectsBadArguments) {
   Context c;
   EXPECT_THROW(Dequantizer(FormatId::f16, FormatId::f32, c), std::invalid_argument);

@@ -1,11 +1,15 @@
 // emulator/block/dequantize.cpp: MX dequantization, one element (dequantize_element,
 // docs/BLOCKS.md 2) and many (Dequantizer).
+#include <algorithm>
+#include <array>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
 #include "block/f32_arith.hpp"
 #include "core/storage.hpp"
 #include "core/table_read.hpp"
+#include "simd/plan.hpp"
 #include "softmx/block.hpp"
 #include "softmx/convert.hpp"
 
@@ -55,20 +59,109 @@ Result dequantize_element(FormatId element, std::uint8_t scale, std::uint8_t cod
 }
 
 Dequantizer::Dequantizer(FormatId element, FormatId dst, const Context& ctx, const Dialect& dialect)
-    : element_(element), dst_(dst), ctx_(resolve(dialect, dst, ctx)), dialect_(&dialect), rows_(256), uses_(256, 0) {
+    : element_(element), dst_(dst), ctx_(resolve(dialect, dst, ctx)), dialect_(&dialect), rows_(256), uses_(256, 0), isa_(default_isa()) {
   if (format(element).width > 8)
     throw std::invalid_argument("dequantize: " + std::string(format(element).name) +
                                 " is not an element format of at most 8 bits");
   if (format(dst).width > 64)
     throw std::invalid_argument("dequantize: " + std::string(format(dst).name) + " is wider than 64 bits");
   codes_ = std::size_t{1} << format(element).width;
+  // TransformerEngine's scalings (te_bits, te_exp2f) round through f32 first: their rows are made by reference calls.
+  shiftable_ = is_ieee_host_format(dst) && dialect.block.dequant_scaling == DequantScaling::exact;
+}
+
+// dequantize_element(scale, c) for a finite non-zero c is value(c) * 2^(scale - 127) rounded
+// once into dst: the row of scale 127 with the exponent field moved, exact and flag-free, as
+// long as every moved result stays normal. Zeros, NaN and Inf do not depend on the scale (a NaN
+// scale, 0xFF, is not shifted). The first shifted row makes the row of scale 127 by reference
+// calls (and finds that some finite result is not a normal number of dst: then no row is
+// shifted); later ones cost an addition per code.
+const Dequantizer::Row* Dequantizer::shifted_row(std::uint8_t scale) {
+  if (!shiftable_ || scale == 0xFF) return nullptr;
+  const Format& d = format(dst_);
+  const std::uint64_t field_mask = (std::uint64_t{1} << d.exp_bits) - 1;
+  if (!unit_) {
+    unit_ = std::make_unique<Row>();
+    unit_->codes.resize(codes_);
+    unit_->flags.resize(codes_);
+    moves_.assign(codes_, 0);
+    unit_lo_ = static_cast<int>(field_mask);
+    unit_hi_ = 0;
+    for (std::size_t c = 0; c < codes_; ++c) {
+      const Result x = dequantize_element(element_, 127, static_cast<std::uint8_t>(c), dst_, ctx_, *dialect_);
+      unit_->codes[c] = x.code;
+      unit_->flags[c] = x.flags;
+      unit_->any |= x.flags;
+      if (unpack(format(element_), c).cls != ValueClass::finite) continue;
+      const int field = static_cast<int>((x.code >> d.man_bits) & field_mask);
+      if (x.flags || field == 0 || field == static_cast<int>(field_mask)) {
+        shiftable_ = false;  // a finite result that is not an exact normal number (f16 from e5m2's subnormals)
+        return nullptr;
+      }
+      moves_[c] = 1;
+      unit_lo_ = std::min(unit_lo_, field);
+      unit_hi_ = std::max(unit_hi_, field);
+    }
+    rows_[127] = std::make_unique<Row>(*unit_);
+  }
+  const int x = scale - 127;
+  if (unit_lo_ + x < 1 || unit_hi_ + x > static_cast<int>(field_mask) - 1) return nullptr;  // leaves the normal range
+  auto r = std::make_unique<Row>(*unit_);
+  const std::uint64_t add = static_cast<std::uint64_t>(static_cast<std::int64_t>(x)) << d.man_bits;  // modulo 2^64
+  for (std::size_t c = 0; c < codes_; ++c)
+    if (moves_[c]) r->codes[c] += add;
+  rows_[scale] = std::move(r);
+  return rows_[scale].get();
+}
+
+// The lanes' formula (simd/dequant_lanes.hpp) at X = 0 against the row of scale 127, code by
+// code: only a format and dialect whose every non-special result it reproduces use the lanes.
+bool Dequantizer::lanes_ok() {
+  if (lanes_ >= 0) return lanes_ == 1;
+  if (!unit_) return false;  // asked again once the row of scale 127 exists
+  lanes_ = 0;
+  const Format& e = format(element_);
+  if (dst_ != FormatId::f32 || !simd::dequant_kernel(isa_) || !unit_ || !shiftable_ || e.sign != SignEncoding::magnitude ||
+      !e.subnormals)
+    return false;
+  const std::uint32_t mag_mask = (1u << (e.width - 1)) - 1, fmask = (1u << e.man_bits) - 1;
+  const std::uint32_t emask = (1u << (e.width - 1 - e.man_bits)) - 1;
+  for (std::uint32_t c = 0; c < codes_; ++c) {
+    const std::uint32_t mag = c & mag_mask, ef = mag >> e.man_bits, f = mag & fmask;
+    const bool special = e.specials == Specials::ieee ? ef == emask : e.specials == Specials::fn ? mag == mag_mask : false;
+    const ValueClass cls = unpack(e, c).cls;
+    if (special != (cls == ValueClass::nan || cls == ValueClass::inf)) return false;
+    if (special) continue;
+    std::uint32_t v = (c >> (e.width - 1)) << 31;
+    if (ef > 0) {
+      v |= (ef + static_cast<std::uint32_t>(127 - e.bias)) << 23 | f << (23 - e.man_bits);
+    } else if (f > 0) {
+      const float x = static_cast<float>(f);
+      std::uint32_t bits;
+      std::memcpy(&bits, &x, sizeof bits);
+      v |= bits + (static_cast<std::uint32_t>(1 - e.bias - e.man_bits) << 23);
+    }
+    if (v != unit_->codes[c] || unit_->flags[c] != 0) return false;
+  }
+  lanes_ = 1;
+  return true;
+}
+
+void Dequantizer::set_isa(Isa isa) {
+  if (!isa_supported(isa))
+    throw std::invalid_argument(std::string("dequantize: this CPU cannot run instruction set ") + name(isa));
+  if (isa != isa_) lanes_ = -1;  // checked again for the new kernel
+  isa_ = isa;
 }
 
 const Dequantizer::Row* Dequantizer::row(std::uint8_t scale, std::size_t uses) {
   if (const Row* r = rows_[scale].get()) return r;
+  if (unit_ && shiftable_)
+    if (const Row* r = shifted_row(scale)) return r;
   // A row costs codes_ reference calls: worth it once a scale has served a quarter as many.
   uses_[scale] += uses;
   if (uses_[scale] < codes_ / 4) return nullptr;
+  if (const Row* r = shifted_row(scale)) return r;
   auto r = std::make_unique<Row>();
   r->codes.resize(codes_);
   r->flags.resize(codes_);
@@ -87,13 +180,73 @@ Result Dequantizer::operator()(std::uint8_t scale, std::uint8_t code) {
   return dequantize_element(element_, scale, code, dst_, ctx_, *dialect_);
 }
 
+namespace {
+
+/// Blocks from `b` on, for as long as every block's scale has a flag-free table of 32-bit
+/// results (tabs[scale], null otherwise): out[i] = tabs[scale][codes[i]]. Returns the first
+/// block it did not do. Every code indexes a table (256 entries). Scalar loads: a vectorised
+/// loop gathers indices out of vector registers one by one (measured 2x slower on Zen 3).
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-vectorize")))
+#endif
+std::size_t read_tables_u32(const std::uint64_t* const* tabs, const std::uint8_t* scales, const std::uint8_t* codes,
+                            std::size_t n, std::size_t k, std::size_t b, std::uint32_t* out) {
+  for (std::size_t first = b * k; first < n; ++b, first += k) {
+    const std::uint64_t* t = tabs[scales[b]];
+    if (!t) return b;
+    const std::size_t end = n - first < k ? n : first + k;
+#if defined(__clang__)
+#pragma clang loop vectorize(disable) interleave(disable)
+#endif
+    for (std::size_t i = first; i < end; ++i) out[i] = static_cast<std::uint32_t>(t[codes[i]]);
+  }
+  return b;
+}
+
+}  // namespace
+
 Flags Dequantizer::run(const std::uint8_t* scales, const std::uint8_t* codes, std::size_t n, std::size_t k, void* out,
                        Flags* flags) {
   if (k == 0) throw std::invalid_argument("dequantize: the block size must be at least 1");
   Flags all = 0;
+  // 32-bit results of a 256-code format without flags wanted: the blocks whose row exists and
+  // raises no flag in one loop; the others one at a time below, then back to the loop.
+  // With f32 results computed in lanes (lanes_ok()), blocks whose scale keeps every result
+  // normal go through the vector kernel first.
+  const bool fast = !flags && detail::storage_bytes(dst_) == 4;
+  std::array<const std::uint64_t*, 256> tabs{};
+  auto tab_of = [&](std::uint8_t scale) {
+    const Row* r = rows_[scale].get();
+    tabs[scale] = r && r->any == 0 ? r->codes.data() : nullptr;
+  };
+  if (fast)
+    for (int sc = 0; sc < 256; ++sc) tab_of(static_cast<std::uint8_t>(sc));
+  simd::DequantLanes lanes{};
+  simd::DequantFn kernel = nullptr;
+  auto arm = [&] {
+    if (kernel || !fast || !lanes_ok()) return;
+    const Format& e = format(element_);
+    kernel = simd::dequant_kernel(isa_);
+    lanes = simd::DequantLanes{e.width, e.man_bits, e.bias, e.specials, 1 - unit_lo_, 254 - unit_hi_, tabs.data()};
+  };
+  arm();
   for (std::size_t b = 0, first = 0; first < n; ++b, first += k) {
+    if (fast) {
+      auto* o32 = static_cast<std::uint32_t*>(out);
+      for (std::size_t before = b + 1; before != b && b * k < n;) {
+        before = b;
+        if (kernel) b = kernel(lanes, scales, codes, n, k, b, o32);
+        if (codes_ == 256) b = read_tables_u32(tabs.data(), scales, codes, n, k, b, o32);
+      }
+      first = b * k;
+      if (first >= n) break;
+    }
     const std::size_t len = n - first < k ? n - first : k;
     const Row* r = row(scales[b], len);
+    if (fast) {
+      tab_of(scales[b]);
+      arm();
+    }
     if (r && detail::all_below(codes + first, len, codes_)) {
       all |= detail::read_table(dst_, r->codes.data(), r->flags.data(), r->any, codes + first, len,
                                 static_cast<unsigned char*>(out) + first * detail::storage_bytes(dst_),

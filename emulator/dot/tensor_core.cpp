@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -362,6 +363,7 @@ class Evaluation {
     if (terms_.empty()) return zero(zs, false);
     int ref = terms_.front().ae;
     for (const Term& t : terms_) ref = std::max(ref, t.ae);
+    if (p_.zero_exponent) ref = std::max(ref, *p_.zero_exponent);  // the e_zero floor (header step 4)
     const int quantum = ref - p_.alignment_bits;
     WideAccumulator sum;
     for (const Term& t : terms_) {
@@ -460,8 +462,16 @@ void check_codes(FormatId f, std::span<const std::uint8_t> codes, const char* si
                                   " is out of range for " + std::string(format(f).name));
 }
 
+/// The scales of a block-scaled mma, or none (scale_block 0).
+struct MmaScales {
+  FormatId format = FormatId::e8m0;
+  std::size_t block = 0;
+  std::span<const std::uint8_t> a, b;
+};
+
 Result run_mma(const TensorCoreParams& p, FormatId fa, std::span<const std::uint8_t> a, FormatId fb,
-               std::span<const std::uint8_t> b, FormatId acc, std::uint32_t c, TensorCoreTrace* trace) {
+               std::span<const std::uint8_t> b, FormatId acc, std::uint32_t c, TensorCoreTrace* trace,
+               const MmaScales& sc = {}) {
   if (a.size() != b.size() || a.empty())
     throw std::invalid_argument("mma: A has " + std::to_string(a.size()) + " elements and B " + std::to_string(b.size()) +
                                 "; they need the same number, at least one");
@@ -473,11 +483,158 @@ Result run_mma(const TensorCoreParams& p, FormatId fa, std::span<const std::uint
     throw std::invalid_argument("mma: C = " + std::to_string(c) + " is not a code of " + std::string(format(acc).name));
   std::vector<Product> products(a.size());
   const Format &ffa = format(fa), &ffb = format(fb);
-  for (std::size_t i = 0; i < a.size(); ++i)
-    products[i] = product(decode(ffa, a[i], p.flush_subnormal_inputs), decode(ffb, b[i], p.flush_subnormal_inputs), 0,
+  bool nan_scale = false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    int x = 0;
+    if (sc.block) {  // per_product: UE8M0 exponents added to the product's (ST-FDPA)
+      const std::uint8_t s_a = sc.a[i / sc.block], s_b = sc.b[i / sc.block];
+      nan_scale |= s_a == 0xFF || s_b == 0xFF;
+      x = (s_a - 127) + (s_b - 127);
+    }
+    products[i] = product(decode(ffa, a[i], p.flush_subnormal_inputs), decode(ffb, b[i], p.flush_subnormal_inputs), x,
                           p.align_reference);
+  }
+  if (nan_scale) products.push_back(Product{ValueClass::nan, false, false, 0, 0, 0});  // poisons even zero products
   Evaluation ev(p, acc, trace);
   return ev.run(products, c, true);
+}
+
+
+/// A GST-FDPA scale (ScaleApplication::per_group): value n * 2^q, alignment exponent eps.
+struct GroupScale {
+  bool nan = false, zero = false;
+  std::uint64_t n = 0;
+  int q = 0, eps = 0;
+};
+
+GroupScale group_scale(FormatId f, std::uint8_t code) {
+  GroupScale s;
+  if (f == FormatId::e8m0) {  // UE8M0: 2^(code - 127), 0xFF NaN
+    s.nan = code == 0xFF;
+    s.n = 1;
+    s.q = s.eps = code - 127;
+    return s;
+  }
+  // UE4M3: the e4m3 value of code & 0x7F (MMA-Sim truncate_e4m3_to_ue4m3 drops the sign bit).
+  const Operand o = decode(format(FormatId::e4m3), code & 0x7F, false);
+  s.nan = o.cls == ValueClass::nan;
+  s.zero = o.cls == ValueClass::zero;
+  s.n = o.n;
+  s.q = o.q;
+  s.eps = o.e;  // clamped at emin -6 (frexp_and_normalize)
+  return s;
+}
+
+/// GST-FDPA (docs/research/blackwell-mma.md 4; MMA-Sim fdpa.py:199-227) over a.size() products
+/// in runs of group_size, C first, each run's RZ result the next run's C. Products of group g
+/// (scale_group each) use scales sa/sb[(g * scale_group) / block]. has_c false (DotGeneral): C
+/// is +0 and takes no part in the sign of a zero result.
+Result run_gst(const TensorCoreParams& p, FormatId fa, std::span<const std::uint8_t> a, FormatId fb,
+               std::span<const std::uint8_t> b, const MmaScales& sc, std::uint32_t c_code, bool has_c) {
+  const Format &ffa = format(fa), &ffb = format(fb), &f32 = format(FormatId::f32);
+  const std::size_t G = static_cast<std::size_t>(p.scale_group), L = static_cast<std::size_t>(p.group_size);
+  const int zexp = p.zero_exponent.value_or(std::numeric_limits<int>::min() / 4);
+  Grid g;
+  g.f = &f32;
+  g.p = p.f32.fraction_bits;
+  g.mode = p.f32.mode;
+  g.nan_code = p.nan_f32;
+  // Specials: a NaN scale anywhere (the group sum times a NaN scale is NaN even for an all-zero
+  // group, fdpa.py:144-145) or a NaN C: NaN; C = Inf: Inf of its sign (E2M1 has no specials).
+  Operand c = decode(f32, c_code, false);
+  bool nan = c.cls == ValueClass::nan;
+  for (std::size_t j = 0; j < sc.a.size(); ++j)
+    nan |= group_scale(sc.format, sc.a[j]).nan || group_scale(sc.format, sc.b[j]).nan;
+  if (nan) return {p.nan_f32, static_cast<Flags>(c.signalling ? flag::invalid : 0)};
+  if (c.cls == ValueClass::inf) return {c.sign ? 0xFF800000u : 0x7F800000u, 0};
+  const int qmin = (ffa.emin() - ffa.man_bits) + (ffb.emin() - ffb.man_bits);  // E2M1 products: multiples of 2^-2
+  WideAccumulator exact;  // sum A_k B_k sigma sigma + C, for the flags
+  if (c.cls == ValueClass::finite) add_exact(exact, c.sign, c.n, c.q);
+  bool overflow = false;
+  bool c_present = has_c;
+  GridValue acc;
+  acc.sign = c.sign && has_c;
+  if (c.cls == ValueClass::finite) {
+    WideAccumulator w;
+    w.add(c.sign, c.n, c.q);
+    acc = round_to_grid(w.to_unpacked(), g, overflow);  // C is an f32: exact on the 23-bit grid
+  }
+  for (std::size_t first = 0; first < a.size(); first += L) {
+    struct T {
+      bool neg;
+      std::uint64_t n;
+      int q;
+    };
+    std::vector<T> terms;
+    bool all_neg_zero = c_present ? c.cls == ValueClass::zero && c.sign : true;
+    int E = c.cls == ValueClass::finite ? c.e : zexp;  // C = 0 offers e_zero (fdpa.py:222-223)
+    for (std::size_t g0 = first; g0 < std::min(a.size(), first + L); g0 += G) {
+      std::int64_t sum = 0;  // the group's exact sum in units of 2^qmin (|sum| <= 16 * 36 * 4)
+      bool any = false;
+      const std::size_t j = g0 / sc.block;
+      const GroupScale s_a = group_scale(sc.format, sc.a[j]), s_b = group_scale(sc.format, sc.b[j]);
+      for (std::size_t k = g0; k < std::min(a.size(), g0 + G); ++k) {
+        const Operand oa = decode(ffa, a[k], false), ob = decode(ffb, b[k], false);
+        const bool neg = oa.sign != ob.sign;
+        if (oa.cls != ValueClass::finite || ob.cls != ValueClass::finite) {
+          all_neg_zero &= neg;
+          continue;
+        }
+        all_neg_zero = false;
+        any = true;
+        if (!s_a.zero && !s_b.zero) add_exact(exact, neg, oa.n * ob.n * s_a.n * s_b.n, oa.q + ob.q + s_a.q + s_b.q);
+        const std::int64_t v = static_cast<std::int64_t>((oa.n * ob.n) << (oa.q + ob.q - qmin));
+        sum += neg ? -v : v;
+      }
+      // An all-zero group or a zero scale offers e_zero (fdpa.py:212, 220-221); a group whose
+      // products cancel keeps eps_a + eps_b (fdpa.py:213).
+      const bool zero_group = !any || s_a.zero || s_b.zero;
+      E = std::max(E, zero_group ? zexp : s_a.eps + s_b.eps);
+      if (!zero_group && sum != 0) {
+        const std::uint64_t mag = static_cast<std::uint64_t>(sum < 0 ? -sum : sum);
+        terms.push_back(T{sum < 0, mag * s_a.n * s_b.n, qmin + s_a.q + s_b.q});
+      }
+    }
+    // Every term and C truncated toward zero to a multiple of 2^(E - F), summed exactly.
+    const int Q = E - p.alignment_bits;
+    WideAccumulator s;
+    auto cut = [&](bool neg, std::uint64_t n, int q) {
+      if (q >= Q) return s.add(neg, n, q);
+      const int sh = Q - q;
+      const std::uint64_t kept = sh >= 64 ? 0 : n >> sh;
+      if (kept) s.add(neg, kept, Q);
+    };
+    if (c.cls == ValueClass::finite) cut(c.sign, c.n, c.q);
+    for (const T& t : terms) cut(t.neg, t.n, t.q);
+    if (s.is_zero()) {
+      acc = GridValue{};
+      acc.sign = all_neg_zero && c_present;  // IEEE 754 6.3: -0 only when every term is -0
+    } else {
+      acc = round_to_grid(s.to_unpacked(), g, overflow);
+    }
+    if (acc.cls == ValueClass::inf) break;
+    c = Operand{};
+    c.cls = acc.cls;
+    c.sign = acc.sign;
+    if (acc.cls == ValueClass::finite) {
+      c.n = acc.kept;
+      c.q = acc.qe;
+      c.e = std::max(lead_exp(acc.kept, acc.qe), g.emin);
+    }
+    c_present = true;
+  }
+  Flags flags = 0;
+  if (acc.cls == ValueClass::inf) {
+    flags |= flag::overflow | flag::inexact;
+  } else {
+    WideAccumulator diff = exact;
+    if (acc.kept) diff.add(!acc.sign, acc.kept, acc.qe);
+    if (!diff.is_zero()) {
+      flags |= flag::inexact;
+      if (acc.kept == 0 || lead_exp(acc.kept, acc.qe) < g.emin) flags |= flag::underflow;
+    }
+  }
+  return {encode(acc, g), flags};
 }
 
 std::string bad(const TensorCoreParams& p, const std::string& what) {
@@ -514,12 +671,34 @@ TensorCoreModel::TensorCoreModel(TensorCoreParams p) : p_(std::move(p)) {
       seen[static_cast<std::size_t>(k)] = true;
     }
   }
+  if (p_.scale_application == ScaleApplication::per_group &&
+      (p_.scale_group < 1 || p_.group_size % p_.scale_group != 0 || !p_.product_order.empty() || !p_.addend_in_group ||
+       p_.addend_stage != AddendStage::first_group))
+    throw std::invalid_argument(bad(p_, "per_group scales need scale_group >= 1 dividing group_size, k order and C in "
+                                        "the first group"));
   const Unpacked n32 = unpack(format(FormatId::f32), p_.nan_f32), n16 = unpack(format(FormatId::f16), p_.nan_f16);
   if (n32.cls != ValueClass::nan || n16.cls != ValueClass::nan)
     throw std::invalid_argument(bad(p_, "nan_f32 / nan_f16 must be NaN codes"));
 }
 
 Result TensorCoreModel::dot_general(std::span<const BlockRef> a, std::span<const BlockRef> b, const Context&) const {
+  if (p_.scale_application == ScaleApplication::per_group) {
+    // GST over the blocks: E2M1 blocks of one size, a multiple of scale_group, E8M0 scales.
+    std::vector<std::uint8_t> ca, cb, sa, sb;
+    const std::size_t k = a.empty() ? 0 : a[0].codes.size();
+    for (std::size_t j = 0; j < a.size(); ++j) {
+      if (a[j].format != FormatId::e2m1 || b[j].format != FormatId::e2m1 || a[j].codes.size() != k ||
+          b[j].codes.size() != k || k % static_cast<std::size_t>(p_.scale_group) != 0)
+        throw std::invalid_argument(bad(p_, "DotGeneral takes e2m1 blocks of one size, a multiple of " +
+                                                std::to_string(p_.scale_group)));
+      ca.insert(ca.end(), a[j].codes.begin(), a[j].codes.end());
+      cb.insert(cb.end(), b[j].codes.begin(), b[j].codes.end());
+      sa.push_back(a[j].scale);
+      sb.push_back(b[j].scale);
+    }
+    if (ca.empty()) return Result{0, 0};
+    return run_gst(p_, FormatId::e2m1, ca, FormatId::e2m1, cb, MmaScales{FormatId::e8m0, k, sa, sb}, 0, false);
+  }
   std::vector<Product> products;
   bool nan_scale = false;
   for (std::size_t j = 0; j < a.size(); ++j) {
@@ -537,7 +716,54 @@ Result TensorCoreModel::dot_general(std::span<const BlockRef> a, std::span<const
 
 Result TensorCoreModel::mma(FormatId a_format, std::span<const std::uint8_t> a, FormatId b_format,
                             std::span<const std::uint8_t> b, FormatId acc, std::uint32_t c) const {
+  if (p_.scale_application == ScaleApplication::per_group) {  // unscaled: every scale 1
+    const std::vector<std::uint8_t> ones(a.size() / static_cast<std::size_t>(p_.scale_group) + 1, 127);
+    if (a.size() % static_cast<std::size_t>(p_.scale_group) != 0)
+      throw std::invalid_argument("mma (" + p_.name + "): K = " + std::to_string(a.size()) +
+                                  " is not a multiple of the group " + std::to_string(p_.scale_group));
+    const std::size_t n = a.size() / static_cast<std::size_t>(p_.scale_group);
+    return mma_scaled(a_format, a, b_format, b, FormatId::e8m0, static_cast<std::size_t>(p_.scale_group),
+                      std::span(ones).first(n), std::span(ones).first(n), acc, c);
+  }
   return run_mma(p_, a_format, a, b_format, b, acc, c, nullptr);
+}
+
+Result TensorCoreModel::mma_scaled(FormatId a_format, std::span<const std::uint8_t> a, FormatId b_format,
+                                   std::span<const std::uint8_t> b, FormatId scale_format, std::size_t scale_block,
+                                   std::span<const std::uint8_t> sa, std::span<const std::uint8_t> sb, FormatId acc,
+                                   std::uint32_t c) const {
+  const std::string who = "mma (" + p_.name + ")";
+  if (p_.scale_application == ScaleApplication::none)
+    throw std::invalid_argument(who + ": the model takes no block scales (it has no block-scaled form)");
+  if (scale_format != FormatId::e8m0 && scale_format != FormatId::e4m3)
+    throw std::invalid_argument(who + ": the scales are e8m0 (UE8M0) or e4m3 (UE4M3), not " +
+                                std::string(format(scale_format).name));
+  if (scale_block == 0 || a.size() % scale_block != 0)
+    throw std::invalid_argument(who + ": the scale block " + std::to_string(scale_block) + " does not divide K = " +
+                                std::to_string(a.size()));
+  const std::size_t nsc = a.size() / scale_block;
+  if (sa.size() != nsc || sb.size() != nsc)
+    throw std::invalid_argument(who + ": K = " + std::to_string(a.size()) + " with blocks of " +
+                                std::to_string(scale_block) + " needs " + std::to_string(nsc) + " scales per side, not " +
+                                std::to_string(sa.size()) + " and " + std::to_string(sb.size()));
+  const MmaScales sc{scale_format, scale_block, sa, sb};
+  if (p_.scale_application == ScaleApplication::per_product) {
+    if (scale_format != FormatId::e8m0)
+      throw std::invalid_argument(who + ": per-product scales are UE8M0 (kind::mxf8f6f4 takes no UE4M3 scale)");
+    return run_mma(p_, a_format, a, b_format, b, acc, c, nullptr, sc);
+  }
+  if (a.size() != b.size() || a.empty())
+    throw std::invalid_argument(who + ": A has " + std::to_string(a.size()) + " elements and B " + std::to_string(b.size()) +
+                                "; they need the same number, at least one");
+  if (a_format != FormatId::e2m1 || b_format != FormatId::e2m1)
+    throw std::invalid_argument(who + ": the elements are e2m1 (kind::mxf4, kind::mxf4nvf4)");
+  check_codes(a_format, a, "A");
+  check_codes(b_format, b, "B");
+  if (acc != FormatId::f32) throw std::invalid_argument(who + ": the accumulator is f32 only");
+  if (scale_block % static_cast<std::size_t>(p_.scale_group) != 0)
+    throw std::invalid_argument(who + ": the scale block " + std::to_string(scale_block) + " is not a multiple of the group " +
+                                std::to_string(p_.scale_group));
+  return run_gst(p_, a_format, a, b_format, b, sc, c, true);
 }
 
 TensorCoreTrace TensorCoreModel::trace(FormatId a_format, std::span<const std::uint8_t> a, FormatId b_format,
@@ -592,15 +818,65 @@ TensorCoreParams hopper_wgmma_params() {
   return p;
 }
 
+// The Blackwell and Ada models of docs/research/blackwell-mma.md 8 (MMA-Sim, peichenxie/MMA-Sim
+// 0a5ce40 src/mmasim/mmasim/arithmetic/fdpa.py, with the e_zero values bksaiki/fpy 0f09612 passes
+// to its classes). None is confirmed by a capture of ours: `confirmed` is false.
+TensorCoreParams fdpa_params(const char* name, int group, int F, int output_bits, int zero_exp) {
+  TensorCoreParams p;
+  p.name = name;
+  p.group_size = group;
+  p.alignment_bits = F;
+  p.align_rounding = AlignRounding::truncate;             // torch.trunc (fdpa.py:78)
+  p.align_reference = AlignReference::operand_exponents;  // frexp_and_normalize (fdpa.py:25-42)
+  p.addend_in_group = true;                               // C is one more term of the fused sum (fdpa.py:76)
+  p.addend_stage = AddendStage::first_group;              // K > L: the result is the next C (fdpa.py:108-118)
+  p.f32 = {output_bits, Rounding::rz, Rounding::rne};     // RZ-FP32 / RZ-E8M13 (fdpa.py:55-60)
+  p.f16 = {10, Rounding::rne, Rounding::rne};             // RNE-FP16 (fdpa.py:49-51)
+  p.zero_exponent = zero_exp;
+  p.confirmed = false;
+  return p;
+}
+
+TensorCoreParams blackwell_mxf8f6f4_params() {
+  TensorCoreParams p = fdpa_params("blackwell-mxf8f6f4", 32, 25, 23, -133);  // MMA_ST_FDPA(25, RZ-FP32, 32, -133)
+  p.scale_application = ScaleApplication::per_product;
+  return p;
+}
+
+TensorCoreParams gst_params(const char* name) {
+  TensorCoreParams p = fdpa_params(name, 64, 35, 23, -139);  // MMA_GST_FDPA(16, 35, RZ-FP32, 64, -139)
+  p.scale_application = ScaleApplication::per_group;
+  p.scale_group = 16;
+  return p;
+}
+
 const TensorCoreModel kHopperMma(hopper_mma_params());
 const TensorCoreModel kHopperWgmma(hopper_wgmma_params());
-constexpr std::array<const TensorCoreModel*, 2> kModels{&kHopperMma, &kHopperWgmma};
+const TensorCoreModel kBlackwellF8f6f4(fdpa_params("blackwell-f8f6f4", 32, 25, 23, -133));
+const TensorCoreModel kBlackwellMxf8f6f4(blackwell_mxf8f6f4_params());
+const TensorCoreModel kBlackwellMxf4(gst_params("blackwell-mxf4"));
+const TensorCoreModel kBlackwellNvf4(gst_params("blackwell-nvf4"));
+const TensorCoreModel kAdaMma(fdpa_params("ada-fp8-mma", 16, 13, 13, -132));  // two T-FDPAs of 16 (nv_ptx.py:28-49)
+constexpr std::array<const TensorCoreModel*, 7> kModels{&kHopperMma,         &kHopperWgmma,   &kBlackwellF8f6f4,
+                                                        &kBlackwellMxf8f6f4, &kBlackwellMxf4, &kBlackwellNvf4,
+                                                        &kAdaMma};
 
 }  // namespace
 
 const TensorCoreModel& hopper_fp8_mma_model() { return kHopperMma; }
 const TensorCoreModel& hopper_fp8_wgmma_model() { return kHopperWgmma; }
+const TensorCoreModel& blackwell_f8f6f4_model() { return kBlackwellF8f6f4; }
+const TensorCoreModel& blackwell_mxf8f6f4_model() { return kBlackwellMxf8f6f4; }
+const TensorCoreModel& blackwell_mxf4_model() { return kBlackwellMxf4; }
+const TensorCoreModel& blackwell_nvf4_model() { return kBlackwellNvf4; }
+const TensorCoreModel& ada_fp8_mma_model() { return kAdaMma; }
 std::span<const TensorCoreModel* const> tensor_core_models() { return kModels; }
+
+std::string tensor_core_model_names() {
+  std::string s;
+  for (const TensorCoreModel* m : kModels) s += (s.empty() ? "" : ", ") + std::string(m->name());
+  return s;
+}
 
 const TensorCoreModel* find_tensor_core_model(std::string_view name) {
   for (const TensorCoreModel* m : kModels)

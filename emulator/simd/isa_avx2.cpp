@@ -5,6 +5,7 @@
 #define SOFTMX_SIMD_LANES 8
 #include "simd/lanes.hpp"
 #include "simd/block_lanes.hpp"
+#include "simd/dequant_lanes.hpp"
 
 namespace softmx::simd {
 BatchFn batch_kernel_avx2(const Plan& p, bool with_flags, bool scaled) {
@@ -16,4 +17,5 @@ std::uint32_t max_magnitude_bits_avx2(const void* in, std::size_t n, int width) 
 BlocksFn blocks_kernel_avx2(const Plan& p) { return avx2::pick_blocks(p); }
 ConsecutiveFn consecutive_kernel_avx2(const Plan& p, bool with_flags) { return avx2::pick_consecutive(p, with_flags); }
 SegmentsFn segments_kernel_avx2(const Plan& p) { return avx2::pick_segments(p); }
+DequantFn dequant_kernel_avx2() { return avx2::dequantize_f32_blocks; }
 }  // namespace softmx::simd

@@ -5,6 +5,7 @@
 #define SOFTMX_SIMD_LANES 16
 #include "simd/lanes.hpp"
 #include "simd/block_lanes.hpp"
+#include "simd/dequant_lanes.hpp"
 
 namespace softmx::simd {
 BatchFn batch_kernel_avx512(const Plan& p, bool with_flags, bool scaled) {
@@ -16,4 +17,5 @@ std::uint32_t max_magnitude_bits_avx512(const void* in, std::size_t n, int width
 BlocksFn blocks_kernel_avx512(const Plan& p) { return avx512::pick_blocks(p); }
 ConsecutiveFn consecutive_kernel_avx512(const Plan& p, bool with_flags) { return avx512::pick_consecutive(p, with_flags); }
 SegmentsFn segments_kernel_avx512(const Plan& p) { return avx512::pick_segments(p); }
+DequantFn dequant_kernel_avx512() { return avx512::dequantize_f32_blocks; }
 }  // namespace softmx::simd

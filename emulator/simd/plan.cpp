@@ -162,6 +162,15 @@ Result scaled_scalar(const Plan& p, std::uint64_t bits, int shift) {
   return detail::round_pack_kernel_for(p.dst, p.ctx.rounding)(u, p.ctx, *p.dialect);
 }
 
+DequantFn dequant_kernel(Isa isa) {
+  switch (isa) {
+    case Isa::avx512: return dequant_kernel_avx512();
+    case Isa::avx2: return dequant_kernel_avx2();
+    case Isa::scalar: break;
+  }
+  return nullptr;
+}
+
 }  // namespace softmx::simd
 
 namespace softmx {

@@ -129,6 +129,24 @@ std::uint32_t max_magnitude_bits(const void* in, std::size_t n, int width, Isa i
 /// when finite), rounded into the destination by the scalar round_pack.
 Result scaled_scalar(const Plan& p, std::uint64_t bits, int shift);
 
+/// MX dequantization into f32 in lanes (simd/dequant_lanes.hpp): a sign-magnitude element
+/// format with subnormals, described by its fields, and the Dequantizer's tables.
+struct DequantLanes {
+  int width, man, bias;
+  Specials specials;
+  int x_lo, x_hi;                       ///< scale exponents X whose every result is a normal f32
+  const std::uint64_t* const* tabs;     ///< per scale code: its flag-free row, or null (then not here)
+};
+/// Dequantizes blocks b, b + 1, ... of k codes (n codes in all; scale of block j: scales[j]) into
+/// out (f32 bits) while each block's scale is in range with a table; returns the first block
+/// it did not do.
+using DequantFn = std::size_t (*)(const DequantLanes& d, const std::uint8_t* scales, const std::uint8_t* codes,
+                                  std::size_t n, std::size_t k, std::size_t b, std::uint32_t* out);
+/// The form for `isa` (precondition: isa_supported(isa)), or null for Isa::scalar.
+DequantFn dequant_kernel(Isa isa);
+DequantFn dequant_kernel_avx2();
+DequantFn dequant_kernel_avx512();
+
 // The per-instruction-set entry points (simd/isa_*.cpp).
 BatchFn batch_kernel_avx2(const Plan& p, bool with_flags, bool scaled);
 BatchFn batch_kernel_avx512(const Plan& p, bool with_flags, bool scaled);

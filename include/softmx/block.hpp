@@ -107,6 +107,15 @@ class Dequantizer {
   FormatId element() const { return element_; }
   FormatId destination() const { return dst_; }
 
+  /// The instruction set of run()'s f32 lanes (simd/dequant_lanes.hpp; default: default_isa()).
+  /// Isa::scalar reads the tables only. Results are the same on every one. Throws
+  /// std::invalid_argument when this CPU cannot run `isa`.
+  void set_isa(Isa isa);
+  /// True once run() has found that its f32 results can come from vector lanes (a
+  /// sign-magnitude element format with subnormals, f32 destination, a vector instruction set,
+  /// the lanes' formula equal to the reference row of scale 127 for every code).
+  bool lanes_active() const { return lanes_ == 1; }
+
  private:
   /// The results for every code under one scale: codes[c], flags[c], and the flags' OR.
   struct Row {
@@ -115,6 +124,7 @@ class Dequantizer {
     Flags any = 0;
   };
   const Row* row(std::uint8_t scale, std::size_t uses);
+  const Row* shifted_row(std::uint8_t scale);
 
   FormatId element_, dst_;
   Context ctx_;
@@ -122,6 +132,16 @@ class Dequantizer {
   std::size_t codes_;                                  // 2^width of the element format
   std::vector<std::unique_ptr<Row>> rows_;             // per scale code, made when first needed
   std::vector<std::size_t> uses_;                      // elements served per scale before its row
+  // Into an IEEE-style destination, the row of a scale is the row of scale 127 with the exponent
+  // field of every finite non-zero result moved by scale - 127, while they stay normal: made
+  // from that row (unit_) by additions, not by reference calls (shifted_row()).
+  bool shiftable_ = false;
+  std::unique_ptr<Row> unit_;
+  std::vector<std::uint8_t> moves_;  // per code: 1 when its result's exponent field moves
+  int unit_lo_ = 0, unit_hi_ = 0;    // the moving results' smallest and largest exponent fields
+  Isa isa_;
+  int lanes_ = -1;  // f32 results computed in vector lanes (simd/dequant_lanes.hpp): -1 unchecked, 0 no, 1 yes
+  bool lanes_ok();
 };
 
 /// An N-d row-major tensor quantized along one axis (BLOCKS.md 3).

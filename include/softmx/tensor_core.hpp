@@ -31,7 +31,9 @@
 //      floor(log2 |term|) (AlignReference::product_exponent); e for r. Every term is then cut
 //      to a multiple of 2^(E - F), F = alignment_bits: truncated toward zero
 //      (AlignRounding::truncate) or rounded to nearest, ties to even (nearest_even). Zero terms
-//      take no part in E.
+//      take no part in E, except that with a zero_exponent z every group's E is at least z
+//      (MMA-Sim's e_zero, the exponent a zero term offers: with an f32/f16 accumulator and
+//      z <= its emin this is the same as a floor; docs/research/blackwell-mma.md 2).
 //   5. The group's cut terms are added exactly (no intermediate rounding, no width limit: a
 //      carry out of the top never loses a bit).
 //   6. The exact group sum is rounded once to the accumulator grid: `fraction_bits` bits
@@ -62,6 +64,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -104,6 +107,26 @@ struct AccumulatorRounding {
   Rounding addend_mode = Rounding::rne;
 };
 
+/// How block scales enter a model (mma_scaled() and DotGeneral's block scales).
+enum class ScaleApplication : std::uint8_t {
+  /// No block-scaled form: mma_scaled() refuses (DotGeneral still adds its block scales'
+  /// exponents X to each product, header step 1).
+  none,
+  /// ST-FDPA (MMA-Sim): each product's exponent gets the two scale exponents X, exactly as
+  /// header step 1 says; E8M0 scales only (tcgen05 kind::mxf8f6f4).
+  per_product,
+  /// GST-FDPA (MMA-Sim fdpa.py:199-227): products in groups of `scale_group` are summed
+  /// exactly, each group sum times sigma_a * sigma_b (the two scales' full values; UE4M3 scales
+  /// have 3 fraction bits) is one term whose alignment exponent is eps_a + eps_b (the scales'
+  /// exponents, UE4M3 clamped at -6), or zero_exponent when all its products are zero or a
+  /// scale is zero (a group whose products cancel keeps eps_a + eps_b). The group terms and C
+  /// are aligned to E = max(those, e(C) or zero_exponent for C = 0), cut to F fraction bits
+  /// toward zero, summed exactly and rounded once (f32 accumulator only). K is taken in runs of
+  /// group_size products, each run's result the next one's C. E2M1 elements only (kind::mxf4,
+  /// kind::mxf4nvf4).
+  per_group,
+};
+
 /// The parameters of a tensor-core model (docs/TENSOR_CORES.md). Checked by TensorCoreModel's
 /// constructor.
 struct TensorCoreParams {
@@ -121,6 +144,14 @@ struct TensorCoreParams {
   AccumulatorRounding f16{10, Rounding::rne, Rounding::rne};  ///< when the accumulator is f16
   bool flush_subnormal_inputs = false;   ///< subnormal elements and C read as zero (same sign)
   bool flush_subnormal_outputs = false;  ///< results below 2^emin become zero (same sign)
+  /// The exponent every zero term offers to E (header step 4; MMA-Sim's e_zero); none: zero
+  /// terms take no part in E.
+  std::optional<int> zero_exponent;
+  ScaleApplication scale_application = ScaleApplication::none;
+  int scale_group = 16;                  ///< per_group: products per exactly summed group
+  /// False for a model that has not been checked against any hardware capture (the Blackwell
+  /// and Ada models of docs/TENSOR_CORES.md 7); reports and `softmx dialects` say so.
+  bool confirmed = true;
   std::uint32_t nan_f32 = 0x7FFFFFFF;    ///< the f32 NaN code of a NaN result (MMA-Sim: 0x7FFFFFFF)
   std::uint16_t nan_f16 = 0x7FFF;        ///< the f16 NaN code of a NaN result (MMA-Sim: 0x7FFF)
 };
@@ -188,6 +219,21 @@ class TensorCoreModel final : public AccumulationModel {
   Result mma(FormatId a_format, std::span<const std::uint8_t> a, FormatId b_format, std::span<const std::uint8_t> b,
              FormatId acc, std::uint32_t c) const;
 
+  /// A block-scaled mma (tcgen05 kind::mxf8f6f4 / mxf4 / mxf4nvf4 and the sm_120 mma.sync
+  /// block_scale forms): as mma() with scale codes sa[j], sb[j] for products
+  /// j * scale_block .. (j + 1) * scale_block - 1. scale_format is e8m0 (UE8M0: 2^(code - 127),
+  /// 0xFF NaN) or e4m3 (UE4M3: the e4m3 value of code & 0x7F, sign bit ignored as MMA-Sim's
+  /// truncate_e4m3_to_ue4m3; 0x7F NaN; per_group models only). Models with
+  /// ScaleApplication::none refuse (std::invalid_argument). A NaN scale gives the NaN code
+  /// even for zero products. Preconditions (std::invalid_argument): those of mma(),
+  /// scale_block >= 1 divides a.size(), sa and sb hold a.size() / scale_block codes; for
+  /// per_group models the formats are e2m1, acc is f32, scale_group divides scale_block and
+  /// a.size() is a multiple of group_size.
+  Result mma_scaled(FormatId a_format, std::span<const std::uint8_t> a, FormatId b_format,
+                    std::span<const std::uint8_t> b, FormatId scale_format, std::size_t scale_block,
+                    std::span<const std::uint8_t> sa, std::span<const std::uint8_t> sb, FormatId acc,
+                    std::uint32_t c) const;
+
   /// mma() with every step recorded.
   TensorCoreTrace trace(FormatId a_format, std::span<const std::uint8_t> a, FormatId b_format,
                         std::span<const std::uint8_t> b, FormatId acc, std::uint32_t c) const;
@@ -204,8 +250,26 @@ const TensorCoreModel& hopper_fp8_mma_model();
 /// fused sum of 32 products, F = 13, f32 results on e8m13 (RZ). The f32 result with C = 0 is
 /// confirmed by their published H100/H200 captures (docs/TENSOR_CORES.md 6).
 const TensorCoreModel& hopper_fp8_wgmma_model();
+/// Blackwell tcgen05 kind::f8f6f4 and sm_120 FP8 mma.sync as MMA-Sim models them: one fused
+/// sum of 32 products and C, F = 25, zero exponent -133, RZ to f32 (RNE to f16). Unconfirmed.
+const TensorCoreModel& blackwell_f8f6f4_model();
+/// Blackwell kind::mxf8f6f4 (tcgen05, sm_120 mma.sync block_scale 1X): blackwell-f8f6f4 with
+/// the UE8M0 block scales added to each product's exponent (ST-FDPA). Unconfirmed.
+const TensorCoreModel& blackwell_mxf8f6f4_model();
+/// Blackwell kind::mxf4 / mxf4nvf4 with UE8M0 scales (block 32, or 16 for mxf4nvf4 4X): GST-FDPA,
+/// groups of 16 exact, F = 35, zero exponent -139, K runs of 64, RZ to f32. Unconfirmed.
+const TensorCoreModel& blackwell_mxf4_model();
+/// Blackwell kind::mxf4nvf4 with UE4M3 scales, block 16: the same GST-FDPA. Unconfirmed.
+const TensorCoreModel& blackwell_nvf4_model();
+/// Ada (sm_89) FP8 mma.sync as MMA-Sim models it: fused sums of 16 products with C (K = 32 is
+/// two, chained), F = 13, f32 results RZ to e8m13, f16 RNE. Khattak & Mikaitis' Ada and L40S
+/// captures fit it with 0 mismatches (docs/research/blackwell-mma.md 7), not yet checked in
+/// softmx's own published-capture test: marked unconfirmed.
+const TensorCoreModel& ada_fp8_mma_model();
 /// The named tensor-core models, in a fixed order.
 std::span<const TensorCoreModel* const> tensor_core_models();
+/// The named models' names, comma-separated, in tensor_core_models() order (for messages).
+std::string tensor_core_model_names();
 /// A named tensor-core model, or nullptr.
 const TensorCoreModel* find_tensor_core_model(std::string_view name);
 

@@ -1,14 +1,15 @@
 // tools/softmx/cmd_dot.cpp: `softmx dot`.
 //
 //   softmx dot --a FMT --b FMT [--block K] [--blocks N]
-//              [--acc exact|fp32-sequential|hopper-fp8-mma|hopper-fp8-wgmma]
+//              [--acc exact|fp32-sequential|TENSOR-CORE-MODEL (softmx dialects lists them)]
 //              [--round MODE] [--sat finite|none]
 //   reads lines of N block pairs, "SA_1 A_1,1..A_1,K SB_1 B_1,1..B_1,K ... SA_N A_N,1..A_N,K
 //   SB_N B_N,1..B_N,K" (each pair: A's scale and K codes, then B's: the operand order of the dot
 //   vector files, vectors/README.md 3, so their lines can be fed in as they are) and writes
 //   "RESULT FLAGS": the f32 raw hex of DotGeneral (OCP MX section 6) and the flags. Saturation
 //   defaults to none (IEEE f32). The tensor-core models (softmx/tensor_core.hpp) ignore --round
-//   and --sat: their rounding is fixed.
+//   and --sat: their rounding is fixed. Lines are computed in batches by softmx::dot_pairs.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -18,6 +19,8 @@
 #include "commands.hpp"
 #include "tokens.hpp"
 #include "softmx/dot.hpp"
+#include "softmx/gemm.hpp"
+#include "softmx/tensor_core.hpp"
 
 namespace softmx::cli {
 namespace {
@@ -42,7 +45,7 @@ int cmd_dot(int argc, char** argv) {
   const AccumulationModel* model = find_accumulation_model(a.get("acc").value_or("exact"));
   if (!model)
     throw UsageError("unknown accumulation " + quote(*a.get("acc"), '\'') +
-                     " for --acc (expected exact, fp32-sequential, hopper-fp8-mma or hopper-fp8-wgmma)");
+                     " for --acc (expected exact, fp32-sequential or a tensor-core model: " + tensor_core_model_names() + ")");
   Args common = a;
   for (const char* o : {"a", "b", "block", "blocks", "acc"}) common.options.erase(o);
   if (!a.get("sat")) common.options.emplace("sat", "none");
@@ -62,40 +65,76 @@ int cmd_dot(int argc, char** argv) {
   const std::string layout = n == 1   ? pair(1)
                              : n == 2 ? pair(1) + " " + pair(2)
                                       : pair(1) + " ... " + pair(n);
-  std::vector<std::vector<std::uint8_t>> codes(2 * n);
-  std::vector<BlockRef> ra(n), rb(n);
+  // Lines are read in batches and computed together by dot_pairs (softmx/gemm.hpp: the same
+  // results as dot_general per line, by the batched kernels on every core). A batch holds up to
+  // 4096 lines and about 2^22 element products; a line that does not parse ends the batch, whose
+  // earlier lines are written before the error, as when each line was computed on its own.
+  const std::size_t kn = n * k;
+  const std::size_t batch = std::clamp<std::size_t>((std::size_t{1} << 22) / kn, 1, 4096);
+  std::vector<std::uint8_t> ac, as, bc, bs;
+  std::vector<std::uint32_t> res;
+  std::vector<Flags> fl;
+  GemmOptions go;
+  go.model = model;
+  go.out = co.ctx;
+  std::size_t lines_in = 0;
+  auto flush = [&] {
+    if (lines_in == 0) return;
+    res.resize(lines_in);
+    fl.resize(lines_in);
+    dot_pairs(gemm_rows(fa, lines_in, kn, k, ac, as), gemm_rows(fb, lines_in, kn, k, bc, bs), go, res, fl);
+    for (std::size_t l = 0; l < lines_in; ++l) {
+      out += hex(res[l], 8);
+      out += ' ';
+      out += hex(fl[l], 2);
+      out += '\n';
+      output.chunk();
+    }
+    lines_in = 0;
+    ac.clear();
+    as.clear();
+    bc.clear();
+    bs.clear();
+  };
   LineReader lines(std::cin);
-  while (lines.next(line)) {
-    const std::string where = lines.where();
-    const auto f = split_fields(line);
-    {
+  try {
+    while (lines.next(line)) {
+      const std::string where = lines.where();
+      const auto f = split_fields(line);
       if (f.size() != want)
         throw UsageError(where + ": expected " + std::to_string(n) + " block pair" + (n > 1 ? "s" : "") + ", " + layout +
                          " (A's scale and " + ks + " codes, then B's, pair by pair, as in a dot vector file: " +
                          std::to_string(want) + " fields), got " + std::to_string(f.size()));
-      std::size_t at = 0;
-      for (std::size_t j = 0; j < n; ++j)
-        for (std::size_t side = 0; side < 2; ++side) {
-          const FormatId fmt = side ? fb : fa;
-          auto s = parse_hex_exact(f[at], 2);
-          if (!s)
-            throw UsageError(where + ": field " + std::to_string(at + 1) + ": expected an E8M0 scale (2 hex digits), got " +
-                             quote(f[at]));
-          ++at;
-          auto& c = codes[side * n + j];
-          c.clear();
-          for (std::size_t i = 0; i < k; ++i, ++at)
-            c.push_back(static_cast<std::uint8_t>(parse_code(format(fmt), f[at], where + ": field " + std::to_string(at + 1))));
-          (side ? rb : ra)[j] = BlockRef{fmt, static_cast<std::uint8_t>(*s), c};
-        }
+      const std::size_t a0 = ac.size(), s0 = as.size();
+      try {
+        std::size_t at = 0;
+        for (std::size_t j = 0; j < n; ++j)
+          for (std::size_t side = 0; side < 2; ++side) {
+            const FormatId fmt = side ? fb : fa;
+            auto sc = parse_hex_exact(f[at], 2);
+            if (!sc)
+              throw UsageError(where + ": field " + std::to_string(at + 1) + ": expected an E8M0 scale (2 hex digits), got " +
+                               quote(f[at]));
+            ++at;
+            (side ? bs : as).push_back(static_cast<std::uint8_t>(*sc));
+            auto& c = side ? bc : ac;
+            for (std::size_t i = 0; i < k; ++i, ++at)
+              c.push_back(static_cast<std::uint8_t>(parse_code(format(fmt), f[at], where + ": field " + std::to_string(at + 1))));
+          }
+      } catch (...) {
+        ac.resize(a0);  // the line's codes so far go; the batch before it stays whole
+        bc.resize(a0);
+        as.resize(s0);
+        bs.resize(s0);
+        throw;
+      }
+      if (++lines_in == batch) flush();
     }
-    const Result r = dot_general(ra, rb, co.ctx, *model);
-    out += hex(r.code, 8);
-    out += ' ';
-    out += hex(r.flags, 2);
-    out += '\n';
-    output.chunk();
+  } catch (const UsageError&) {
+    flush();  // the lines before the bad one, written as the output goes away (uncommitted)
+    throw;
   }
+  flush();
   output.commit();
   return 0;
 }

@@ -1,14 +1,16 @@
 // tools/softmx/cmd_gemm.cpp: `softmx gemm-golden`, golden data for an MX GEMM.
 //
 //   softmx gemm-golden --out DIR [--m M] [--n N] [--k K] [--a FMT] [--b FMT] [--block 32]
-//                      [--seed S] [--scale RULE] [--dialect NAME] [--acc exact|fp32-sequential]
-//                      [--round MODE] [--sat finite|none]
+//                      [--seed S] [--scale RULE] [--dialect NAME]
+//                      [--acc exact|fp32-sequential|TENSOR-CORE-MODEL (softmx dialects lists them)]
+//                      [--round MODE] [--sat finite|none] [--threads N]
 //
 // A (M x K) and B (K x N) are f32 values drawn from SplitMix64(seed): each is
 // (sum of 12 draws of 24 bits - 6 * 2^24) * 2^-24, a bell-shaped value in [-6, 6], rounded to
 // f32 (rne). A is quantized along K per row, B along K per column (blocks of --block; a last
-// partial block is padded with zeros). C[i][j] = DotGeneral over the K blocks (f32 output). The
-// files (all little-endian) and their layouts are listed in DIR/manifest.txt with SHA-256s.
+// partial block is padded with zeros). C[i][j] = DotGeneral over the K blocks (f32 output),
+// computed by softmx::gemm (the batched kernels, on --threads threads, default every core; the
+// bytes do not depend on it). The files (all little-endian) and their layouts are listed in DIR/manifest.txt with SHA-256s.
 //
 // DIR is replaced as a unit (vec::OutputDirectory: a new folder beside it, swapped in), or left
 // as it was: a failure midway leaves no mix of old and new files. The memory the arrays need is
@@ -26,13 +28,16 @@
 #include <fstream>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cli.hpp"
+#include "softmx/tensor_core.hpp"
 #include "commands.hpp"
 #include "sha256.hpp"
 #include "softmx/block.hpp"
 #include "softmx/dot.hpp"
+#include "softmx/gemm.hpp"
 #include "softmx/pack.hpp"
 #include "softmx/prng.hpp"
 #include "vectors/output_file.hpp"
@@ -130,7 +135,8 @@ std::string binary_size(std::uint64_t b) {
 
 int cmd_gemm_golden(int argc, char** argv) {
   const Args a = parse_args("gemm-golden", argc, argv, 2,
-                            {"out", "m", "n", "k", "a", "b", "block", "seed", "scale", "dialect", "acc", "round", "sat"});
+                            {"out", "m", "n", "k", "a", "b", "block", "seed", "scale", "dialect", "acc", "round", "sat",
+                             "threads"});
   if (!a.positionals.empty()) throw UsageError("unexpected argument " + quote(a.positionals[0], '\''));
   const auto out_dir = a.get("out");
   if (!out_dir) throw UsageError("missing --out DIR (where the golden files go)");
@@ -141,9 +147,11 @@ int cmd_gemm_golden(int argc, char** argv) {
   const AccumulationModel* model = find_accumulation_model(a.get("acc").value_or("exact"));
   if (!model)
     throw UsageError("unknown accumulation " + quote(*a.get("acc"), '\'') +
-                     " for --acc (expected exact, fp32-sequential, hopper-fp8-mma or hopper-fp8-wgmma)");
+                     " for --acc (expected exact, fp32-sequential or a tensor-core model: " + tensor_core_model_names() + ")");
   Args common = a;
-  for (const char* o : {"out", "m", "n", "k", "a", "b", "block", "seed", "scale", "acc", "round", "sat"}) common.options.erase(o);
+  for (const char* o : {"out", "m", "n", "k", "a", "b", "block", "seed", "scale", "acc", "round", "sat", "threads"})
+    common.options.erase(o);
+  const unsigned threads = parse_threads(a, std::max(1u, std::thread::hardware_concurrency()));
   const ConversionOptions co = conversion_options(common, false);
   BlockOptions bo;
   bo.dialect = co.dialect;
@@ -208,26 +216,15 @@ int cmd_gemm_golden(int argc, char** argv) {
     throw UsageError(e.what());
   }
 
-  // Golden C = A x B through DotGeneral over the K blocks.
-  std::vector<std::uint32_t> C;
-  C.reserve(M * N);
-  std::vector<std::vector<std::uint8_t>> arow(nb), bcol(nb);
-  std::vector<BlockRef> ra(nb), rb(nb);
-  Flags all_flags = 0;
-  for (std::size_t i = 0; i < M; ++i)
-    for (std::size_t j = 0; j < N; ++j) {
-      for (std::size_t b = 0; b < nb; ++b) {
-        const std::size_t first = b * blk, cnt = std::min(blk, K - first);
-        arow[b].assign(qa.codes.begin() + static_cast<long>(i * K + first), qa.codes.begin() + static_cast<long>(i * K + first + cnt));
-        bcol[b].resize(cnt);
-        for (std::size_t t = 0; t < cnt; ++t) bcol[b][t] = qb.codes[(first + t) * N + j];
-        ra[b] = BlockRef{fa, qa.scales[i * nb + b], arow[b]};
-        rb[b] = BlockRef{fb, qb.scales[b * N + j], bcol[b]};
-      }
-      const Result r = dot_general(ra, rb, out_ctx, *model);
-      C.push_back(static_cast<std::uint32_t>(r.code));
-      all_flags |= r.flags;
-    }
+  // Golden C = A x B: DotGeneral of row i of A and column j of B for every output, by the
+  // batched kernels (softmx/gemm.hpp: the same outputs and flags as dot_general, on every core).
+  std::vector<std::uint32_t> C(M * N);
+  GemmOptions go;
+  go.model = model;
+  go.out = out_ctx;
+  go.threads = threads;
+  const Flags all_flags = gemm(gemm_rows(fa, M, K, blk, qa.codes, qa.scales),
+                               gemm_columns(fb, K, N, blk, qb.codes, qb.scales), go, C);
 
   // Files.
   std::vector<std::uint8_t> a_bin, b_bin, b_scale, scratch_a, scratch_b, scratch_c;

@@ -162,7 +162,7 @@ Header dot_header(const Args& a) {
   h.blocks = static_cast<std::uint32_t>(parse_count(a, "blocks", 1, 1024));
   const std::string acc = a.get("acc").value_or("exact");
   if (!find_accumulation_model(acc))
-    throw UsageError("unknown accumulation " + quote(acc, '\'') + " for --acc (expected exact, fp32-sequential, hopper-fp8-mma or hopper-fp8-wgmma)");
+    throw UsageError("unknown accumulation " + quote(acc, '\'') + " for --acc (expected exact, fp32-sequential or a tensor-core model: " + tensor_core_model_names() + ")");
   h.accumulation = acc;
   Args common = a;
   for (const char* o : {"a", "b", "block", "blocks", "acc"}) common.options.erase(o);

@@ -7,6 +7,7 @@
 #include "describe.hpp"
 #include "softmx/block.hpp"
 #include "softmx/convert.hpp"
+#include "softmx/tensor_core.hpp"
 
 namespace softmx::cli {
 namespace {
@@ -111,6 +112,20 @@ int cmd_dialects(int argc, char** argv) {
                   std::string(name(s.default_saturation)).c_str(), why.c_str());
     }
     out.printf("\n");
+  }
+  // The tensor-core models (mma vector files' `model`, --acc of dot and gemm-golden;
+  // docs/TENSOR_CORES.md).
+  out.printf("tensor-core models:\n");
+  for (const TensorCoreModel* m : tensor_core_models()) {
+    const TensorCoreParams& p = m->params();
+    const char* scales = p.scale_application == ScaleApplication::per_group     ? "per group of 16 (GST-FDPA), UE8M0/UE4M3"
+                         : p.scale_application == ScaleApplication::per_product ? "per product (ST-FDPA), UE8M0"
+                                                                                : "none";
+    out.printf("%s: L = %d, F = %d, f32 out %d bits %s, zero exponent %s, block scales %s, %s\n",
+               std::string(m->name()).c_str(), p.group_size, p.alignment_bits, p.f32.fraction_bits,
+               std::string(name(p.f32.mode)).c_str(),
+               p.zero_exponent ? std::to_string(*p.zero_exponent).c_str() : "none", scales,
+               p.confirmed ? "confirmed by published captures" : "UNCONFIRMED (no capture yet)");
   }
   out.commit();
   return 0;

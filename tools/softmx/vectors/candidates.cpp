@@ -39,7 +39,13 @@ std::vector<Candidate> make_candidates(const Header& h, bool vary_tininess) {
     for (const std::string& m : names) {
       Header c = h;
       c.model = m;
-      auto e = std::make_unique<Evaluator>(c);
+      std::unique_ptr<Evaluator> e;
+      try {
+        e = std::make_unique<Evaluator>(c);
+      } catch (const cli::UsageError&) {
+        if (m == h.model) throw;
+        continue;  // a model that cannot compute this shape (GST: e2m1 only; UE4M3 scales: GST only)
+      }
       out.push_back(Candidate{std::move(c), std::move(e), "model=" + m});
     }
     return out;

@@ -1110,6 +1110,45 @@ std::uint64_t write_vectors(const Evaluator& ev, const GenOptions& o, const Writ
   const bool separate = !w.readmemh;
   std::vector<std::uint64_t> results(layout.results.size());
   std::uint64_t written = 0;
+  auto line = [&](std::span<const std::uint64_t> ops, std::span<const std::uint64_t> res, Flags flags) {
+    bool first = true;
+    auto field = [&](std::uint64_t v, int digits) {
+      if (separate && !first) text += ' ';
+      first = false;
+      append_hex(text, v, digits);
+    };
+    for (std::size_t i = 0; i < ops.size(); ++i) field(ops[i], layout.operands[i].digits);
+    if (!w.inputs_only) {
+      for (std::size_t i = 0; i < res.size(); ++i) field(res[i], layout.results[i].digits);
+      if (layout.flags) field(flags, 2);
+    }
+    text += '\n';
+    out.chunk();
+    ++written;
+  };
+  // dot: the cases are computed in batches by softmx::dot_pairs (the batched kernels, the same
+  // results as one evaluate() per case), then written in order.
+  if (h.operation == Operation::dot && !w.inputs_only) {
+    const std::size_t per = layout.operands.size();
+    const std::size_t batch = std::clamp<std::size_t>((std::size_t{1} << 22) / (h.block * h.blocks), 1, 4096);
+    std::vector<std::uint64_t> ops, res;
+    std::vector<Flags> fl;
+    auto flush = [&] {
+      const std::size_t n = ops.size() / per;
+      if (n == 0) return;
+      res.resize(n);
+      fl.resize(n);
+      ev.evaluate_dots(ops, n, res, fl);
+      for (std::size_t l = 0; l < n; ++l) line(std::span(ops.data() + l * per, per), std::span(res.data() + l, 1), fl[l]);
+      ops.clear();
+    };
+    for_each_case(h, o, [&](std::span<const std::uint64_t> c) {
+      ops.insert(ops.end(), c.begin(), c.end());
+      if (ops.size() / per == batch) flush();
+    });
+    flush();
+    return written;
+  }
   for_each_case(h, o, [&](std::span<const std::uint64_t> ops) {
     Flags flags = 0;
     if (!w.inputs_only || may_refuse) {
@@ -1120,20 +1159,7 @@ std::uint64_t write_vectors(const Evaluator& ev, const GenOptions& o, const Writ
         return;
       }
     }
-    bool first = true;
-    auto field = [&](std::uint64_t v, int digits) {
-      if (separate && !first) text += ' ';
-      first = false;
-      append_hex(text, v, digits);
-    };
-    for (std::size_t i = 0; i < ops.size(); ++i) field(ops[i], layout.operands[i].digits);
-    if (!w.inputs_only) {
-      for (std::size_t i = 0; i < results.size(); ++i) field(results[i], layout.results[i].digits);
-      if (layout.flags) field(flags, 2);
-    }
-    text += '\n';
-    out.chunk();
-    ++written;
+    line(ops, results, flags);
   });
   if (written != summary.cases)
     throw std::logic_error("write_vectors: wrote " + std::to_string(written) + " cases, the header says " +

@@ -1,6 +1,8 @@
 // tools/softmx/vectors/operation.cpp: see operation.hpp.
 #include "vectors/operation.hpp"
 
+#include "softmx/gemm.hpp"
+
 #include <stdexcept>
 
 #include "cli.hpp"
@@ -124,8 +126,10 @@ Evaluator::Evaluator(const Header& h) : h_(h), layout_(line_layout(h)), dialect_
       case Operation::mma:
         tc_model_ = find_tensor_core_model(h.model);
         if (!tc_model_) throw cli::UsageError("unknown tensor-core model '" + h.model + "'");
-        if (h.scale_format != MmaScaleFormat::none)
-          throw cli::UsageError("cannot compute " + describe(h) + ": no tensor-core model of this softmx takes block scales yet");
+        {  // The model's preconditions (formats, accumulator, scales) checked once on a zero line.
+          std::vector<std::uint64_t> ops(layout_.operands.size(), 0), res(layout_.results.size(), 0);
+          evaluate(ops, res);
+        }
         break;
     }
   } catch (const Unsupported& e) {
@@ -141,6 +145,28 @@ std::optional<Flags> Evaluator::try_evaluate(std::span<const std::uint64_t> ops,
   } catch (const std::invalid_argument&) {
     return std::nullopt;
   }
+}
+
+void Evaluator::evaluate_dots(std::span<const std::uint64_t> ops, std::size_t lines, std::span<std::uint64_t> results,
+                              std::span<Flags> flags) const {
+  const std::size_t k = h_.block, n = h_.blocks, per = n * (2 * k + 2);
+  std::vector<std::uint8_t> ac(lines * n * k), bc(lines * n * k), as(lines * n), bs(lines * n);
+  for (std::size_t l = 0; l < lines; ++l)
+    for (std::size_t j = 0; j < n; ++j) {
+      const std::uint64_t* o = ops.data() + l * per + j * (2 * k + 2);  // SA_j A_j... SB_j B_j...
+      as[l * n + j] = static_cast<std::uint8_t>(o[0]);
+      bs[l * n + j] = static_cast<std::uint8_t>(o[1 + k]);
+      for (std::size_t i = 0; i < k; ++i) {
+        ac[(l * n + j) * k + i] = static_cast<std::uint8_t>(o[1 + i]);
+        bc[(l * n + j) * k + i] = static_cast<std::uint8_t>(o[2 + k + i]);
+      }
+    }
+  std::vector<std::uint32_t> c(lines);
+  GemmOptions go;
+  go.model = model_;
+  go.out = h_.ctx;
+  dot_pairs(gemm_rows(h_.from, lines, n * k, k, ac, as), gemm_rows(h_.to, lines, n * k, k, bc, bs), go, c, flags);
+  for (std::size_t l = 0; l < lines; ++l) results[l] = c[l];
 }
 
 Flags Evaluator::evaluate(std::span<const std::uint64_t> ops, std::span<std::uint64_t> res) const {
@@ -214,6 +240,17 @@ Flags Evaluator::evaluate(std::span<const std::uint64_t> ops, std::span<std::uin
       for (std::size_t i = 0; i < 2 * k; ++i) codes[i] = static_cast<std::uint8_t>(ops[i]);
       // C is the last operand (block-scaled lines hold their scales between B and C).
       const std::uint32_t c = h_.addend ? static_cast<std::uint32_t>(ops[layout_.operands.size() - 1]) : 0;
+      if (h_.scale_format != MmaScaleFormat::none) {  // SA_1..SA_n, SB_1..SB_n after B
+        const std::size_t n = k / h_.scale_block;
+        std::vector<std::uint8_t> sc(2 * n);
+        for (std::size_t j = 0; j < 2 * n; ++j) sc[j] = static_cast<std::uint8_t>(ops[2 * k + j]);
+        const Result r = tc_model_->mma_scaled(
+            h_.from, std::span(codes.data(), k), h_.to, std::span(codes.data() + k, k),
+            h_.scale_format == MmaScaleFormat::ue8m0 ? FormatId::e8m0 : FormatId::e4m3, h_.scale_block,
+            std::span(sc.data(), n), std::span(sc.data() + n, n), h_.accumulator, c);
+        res[0] = r.code;
+        return r.flags;
+      }
       const Result r = tc_model_->mma(h_.from, std::span(codes.data(), k), h_.to, std::span(codes.data() + k, k),
                                       h_.accumulator, c);
       res[0] = r.code;

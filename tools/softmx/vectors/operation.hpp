@@ -59,6 +59,11 @@ class Evaluator {
   Flags evaluate(std::span<const std::uint64_t> operands, std::span<std::uint64_t> results) const;
   /// evaluate(), or nullopt where the dialect has no result for these operands.
   std::optional<Flags> try_evaluate(std::span<const std::uint64_t> operands, std::span<std::uint64_t> results) const;
+  /// dot only: evaluate() of `lines` lines at once (operands: their operands one line after the
+  /// other; results and flags: one per line), through softmx::dot_pairs (the batched kernels,
+  /// the same results).
+  void evaluate_dots(std::span<const std::uint64_t> operands, std::size_t lines, std::span<std::uint64_t> results,
+                     std::span<Flags> flags) const;
   /// convert only: the Converter (for fast loops over runs).
   const Converter* converter() const { return converter_ ? &*converter_ : nullptr; }
 

@@ -1,0 +1,212 @@
+// bench/bench_gemm.cpp: MX GEMM throughput per accumulation model (softmx::gemm, softmx/gemm.hpp),
+// E4M3 x E4M3 with k = 32 blocks, against two peers in the same process:
+//   - the scalar path it replaces: dot_general() per output (GemmKernel::reference), one thread;
+//   - OpenBLAS sgemm (Debian's libopenblas-dev) on the same operands dequantized to f32, one
+//     thread: the fast, inexact product users reach for today.
+// Reported per core (one thread) as element products per second, with the ratios; then the wall
+// time of a 2048^3 product per model on every core of this machine.
+//
+// The operands are what `softmx gemm-golden` draws: bell-shaped values in [-6, 6] (the sum of 12
+// SplitMix64 draws), quantized along k with the floor scale rule.
+#include <benchmark/benchmark.h>
+
+#include "rate_reporter.hpp"
+
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "softmx/block.hpp"
+#include "softmx/gemm.hpp"
+#include "softmx/prng.hpp"
+#include "softmx/tensor_core.hpp"
+
+#ifdef SOFTMX_HAVE_OPENBLAS
+#include <cblas.h>
+#endif
+
+namespace {
+
+using softmx::FormatId;
+
+/// A (M x K, blocked along rows) and B (K x N, blocked along columns), quantized, with their
+/// f32 dequantizations.
+struct Operands {
+  std::size_t M, N, K;
+  softmx::MxTensor qa, qb;
+  std::vector<float> fa, fb;
+  softmx::GemmOperand A() const { return softmx::gemm_rows(FormatId::e4m3, M, K, 32, qa.codes, qa.scales); }
+  softmx::GemmOperand B() const { return softmx::gemm_columns(FormatId::e4m3, K, N, 32, qb.codes, qb.scales); }
+};
+
+const Operands& operands(std::size_t M, std::size_t N, std::size_t K) {
+  static std::map<std::size_t, Operands> all;
+  const std::size_t key = (M << 40) ^ (N << 20) ^ K;
+  auto it = all.find(key);
+  if (it != all.end()) return it->second;
+  Operands& o = all[key];
+  o.M = M;
+  o.N = N;
+  o.K = K;
+  softmx::SplitMix64 rng(0x6E33 + key);
+  auto draw = [&] {
+    std::int64_t s = 0;
+    for (int i = 0; i < 12; ++i) s += static_cast<std::int64_t>(rng.next() >> 40);
+    return std::bit_cast<std::uint32_t>(
+        static_cast<float>(std::ldexp(static_cast<double>(s - 6 * (std::int64_t{1} << 24)), -24)));
+  };
+  std::vector<std::uint32_t> a(M * K), b(K * N);
+  for (auto& x : a) x = draw();
+  for (auto& x : b) x = draw();
+  softmx::BlockOptions bo;
+  bo.element = FormatId::e4m3;
+  const std::size_t as[2] = {M, K}, bs[2] = {K, N};
+  o.qa = softmx::quantize_tensor(FormatId::f32, a.data(), as, 1, 32, bo);
+  o.qb = softmx::quantize_tensor(FormatId::f32, b.data(), bs, 0, 32, bo);
+  o.fa.resize(M * K);
+  o.fb.resize(K * N);
+  softmx::dequantize_tensor(o.qa, FormatId::f32, o.fa.data(), softmx::Context{});
+  softmx::dequantize_tensor(o.qb, FormatId::f32, o.fb.data(), softmx::Context{});
+  return o;
+}
+
+softmx::Context out_context() {
+  softmx::Context c;
+  c.saturation = softmx::Saturation::none;
+  return c;
+}
+
+void run_gemm(benchmark::State& st, const softmx::AccumulationModel* model, softmx::GemmKernel kernel, std::size_t M,
+              std::size_t N, std::size_t K, unsigned threads) {
+  const Operands& o = operands(M, N, K);
+  std::vector<std::uint32_t> c(M * N);
+  std::vector<softmx::Flags> f(M * N);
+  softmx::GemmOptions opt;
+  opt.model = model;
+  opt.out = out_context();
+  opt.kernel = kernel;
+  opt.threads = threads;
+  for (auto _ : st) {
+    benchmark::DoNotOptimize(softmx::gemm(o.A(), o.B(), opt, c, f));
+    benchmark::ClobberMemory();
+  }
+  st.SetItemsProcessed(st.iterations() * static_cast<std::int64_t>(M * N * K));
+}
+
+#ifdef SOFTMX_HAVE_OPENBLAS
+void openblas_sgemm(benchmark::State& st, std::size_t n) {
+  const Operands& o = operands(n, n, n);
+  std::vector<float> c(n * n);
+  openblas_set_num_threads(1);
+  const int d = static_cast<int>(n);
+  for (auto _ : st) {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, d, d, d, 1.0f, o.fa.data(), d, o.fb.data(), d, 0.0f,
+                c.data(), d);
+    benchmark::ClobberMemory();
+  }
+  st.SetItemsProcessed(st.iterations() * static_cast<std::int64_t>(n * n * n));
+}
+#endif
+
+struct Model {
+  std::string name;
+  const softmx::AccumulationModel* model;
+};
+
+std::vector<Model> models() {
+  return {{"exact", &softmx::exact_accumulation()},
+          {"fp32-sequential", &softmx::fp32_sequential_accumulation()},
+          {"hopper-fp8-mma", &softmx::hopper_fp8_mma_model()},
+          {"hopper-fp8-wgmma", &softmx::hopper_fp8_wgmma_model()},
+          {"blackwell-mxf8f6f4", &softmx::blackwell_mxf8f6f4_model()},
+          {"ada-fp8-mma", &softmx::ada_fp8_mma_model()}};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  constexpr std::size_t n = 1024, rn = 48;  // the reference runs on a 48 x 48 x 1024 corner
+  const softmx::GemmKernel best = softmx::default_gemm_kernel();
+  for (const Model& m : models()) {
+    for (softmx::GemmKernel k : softmx::supported_gemm_kernels()) {
+      if (k == softmx::GemmKernel::reference) continue;
+      benchmark::RegisterBenchmark(("gemm_1024/" + m.name + "/" + softmx::name(k)).c_str(), run_gemm, m.model, k, n, n, n, 1u)
+          ->Unit(benchmark::kMillisecond)
+          ->MinTime(1.0);
+    }
+    benchmark::RegisterBenchmark(("dot_general_per_output/" + m.name).c_str(), run_gemm, m.model,
+                                 softmx::GemmKernel::reference, rn, rn, n, 1u)
+        ->Unit(benchmark::kMillisecond);
+  }
+  // Issue 17's baseline shape, m = n = 256, k = 2048, one thread: the per-output path it measured
+  // (exact 0.44 s, hopper-fp8-mma 6.5 s, fp32-sequential 12.0 s) against the best kernel, one
+  // run each (select with --benchmark_filter=issue17).
+  for (const Model& m : models())
+    for (softmx::GemmKernel k : {softmx::GemmKernel::reference, best})
+      benchmark::RegisterBenchmark(("issue17_256x256x2048/" + m.name + "/" + softmx::name(k)).c_str(), run_gemm, m.model,
+                                   k, 256, 256, 2048, 1u)
+          ->Unit(benchmark::kSecond)
+          ->Iterations(1)
+          ->UseRealTime();
+#ifdef SOFTMX_HAVE_OPENBLAS
+  benchmark::RegisterBenchmark("openblas_sgemm_1024/f32", openblas_sgemm, n)->Unit(benchmark::kMillisecond)->MinTime(1.0);
+#endif
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  for (const Model& m : models())
+    benchmark::RegisterBenchmark(("gemm_2048_all_cores/" + m.name).c_str(), run_gemm, m.model, best, 2048, 2048, 2048,
+                                 cores)
+        ->Unit(benchmark::kSecond)
+        ->Iterations(1)
+        ->UseRealTime();
+  benchmark::Initialize(&argc, argv);
+  softmx::bench::RateReporter rep("items_per_second");
+  benchmark::RunSpecifiedBenchmarks(&rep);
+  benchmark::Shutdown();
+
+  // Names as registered; Google Benchmark appends "/min_time:...", "/iterations:1", "/real_time".
+  auto rate = [&](const std::string& name) {
+    for (const auto& [k, v] : rep.rate)
+      if (k == name || k.rfind(name + "/", 0) == 0) return v;
+    return 0.0;
+  };
+  const double sg = rate("openblas_sgemm_1024/f32");
+  std::printf("\nMX GEMM, E4M3 x E4M3, k = 32 blocks, m = n = k = 1024, one thread (G element products/s; ratios in "
+              "this run):\n");
+  if (sg > 0) std::printf("  %-20s %8.3f G/s  (dequantized f32 operands; inexact)\n", "OpenBLAS sgemm", sg / 1e9);
+  else std::printf("  OpenBLAS sgemm: not built (libopenblas-dev not found at configure time)\n");
+  std::printf("  %-20s %-8s %10s %12s %16s\n", "model", "kernel", "G/s", "vs sgemm", "vs dot_general");
+  for (const Model& m : models()) {
+    const double ref = rate("dot_general_per_output/" + m.name);
+    for (softmx::GemmKernel k : softmx::supported_gemm_kernels()) {
+      const double r = rate("gemm_1024/" + m.name + "/" + softmx::name(k));
+      if (r <= 0) continue;
+      std::printf("  %-20s %-8s %10.3f", m.name.c_str(), softmx::name(k), r / 1e9);
+      if (sg > 0) std::printf(" %11.4fx", r / sg);
+      else std::printf(" %12s", "-");
+      if (ref > 0) std::printf(" %15.1fx", r / ref);
+      std::printf("\n");
+    }
+    if (ref > 0) std::printf("  %-20s %-8s %10.4f  (%.1f ns per product)\n", m.name.c_str(), "per-output", ref / 1e9,
+                             1e9 / ref);
+  }
+  std::printf("\nm = n = 256, k = 2048, one thread (issue 17's baseline shape), seconds; ratio in this run:\n");
+  for (const Model& m : models()) {
+    const double ref = rate("issue17_256x256x2048/" + m.name + "/" + softmx::name(softmx::GemmKernel::reference));
+    const double fast = rate("issue17_256x256x2048/" + m.name + "/" + softmx::name(best));
+    const double prods = 256.0 * 256.0 * 2048.0;
+    if (ref > 0 && fast > 0)
+      std::printf("  %-20s per-output %7.3f s   %s kernel %7.4f s   %6.1fx\n", m.name.c_str(), prods / ref,
+                  softmx::name(best), prods / fast, fast / ref);
+  }
+  std::printf("\ngemm 2048^3 on %u threads (%s kernel), wall time:\n", cores, softmx::name(best));
+  for (const Model& m : models()) {
+    const double r = rate("gemm_2048_all_cores/" + m.name);
+    if (r > 0) std::printf("  %-20s %7.2f s\n", m.name.c_str(), 2048.0 * 2048.0 * 2048.0 / r);
+  }
+  return 0;
+}

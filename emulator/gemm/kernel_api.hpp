@@ -1,0 +1,144 @@
+// emulator/gemm/kernel_api.hpp: the interface between the GEMM driver (gemm.cpp: operands,
+// packing, threads, the reference for what the kernels hand back) and the tile kernels
+// (kernels.hpp, compiled once per instruction set: isa_*.cpp) (internal).
+//
+// A tile is MR x NR outputs (MR rows of A, NR rows of B); the driver packs a stretch of k (a
+// chunk) of the tile's A rows as [t][MR] and of its B rows as [t][NR] (zeros past the edges of
+// the matrices), and the kernel keeps each output's running state in the driver's arrays
+// (row r, column c of the tile at state[r * stride + c]).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <span>
+
+#include "softmx/context.hpp"
+#include "softmx/gemm.hpp"
+
+namespace softmx::gemm_detail {
+
+__extension__ using i128 = __int128;
+__extension__ using u128 = unsigned __int128;
+
+// ---- exact ----------------------------------------------------------------------------------
+// The chunk is a run of segments, each inside one block: the kernel sums a segment's products
+// in double lanes (integers, exact: the driver bounds a segment's length so that no partial sum
+// reaches 2^53) and adds each output's sum to its 128-bit accumulator shifted left by
+// ra[r] + rb[c] (the block's scale exponents above the output's smallest, plus the parts'
+// quantum offsets; the driver sends outputs whose shifts could overflow 128 bits to the
+// reference, and the kernel clamps the shift to 127 so that they stay defined).
+struct ExactSegment {
+  std::uint32_t len;
+  const std::int32_t* ra;  // MR shifts
+  const std::int32_t* rb;  // NR shifts
+};
+struct ExactTile {
+  const double* a;  // [t][MR] over the segments in order
+  const double* b;  // [t][NR]
+  const ExactSegment* seg;
+  std::size_t segments;
+  i128* acc;
+  std::size_t stride;
+};
+
+// ---- fp32-sequential --------------------------------------------------------------------------
+// Per output: s (the block's running f32 sum), acc (the f32 sum of the scaled blocks) and
+// state bits. A segment lies inside one block; at the end of a block (ends_block) the kernel
+// forms d = s * 2^(xa[r] + xb[c]) and acc = acc + d, then s = +0.
+inline constexpr std::uint32_t kSeqInexact = 1;     // some step was inexact
+inline constexpr std::uint32_t kSeqReference = 2;   // a step left the range the kernel handles
+struct SeqSegment {
+  std::uint32_t len;
+  bool ends_block;
+  const std::int32_t* xa;  // MR scale exponents (code - 127)
+  const std::int32_t* xb;  // NR
+};
+struct SeqTile {
+  const float* a;  // [t][MR]
+  const float* b;  // [t][NR]
+  const SeqSegment* seg;
+  std::size_t segments;
+  std::uint32_t* s;    // f32 bits
+  std::uint32_t* acc;  // f32 bits
+  std::uint32_t* state;
+  std::size_t stride;
+};
+
+// ---- tensor-core models -----------------------------------------------------------------------
+// The chunk is a run of whole instructions (tensor_core.hpp, header steps 2-7), packed in
+// position order (the products permuted by product_order within each instruction; positions
+// past the last product packed as absent: n = 0, exponent kZeroExponent, A sign byte 2), and
+// cut into its groups (a group without any product is left out). Per output the accumulator
+// acc and the instruction's running value r, each on the grid: (-1)^sign * kept * 2^qe
+// (kept = 0: a zero of that sign), and state bits.
+inline constexpr std::uint32_t kTcAccSign = 1;
+inline constexpr std::uint32_t kTcAccPresent = 2;   // false before the first instruction (no C)
+inline constexpr std::uint32_t kTcRSign = 4;
+inline constexpr std::uint32_t kTcRPresent = 8;     // false at the start of an instruction with after_products
+inline constexpr std::uint32_t kTcReference = 16;   // a step left the range the kernel handles
+inline constexpr std::uint8_t kTcAbsent = 2;        // an A sign byte: no product at this position
+struct TcParams {
+  int F;               // alignment_bits
+  int p;               // accumulator fraction bits
+  int emin, emax;      // accumulator exponent range
+  Rounding mode;       // each group's rounding
+  Rounding addend_mode;  // after_products: acc + r
+  int cr;              // right shift added to every product term (operand reference: max(m_a + m_b - F, 0))
+  int c;               // product reference: F - m_a - m_b
+  int mamb;            // m_a + m_b
+  bool addend_in_group;
+  bool after;          // AddendStage::after_products
+  std::int32_t zfloor; // the zero exponent (every group's E at least this), or kZeroExponent for none
+};
+struct TcGroup {
+  std::uint32_t len;   // positions
+  bool starts, ends;   // the group starts / ends an instruction
+};
+struct TcTile {
+  const std::int32_t* an;  // [t][MR] significands (operand reference: pre-shifted left by max(c, 0))
+  const std::int32_t* ae;  // [t][MR] exponents with the scale exponent added
+  const std::uint8_t* as;  // [t][MR] signs (zero groups only), kTcAbsent for no product
+  const std::int32_t* bn;  // [t][NR]
+  const std::int32_t* be;
+  const std::uint8_t* bs;
+  const TcGroup* grp;
+  std::size_t groups;
+  std::int32_t* acc_kept;
+  std::int32_t* acc_qe;
+  std::int32_t* r_kept;
+  std::int32_t* r_qe;
+  std::uint32_t* state;
+  std::size_t stride;
+  const TcParams* prm;
+};
+
+using ExactFn = void (*)(const ExactTile&);
+using SeqFn = void (*)(const SeqTile&);
+using TcFn = void (*)(const TcTile&);
+
+/// One instruction set's kernels and their tile shapes.
+struct Kernels {
+  int exact_mr, exact_nr;
+  ExactFn exact;
+  int seq_mr, seq_nr;
+  SeqFn seq[6];  // by Rounding (rne, rna, rz, ru, rd, ro)
+  int tc_mr, tc_nr;
+  TcFn tc[2][2][2];  // [product reference][nearest-even alignment][64-bit group sums]
+  // dot_pairs: tiles of 1 x NR pairs (the same NR), A packed like B ([t][NR], its vectors
+  // being the pairs' own), the shifts and scale exponents of A per lane ([NR]).
+  ExactFn exact_pairs;
+  SeqFn seq_pairs[6];
+  TcFn tc_pairs[2][2][2];
+};
+
+const Kernels& kernels_portable();
+const Kernels& kernels_avx2();
+const Kernels& kernels_avx512();
+
+/// gemm() (pairs: dot_pairs()) on the given kernels (nullptr: the reference), after the same
+/// checks. For tests that run a kernel source compiled for another instruction set than its own.
+Flags gemm_on(const Kernels* kernels, bool pairs, const GemmOperand& a, const GemmOperand& b,
+              const GemmOptions& options, std::span<std::uint32_t> c, std::span<Flags> flags);
+
+}  // namespace softmx::gemm_detail

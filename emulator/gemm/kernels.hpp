@@ -1,0 +1,589 @@
+// emulator/gemm/kernels.hpp: the GEMM tile kernels, many outputs per vector (internal;
+// included by one translation unit per instruction set, gemm/isa_*.cpp, which defines
+// SOFTMX_GEMM_NS, a namespace private to it, and SOFTMX_GEMM_BYTES, the vector width in bytes,
+// and is compiled with the matching -m flags). GNU vector extensions: one source, which GCC and
+// Clang lower to the instruction set in force (as simd/lanes.hpp does for the conversions).
+//
+// No std:: template is used here: its instantiation, compiled with this file's -m flags, could be
+// the copy the linker keeps for code that runs on every CPU.
+//
+// Vectors run across the NR outputs of a tile row (B's vectors); each of the MR rows of A is
+// broadcast. kernel_api.hpp states what each kernel receives and keeps.
+//
+// exact (exact_tile): a segment's products N_a * N_b (integers of the format parts, below
+//   2^20 each) summed in double lanes: integers below 2^53, so every addition is exact, fused
+//   or not; then each output's sum, converted to int64 exactly, is shifted by its block's scale
+//   offset into the output's 128-bit accumulator.
+// fp32-sequential (seq_tile): the block's running sum s = round_f32(s + a*b) is the FPU's f32
+//   addition (round to nearest even; the product of two MX elements is exact in f32, so a fused
+//   multiply-add rounds the same). TwoSum gives each addition's exact error e (exact = r + e,
+//   exact in binary floating point without overflow, subnormals included): e != 0 is the
+//   inexact flag, and its sign and size turn the nearest-even result into the other modes' (one
+//   step of the code toward or away from zero). The block's end scales s by 2^X in the exponent
+//   field and adds it to the accumulator the same way. Anything that leaves f32's normal range
+//   (the scaled sum, an overflow) marks the output for the reference.
+// tensor-core (tc_tile): per group, pass 1 finds E, the largest alignment exponent (the
+//   accumulator's, then every non-zero product's: zeros carry kZeroExponent), pass 2 adds every
+//   product cut to 2^(E - F) in 32-bit integer lanes (|sum| < (group + 1) * 2^(F + 2), which the
+//   driver checks fits), then the accumulator's cut term is added and the sum is normalised and
+//   rounded onto the grid (f32 exponent range; leaving it marks the output for the reference).
+//   A group whose every term is zero takes its sign from a scalar look at its zero products.
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "gemm/kernel_api.hpp"
+#include "gemm/tables.hpp"
+
+#ifndef SOFTMX_GEMM_NS
+#error "define SOFTMX_GEMM_NS and SOFTMX_GEMM_BYTES before including gemm/kernels.hpp"
+#endif
+
+#define SOFTMX_GEMM_INLINE inline __attribute__((always_inline))
+
+// The 64-bit lanes of the tensor-core kernel are twice the file's vector width; GCC warns that
+// such values would be passed differently across calls, which never happens (all inline).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+
+namespace softmx::gemm_detail::SOFTMX_GEMM_NS {
+
+constexpr int kBytes = SOFTMX_GEMM_BYTES;
+constexpr int kD = kBytes / 8;  // double lanes
+constexpr int kF = kBytes / 4;  // 32-bit lanes
+typedef double vd __attribute__((vector_size(kBytes)));
+typedef float vf __attribute__((vector_size(kBytes)));
+typedef std::int32_t vi __attribute__((vector_size(kBytes)));
+typedef std::uint32_t vu __attribute__((vector_size(kBytes)));
+typedef std::int64_t vl __attribute__((vector_size(kBytes)));
+
+template <class V, class T>
+SOFTMX_GEMM_INLINE V load(const T* p) {
+  V v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+template <class V, class T>
+SOFTMX_GEMM_INLINE void store(T* p, V v) {
+  std::memcpy(p, &v, sizeof v);
+}
+SOFTMX_GEMM_INLINE vi splat(std::int32_t x) { return vi{} + x; }
+// Broadcasts through the bits: vf{} + x would turn -0 into +0.
+SOFTMX_GEMM_INLINE vf splat(float x) {
+  std::int32_t b;
+  std::memcpy(&b, &x, sizeof b);
+  return reinterpret_cast<vf>(vi{} + b);
+}
+SOFTMX_GEMM_INLINE vd splat(double x) {
+  std::int64_t b;
+  std::memcpy(&b, &x, sizeof b);
+  return reinterpret_cast<vd>(vl{} + b);
+}
+SOFTMX_GEMM_INLINE vi vmax(vi a, vi b) { return a > b ? a : b; }
+SOFTMX_GEMM_INLINE vi vmin(vi a, vi b) { return a < b ? a : b; }
+SOFTMX_GEMM_INLINE vi vabs(vi x) {
+  const vi m = x >> 31;
+  return (x ^ m) - m;
+}
+/// x >> s for 0 <= s <= 31 per lane, logical.
+SOFTMX_GEMM_INLINE vi shr(vi x, vi s) { return reinterpret_cast<vi>(reinterpret_cast<vu>(x) >> reinterpret_cast<vu>(s)); }
+SOFTMX_GEMM_INLINE vi shl(vi x, vi s) { return reinterpret_cast<vi>(reinterpret_cast<vu>(x) << reinterpret_cast<vu>(s)); }
+/// floor(log2 x) for 1 <= x < 2^31 (any value for x = 0): the exponent of x converted to f32;
+/// a conversion that rounded up to the next power of two is caught by x >> L == 0.
+SOFTMX_GEMM_INLINE vi floor_log2(vi x) {
+  const vf f = __builtin_convertvector(x, vf);
+  vi l = ((reinterpret_cast<vi>(f) >> 23) & 255) - 127;
+  l = vmax(l, splat(0));
+  return l - ((shr(x, l) == 0) & 1);
+}
+
+// ---- exact ----------------------------------------------------------------------------------
+
+template <int MR, int NV, bool Diag>
+void exact_tile(const ExactTile& g) {
+  constexpr int NR = NV * kD;
+  constexpr int AW = Diag ? NR : MR;  // A's panel width
+  const double* a = g.a;
+  const double* b = g.b;
+  for (std::size_t s = 0; s < g.segments; ++s) {
+    const ExactSegment& sg = g.seg[s];
+    vd c[MR][NV];
+    for (int r = 0; r < MR; ++r)
+      for (int v = 0; v < NV; ++v) c[r][v] = vd{};
+    for (std::uint32_t t = 0; t < sg.len; ++t, a += AW, b += NR) {
+      vd bv[NV];
+      for (int v = 0; v < NV; ++v) bv[v] = load<vd>(b + v * kD);
+      for (int r = 0; r < MR; ++r)
+        for (int v = 0; v < NV; ++v) c[r][v] += (Diag ? load<vd>(a + v * kD) : splat(a[r])) * bv[v];
+    }
+    double tmp[MR][NR];
+    for (int r = 0; r < MR; ++r)
+      for (int v = 0; v < NV; ++v) store(&tmp[r][v * kD], c[r][v]);
+    for (int r = 0; r < MR; ++r) {
+      i128* acc = g.acc + static_cast<std::size_t>(r) * g.stride;
+      for (int col = 0; col < NR; ++col) {
+        const auto x = static_cast<std::int64_t>(tmp[r][col]);
+        const int sum = sg.ra[Diag ? col : r] + sg.rb[col];
+        const int sh = sum < 127 ? sum : 127;
+        acc[col] += static_cast<i128>(static_cast<u128>(static_cast<i128>(x)) << sh);
+      }
+    }
+  }
+}
+
+// ---- fp32-sequential ------------------------------------------------------------------------
+
+/// r = round(x + y) under mode M (no overflow: the caller checks r), ORing e != 0 into inexact.
+template <Rounding M>
+SOFTMX_GEMM_INLINE vf add_round(vf x, vf y, vi& inexact) {
+  const vf r = x + y;
+  const vf yp = r - x;
+  const vf xp = r - yp;
+  const vf e = (x - xp) + (y - yp);  // TwoSum: x + y = r + e exactly
+  const vi ne = e != 0;
+  inexact |= ne;
+  if constexpr (M == Rounding::rne) {
+    return r;
+  } else {
+    vi rb = reinterpret_cast<vi>(r);
+    const vi eb = reinterpret_cast<vi>(e);
+    if constexpr (M == Rounding::rz || M == Rounding::ro) {
+      // r lies beyond the exact value when e points back toward zero: one code toward zero.
+      rb += ne & ((rb ^ eb) < 0);  // + (-1)
+      if constexpr (M == Rounding::ro) rb |= ne & 1;
+    } else if constexpr (M == Rounding::ru) {
+      rb += (e > 0) & ((rb >> 31) | 1);  // next up: +1 code if r > 0, -1 if r < 0
+    } else if constexpr (M == Rounding::rd) {
+      rb -= (e < 0) & ((rb >> 31) | 1);
+      // An exact zero sum is -0 under rd unless both operands are +0 (IEEE 754 6.3).
+      const vi zero = (rb & 0x7FFFFFFF) == 0;
+      const vi any = (reinterpret_cast<vi>(x) | reinterpret_cast<vi>(y)) != 0;
+      rb = zero ? (any & static_cast<std::int32_t>(0x80000000u)) : rb;
+    } else if constexpr (M == Rounding::rna) {
+      // A tie rounded toward zero (e has r's sign and is half the gap above |r|): one code away.
+      const vi ef = (rb >> 23) & 255;
+      const vi half = ef > 24 ? (ef - 24) << 23 : shl(splat(1), vmax(ef - 2, splat(0)));
+      rb -= ne & ((rb ^ eb) >= 0) & ((eb & 0x7FFFFFFF) == half);
+    }
+    return reinterpret_cast<vf>(rb);
+  }
+}
+
+template <int MR, int NV, Rounding M, bool Diag>
+void seq_tile(const SeqTile& g) {
+  constexpr int NR = NV * kF;
+  constexpr int AW = Diag ? NR : MR;
+  const float* a = g.a;
+  const float* b = g.b;
+  vf s[MR][NV];
+  vi inx[MR][NV];
+  for (int r = 0; r < MR; ++r)
+    for (int v = 0; v < NV; ++v) {
+      const std::size_t at = static_cast<std::size_t>(r) * g.stride + static_cast<std::size_t>(v) * kF;
+      s[r][v] = load<vf>(g.s + at);
+      inx[r][v] = vi{};
+    }
+  for (std::size_t sgi = 0; sgi < g.segments; ++sgi) {
+    const SeqSegment& sg = g.seg[sgi];
+    for (std::uint32_t t = 0; t < sg.len; ++t, a += AW, b += NR) {
+      vf bv[NV];
+      for (int v = 0; v < NV; ++v) bv[v] = load<vf>(b + v * kF);
+      for (int r = 0; r < MR; ++r)
+        for (int v = 0; v < NV; ++v)
+          s[r][v] = add_round<M>(s[r][v], (Diag ? load<vf>(a + v * kF) : splat(a[r])) * bv[v], inx[r][v]);
+    }
+    if (!sg.ends_block) continue;
+    for (int r = 0; r < MR; ++r)
+      for (int v = 0; v < NV; ++v) {
+        const std::size_t at = static_cast<std::size_t>(r) * g.stride + static_cast<std::size_t>(v) * kF;
+        const vi x = load<vi>(sg.xb + v * kF) + (Diag ? load<vi>(sg.xa + v * kF) : splat(sg.xa[r]));
+        const vi sb = reinterpret_cast<vi>(s[r][v]);
+        // d = s * 2^X: exact while the exponent field stays in 1..254 (s is never subnormal: it
+        // is a sum of products, multiples of 2^-32); zeros keep their sign.
+        const vi nz = (sb & 0x7FFFFFFF) != 0;
+        const vi ef = ((sb >> 23) & 255) + x;
+        vi bad = nz & ((ef < 1) | (ef > 254));
+        const vf d = reinterpret_cast<vf>(sb + (nz & (x << 23)));
+        vi ix = vi{};
+        const vf acc = add_round<M>(load<vf>(g.acc + at), d, ix);
+        bad |= (reinterpret_cast<vi>(acc) & 0x7F800000) == 0x7F800000;
+        store(g.acc + at, acc);
+        vi st = load<vi>(g.state + at);
+        st |= (ix & static_cast<std::int32_t>(kSeqInexact)) | (bad & static_cast<std::int32_t>(kSeqReference));
+        store(g.state + at, st);
+        s[r][v] = vf{};
+      }
+  }
+  for (int r = 0; r < MR; ++r)
+    for (int v = 0; v < NV; ++v) {
+      const std::size_t at = static_cast<std::size_t>(r) * g.stride + static_cast<std::size_t>(v) * kF;
+      store(g.s + at, s[r][v]);
+      vi st = load<vi>(g.state + at);
+      st |= inx[r][v] & static_cast<std::int32_t>(kSeqInexact);
+      store(g.state + at, st);
+    }
+}
+
+// ---- tensor-core ----------------------------------------------------------------------------
+
+typedef std::int64_t vw __attribute__((vector_size(2 * kBytes)));  // kF lanes of 64 bits
+typedef std::uint64_t vwu __attribute__((vector_size(2 * kBytes)));
+template <class V>
+struct Unsigned;
+template <>
+struct Unsigned<vi> {
+  typedef vu type;
+};
+template <>
+struct Unsigned<vw> {
+  typedef vwu type;
+};
+template <bool Wide>
+struct SumLanes {
+  typedef vi type;
+};
+template <>
+struct SumLanes<true> {
+  typedef vw type;
+};
+
+template <class V>
+SOFTMX_GEMM_INLINE V from32(vi x) {
+  if constexpr (sizeof(V) == sizeof(vi)) return x;
+  else return __builtin_convertvector(x, V);
+}
+template <class V>
+SOFTMX_GEMM_INLINE vi to32(V x) {
+  if constexpr (sizeof(V) == sizeof(vi)) return x;
+  else return __builtin_convertvector(x, vi);
+}
+template <class V>
+SOFTMX_GEMM_INLINE V labs(V x) {
+  const V m = x >> (static_cast<int>(sizeof(x[0])) * 8 - 1);
+  return (x ^ m) - m;
+}
+template <class V>
+SOFTMX_GEMM_INLINE V lshr(V x, V s) {
+  typedef typename Unsigned<V>::type U;
+  return reinterpret_cast<V>(reinterpret_cast<U>(x) >> reinterpret_cast<U>(s));
+}
+template <class V>
+SOFTMX_GEMM_INLINE V lshl(V x, V s) {
+  typedef typename Unsigned<V>::type U;
+  return reinterpret_cast<V>(reinterpret_cast<U>(x) << reinterpret_cast<U>(s));
+}
+/// floor(log2 x) for 1 <= x < 2^62 (any value for x = 0).
+SOFTMX_GEMM_INLINE vi flog2(vi x) { return floor_log2(x); }
+SOFTMX_GEMM_INLINE vi flog2(vw x) {
+  const vi hi = to32(x >> 31), lo = to32(x & 0x7FFFFFFF);
+  return hi != 0 ? floor_log2(hi) + 31 : floor_log2(lo);
+}
+
+/// mag >> sh cut per the alignment rounding (sh from 0 to the lane width - 1; mag below half
+/// the lane range).
+template <bool Near, class V>
+SOFTMX_GEMM_INLINE V cut(V mag, V sh) {
+  const V kept = lshr(mag, sh);
+  if constexpr (!Near) {
+    return kept;
+  } else {
+    const V one = V{} + 1;
+    const V rem = mag - lshl(kept, sh);
+    const V half = lshr(lshl(one, sh), one);  // 0 when sh = 0: no rounding
+    const V up = (sh > 0) & ((rem > half) | ((rem == half) & ((kept & 1) != 0)));
+    return kept - up;
+  }
+}
+
+/// Rounds mag >> d (d >= 1) under `mode`; neg: the value's sign (lanes all ones or zero).
+template <class V>
+SOFTMX_GEMM_INLINE V round_grid(V mag, V d, V neg, Rounding mode) {
+  const V one = V{} + 1;
+  V kept = lshr(mag, d);
+  const V rem = mag - lshl(kept, d);
+  const V half = lshl(one, d - 1);
+  const V inexact = rem != 0;
+  switch (mode) {
+    case Rounding::rne: kept -= (rem > half) | ((rem == half) & ((kept & 1) != 0)); break;
+    case Rounding::rna: kept -= rem >= half; break;
+    case Rounding::ru: kept -= inexact & ~neg; break;
+    case Rounding::rd: kept -= inexact & neg; break;
+    case Rounding::ro: kept |= inexact & 1; break;
+    default: break;  // rz (rs is refused by TensorCoreModel)
+  }
+  return kept;
+}
+
+/// A value on the accumulator grid, per lane: (-1)^neg * kept * 2^qe; kept = 0 a zero of that sign.
+struct GridLanes {
+  vi kept, qe, neg;
+};
+
+/// A non-zero exact value mag * 2^unit (sign neg) rounded onto the grid under `mode`; marks in
+/// bad the lanes that leave the normal range (the subnormal grid, Inf).
+template <class V>
+SOFTMX_GEMM_INLINE GridLanes to_grid(V mag, vi unit, vi neg, Rounding mode, const TcParams& P, vi& bad) {
+  constexpr int kMax = static_cast<int>(sizeof(mag[0])) * 8 - 1;
+  const vi L = flog2(mag);
+  const vi lead = unit + L;
+  const vi d = L - P.p;
+  const V k = from32<V>(d > 0) ? round_grid(mag, from32<V>(vmin(d, splat(kMax))), from32<V>(neg), mode)
+                               : lshl(mag, from32<V>(vmin(vmax(-d, splat(0)), splat(kMax))));
+  GridLanes g;
+  g.kept = to32(k);  // at most 2^(p + 1)
+  g.qe = lead - P.p;
+  g.neg = neg;
+  bad |= (lead < P.emin) | (g.qe + floor_log2(g.kept) > P.emax);
+  return g;
+}
+
+/// a + b exactly, rounded onto the grid under `mode` (tensor_core.cpp's add_exactly): IEEE 754
+/// 6.3 signs for a zero sum. Two values further apart than 36 bits: the smaller, below 2^-11 of
+/// the larger's quantum, is replaced by one unit 36 bits below it, which no mode tells apart.
+SOFTMX_GEMM_INLINE GridLanes grid_add(GridLanes a, GridLanes b, Rounding mode, const TcParams& P, vi& bad) {
+  const vi az = a.kept == 0, bz = b.kept == 0;
+  const vi qa = az ? b.qe : a.qe;
+  const vi qb = bz ? qa : b.qe;
+  const vi ahi = qa >= qb;
+  const vi qhi = ahi ? qa : qb;
+  const vi d = vabs(qa - qb);
+  const vi deff = vmin(d, splat(36));
+  const vi khi = ahi ? a.kept : b.kept, klo0 = ahi ? b.kept : a.kept;
+  const vi nhi = ahi ? a.neg : b.neg, nlo = ahi ? b.neg : a.neg;
+  const vi klo = d > 36 ? ((klo0 != 0) & 1) : klo0;
+  const vw wh = lshl(from32<vw>(khi), from32<vw>(deff)), wl = from32<vw>(klo);
+  const vw mh = from32<vw>(nhi), ml = from32<vw>(nlo);
+  const vw sum = ((wh ^ mh) - mh) + ((wl ^ ml) - ml);
+  const vi zero = to32(sum == 0);
+  const vi neg = to32(sum < 0);
+  vi rbad = vi{};
+  GridLanes g = to_grid(labs(sum), qhi - deff, neg, mode, P, rbad);
+  bad |= rbad & ~zero;
+  const vi rd = splat(mode == Rounding::rd ? -1 : 0);
+  g.neg = (az & bz) ? ((a.neg & b.neg) | ((a.neg ^ b.neg) & rd)) : (zero ? rd : neg);
+  g.kept = zero ? vi{} : g.kept;
+  return g;
+}
+
+template <int MR, int NV, bool ProdRef, bool Near, bool Wide, bool Diag>
+void tc_tile(const TcTile& g) {
+  typedef typename SumLanes<Wide>::type V;
+  constexpr int kMax = Wide ? 63 : 31;
+  constexpr int NR = NV * kF;
+  constexpr int AW = Diag ? NR : MR;
+  // A's element for output row r, column group v: broadcast, or (Diag) a vector of its own.
+  auto A = [](const std::int32_t* p, std::uint32_t t, int r, int v) {
+    return Diag ? load<vi>(p + t * NR + v * kF) : splat(p[t * AW + r]);
+  };
+  const TcParams& P = *g.prm;
+  const std::int32_t* an = g.an;
+  const std::int32_t* ae = g.ae;
+  const std::uint8_t* as = g.as;
+  const std::int32_t* bn = g.bn;
+  const std::int32_t* be = g.be;
+  const std::uint8_t* bs = g.bs;
+  constexpr std::int32_t kNone = kZeroExponent;
+  const vi rdm = splat(P.mode == Rounding::rd ? -1 : 0);
+  auto bit = [](vi mask, std::uint32_t b) { return mask & static_cast<std::int32_t>(b); };
+  auto has = [](vi st, std::uint32_t b) { return (st & static_cast<std::int32_t>(b)) != 0; };
+  for (std::size_t gi = 0; gi < g.groups; ++gi) {
+    const TcGroup& gd = g.grp[gi];
+    const std::uint32_t len = gd.len;
+    vi E[MR][NV];
+    for (int r = 0; r < MR; ++r)
+      for (int v = 0; v < NV; ++v) {
+        const std::size_t at = static_cast<std::size_t>(r) * g.stride + static_cast<std::size_t>(v) * kF;
+        vi st = load<vi>(g.state + at);
+        if (gd.starts) {  // r starts as the accumulator (first_group) or empty (after_products)
+          const vi keep = ~(splat(static_cast<std::int32_t>(kTcRSign | kTcRPresent)));
+          st &= keep;
+          if (!P.after) {
+            st |= (has(st, kTcAccSign) & static_cast<std::int32_t>(kTcRSign)) |
+                  (has(st, kTcAccPresent) & static_cast<std::int32_t>(kTcRPresent));
+            store(g.r_kept + at, load<vi>(g.acc_kept + at));
+            store(g.r_qe + at, load<vi>(g.acc_qe + at));
+          } else {
+            store(g.r_kept + at, vi{});
+          }
+          store(g.state + at, st);
+        }
+        // r's exponent (its leading bit; never below emin here) when it is a term.
+        const vi rk = load<vi>(g.r_kept + at);
+        const vi term = (P.addend_in_group ? has(st, kTcRPresent) : vi{}) & (rk != 0);
+        E[r][v] = term ? load<vi>(g.r_qe + at) + floor_log2(rk) : splat(kNone);
+      }
+    // Pass 1: the largest alignment exponent of the group's products.
+    for (std::uint32_t t = 0; t < len; ++t) {
+      for (int v = 0; v < NV; ++v) {
+        const vi bev = load<vi>(be + t * NR + v * kF);
+        if constexpr (ProdRef) {
+          const vi bnv = load<vi>(bn + t * NR + v * kF);
+          for (int r = 0; r < MR; ++r) {
+            const vi prod = vabs(bnv * A(an, t, r, v));
+            E[r][v] = vmax(E[r][v], bev + A(ae, t, r, v) - P.mamb + floor_log2(prod));
+          }
+        } else {
+          for (int r = 0; r < MR; ++r) E[r][v] = vmax(E[r][v], bev + A(ae, t, r, v));
+        }
+      }
+    }
+    // The zero exponent: a floor on E (tensor_core.hpp step 4), after noting which outputs
+    // have a non-zero term at all.
+    vi Any[MR][NV];
+    for (int r = 0; r < MR; ++r)
+      for (int v = 0; v < NV; ++v) {
+        Any[r][v] = E[r][v] > kNone / 2;
+        E[r][v] = vmax(E[r][v], splat(P.zfloor));
+      }
+    // Pass 2: the cut products, summed exactly.
+    V S[MR][NV];
+    for (int r = 0; r < MR; ++r)
+      for (int v = 0; v < NV; ++v) S[r][v] = V{};
+    for (std::uint32_t t = 0; t < len; ++t) {
+      for (int v = 0; v < NV; ++v) {
+        const vi bev = load<vi>(be + t * NR + v * kF);
+        const vi bnv = load<vi>(bn + t * NR + v * kF);
+        for (int r = 0; r < MR; ++r) {
+          const vi prod = bnv * A(an, t, r, v);
+          const vi d = E[r][v] - (bev + A(ae, t, r, v));
+          V term;
+          if constexpr (ProdRef) {
+            const vi dd = d - P.c;
+            term = cut<Near>(lshl(from32<V>(vabs(prod)), from32<V>(vmin(vmax(-dd, splat(0)), splat(kMax)))),
+                             from32<V>(vmin(vmax(dd, splat(0)), splat(kMax))));
+          } else {
+            term = cut<Near>(from32<V>(vabs(prod)), from32<V>(vmin(d + P.cr, splat(kMax))));
+          }
+          const V m = from32<V>(prod >> 31);
+          S[r][v] += (term ^ m) - m;
+        }
+      }
+    }
+    // The group's end: r's term, the grid, r's addition (without addend_in_group), and the
+    // instruction's end.
+    for (int r = 0; r < MR; ++r)
+      for (int v = 0; v < NV; ++v) {
+        const std::size_t at = static_cast<std::size_t>(r) * g.stride + static_cast<std::size_t>(v) * kF;
+        vi st = load<vi>(g.state + at);
+        const GridLanes rv{load<vi>(g.r_kept + at), load<vi>(g.r_qe + at), has(st, kTcRSign)};
+        const vi rpres = has(st, kTcRPresent);
+        const vi e = E[r][v];
+        V sum = S[r][v];
+        if (P.addend_in_group) {
+          const vi sh = (e - P.F) - rv.qe;  // r's bits below the quantum 2^(E - F)
+          const V k = from32<V>(rv.kept);
+          V aterm = from32<V>(sh >= 0) ? cut<Near>(k, from32<V>(vmin(sh, splat(kMax))))
+                                       : lshl(k, from32<V>(vmin(-sh, splat(kMax))));
+          const V m = from32<V>(rv.neg & rpres);
+          sum += from32<V>(rpres) & ((aterm ^ m) - m);
+        }
+        const vi anyterm = Any[r][v];
+        const vi zero = to32(sum == 0);
+        vi bad = vi{};
+        GridLanes gv = to_grid(labs(sum), e - P.F, to32(sum < 0), P.mode, P, bad);
+        bad &= ~zero;
+        gv.kept = zero ? vi{} : gv.kept;
+        gv.neg = zero ? (anyterm & rdm) : gv.neg;
+        const vi lonely = zero & ~anyterm;  // every term zero: the zero products (and r) decide the sign
+        bool anylonely = false;
+        for (int l = 0; l < kF; ++l) anylonely |= lonely[l] != 0;
+        if (anylonely) {
+          for (int l = 0; l < kF; ++l) {
+            if (!lonely[l]) continue;
+            const int col = v * kF + l;
+            bool allneg = true, allpos = true;
+            if (P.addend_in_group && rpres[l]) (rv.neg[l] ? allpos : allneg) = false;
+            for (std::uint32_t t = 0; t < len; ++t) {
+              const std::uint8_t sa = Diag ? as[t * NR + col] : as[t * MR + r];
+              if (sa == kTcAbsent) continue;
+              ((sa ^ bs[t * NR + col]) & 1 ? allpos : allneg) = false;
+            }
+            gv.neg[l] = allneg ? -1 : allpos ? 0 : rdm[l];
+          }
+        }
+        if (!P.addend_in_group) {
+          vi rbad = vi{};
+          const GridLanes added = grid_add(rv, gv, P.mode, P, rbad);
+          bad |= rbad & rpres;
+          gv.kept = rpres ? added.kept : gv.kept;
+          gv.qe = rpres ? added.qe : gv.qe;
+          gv.neg = rpres ? added.neg : gv.neg;
+        }
+        st = (st & ~splat(static_cast<std::int32_t>(kTcRSign))) | bit(gv.neg, kTcRSign) |
+             static_cast<std::int32_t>(kTcRPresent) | bit(bad, kTcReference);
+        store(g.r_kept + at, gv.kept);
+        store(g.r_qe + at, gv.qe);
+        if (gd.ends) {
+          GridLanes acc = gv;
+          if (P.after) {
+            const GridLanes av{load<vi>(g.acc_kept + at), load<vi>(g.acc_qe + at), has(st, kTcAccSign)};
+            const vi apres = has(st, kTcAccPresent);
+            vi abad = vi{};
+            const GridLanes added = grid_add(av, gv, P.addend_mode, P, abad);
+            acc.kept = apres ? added.kept : gv.kept;
+            acc.qe = apres ? added.qe : gv.qe;
+            acc.neg = apres ? added.neg : gv.neg;
+            st |= bit(abad & apres, kTcReference);
+          }
+          st = (st & ~splat(static_cast<std::int32_t>(kTcAccSign))) | bit(acc.neg, kTcAccSign) |
+               static_cast<std::int32_t>(kTcAccPresent);
+          store(g.acc_kept + at, acc.kept);
+          store(g.acc_qe + at, acc.qe);
+        }
+        store(g.state + at, st);
+      }
+    an += static_cast<std::size_t>(len) * AW;
+    ae += static_cast<std::size_t>(len) * AW;
+    as += static_cast<std::size_t>(len) * AW;
+    bn += static_cast<std::size_t>(len) * NR;
+    be += static_cast<std::size_t>(len) * NR;
+    bs += static_cast<std::size_t>(len) * NR;
+  }
+}
+
+// ---- the table ------------------------------------------------------------------------------
+
+template <int MR, int NV, bool Diag>
+void fill_seq(SeqFn* out) {
+  out[static_cast<int>(Rounding::rne)] = seq_tile<MR, NV, Rounding::rne, Diag>;
+  out[static_cast<int>(Rounding::rna)] = seq_tile<MR, NV, Rounding::rna, Diag>;
+  out[static_cast<int>(Rounding::rz)] = seq_tile<MR, NV, Rounding::rz, Diag>;
+  out[static_cast<int>(Rounding::ru)] = seq_tile<MR, NV, Rounding::ru, Diag>;
+  out[static_cast<int>(Rounding::rd)] = seq_tile<MR, NV, Rounding::rd, Diag>;
+  out[static_cast<int>(Rounding::ro)] = seq_tile<MR, NV, Rounding::ro, Diag>;
+}
+
+template <int MR, int NV, bool Diag>
+void fill_tc(TcFn (*out)[2][2]) {
+  out[0][0][0] = tc_tile<MR, NV, false, false, false, Diag>;
+  out[0][1][0] = tc_tile<MR, NV, false, true, false, Diag>;
+  out[1][0][0] = tc_tile<MR, NV, true, false, false, Diag>;
+  out[1][1][0] = tc_tile<MR, NV, true, true, false, Diag>;
+  out[0][0][1] = tc_tile<MR, NV, false, false, true, Diag>;
+  out[0][1][1] = tc_tile<MR, NV, false, true, true, Diag>;
+  out[1][0][1] = tc_tile<MR, NV, true, false, true, Diag>;
+  out[1][1][1] = tc_tile<MR, NV, true, true, true, Diag>;
+}
+
+/// The table: MR x NV-vector tiles for the GEMM, 1 x NV-vector tiles of pairs (Diag: output
+/// lane l is the dot of A's and B's vector l) for dot_pairs.
+template <int EMR, int ENV, int SMR, int SNV, int TMR, int TNV>
+Kernels make_kernels() {
+  Kernels k{};
+  k.exact_mr = EMR;
+  k.exact_nr = ENV * kD;
+  k.exact = exact_tile<EMR, ENV, false>;
+  k.seq_mr = SMR;
+  k.seq_nr = SNV * kF;
+  fill_seq<SMR, SNV, false>(k.seq);
+  k.tc_mr = TMR;
+  k.tc_nr = TNV * kF;
+  fill_tc<TMR, TNV, false>(k.tc);
+  k.exact_pairs = exact_tile<1, ENV, true>;
+  fill_seq<1, SNV, true>(k.seq_pairs);
+  fill_tc<1, TNV, true>(k.tc_pairs);
+  return k;
+}
+
+}  // namespace softmx::gemm_detail::SOFTMX_GEMM_NS

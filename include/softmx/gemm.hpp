@@ -1,0 +1,133 @@
+// softmx/gemm.hpp: MX matrix products under any accumulation model, every output bit-exact.
+//
+//   C[i][j] = DotGeneral(row i of A, row j of B)      i < M, j < N       (docs/BLOCKS.md 5)
+//
+// A holds M vectors and B holds N vectors of K element codes each, blocked along K with one
+// E8M0 scale per block (the last block may be shorter). Each output is exactly what
+// dot_general() (dot.hpp) gives for the block pairs of its two vectors under the same model
+// and output context: the f32 code and its flags. gemm() computes them all at once: it packs
+// the operands into tiles sized for the caches, runs a kernel per accumulation model that
+// works on many outputs at once in vector registers (AVX-512 or AVX2, chosen at run time, or
+// a portable form of the same code), and spreads the tiles over threads. Every output is
+// computed on its own (no reduction across threads), so the results do not depend on the
+// thread count or the kernel.
+//
+//   const std::size_t M = 256, N = 128, K = 1024;
+//   // A: M x K codes (row-major) with M x K/32 scales; B: K x N codes with K/32 x N scales.
+//   GemmOperand a = gemm_rows(FormatId::e4m3, M, K, 32, a_codes, a_scales);
+//   GemmOperand b = gemm_columns(FormatId::e4m3, K, N, 32, b_codes, b_scales);
+//   std::vector<std::uint32_t> c(M * N);
+//   std::vector<Flags> f(M * N);
+//   Flags any = gemm(a, b, GemmOptions{}, c, f);  // exact model; c row-major M x N
+//
+// The kernels (docs/ARCHITECTURE.md, "GEMM"):
+//   exact            block sums as exact integers in double lanes (every code of every format
+//                    is an integer multiple of the format's smallest quantum; formats whose
+//                    codes span too many binades are split in two by magnitude), added with
+//                    their scales into a 128-bit exact accumulator per output, rounded once;
+//   fp32-sequential  the FPU's f32 additions in order, several outputs per vector, with each
+//                    addition's exact error (TwoSum) for the flags and the other rounding modes;
+//   tensor-core      (TensorCoreModel, any TensorCoreParams with addend_in_group) per group
+//                    the largest exponent, every product shifted and cut in 32-bit integer
+//                    lanes, the group sum normalised and rounded onto the accumulator grid; the
+//                    exact sum decides the flags.
+// Outputs whose inputs hold NaN or Inf codes or NaN scales, outputs that reach the edges of
+// f32's range (overflow, subnormal steps), exact-zero sums (whose sign follows every zero
+// product), and any model without a kernel (another AccumulationModel) are computed by
+// dot_general() itself, the reference, on the same threads.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+
+#include "softmx/block.hpp"
+#include "softmx/context.hpp"
+#include "softmx/dot.hpp"
+#include "softmx/flags.hpp"
+#include "softmx/format.hpp"
+
+namespace softmx {
+
+/// One operand of a GEMM: `rows` vectors of `k` element codes each (one code per byte,
+/// unpacked), blocked along k in blocks of `block` codes (the last block holds
+/// k - (ceil(k / block) - 1) * block codes), one E8M0 scale code per block.
+///
+/// Element t of vector r is codes[r * row_stride + t * k_stride]; the scale of block b of
+/// vector r is scales[r * scale_row_stride + b * scale_block_stride]. gemm_rows() and
+/// gemm_columns() fill the strides for the two usual layouts.
+struct GemmOperand {
+  FormatId format = FormatId::e4m3;  ///< an MX element format
+  std::size_t rows = 0;              ///< vectors (M for A, N for B), >= 1
+  std::size_t k = 0;                 ///< codes per vector, >= 1
+  std::size_t block = 32;            ///< codes per block along k, >= 1
+  std::span<const std::uint8_t> codes;
+  std::size_t row_stride = 0, k_stride = 1;
+  std::span<const std::uint8_t> scales;
+  std::size_t scale_row_stride = 0, scale_block_stride = 1;
+
+  /// ceil(k / block).
+  std::size_t blocks() const { return block ? (k + block - 1) / block : 0; }
+};
+
+/// A as an M x K row-major matrix blocked along each row: codes[i * K + t], scales
+/// M x ceil(K / block) row-major (scales[i * nb + b]); quantize_tensor along axis 1 gives this.
+GemmOperand gemm_rows(FormatId format, std::size_t rows, std::size_t k, std::size_t block,
+                      std::span<const std::uint8_t> codes, std::span<const std::uint8_t> scales);
+
+/// B as a K x N row-major matrix blocked along each column: codes[t * N + j], scales
+/// ceil(K / block) x N row-major (scales[b * N + j]); quantize_tensor along axis 0 gives this.
+GemmOperand gemm_columns(FormatId format, std::size_t k, std::size_t columns, std::size_t block,
+                         std::span<const std::uint8_t> codes, std::span<const std::uint8_t> scales);
+
+/// Which code computes the outputs. The results are the same bit for bit on every one.
+enum class GemmKernel : std::uint8_t {
+  reference,  ///< dot_general() per output (threaded): the definition
+  portable,   ///< the vector kernels compiled for the baseline instruction set (any CPU)
+  avx2,       ///< x86-64 AVX2 + FMA + BMI2
+  avx512,     ///< x86-64 AVX-512 F/BW/VL/DQ
+};
+
+/// "reference" "portable" "avx2" "avx512".
+const char* name(GemmKernel k);
+/// True when this CPU can run `k` (reference and portable always).
+bool gemm_kernel_supported(GemmKernel k);
+/// The widest vector kernel this CPU supports (avx512, avx2, else portable).
+GemmKernel default_gemm_kernel();
+/// Every kernel this CPU supports, reference first.
+std::span<const GemmKernel> supported_gemm_kernels();
+
+struct GemmOptions {
+  /// The accumulation model; nullptr: exact. Models without a kernel (anything but exact,
+  /// fp32-sequential and a TensorCoreModel with addend_in_group) run the reference per output.
+  const AccumulationModel* model = nullptr;
+  /// The f32 output context, as dot_general() takes it (saturation by destination: none, IEEE
+  /// overflow to Inf; the tensor-core models ignore it).
+  Context out{};
+  /// Worker threads; 0: std::thread::hardware_concurrency(). The results do not depend on it.
+  unsigned threads = 0;
+  /// Default: default_gemm_kernel(). Must be supported (gemm_kernel_supported).
+  std::optional<GemmKernel> kernel;
+};
+
+/// C = A x B as above: c[i * N + j] the f32 code of output (i, j) and, when `flags` is not
+/// empty, flags[i * N + j] its flags. Returns the OR of every output's flags.
+///
+/// Throws std::invalid_argument, naming the operand and what was expected, when: a format is
+/// not an MX element format; rows, k or block is 0; A and B differ in k or block; a span is
+/// too small for the rows, strides and blocks it must hold; a code is out of its format's
+/// range; c (or a non-empty flags) holds fewer than M * N entries; the kernel is not supported
+/// by this CPU.
+Flags gemm(const GemmOperand& a, const GemmOperand& b, const GemmOptions& options, std::span<std::uint32_t> c,
+           std::span<Flags> flags = {});
+
+/// Many independent dot products at once: c[l] = DotGeneral(vector l of A, vector l of B) and
+/// flags[l] its flags, for l < A.rows (= B.rows), under options.model as gemm() computes them
+/// (the same kernels with one pair per lane, the same checks, threads and results). For lines
+/// of `softmx dot`, vector files and the like. Throws as gemm() does, and when A and B hold
+/// different numbers of vectors.
+Flags dot_pairs(const GemmOperand& a, const GemmOperand& b, const GemmOptions& options, std::span<std::uint32_t> c,
+                std::span<Flags> flags = {});
+
+}  // namespace softmx
