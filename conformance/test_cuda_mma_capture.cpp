@@ -19,16 +19,17 @@
 #include <vector>
 
 #include "capture_host.hpp"
-#include "cli.hpp"
+#include "softmx/error.hpp"
+#include "softmx/text.hpp"
 #include "mma_cases.hpp"
 #include "mma_catalog.hpp"
 #include "mma_file.hpp"
-#include "sha256.hpp"
+#include "softmx/sha256.hpp"
 #include "softmx/convert.hpp"
 #include "softmx/tensor_core.hpp"
 #include "support/cli_run.hpp"
-#include "vectors/operation.hpp"
-#include "vectors/reader.hpp"
+#include "softmx/vectors/operation.hpp"
+#include "softmx/vectors/reader.hpp"
 
 namespace softmx {
 namespace {
@@ -66,14 +67,14 @@ vec::GenOptions options(int level, std::uint64_t count, std::uint64_t seed) {
 std::string operand_text(const CaseShape& s, const std::vector<MmaCase>& cases) {
   std::string t;
   for (const MmaCase& c : cases) {
-    for (std::uint64_t v : mma_capture::operands(s, c)) t += cli::hex(v, 8) + " ";
+    for (std::uint64_t v : mma_capture::operands(s, c)) t += softmx::hex(v, 8) + " ";
     t += "\n";
   }
   return t;
 }
 
 std::string digest(const std::string& text) {
-  return cli::sha256_hex({reinterpret_cast<const std::uint8_t*>(text.data()), text.size()});
+  return softmx::sha256_hex({reinterpret_cast<const std::uint8_t*>(text.data()), text.size()});
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -113,7 +114,7 @@ TEST(MmaScaleKeys, MistakesAreNamed) {
   auto error = [](const std::string& text) {
     try {
       vec::VectorReader::from_string(text, "f.vec");
-    } catch (const cli::UsageError& e) {
+    } catch (const softmx::InputError& e) {
       return std::string(e.what());
     }
     return std::string("no error");
@@ -132,7 +133,7 @@ TEST(MmaScaleKeys, MistakesAreNamed) {
   try {
     vec::Evaluator ev(r->header());
     ADD_FAILURE() << "no error";
-  } catch (const cli::UsageError& e) {
+  } catch (const softmx::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("no tensor-core model of this softmx takes block scales"), std::string::npos) << e.what();
   }
 }
@@ -250,7 +251,7 @@ TEST(MmaCases, UnscaledCasesAreGenMmasCases) {
     for (std::size_t i = 0; i < cases.size(); ++i) {
       std::string want;
       const auto ops = mma_capture::operands(f.shape, cases[i]);
-      for (std::size_t j = 0; j < ops.size(); ++j) want += (j ? " " : "") + cli::hex(ops[j], l.operands[j].digits);
+      for (std::size_t j = 0; j < ops.size(); ++j) want += (j ? " " : "") + softmx::hex(ops[j], l.operands[j].digits);
       ASSERT_EQ(lines[i], want) << file << " case " << i;
     }
   }

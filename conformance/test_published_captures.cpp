@@ -26,10 +26,10 @@
 #include <string>
 #include <vector>
 
-#include "sha256.hpp"
+#include "softmx/sha256.hpp"
 #include "softmx/tensor_core.hpp"
 #include "support/cli_run.hpp"
-#include "vectors/reader.hpp"
+#include "softmx/vectors/reader.hpp"
 
 namespace {
 
@@ -139,7 +139,7 @@ TEST(PublishedCaptures, TheFolderIsWhatItsManifestLists) {
     ASSERT_EQ(f[0], "file") << line;
     const std::string bytes = slurp((kDir / f[2]).string());
     ASSERT_FALSE(bytes.empty()) << f[2];
-    EXPECT_EQ(softmx::cli::sha256_hex({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()}), f[1]) << f[2];
+    EXPECT_EQ(softmx::sha256_hex({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()}), f[1]) << f[2];
     listed.insert(f[2]);
   }
   EXPECT_EQ(sources, 20u);  // a, b, c, d f32, d f16 for 2 GPUs x 2 formats

@@ -19,11 +19,12 @@
 #include <tuple>
 #include <vector>
 
-#include "cli.hpp"
+#include "softmx/error.hpp"
+#include "softmx/text.hpp"
 #include "softmx/convert.hpp"
 #include "support/cli_run.hpp"
-#include "vectors/reader.hpp"
-#include "vectors/run_table.hpp"
+#include "softmx/vectors/reader.hpp"
+#include "softmx/vectors/run_table.hpp"
 
 namespace {
 
@@ -32,7 +33,7 @@ using softmx::FormatId;
 using softmx::Result;
 using softmx::Rounding;
 using softmx::Saturation;
-using softmx::cli::hex;
+using softmx::hex;
 using softmx::testing::CliRun;
 using softmx::testing::run_cli;
 using softmx::testing::slurp;

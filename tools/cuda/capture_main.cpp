@@ -20,10 +20,11 @@
 
 #include "capture_catalog.hpp"
 #include "capture_host.hpp"
-#include "cli.hpp"
+#include "softmx/error.hpp"
+#include "softmx/text.hpp"
 #include "device_api.hpp"
-#include "vectors/generate.hpp"
-#include "vectors/output_file.hpp"
+#include "softmx/vectors/generate.hpp"
+#include "softmx/vectors/output_file.hpp"
 
 namespace softmx::capture {
 namespace {
@@ -115,11 +116,11 @@ int run(int argc, char** argv) {
     const std::string a = argv[i];
     if (a == "--only" && i + 1 < argc) only = argv[++i];
     else if (a == "--print-slug") print_slug = true;
-    else if (!a.empty() && a[0] == '-') throw cli::UsageError("unknown option '" + a + "' (usage: softmx_capture_cuda OUTDIR [--only TEXT])");
+    else if (!a.empty() && a[0] == '-') throw softmx::InputError("unknown option '" + a + "' (usage: softmx_capture_cuda OUTDIR [--only TEXT])");
     else if (outdir.empty()) outdir = a;
-    else throw cli::UsageError("more than one OUTDIR ('" + outdir + "', '" + a + "')");
+    else throw softmx::InputError("more than one OUTDIR ('" + outdir + "', '" + a + "')");
   }
-  if (outdir.empty() && !print_slug) throw cli::UsageError("usage: softmx_capture_cuda OUTDIR [--only TEXT] | --print-slug");
+  if (outdir.empty() && !print_slug) throw softmx::InputError("usage: softmx_capture_cuda OUTDIR [--only TEXT] | --print-slug");
 
   DeviceInfo d;
   try {
@@ -178,7 +179,7 @@ int run(int argc, char** argv) {
         std::vector<std::pair<std::string, std::string>> more;
         if (is_instruction(c)) {
           more.emplace_back("x-lanes-agree", r.lanes_disagree ? "no (first at input " +
-                                                                    cli::hex(r.first_disagreeing, format(from).hex_digits()) + ")"
+                                                                    softmx::hex(r.first_disagreeing, format(from).hex_digits()) + ")"
                                                               : "yes");
           ok = !r.lanes_disagree;
         }
@@ -206,7 +207,7 @@ int run(int argc, char** argv) {
 int main(int argc, char** argv) {
   try {
     return softmx::capture::run(argc, argv);
-  } catch (const softmx::cli::UsageError& e) {
+  } catch (const softmx::InputError& e) {
     std::fprintf(stderr, "softmx_capture_cuda: %s\n", e.what());
     return 2;
   } catch (const std::exception& e) {

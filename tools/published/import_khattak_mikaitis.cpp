@@ -47,12 +47,12 @@
 #include <string>
 #include <vector>
 
-#include "sha256.hpp"
+#include "softmx/sha256.hpp"
 #include "softmx/convert.hpp"
 #include "softmx/format.hpp"
-#include "vectors/header.hpp"
-#include "vectors/operation.hpp"
-#include "vectors/output_file.hpp"
+#include "softmx/vectors/header.hpp"
+#include "softmx/vectors/operation.hpp"
+#include "softmx/vectors/output_file.hpp"
 
 namespace {
 
@@ -140,7 +140,7 @@ struct Capture {
 };
 
 std::string sha_of(const std::string& bytes) {
-  return softmx::cli::sha256_hex({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()});
+  return softmx::sha256_hex({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()});
 }
 
 Capture read_capture(const fs::path& clone, const std::string& gpu, const std::string& fmt) {

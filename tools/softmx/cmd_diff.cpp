@@ -18,10 +18,10 @@
 
 #include "cli.hpp"
 #include "commands.hpp"
-#include "describe.hpp"
-#include "explain.hpp"
+#include "softmx/describe.hpp"
+#include "softmx/explain.hpp"
 #include "softmx/convert.hpp"
-#include "vectors/reader.hpp"
+#include "softmx/vectors/reader.hpp"
 
 namespace softmx::cli {
 namespace {

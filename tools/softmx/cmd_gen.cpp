@@ -23,10 +23,10 @@
 #include "softmx/block.hpp"
 #include "softmx/dot.hpp"
 #include "softmx/tensor_core.hpp"
-#include "vectors/generate.hpp"
-#include "vectors/header.hpp"
-#include "vectors/operation.hpp"
-#include "vectors/output_file.hpp"
+#include "softmx/vectors/generate.hpp"
+#include "softmx/vectors/header.hpp"
+#include "softmx/vectors/operation.hpp"
+#include "softmx/vectors/output_file.hpp"
 
 namespace softmx::cli {
 namespace {

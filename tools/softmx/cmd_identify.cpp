@@ -29,12 +29,13 @@
 
 #include "cli.hpp"
 #include "commands.hpp"
+#include "softmx/error.hpp"
 #include "softmx/block.hpp"
-#include "vectors/candidates.hpp"
-#include "vectors/completeness.hpp"
-#include "vectors/reader.hpp"
-#include "vectors/report.hpp"
-#include "vectors/run_check.hpp"
+#include "softmx/vectors/candidates.hpp"
+#include "softmx/vectors/completeness.hpp"
+#include "softmx/vectors/reader.hpp"
+#include "softmx/vectors/report.hpp"
+#include "softmx/vectors/run_check.hpp"
 
 namespace softmx::cli {
 namespace {
@@ -127,7 +128,7 @@ int cmd_identify(int argc, char** argv) {
     try {
       header_eval.emplace(h);
       checker.emplace(*header_eval);
-    } catch (const UsageError& e) {
+    } catch (const InputError& e) {
       // The header's own settings are not computable (a dialect without the operation): no
       // generator wrote this file, and other settings can still be scored.
       completeness.notes.push_back(std::string("completeness not checked: ") + e.what());

@@ -19,8 +19,8 @@
 
 #include "cli.hpp"
 #include "commands.hpp"
-#include "vectors/output_file.hpp"
-#include "vectors/run_table.hpp"
+#include "softmx/vectors/output_file.hpp"
+#include "softmx/vectors/run_table.hpp"
 
 namespace softmx::cli {
 namespace {

@@ -12,7 +12,8 @@
 
 #include "cli.hpp"
 #include "commands.hpp"
-#include "vectors/generate.hpp"
+#include "softmx/error.hpp"
+#include "softmx/vectors/generate.hpp"
 
 namespace {
 
@@ -131,6 +132,9 @@ int main(int argc, char** argv) {
   try {
     status = run(cmd, argc, argv);
   } catch (const softmx::cli::UsageError& e) {
+    std::fprintf(stderr, "softmx %s: error: %s\n", cmd.c_str(), e.what());
+    status = softmx::cli::kExitUsage;
+  } catch (const softmx::InputError& e) {  // bad input the library found (a file, a value)
     std::fprintf(stderr, "softmx %s: error: %s\n", cmd.c_str(), e.what());
     status = softmx::cli::kExitUsage;
   } catch (const softmx::vec::OutputError& e) {

@@ -1,10 +1,11 @@
 // tools/cuda/mma/mma_file.cpp: see mma_file.hpp.
 #include "mma_file.hpp"
 
-#include "cli.hpp"
+#include "softmx/error.hpp"
+#include "softmx/text.hpp"
 #include "softmx/tensor_core.hpp"
-#include "vectors/generate.hpp"
-#include "vectors/operation.hpp"
+#include "softmx/vectors/generate.hpp"
+#include "softmx/vectors/operation.hpp"
 
 namespace softmx::mma_capture {
 
@@ -59,8 +60,8 @@ std::string file_text(const vec::Header& h, const CaseShape& s, const std::vecto
   const std::uint64_t d_mask = layout.results.at(0).max;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const std::vector<std::uint64_t> ops = operands(s, cases[i]);
-    for (std::size_t f = 0; f < ops.size(); ++f) text += cli::hex(ops[f], layout.operands.at(f).digits) + " ";
-    text += cli::hex(d.at(i) & d_mask, d_digits) + "\n";
+    for (std::size_t f = 0; f < ops.size(); ++f) text += softmx::hex(ops[f], layout.operands.at(f).digits) + " ";
+    text += softmx::hex(d.at(i) & d_mask, d_digits) + "\n";
   }
   return text;
 }
