@@ -17,15 +17,16 @@
 #include <string>
 #include <string_view>
 
+#include "softmx/version.hpp"
 #include "softmx/vectors/header.hpp"
 #include "softmx/vectors/operation.hpp"
 #include "softmx/vectors/output_file.hpp"
 
 namespace softmx::vec {
 
-/// The program and version written as the header's `generator` (what `softmx --version`
-/// prints).
-inline constexpr std::string_view kGeneratorName = "softmx 0.1.0";
+/// The program and version written as the header's `generator`: "softmx X.Y.Z", the CMake
+/// project version (softmx/version.hpp), the first line `softmx --version` prints.
+inline constexpr std::string_view kGeneratorName = kVersionName;
 
 /// Default numbers of random cases that level 2 adds (vectors/README.md 6).
 inline constexpr std::uint64_t kDefaultConvertRandom = 100000;
