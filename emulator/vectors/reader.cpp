@@ -57,14 +57,14 @@ VectorReader::VectorReader(std::istream& in, std::string name) : in_(&in), name_
     if (blank_or_comment(line)) continue;
     if (line.find('=') == std::string::npos) {
       if (!hp.started())
-        throw InputError(lines_.where() + ": expected 'softmx-vectors = 1' (a softmx vector file starts with its header)");
+        throw InputError(name_, lines_.line(), "expected 'softmx-vectors = 1' (a softmx vector file starts with its header)");
       pending_ = std::move(line);
       has_pending_ = true;
       break;
     }
     hp.add(line, lines_.where());
   }
-  if (!hp.started()) throw InputError(name_ + ": empty file: expected a header starting with 'softmx-vectors = 1'");
+  if (!hp.started()) throw InputError(name_, 0, "empty file: expected a header starting with 'softmx-vectors = 1'");
   header_ = hp.finish(name_);
   layout_ = line_layout(header_);
 }
@@ -90,7 +90,7 @@ bool VectorReader::read_line(std::string& line) {
   ++line_no_;
   // getline() sets eof only when the input ended before the delimiter.
   if (in_->eof())
-    throw InputError(lines_.where() + ": the last line has no newline at its end: the file may be cut short (every line "
+    throw InputError(name_, lines_.line(), "the last line has no newline at its end: the file may be cut short (every line "
                                       "of a vector file ends in LF; vectors/README.md 2)");
   return true;
 }
@@ -104,7 +104,7 @@ bool VectorReader::next_data_line(std::string& line) {
   while (read_line(line)) {
     if (blank_or_comment(line)) continue;
     if (line.find('=') != std::string::npos)
-      throw InputError(lines_.where() + ": a header line 'key = value' after the data lines began");
+      throw InputError(name_, lines_.line(), "a header line 'key = value' after the data lines began");
     return true;
   }
   return false;
@@ -115,7 +115,7 @@ void VectorReader::parse_record(const std::string& line, Record& r) {
   const std::size_t no = layout_.operands.size(), nr = layout_.results.size();
   const std::size_t n = fields.size();
   if (n != no && n != no + nr && (n != no + nr + 1 || !layout_.flags))
-    throw InputError(lines_.where() + ": " + std::to_string(n) + " field" + (n == 1 ? "" : "s") + ", expected " +
+    throw InputError(name_, lines_.line(), std::to_string(n) + " field" + (n == 1 ? "" : "s") + ", expected " +
                      layout_.expected());
   r.operands.resize(no);
   r.results.resize(n > no ? nr : 0);
@@ -138,7 +138,7 @@ void VectorReader::parse_record(const std::string& line, Record& r) {
     if (!parse_hex_field(fields[i], f->digits, v) || v > f->max) {
       const std::string what = f == &kFlags ? "2 hex digits (flags 00..1F: 01 inexact, 02 underflow, 04 overflow, 08 infinite, 10 invalid)"
                                             : field_expectation(*f);
-      throw InputError(lines_.where() + ": field " + std::to_string(i + 1) + " (" + f->label + "): expected " + what +
+      throw InputError(name_, lines_.line(), "field " + std::to_string(i + 1) + " (" + f->label + "): expected " + what +
                        ", got \"" + std::string(fields[i]) + "\"");
     }
     if (dst) *dst = v;
@@ -154,13 +154,13 @@ bool VectorReader::next(Record& r) {
 }
 
 bool VectorReader::next_run(Run& run) {
-  if (header_.layout != Layout::runs) throw InputError(name_ + ": not a run table (the header has no 'layout = runs')");
+  if (header_.layout != Layout::runs) throw InputError(name_, 0, "not a run table (the header has no 'layout = runs')");
   if (run_done_) return false;
   if (!run_started_) {
-    if (!next(run_rec_)) throw InputError(name_ + ": a run table without runs (expected 'FIRST OUT FLAGS' lines)");
+    if (!next(run_rec_)) throw InputError(name_, 0, "a run table without runs (expected 'FIRST OUT FLAGS' lines)");
     run_started_ = true;
     if (run_rec_.operands[0] != header_.first)
-      throw InputError(where() + ": the first run starts at " + hex(run_rec_.operands[0], layout_.operands[0].digits) +
+      throw InputError(name_, lines_.line(), "the first run starts at " + hex(run_rec_.operands[0], layout_.operands[0].digits) +
                        ", expected the header's first = " + hex(header_.first, layout_.operands[0].digits));
   }
   const Record cur = run_rec_;
@@ -176,10 +176,10 @@ bool VectorReader::next_run(Run& run) {
   run.flags = cur.flags;
   if (next(run_rec_)) {
     if (run_rec_.operands[0] <= cur.operands[0])
-      throw InputError(where() + ": run FIRST " + hex(run_rec_.operands[0], layout_.operands[0].digits) +
+      throw InputError(name_, lines_.line(), "run FIRST " + hex(run_rec_.operands[0], layout_.operands[0].digits) +
                        " does not increase (the previous run starts at " + hex(cur.operands[0], layout_.operands[0].digits) + ")");
     if (run_rec_.operands[0] > header_.last)
-      throw InputError(where() + ": run FIRST " + hex(run_rec_.operands[0], layout_.operands[0].digits) +
+      throw InputError(name_, lines_.line(), "run FIRST " + hex(run_rec_.operands[0], layout_.operands[0].digits) +
                        " is beyond the header's last = " + hex(header_.last, layout_.operands[0].digits));
     run.last = run_rec_.operands[0] - 1;
   } else {
