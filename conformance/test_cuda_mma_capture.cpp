@@ -401,13 +401,34 @@ TEST(MmaFiles, AHopperCaptureVerifiesAndOneWrongDFails) {
   const std::string path = write_capture(dir, f, model, provenance("sm_90a (__CUDA_ARCH__ 900)"), d_of);
   const std::string text = slurp(path);
   EXPECT_NE(text.find("operation = mma\na = e5m2\nb = e4m3\nblock = 32\naccumulator = f32\naddend = yes\nmodel = hopper-fp8-mma\n"
-                      "level = 2\nseed = 5\ngenerator = softmx 0.1.0\nx-gpu = NVIDIA Test B200\n"),
+                      "level = 2\nseed = 5\ncases = 170\ninputs-sha256 = "),
             std::string::npos)
       << text.substr(0, 600);
   EXPECT_NE(text.find("x-instruction = mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e4m3.f32\n"), std::string::npos);
+  EXPECT_NE(text.find("\ngenerator = softmx 0.1.0\nx-gpu = NVIDIA Test B200\n"), std::string::npos);
+  // The count and digest are those gen records for the same cases (vec::record_cases).
+  const auto gen = run_cli("gen mma --a e5m2 --b e4m3 --block 32 --accumulator f32 --addend yes --model hopper-fp8-mma "
+                           "--level 2 --seed 5 --count 60 --inputs-only");
+  ASSERT_EQ(gen.status, 0) << gen.err;
+  const auto key_lines = [](const std::string& t) {
+    const std::size_t at = t.find("\ncases = ");
+    return at == std::string::npos ? std::string() : t.substr(at, t.find("\ngenerator", at) - at);
+  };
+  EXPECT_NE(key_lines(gen.out), "");
+  EXPECT_EQ(key_lines(text), key_lines(gen.out));
   EXPECT_FALSE(capture::verify_blocker(path));
   const auto ok = run_cli("verify '" + path + "'");
   EXPECT_EQ(ok.status, 0) << ok.out << ok.err;
+  EXPECT_NE(ok.out.find("complete"), std::string::npos) << ok.out;
+  // The last case cut off: the header's count says so.
+  {
+    std::string cut = text;
+    cut.erase(cut.rfind('\n', cut.size() - 2) + 1);
+    write_file(path, cut);
+    const auto r = run_cli("verify '" + path + "'");
+    EXPECT_EQ(r.status, 1) << r.out << r.err;
+    EXPECT_NE(r.out.find("169"), std::string::npos) << r.out;
+  }
   // One D one unit off: verify must fail.
   std::string bad = text;
   const std::size_t eol = bad.find('\n', bad.find("# A_1"));

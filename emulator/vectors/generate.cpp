@@ -1086,6 +1086,21 @@ CaseSummary summarize_cases(const Evaluator& ev, const GenOptions& o) {
   return CaseSummary{d.count(), d.hex()};
 }
 
+std::uint64_t record_cases(Header& h, const std::function<void(const CaseSink&)>& each) {
+  if (h.layout != Layout::cases) throw std::logic_error("record_cases: a run table has no cases or inputs-sha256");
+  const LineLayout layout = line_layout(h);
+  InputDigest d(layout);
+  each([&](std::span<const std::uint64_t> ops) {
+    if (ops.size() != layout.operands.size())
+      throw std::logic_error("record_cases: " + std::to_string(ops.size()) + " operands, the layout has " +
+                             std::to_string(layout.operands.size()));
+    d.add(ops);
+  });
+  h.cases = d.count();
+  h.inputs_sha256 = d.hex();
+  return d.count();
+}
+
 std::uint64_t write_vectors(const Evaluator& ev, const GenOptions& o, const WriteOptions& w, OutputFile& out) {
   Header h = ev.header();
   h.level = std::to_string(o.level);

@@ -95,6 +95,13 @@ std::string rs_cases(std::size_t index, const Call& c, const std::string& dialec
              {"x-lanes-agree", r.lanes_disagree ? "no (first at case " + std::to_string(r.first_disagreeing + 1) + ")"
                                                 : "yes"}};
   h.validate("capture");
+  // The count and digest of the cases, as gen records them, so verify can check the file whole.
+  vec::record_cases(h, [&](const vec::CaseSink& sink) {
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      const std::uint64_t ops[2] = {in[i], rb[i]};
+      sink(ops);
+    }
+  });
   ok = !r.lanes_disagree;
   std::string text = vec::header_text(h) + "# IN R OUT\n";
   const int in_d = format(h.from).hex_digits(), out_d = format(h.to).hex_digits();

@@ -75,6 +75,14 @@ struct CaseSummary {
 /// header. One pass over the cases (operands only, plus one evaluation per quantize block).
 CaseSummary summarize_cases(const Evaluator& ev, const GenOptions& o);
 
+/// Records in `h` the `cases` and `inputs-sha256` of a list of cases that a writer other than
+/// write_vectors() chose or read itself (a capture program, an importer of published data), so
+/// that verify can tell that its file holds every case, once, in order (vectors/README.md 8).
+/// `each` is called once with a sink, and must pass it the operands of every case, in file
+/// order, each as line_layout(h).operands.size() values within their fields (the columns the
+/// data lines start with). Preconditions: h validated, h.layout == cases. Returns the count.
+std::uint64_t record_cases(Header& h, const std::function<void(const CaseSink&)>& each);
+
 /// Writes a whole vector file to `out`: the header (with level, seed, cases, inputs-sha256 and
 /// generator set from `o` and the cases), a comment naming the columns, then one line per case
 /// with softmx's results (computed by `ev`) unless inputs_only. The cases are generated twice:

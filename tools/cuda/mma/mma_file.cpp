@@ -52,8 +52,13 @@ vec::Header file_header(const CaptureForm& f, const std::string& model, const ca
   return h;
 }
 
-std::string file_text(const vec::Header& h, const CaseShape& s, const std::vector<MmaCase>& cases,
+std::string file_text(const vec::Header& header, const CaseShape& s, const std::vector<MmaCase>& cases,
                       const std::vector<std::uint32_t>& d) {
+  // The header records the count and digest of the cases, as gen's do.
+  vec::Header h = header;
+  vec::record_cases(h, [&](const vec::CaseSink& sink) {
+    for (const MmaCase& c : cases) sink(operands(s, c));
+  });
   const vec::LineLayout layout = vec::line_layout(h);
   std::string text = vec::header_text(h) + "# " + layout.columns() + "\n";
   const int d_digits = layout.results.at(0).digits;
