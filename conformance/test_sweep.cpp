@@ -1,5 +1,5 @@
 // conformance/test_sweep.cpp: run tables end to end: `softmx sweep`, `softmx merge`,
-// `softmx diff`, and the engine behind them (tools/softmx/vectors/run_table.hpp).
+// `softmx diff`, and the engine behind them (softmx/vectors/run_table.hpp).
 //
 // Every table a sweep writes is expanded back to one result per input and compared with
 // softmx::convert on every input it covers (all 2^16 of a 16-bit source, a 2^26 shard of f32):

@@ -1,4 +1,4 @@
-// fuzz/fuzz_vectors.cpp: fuzzes the vector-file reader (tools/softmx/vectors/reader.hpp) and
+// fuzz/fuzz_vectors.cpp: fuzzes the vector-file reader (softmx/vectors/reader.hpp) and
 // header parser (vectors/header.hpp) on the input as one file, read through an
 // std::istringstream: the header, then the data lines with next() (layout = cases) or
 // next_run() (layout = runs), at most 64 of them per input. When the header is one softmx can

@@ -3,7 +3,7 @@
 // The device reduces 2^32 (or 2^16, 2^8) conversions to change points: (input, code) pairs, one
 // wherever an output differs from the previous input's, appended in whatever order the threads
 // finish. This part turns them into the canonical run table of vectors/README.md section 5
-// (through the one RunTableWriter of tools/softmx/vectors/), builds the table's header with the
+// (through the library's one RunTableWriter, softmx/vectors/run_table.hpp), builds the table's header with the
 // capture's provenance (x- keys), and writes the per-capture MANIFEST. It is plain C++ (g++): the
 // conformance suite tests it without a GPU.
 #pragma once

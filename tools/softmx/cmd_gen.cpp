@@ -12,7 +12,7 @@
 //                            [--export readmemh] [-o FILE | --out FILE]
 //
 // Every option is resolved here to an explicit header (the dialect's defaults included), so a
-// file says completely what was computed; vectors/generate.cpp chooses the cases.
+// file says completely what was computed; the library (softmx/vectors/generate.hpp) chooses the cases.
 #include <algorithm>
 #include <string>
 #include <string_view>
