@@ -18,6 +18,7 @@
 #include "softmx/vectors/case_check.hpp"
 #include "softmx/vectors/generate.hpp"
 #include "softmx/vectors/header.hpp"
+#include "softmx/vectors/identify.hpp"
 #include "softmx/vectors/operation.hpp"
 #include "softmx/vectors/output_file.hpp"
 #include "softmx/vectors/reader.hpp"
@@ -210,6 +211,43 @@ TEST(EngineApi, SweepWritesTheCommittedRunTableAndCheckRunsCatchesAWrongRun) {
   const vec::RunCheckStats other = vec::check_runs(*r, rne, 2, [&](const vec::RangeMismatch&) { ++rne_ranges; }, false);
   EXPECT_GT(other.result_mismatches, 0u);
   EXPECT_GT(rne_ranges, 0u);
+}
+
+TEST(EngineApi, IdentifyNamesTheRoundingADeviceUsed) {
+  // A "device" that rounds toward zero, in a file whose header claims rne.
+  vec::Header h;
+  h.operation = vec::Operation::convert;
+  h.from = FormatId::e5m2;
+  h.to = FormatId::e2m1;
+  h.ctx.rounding = softmx::Rounding::rz;
+  h.ctx.saturation = softmx::Saturation::finite;
+  h.dialect = "ocp";
+  h.validate("test");
+  std::string text = generate(h, vec::GenOptions{});
+  const std::size_t at = text.find("rounding = rz\n");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 14, "rounding = rne\n");
+  ASSERT_FALSE(verify(text).check.pass());
+
+  vec::IdentifyOptions o;
+  const vec::Identification id = vec::identify([&] { return vec::VectorReader::from_string(text, "device.vec"); }, o);
+  EXPECT_FALSE(id.runs);
+  EXPECT_EQ(id.lines, 256u);
+  EXPECT_EQ(id.header.ctx.rounding, softmx::Rounding::rne);
+  EXPECT_TRUE(id.identified());
+  const vec::Header& best = id.candidates[id.best()].header;
+  EXPECT_EQ(best.ctx.rounding, softmx::Rounding::rz);
+  EXPECT_EQ(best.dialect, "ocp");  // the nearest to the header among those that agree
+  EXPECT_EQ(vec::setting_distance(id.header, best), 1);
+  // The header's own setting disagrees somewhere, and keeps the cases for the report.
+  const vec::CandidateScore& own = id.scores[0];
+  EXPECT_LT(own.agree, own.total);
+  EXPECT_FALSE(own.cases.empty());
+  EXPECT_LE(own.cases.size(), o.max_errors);
+
+  EXPECT_EQ(vec::percent(65535, 65536), "99.99%");
+  EXPECT_EQ(vec::percent(1, 1000000), "0.0001%");
+  EXPECT_EQ(vec::percent(3, 3), "100%");
 }
 
 }  // namespace
