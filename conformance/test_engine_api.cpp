@@ -24,6 +24,7 @@
 #include "softmx/vectors/reader.hpp"
 #include "softmx/vectors/run_check.hpp"
 #include "softmx/vectors/run_table.hpp"
+#include "softmx/vectors/table_diff.hpp"
 
 namespace {
 
@@ -248,6 +249,59 @@ TEST(EngineApi, IdentifyNamesTheRoundingADeviceUsed) {
   EXPECT_EQ(vec::percent(65535, 65536), "99.99%");
   EXPECT_EQ(vec::percent(1, 1000000), "0.0001%");
   EXPECT_EQ(vec::percent(3, 3), "100%");
+}
+
+// Every input's OUT and FLAGS, expanded from a committed run table.
+std::vector<std::pair<std::uint64_t, softmx::Flags>> expand(const std::string& rel) {
+  auto r = vec::VectorReader::open(committed(rel).string());
+  std::vector<std::pair<std::uint64_t, softmx::Flags>> v;
+  vec::Run run;
+  while (r->next_run(run))
+    for (std::uint64_t x = run.first; x <= run.last; ++x) v.emplace_back(run.code, run.flags);
+  return v;
+}
+
+TEST(EngineApi, TableDiffFindsEveryMaximalRangeOfDifferentResults) {
+  const std::string a = "runs/ocp/bf16/e2m1-rd-finite.runs", b = "runs/ocp/bf16/e2m1-rna-finite.runs";
+  auto ra = vec::VectorReader::open(committed(a).string());
+  auto rb = vec::VectorReader::open(committed(b).string());
+  vec::require_run_table(*ra);
+  vec::require_same_inputs(*ra, *rb);
+  vec::RunLockstep walk(*ra, *rb);
+  ASSERT_TRUE(walk.flags_compared());
+  std::vector<vec::TableDifference> got;
+  walk.for_each_difference([&](const vec::TableDifference& d) { got.push_back(d); });
+  // The same, input by input, from the expanded tables.
+  const auto ea = expand(a), eb = expand(b);
+  ASSERT_EQ(ea.size(), 65536u);
+  std::vector<vec::TableDifference> want;
+  for (std::uint64_t x = 0; x < ea.size(); ++x) {
+    if (ea[x] == eb[x]) continue;
+    const vec::Outcome oa{ea[x].first, ea[x].second}, ob{eb[x].first, eb[x].second};
+    if (!want.empty() && want.back().last + 1 == x && want.back().a == oa && want.back().b == ob) want.back().last = x;
+    else want.push_back(vec::TableDifference{x, x, oa, ob});
+  }
+  ASSERT_FALSE(want.empty());
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i].first, want[i].first) << i;
+    EXPECT_EQ(got[i].last, want[i].last) << i;
+    EXPECT_EQ(got[i].a, want[i].a) << i;
+    EXPECT_EQ(got[i].b, want[i].b) << i;
+  }
+  // A table against itself: no difference. Tables over other inputs are refused.
+  auto r1 = vec::VectorReader::open(committed(a).string()), r2 = vec::VectorReader::open(committed(a).string());
+  vec::RunLockstep self(*r1, *r2);
+  std::size_t n = 0;
+  self.for_each_difference([&](const vec::TableDifference&) { ++n; });
+  EXPECT_EQ(n, 0u);
+  auto other = vec::VectorReader::from_string(
+      vec::header_text(vec::sweep_header(FormatId::e2m1, FormatId::f32, softmx::Context{}, "ocp", vec::InputRange{0, 15})) +
+          "0 00000000 00\n",
+      "e2m1.runs");
+  EXPECT_THROW(vec::require_same_inputs(*ra, *other), softmx::InputError);
+  auto cases = vec::VectorReader::from_string(generate(quantize_e2m1(), vec::GenOptions{}), "q.vec");
+  EXPECT_THROW(vec::require_run_table(*cases), softmx::InputError);
 }
 
 }  // namespace
