@@ -107,6 +107,7 @@ TEST(CliHelp, Version) {
   EXPECT_EQ(v.err, "");
   // The first line is CMake's project version, as every generated vector file records it.
   EXPECT_EQ(v.out.substr(0, v.out.find('\n') + 1), std::string("softmx ") + SOFTMX_PROJECT_VERSION + "\n") << v.out;
+  EXPECT_NE(v.out.find(std::string("\nC ABI ") + SOFTMX_CLI_ABI_VERSION + "\n"), std::string::npos) << v.out;
   EXPECT_EQ(run("version").out, v.out);
   const CliRun gen = run("gen convert --from e2m1 --to f32");
   EXPECT_NE(gen.out.find(std::string("generator = softmx ") + SOFTMX_PROJECT_VERSION + "\n"), std::string::npos) << gen.out;

@@ -9,10 +9,8 @@
 #include "softmx/format.hpp"
 #include "softmx/version.hpp"
 
-// The C API (issue 16), where this tree has it: its ABI version is part of --version.
-#if __has_include("softmx/softmx.h")
+// The C API's ABI version (SOFTMX_ABI_VERSION) is part of --version.
 #include "softmx/softmx.h"
-#endif
 
 namespace softmx::cli {
 namespace {

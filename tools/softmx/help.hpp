@@ -25,8 +25,8 @@ std::optional<std::string> command_help(std::string_view cmd);
 /// "--" (after which every argument is an operand, so a file named "-h" can still be given).
 bool asks_for_help(int argc, char** argv, int first);
 
-/// What `softmx --version` prints: "softmx X.Y.Z" (the CMake project version), then, when the
-/// C API is built in, "C ABI N" (SOFTMX_ABI_VERSION); each line ends in '\n'.
+/// What `softmx --version` prints: "softmx X.Y.Z" (the CMake project version), then "C ABI N"
+/// (SOFTMX_ABI_VERSION, the C API's and libsoftmx.so's soname number); each line ends in '\n'.
 std::string version_text();
 
 }  // namespace softmx::cli
