@@ -27,8 +27,8 @@
 #include <thread>
 #include <vector>
 
-#include "vectors/reader.hpp"
-#include "vectors/run_table.hpp"
+#include "softmx/vectors/reader.hpp"
+#include "softmx/vectors/run_table.hpp"
 
 namespace {
 

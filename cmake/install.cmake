@@ -4,7 +4,8 @@
 #   include/softmx/        the C++ headers and softmx.h (the C API)
 #   lib/libsoftmx.a        softmx::core (the C++ library; the C API's objects too)
 #   lib/libsoftmx.so.<ABI> softmx::c (the C API and the C++ API, shared), with its links
-#   lib/libsoftmx_exact.a  softmx::exact (exact decimal and hex-float text; needs Boost headers)
+#   softmx::exact          exact decimal and hex-float text: an interface target over the core
+#                          (exact.cpp is in libsoftmx.a) that adds the Boost headers
 #   bin/softmx             the command line
 #   share/softmx/dpi/      softmx_dpi.sv and softmx_dpi.c: the SystemVerilog DPI-C package
 #   lib/cmake/softmx/      softmxConfig.cmake & co.: find_package(softmx)
@@ -16,7 +17,7 @@ include(CMakePackageConfigHelpers)
 # target_include_directories name the source tree, which an installed package must not.
 foreach(t softmx_core softmx_exact)
   set_property(TARGET ${t} PROPERTY INTERFACE_INCLUDE_DIRECTORIES
-               "$<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>;$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>")
+               "$<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>;$<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>;$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>")
   set_property(TARGET ${t} APPEND PROPERTY INTERFACE_COMPILE_FEATURES cxx_std_20)
 endforeach()
 set_target_properties(softmx_core PROPERTIES EXPORT_NAME core)
@@ -33,6 +34,8 @@ install(TARGETS softmx_core softmx_exact softmx_shared EXPORT softmxTargets
 install(TARGETS softmx RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/softmx DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
   FILES_MATCHING PATTERN "*.hpp" PATTERN "*.h")
+# softmx/version.hpp is generated (configure_file) into the build tree.
+install(FILES ${PROJECT_BINARY_DIR}/include/softmx/version.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/softmx)
 install(FILES ${PROJECT_SOURCE_DIR}/hdl/softmx_dpi.sv ${PROJECT_SOURCE_DIR}/hdl/softmx_dpi.c
   DESTINATION ${SOFTMX_INSTALL_DPIDIR})
 

@@ -24,7 +24,7 @@
 #include <sstream>
 #include <string>
 
-#include "sha256.hpp"
+#include "softmx/sha256.hpp"
 #include "support/cli_run.hpp"
 
 namespace {
@@ -62,7 +62,7 @@ TEST(CommittedVectors, EveryFileIsListedWithItsSha256) {
     listed.insert(e.path);
     const std::string bytes = slurp((kVectors / e.path).string());
     ASSERT_FALSE(bytes.empty()) << e.path << " is missing or empty";
-    EXPECT_EQ(softmx::cli::sha256_hex({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()}), e.sha) << e.path;
+    EXPECT_EQ(softmx::sha256_hex({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()}), e.sha) << e.path;
     EXPECT_EQ(e.command.rfind("softmx ", 0), 0u) << e.path << ": " << e.command;
   }
   for (const auto& f : fs::recursive_directory_iterator(kVectors)) {

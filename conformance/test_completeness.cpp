@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "../fuzz/completeness_property.hpp"
-#include "sha256.hpp"
+#include "softmx/sha256.hpp"
 #include "support/cli_run.hpp"
 
 namespace {

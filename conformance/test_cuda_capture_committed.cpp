@@ -20,7 +20,7 @@
 #include "softmx/convert.hpp"
 #include "support/cli_run.hpp"
 #include "test_cuda_capture_strips.hpp"
-#include "vectors/reader.hpp"
+#include "softmx/vectors/reader.hpp"
 
 namespace softmx {
 namespace {

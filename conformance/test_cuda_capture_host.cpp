@@ -10,12 +10,13 @@
 
 #include "capture_catalog.hpp"
 #include "capture_host.hpp"
-#include "cli.hpp"
+#include "softmx/error.hpp"
+#include "softmx/text.hpp"
 #include "softmx/convert.hpp"
 #include "support/cli_run.hpp"
 #include "test_cuda_capture_strips.hpp"
-#include "vectors/reader.hpp"
-#include "vectors/run_table.hpp"
+#include "softmx/vectors/reader.hpp"
+#include "softmx/vectors/run_table.hpp"
 
 namespace softmx {
 namespace {
@@ -123,13 +124,13 @@ TEST(CaptureHeader, CarriesTheSettingsAndTheProvenanceInOrder) {
   // An unknown dialect, rs, and a range outside the source are refused.
   EXPECT_THROW(capture::capture_header(FormatId::f16, FormatId::e4m3, Rounding::rne, Saturation::finite, "cuda-sm80", 0,
                                        0xFFFF, test_provenance(), {"x-function", "f"}),
-               cli::UsageError);
+               softmx::InputError);
   EXPECT_THROW(capture::capture_header(FormatId::f32, FormatId::e4m3, Rounding::rs, Saturation::finite, "cuda-sm100", 0,
                                        0xFFFFFFFF, test_provenance(), {"x-function", "f"}),
-               cli::UsageError);
+               softmx::InputError);
   EXPECT_THROW(capture::capture_header(FormatId::f16, FormatId::e4m3, Rounding::rne, Saturation::finite, "cuda-sm90", 0,
                                        0x10000, test_provenance(), {"x-function", "f"}),
-               cli::UsageError);
+               softmx::InputError);
 }
 
 TEST(CaptureHeader, GpuSlug) {
@@ -223,7 +224,7 @@ TEST(CaptureManifest, RefusesTablesOfAnotherGpuOrWithoutProvenance) {
   const std::string dir = scratch_dir("capture_manifest_bad") + "/mixed";
   std::filesystem::create_directories(dir);
   capture::Provenance p;
-  EXPECT_THROW(capture::scan_tables(dir, p), cli::UsageError);  // no table
+  EXPECT_THROW(capture::scan_tables(dir, p), softmx::InputError);  // no table
   write_file(dir + "/a.vec", softmx_table(FormatId::e4m3, FormatId::f16, "cuda-sm90", {"x-function", "f"}));
   capture::Provenance other = test_provenance();
   other.gpu = "NVIDIA H200";
@@ -231,7 +232,7 @@ TEST(CaptureManifest, RefusesTablesOfAnotherGpuOrWithoutProvenance) {
   try {
     capture::scan_tables(dir, p);
     ADD_FAILURE() << "no error";
-  } catch (const cli::UsageError& e) {
+  } catch (const softmx::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("b.vec: x-gpu = NVIDIA H200, but a.vec has NVIDIA Test GPU 80GB"),
               std::string::npos)
         << e.what();
@@ -243,7 +244,7 @@ TEST(CaptureManifest, RefusesTablesOfAnotherGpuOrWithoutProvenance) {
   try {
     capture::scan_tables(dir, p);
     ADD_FAILURE() << "no error";
-  } catch (const cli::UsageError& e) {
+  } catch (const softmx::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("c.vec: the header has neither x-instruction nor x-function"), std::string::npos)
         << e.what();
   }

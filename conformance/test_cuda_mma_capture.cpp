@@ -19,16 +19,17 @@
 #include <vector>
 
 #include "capture_host.hpp"
-#include "cli.hpp"
+#include "softmx/error.hpp"
+#include "softmx/text.hpp"
 #include "mma_cases.hpp"
 #include "mma_catalog.hpp"
 #include "mma_file.hpp"
-#include "sha256.hpp"
+#include "softmx/sha256.hpp"
 #include "softmx/convert.hpp"
 #include "softmx/tensor_core.hpp"
 #include "support/cli_run.hpp"
-#include "vectors/operation.hpp"
-#include "vectors/reader.hpp"
+#include "softmx/vectors/operation.hpp"
+#include "softmx/vectors/reader.hpp"
 
 namespace softmx {
 namespace {
@@ -66,14 +67,14 @@ vec::GenOptions options(int level, std::uint64_t count, std::uint64_t seed) {
 std::string operand_text(const CaseShape& s, const std::vector<MmaCase>& cases) {
   std::string t;
   for (const MmaCase& c : cases) {
-    for (std::uint64_t v : mma_capture::operands(s, c)) t += cli::hex(v, 8) + " ";
+    for (std::uint64_t v : mma_capture::operands(s, c)) t += softmx::hex(v, 8) + " ";
     t += "\n";
   }
   return t;
 }
 
 std::string digest(const std::string& text) {
-  return cli::sha256_hex({reinterpret_cast<const std::uint8_t*>(text.data()), text.size()});
+  return softmx::sha256_hex({reinterpret_cast<const std::uint8_t*>(text.data()), text.size()});
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -113,7 +114,7 @@ TEST(MmaScaleKeys, MistakesAreNamed) {
   auto error = [](const std::string& text) {
     try {
       vec::VectorReader::from_string(text, "f.vec");
-    } catch (const cli::UsageError& e) {
+    } catch (const softmx::InputError& e) {
       return std::string(e.what());
     }
     return std::string("no error");
@@ -132,7 +133,7 @@ TEST(MmaScaleKeys, MistakesAreNamed) {
   try {
     vec::Evaluator ev(r->header());
     ADD_FAILURE() << "no error";
-  } catch (const cli::UsageError& e) {
+  } catch (const softmx::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("the model takes no block scales"), std::string::npos) << e.what();
   }
 }
@@ -250,7 +251,7 @@ TEST(MmaCases, UnscaledCasesAreGenMmasCases) {
     for (std::size_t i = 0; i < cases.size(); ++i) {
       std::string want;
       const auto ops = mma_capture::operands(f.shape, cases[i]);
-      for (std::size_t j = 0; j < ops.size(); ++j) want += (j ? " " : "") + cli::hex(ops[j], l.operands[j].digits);
+      for (std::size_t j = 0; j < ops.size(); ++j) want += (j ? " " : "") + softmx::hex(ops[j], l.operands[j].digits);
       ASSERT_EQ(lines[i], want) << file << " case " << i;
     }
   }
@@ -400,13 +401,34 @@ TEST(MmaFiles, AHopperCaptureVerifiesAndOneWrongDFails) {
   const std::string path = write_capture(dir, f, model, provenance("sm_90a (__CUDA_ARCH__ 900)"), d_of);
   const std::string text = slurp(path);
   EXPECT_NE(text.find("operation = mma\na = e5m2\nb = e4m3\nblock = 32\naccumulator = f32\naddend = yes\nmodel = hopper-fp8-mma\n"
-                      "level = 2\nseed = 5\ngenerator = softmx 0.1.0\nx-gpu = NVIDIA Test B200\n"),
+                      "level = 2\nseed = 5\ncases = 170\ninputs-sha256 = "),
             std::string::npos)
       << text.substr(0, 600);
   EXPECT_NE(text.find("x-instruction = mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e4m3.f32\n"), std::string::npos);
+  EXPECT_NE(text.find("\ngenerator = softmx 0.1.0\nx-gpu = NVIDIA Test B200\n"), std::string::npos);
+  // The count and digest are those gen records for the same cases (vec::record_cases).
+  const auto gen = run_cli("gen mma --a e5m2 --b e4m3 --block 32 --accumulator f32 --addend yes --model hopper-fp8-mma "
+                           "--level 2 --seed 5 --count 60 --inputs-only");
+  ASSERT_EQ(gen.status, 0) << gen.err;
+  const auto key_lines = [](const std::string& t) {
+    const std::size_t at = t.find("\ncases = ");
+    return at == std::string::npos ? std::string() : t.substr(at, t.find("\ngenerator", at) - at);
+  };
+  EXPECT_NE(key_lines(gen.out), "");
+  EXPECT_EQ(key_lines(text), key_lines(gen.out));
   EXPECT_FALSE(capture::verify_blocker(path));
   const auto ok = run_cli("verify '" + path + "'");
   EXPECT_EQ(ok.status, 0) << ok.out << ok.err;
+  EXPECT_NE(ok.out.find("complete"), std::string::npos) << ok.out;
+  // The last case cut off: the header's count says so.
+  {
+    std::string cut = text;
+    cut.erase(cut.rfind('\n', cut.size() - 2) + 1);
+    write_file(path, cut);
+    const auto r = run_cli("verify '" + path + "'");
+    EXPECT_EQ(r.status, 1) << r.out << r.err;
+    EXPECT_NE(r.out.find("169"), std::string::npos) << r.out;
+  }
   // One D one unit off: verify must fail.
   std::string bad = text;
   const std::size_t eol = bad.find('\n', bad.find("# A_1"));

@@ -29,7 +29,7 @@
 #include "softmx/convert.hpp"
 #include "softmx/dot.hpp"
 #include "support/cli_run.hpp"
-#include "vectors/reader.hpp"
+#include "softmx/vectors/reader.hpp"
 
 namespace {
 

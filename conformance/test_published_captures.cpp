@@ -26,10 +26,10 @@
 #include <string>
 #include <vector>
 
-#include "sha256.hpp"
+#include "softmx/sha256.hpp"
 #include "softmx/tensor_core.hpp"
 #include "support/cli_run.hpp"
-#include "vectors/reader.hpp"
+#include "softmx/vectors/reader.hpp"
 
 namespace {
 
@@ -139,7 +139,7 @@ TEST(PublishedCaptures, TheFolderIsWhatItsManifestLists) {
     ASSERT_EQ(f[0], "file") << line;
     const std::string bytes = slurp((kDir / f[2]).string());
     ASSERT_FALSE(bytes.empty()) << f[2];
-    EXPECT_EQ(softmx::cli::sha256_hex({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()}), f[1]) << f[2];
+    EXPECT_EQ(softmx::sha256_hex({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()}), f[1]) << f[2];
     listed.insert(f[2]);
   }
   EXPECT_EQ(sources, 20u);  // a, b, c, d f32, d f16 for 2 GPUs x 2 formats
@@ -184,6 +184,11 @@ TEST(PublishedCaptures, SoftmxVerifyAgrees) {
     const auto v = run_cli("verify '" + (kDir / f).string() + "'");
     EXPECT_EQ(v.status, 0) << f << "\n" << v.out << v.err;
     EXPECT_NE(v.out.find("5000 cases, all match"), std::string::npos) << f << "\n" << v.out;
+    // The importer records the count and digest of the rows (vec::record_cases), so verify
+    // checks that no row was lost, doubled or moved.
+    EXPECT_NE(v.out.find("complete: the 5000 cases match the header's cases and inputs-sha256"), std::string::npos)
+        << f << "\n" << v.out;
+    EXPECT_EQ(v.err.find("completeness not checked"), std::string::npos) << f << "\n" << v.err;
   }
 }
 

@@ -1,5 +1,5 @@
 // conformance/test_sweep.cpp: run tables end to end: `softmx sweep`, `softmx merge`,
-// `softmx diff`, and the engine behind them (tools/softmx/vectors/run_table.hpp).
+// `softmx diff`, and the engine behind them (softmx/vectors/run_table.hpp).
 //
 // Every table a sweep writes is expanded back to one result per input and compared with
 // softmx::convert on every input it covers (all 2^16 of a 16-bit source, a 2^26 shard of f32):
@@ -19,11 +19,12 @@
 #include <tuple>
 #include <vector>
 
-#include "cli.hpp"
+#include "softmx/error.hpp"
+#include "softmx/text.hpp"
 #include "softmx/convert.hpp"
 #include "support/cli_run.hpp"
-#include "vectors/reader.hpp"
-#include "vectors/run_table.hpp"
+#include "softmx/vectors/reader.hpp"
+#include "softmx/vectors/run_table.hpp"
 
 namespace {
 
@@ -32,7 +33,7 @@ using softmx::FormatId;
 using softmx::Result;
 using softmx::Rounding;
 using softmx::Saturation;
-using softmx::cli::hex;
+using softmx::hex;
 using softmx::testing::CliRun;
 using softmx::testing::run_cli;
 using softmx::testing::slurp;

@@ -5,14 +5,15 @@
 
 #include <string>
 
-#include "cli.hpp"
-#include "vectors/header.hpp"
-#include "vectors/operation.hpp"
-#include "vectors/reader.hpp"
+#include "softmx/error.hpp"
+#include "softmx/text.hpp"
+#include "softmx/vectors/header.hpp"
+#include "softmx/vectors/operation.hpp"
+#include "softmx/vectors/reader.hpp"
 
 namespace {
 
-using softmx::cli::UsageError;
+using softmx::InputError;
 using namespace softmx::vec;
 
 const std::string kConvert =
@@ -31,7 +32,7 @@ std::string error_of(const std::string& text) {
       while (r2->next_run(run)) {
       }
     }
-  } catch (const UsageError& e) {
+  } catch (const InputError& e) {
     return e.what();
   }
   return "";
@@ -185,7 +186,7 @@ TEST(VectorFormat, EvaluatorRejectsWhatTheDialectCannotDo) {
   try {
     Evaluator e(r->header());
     FAIL() << "cuda has no rz into e4m3";
-  } catch (const UsageError& e) {
+  } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("cannot compute convert f32 -> e4m3 rz satfinite (cuda)"), std::string::npos) << e.what();
   }
 }

@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "cli.hpp"
+#include "softmx/error.hpp"
+#include "softmx/text.hpp"
 #include "softmx/block.hpp"
 #include "softmx/convert.hpp"
 #include "softmx/dot.hpp"
@@ -32,8 +33,8 @@ std::string case_lines(FormatId src, FormatId dst, const std::vector<std::uint64
   std::string s;
   for (std::uint64_t x : inputs) {
     const Result r = convert(src, dst, x, ctx, dialect);
-    s += cli::hex(x, format(src).hex_digits()) + " " + cli::hex(r.code, format(dst).hex_digits());
-    if (flags) s += " " + cli::hex(r.flags, 2);
+    s += softmx::hex(x, format(src).hex_digits()) + " " + softmx::hex(r.code, format(dst).hex_digits());
+    if (flags) s += " " + softmx::hex(r.flags, 2);
     s += "\n";
   }
   return s;
@@ -47,8 +48,8 @@ std::string run_lines(FormatId src, FormatId dst, const Context& ctx, const Dial
     const Result r = convert(src, dst, x, ctx, dialect);
     if (r.code == prev.code && (!flags || r.flags == prev.flags)) continue;
     prev = r;
-    s += cli::hex(x, 4) + " " + cli::hex(r.code, format(dst).hex_digits());
-    if (flags) s += " " + cli::hex(r.flags, 2);
+    s += softmx::hex(x, 4) + " " + softmx::hex(r.code, format(dst).hex_digits());
+    if (flags) s += " " + softmx::hex(r.flags, 2);
     s += "\n";
   }
   return s;
@@ -133,12 +134,12 @@ TEST(Verify, BlockOperationsPointAtTheElement) {
   o.element = FormatId::e4m3;
   const QuantizedBlock q = quantize_block(FormatId::f32, in, 4, o);
   std::string line;
-  for (auto x : in) line += cli::hex(x, 8) + " ";
+  for (auto x : in) line += softmx::hex(x, 8) + " ";
   std::vector<std::uint64_t> outc(q.codes.begin(), q.codes.end());
   outc[2] ^= 1;
-  line += cli::hex(q.scale, 2);
-  for (auto c : outc) line += " " + cli::hex(c, 2);
-  line += " " + cli::hex(q.flags, 2) + "\n";
+  line += softmx::hex(q.scale, 2);
+  for (auto c : outc) line += " " + softmx::hex(c, 2);
+  line += " " + softmx::hex(q.flags, 2) + "\n";
   write_file(dir + "/q.vec",
              header("operation = quantize\nfrom = f32\nto = e4m3\nrounding = rne\nsaturation = finite\ntininess = after\n"
                     "dialect = ocp\nblock = 4\nscale = floor\n") +

@@ -21,17 +21,18 @@
 #include <string>
 #include <vector>
 
-#include "cli.hpp"
-#include "vectors/case_check.hpp"
-#include "vectors/generate.hpp"
-#include "vectors/input_digest.hpp"
-#include "vectors/reader.hpp"
+#include "softmx/error.hpp"
+#include "softmx/text.hpp"
+#include "softmx/vectors/case_check.hpp"
+#include "softmx/vectors/generate.hpp"
+#include "softmx/vectors/input_digest.hpp"
+#include "softmx/vectors/reader.hpp"
 
 namespace softmx::fuzz {
 
 /// What check_cases said about a file.
 enum class Verdict : std::uint8_t {
-  rejected,          ///< bad input (cli::UsageError, std::invalid_argument): exit 2
+  rejected,          ///< bad input (softmx::InputError, std::invalid_argument): exit 2
   skipped,           ///< not a cases file, or more expected cases than the caller allows
   failed,            ///< a mismatch or an incomplete file: exit 1
   passed_unchecked,  ///< all lines match, completeness not checked (basis none): exit 0 with a note
@@ -130,7 +131,7 @@ inline Verdict check_completeness_property(const std::string& text, std::uint64_
         detail::violated("passed, yet data line " + std::to_string(i + 1) + " has other results than softmx's");
     }
     return Verdict::passed;
-  } catch (const cli::UsageError&) {
+  } catch (const softmx::InputError&) {
     return Verdict::rejected;
   } catch (const std::invalid_argument&) {
     return Verdict::rejected;

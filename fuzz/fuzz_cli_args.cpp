@@ -30,7 +30,7 @@
 #include "cli.hpp"
 #include "softmx/block.hpp"
 #include "softmx/dot.hpp"
-#include "vectors/header.hpp"
+#include "softmx/vectors/header.hpp"
 
 namespace {
 

@@ -12,8 +12,9 @@
 // arguments with a written exponent from 1000 to 100000 (fuzz::slow_exponent in common.hpp:
 // correct, but up to 0.3 s each in a Release build and over 10 s under the sanitizers).
 //
-// Expected failures: softmx::cli::UsageError and softmx::vec::OutputError (what main() reports
-// as a usage error or a failed write, exit status 2). Finding: a crash, a sanitizer report, or any other exception, std::invalid_argument
+// Expected failures: softmx::cli::UsageError, softmx::InputError (bad input the library found)
+// and softmx::vec::OutputError (what main() reports as a usage error or a failed write, exit
+// status 2). Finding: a crash, a sanitizer report, or any other exception, std::invalid_argument
 // from the library included: main() reports those as an internal error (exit status 70), so bad
 // input must never reach the library unchecked.
 #include <fcntl.h>
@@ -32,6 +33,7 @@
 #include "cli.hpp"
 #include "commands.hpp"
 #include "common.hpp"
+#include "softmx/error.hpp"
 
 namespace {
 
@@ -106,6 +108,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     run(static_cast<int>(args.size()), argv.data());
   } catch (const softmx::cli::UsageError&) {
+  } catch (const softmx::InputError&) {
   } catch (const softmx::vec::OutputError&) {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "fuzz_commands: softmx %s threw an unexpected exception (an internal error): %s\n",

@@ -1,4 +1,4 @@
-// fuzz/fuzz_vectors.cpp: fuzzes the vector-file reader (tools/softmx/vectors/reader.hpp) and
+// fuzz/fuzz_vectors.cpp: fuzzes the vector-file reader (softmx/vectors/reader.hpp) and
 // header parser (vectors/header.hpp) on the input as one file, read through an
 // std::istringstream: the header, then the data lines with next() (layout = cases) or
 // next_run() (layout = runs), at most 64 of them per input. When the header is one softmx can
@@ -20,7 +20,7 @@
 // 4096 * 1024, a line of 8.4 million fields; building that layout takes ~0.5 GB and seconds
 // under ASan, for every input that names it), so the fuzzer spends its time on parsing.
 //
-// Expected failures: softmx::cli::UsageError (bad file) and std::invalid_argument (a value the
+// Expected failures: softmx::InputError (bad file) and std::invalid_argument (a value the
 // library refuses). Finding: a crash, a sanitizer report, any other exception, or a failed check
 // (reported by abort()).
 #include <cstdint>
@@ -33,11 +33,12 @@
 #include <string_view>
 #include <vector>
 
-#include "cli.hpp"
+#include "softmx/error.hpp"
+#include "softmx/text.hpp"
 #include "completeness_property.hpp"
-#include "vectors/header.hpp"
-#include "vectors/operation.hpp"
-#include "vectors/reader.hpp"
+#include "softmx/vectors/header.hpp"
+#include "softmx/vectors/operation.hpp"
+#include "softmx/vectors/reader.hpp"
 
 namespace {
 
@@ -139,7 +140,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
     if (too_big(text)) return 0;
-  } catch (const cli::UsageError&) {
+  } catch (const softmx::InputError&) {
     // Not a valid header: VectorReader must say so too, below.
   }
   try {
@@ -149,12 +150,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::optional<vec::Evaluator> ev;
     try {
       ev.emplace(r.header());
-    } catch (const cli::UsageError&) {
+    } catch (const softmx::InputError&) {
       // softmx cannot compute this one (a dialect without the mode): read it only.
     }
     if (r.header().layout == vec::Layout::runs) read_runs(r, ev ? &*ev : nullptr);
     else read_cases(r, ev ? &*ev : nullptr);
-  } catch (const cli::UsageError&) {
+  } catch (const softmx::InputError&) {
   } catch (const std::invalid_argument&) {
   }
   // Aborts on a file that passes with its completeness checked yet lacks, repeats or reorders

@@ -205,6 +205,9 @@ std::string format_spec(const Format& f);
 /// The descriptor of a named format. Throws std::invalid_argument for FormatId::runtime (a
 /// runtime format has no table entry: keep its Format).
 const Format& format(FormatId id);
+/// The descriptor itself: code that holds either a FormatId or a Format (a command-line option,
+/// a vector header's format, any spec of SEMANTICS 1.2) reads both as format(x).
+constexpr const Format& format(const Format& f) { return f; }
 
 /// All formats in FormatId order.
 std::span<const Format> all_formats();

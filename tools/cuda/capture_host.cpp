@@ -8,24 +8,23 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "cli.hpp"
-#include "sha256.hpp"
+#include "softmx/error.hpp"
+#include "softmx/text.hpp"
+#include "softmx/sha256.hpp"
 #include "softmx/tensor_core.hpp"
-#include "vectors/generate.hpp"
-#include "vectors/operation.hpp"
-#include "vectors/reader.hpp"
-#include "vectors/run_table.hpp"
+#include "softmx/vectors/generate.hpp"
+#include "softmx/vectors/operation.hpp"
+#include "softmx/vectors/reader.hpp"
+#include "softmx/vectors/run_table.hpp"
 
 namespace softmx::capture {
-
-using cli::UsageError;
 
 vec::Header capture_header(FormatId from, FormatId to, Rounding rounding, Saturation saturation,
                            std::string_view dialect, std::uint64_t first, std::uint64_t last, const Provenance& p,
                            std::pair<std::string, std::string> what,
                            std::vector<std::pair<std::string, std::string>> more) {
   if (!find_dialect(dialect))
-    throw UsageError("capture of " + what.second + ": unknown dialect '" + std::string(dialect) + "'");
+    throw InputError("capture of " + what.second + ": unknown dialect '" + std::string(dialect) + "'");
   vec::Header h;
   h.operation = vec::Operation::convert;
   h.layout = vec::Layout::runs;
@@ -62,7 +61,7 @@ std::uint64_t reduce_to_run_table(const vec::Header& h, std::vector<ChangePoint>
   auto in_hex = [&](std::uint64_t x) {  // the source's width, wider for a value beyond it
     int d = in_digits;
     while (d < 16 && (x >> (4 * d)) != 0) ++d;
-    return cli::hex(x, d);
+    return softmx::hex(x, d);
   };
   std::sort(points.begin(), points.end(), [](const ChangePoint& a, const ChangePoint& b) {
     return a.input != b.input ? a.input < b.input : a.code < b.code;
@@ -75,13 +74,13 @@ std::uint64_t reduce_to_run_table(const vec::Header& h, std::vector<ChangePoint>
       throw std::runtime_error("change point at input " + in_hex(c.input) + " lies outside the table's range " +
                                in_hex(h.first) + ".." + in_hex(h.last));
     if (c.code > code_mask)
-      throw std::runtime_error("change point at input " + in_hex(c.input) + ": code " + cli::hex(c.code, 16) +
+      throw std::runtime_error("change point at input " + in_hex(c.input) + ": code " + softmx::hex(c.code, 16) +
                                " does not fit " + std::string(format(h.to).name));
     if (!unique.empty() && unique.back().input == c.input) {
       if (unique.back().code != c.code)
         throw std::runtime_error("change points disagree at input " + in_hex(c.input) + ": codes " +
-                                 cli::hex(unique.back().code, format(h.to).hex_digits()) + " and " +
-                                 cli::hex(c.code, format(h.to).hex_digits()));
+                                 softmx::hex(unique.back().code, format(h.to).hex_digits()) + " and " +
+                                 softmx::hex(c.code, format(h.to).hex_digits()));
       continue;
     }
     unique.push_back(c);
@@ -131,7 +130,7 @@ namespace {
 
 std::string read_bytes(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
-  if (!f) throw UsageError("cannot read " + path);
+  if (!f) throw InputError("cannot read " + path);
   return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
 }
 
@@ -187,7 +186,7 @@ std::optional<std::string> verify_blocker(const std::string& path) {
            "); the file verifies once that model lands";
   try {
     vec::Evaluator ev(r->header());
-  } catch (const UsageError& e) {
+  } catch (const InputError& e) {
     if (r->header().operation == vec::Operation::mma && r->header().scale_format != vec::MmaScaleFormat::none)
       return std::string(e.what());
     throw;
@@ -198,12 +197,12 @@ std::optional<std::string> verify_blocker(const std::string& path) {
 std::vector<ManifestEntry> scan_tables(const std::string& dir, Provenance& p) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw UsageError(dir + ": not a folder");
+  if (!fs::is_directory(dir, ec)) throw InputError(dir + ": not a folder");
   std::vector<std::string> names;
   for (const auto& e : fs::directory_iterator(dir))
     if (e.is_regular_file() && e.path().extension() == ".vec") names.push_back(e.path().filename().string());
   std::sort(names.begin(), names.end());
-  if (names.empty()) throw UsageError(dir + ": no capture tables (*.vec) to list in a MANIFEST");
+  if (names.empty()) throw InputError(dir + ": no capture tables (*.vec) to list in a MANIFEST");
 
   // The keys every table must carry, with the Provenance field each fills; the first five must
   // be the same in every table of one capture.
@@ -231,17 +230,17 @@ std::vector<ManifestEntry> scan_tables(const std::string& dir, Provenance& p) {
     const vec::Header& h = r->header();
     ManifestEntry e;
     e.path = names[i];
-    e.sha256 = cli::sha256_hex({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()});
+    e.sha256 = softmx::sha256_hex({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()});
     if (const std::string* v = find_key(h, "x-instruction")) e.what = "instruction " + *v;
     else if (const std::string* f = find_key(h, "x-function")) e.what = "function " + *f;
-    else throw UsageError(path + ": the header has neither x-instruction nor x-function (what was captured)");
+    else throw InputError(path + ": the header has neither x-instruction nor x-function (what was captured)");
     for (const Key& k : keys) {
       const std::string* v = find_key(h, k.name);
-      if (!v) throw UsageError(path + ": the header lacks " + std::string(k.name) + " (every capture table carries it)");
+      if (!v) throw InputError(path + ": the header lacks " + std::string(k.name) + " (every capture table carries it)");
       if (i == 0) {
         p.*k.field = *v;
       } else if (k.same_everywhere && *v != p.*k.field) {
-        throw UsageError(path + ": " + k.name + " = " + *v + ", but " + names[0] + " has " + p.*k.field +
+        throw InputError(path + ": " + k.name + " = " + *v + ", but " + names[0] + " has " + p.*k.field +
                          " (one MANIFEST lists the tables of one GPU and build)");
       } else if (k.field == &Provenance::date && *v < p.date) {
         p.date = *v;

@@ -3,7 +3,7 @@
 // The device reduces 2^32 (or 2^16, 2^8) conversions to change points: (input, code) pairs, one
 // wherever an output differs from the previous input's, appended in whatever order the threads
 // finish. This part turns them into the canonical run table of vectors/README.md section 5
-// (through the one RunTableWriter of tools/softmx/vectors/), builds the table's header with the
+// (through the library's one RunTableWriter, softmx/vectors/run_table.hpp), builds the table's header with the
 // capture's provenance (x- keys), and writes the per-capture MANIFEST. It is plain C++ (g++): the
 // conformance suite tests it without a GPU.
 #pragma once
@@ -18,7 +18,7 @@
 #include "change_point.hpp"
 #include "softmx/context.hpp"
 #include "softmx/format.hpp"
-#include "vectors/header.hpp"
+#include "softmx/vectors/header.hpp"
 
 namespace softmx::capture {
 
@@ -41,7 +41,7 @@ struct Provenance {
 /// width), generator = p.capture, level "exhaustive", then the x- keys x-gpu,
 /// x-compute-capability, x-driver, x-cuda-runtime, x-build-target, `what` (x-instruction or
 /// x-function, with its text), x-date, x-capture, then `more` in order (each key must start
-/// with "x-"). Throws cli::UsageError (via Header::validate) for an impossible header, e.g. an
+/// with "x-"). Throws softmx::InputError (via Header::validate) for an impossible header, e.g. an
 /// unknown dialect, rs (a run table is a function of the input alone), or a range outside the
 /// source's codes.
 vec::Header capture_header(FormatId from, FormatId to, Rounding rounding, Saturation saturation,
@@ -93,12 +93,12 @@ std::string with_known_model(const std::string& text, std::string& unknown_model
 /// file names a tensor-core model this softmx does not know ("softmx does not know the
 /// tensor-core model 'blackwell-mxf4' yet (it knows: ...); the file verifies once the model
 /// lands"), or carries block scales that no model of this softmx takes. Throws
-/// cli::UsageError for a file that cannot be read or whose header is wrong in any other way.
+/// softmx::InputError for a file that cannot be read or whose header is wrong in any other way.
 std::optional<std::string> verify_blocker(const std::string& path);
 
 /// Reads every "*.vec" file directly in `dir` (the capture program's tables and the mma
 /// program's mma-*.vec), in name order: hashes it, and takes from its header the x-instruction
-/// or x-function (the entry's `what`) and the provenance keys. Throws cli::UsageError naming the
+/// or x-function (the entry's `what`) and the provenance keys. Throws softmx::InputError naming the
 /// file when one cannot be read or parsed, lacks x-instruction/x-function or a provenance key
 /// (x-gpu, x-compute-capability, x-driver, x-cuda-runtime, x-build-target, x-date, x-capture),
 /// or names another GPU, compute capability, driver or CUDA runtime than the first file; and

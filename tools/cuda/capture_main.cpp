@@ -20,10 +20,11 @@
 
 #include "capture_catalog.hpp"
 #include "capture_host.hpp"
-#include "cli.hpp"
+#include "softmx/error.hpp"
+#include "softmx/text.hpp"
 #include "device_api.hpp"
-#include "vectors/generate.hpp"
-#include "vectors/output_file.hpp"
+#include "softmx/vectors/generate.hpp"
+#include "softmx/vectors/output_file.hpp"
 
 namespace softmx::capture {
 namespace {
@@ -94,6 +95,13 @@ std::string rs_cases(std::size_t index, const Call& c, const std::string& dialec
              {"x-lanes-agree", r.lanes_disagree ? "no (first at case " + std::to_string(r.first_disagreeing + 1) + ")"
                                                 : "yes"}};
   h.validate("capture");
+  // The count and digest of the cases, as gen records them, so verify can check the file whole.
+  vec::record_cases(h, [&](const vec::CaseSink& sink) {
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      const std::uint64_t ops[2] = {in[i], rb[i]};
+      sink(ops);
+    }
+  });
   ok = !r.lanes_disagree;
   std::string text = vec::header_text(h) + "# IN R OUT\n";
   const int in_d = format(h.from).hex_digits(), out_d = format(h.to).hex_digits();
@@ -115,11 +123,11 @@ int run(int argc, char** argv) {
     const std::string a = argv[i];
     if (a == "--only" && i + 1 < argc) only = argv[++i];
     else if (a == "--print-slug") print_slug = true;
-    else if (!a.empty() && a[0] == '-') throw cli::UsageError("unknown option '" + a + "' (usage: softmx_capture_cuda OUTDIR [--only TEXT])");
+    else if (!a.empty() && a[0] == '-') throw softmx::InputError("unknown option '" + a + "' (usage: softmx_capture_cuda OUTDIR [--only TEXT])");
     else if (outdir.empty()) outdir = a;
-    else throw cli::UsageError("more than one OUTDIR ('" + outdir + "', '" + a + "')");
+    else throw softmx::InputError("more than one OUTDIR ('" + outdir + "', '" + a + "')");
   }
-  if (outdir.empty() && !print_slug) throw cli::UsageError("usage: softmx_capture_cuda OUTDIR [--only TEXT] | --print-slug");
+  if (outdir.empty() && !print_slug) throw softmx::InputError("usage: softmx_capture_cuda OUTDIR [--only TEXT] | --print-slug");
 
   DeviceInfo d;
   try {
@@ -178,7 +186,7 @@ int run(int argc, char** argv) {
         std::vector<std::pair<std::string, std::string>> more;
         if (is_instruction(c)) {
           more.emplace_back("x-lanes-agree", r.lanes_disagree ? "no (first at input " +
-                                                                    cli::hex(r.first_disagreeing, format(from).hex_digits()) + ")"
+                                                                    softmx::hex(r.first_disagreeing, format(from).hex_digits()) + ")"
                                                               : "yes");
           ok = !r.lanes_disagree;
         }
@@ -206,7 +214,7 @@ int run(int argc, char** argv) {
 int main(int argc, char** argv) {
   try {
     return softmx::capture::run(argc, argv);
-  } catch (const softmx::cli::UsageError& e) {
+  } catch (const softmx::InputError& e) {
     std::fprintf(stderr, "softmx_capture_cuda: %s\n", e.what());
     return 2;
   } catch (const std::exception& e) {

@@ -16,8 +16,9 @@
 #include <string>
 
 #include "capture_host.hpp"
-#include "cli.hpp"
-#include "vectors/output_file.hpp"
+#include "softmx/error.hpp"
+#include "softmx/text.hpp"
+#include "softmx/vectors/output_file.hpp"
 
 int main(int argc, char** argv) {
   try {
@@ -29,7 +30,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (argc != 2 || argv[1][0] == '-')
-      throw softmx::cli::UsageError("usage: softmx_capture_manifest DIR | --can-verify FILE");
+      throw softmx::InputError("usage: softmx_capture_manifest DIR | --can-verify FILE");
     softmx::capture::Provenance p;
     const auto entries = softmx::capture::scan_tables(argv[1], p);
     softmx::vec::OutputFile out(std::string(argv[1]) + "/MANIFEST");

@@ -47,12 +47,13 @@
 #include <string>
 #include <vector>
 
-#include "sha256.hpp"
+#include "softmx/sha256.hpp"
 #include "softmx/convert.hpp"
 #include "softmx/format.hpp"
-#include "vectors/header.hpp"
-#include "vectors/operation.hpp"
-#include "vectors/output_file.hpp"
+#include "softmx/vectors/generate.hpp"
+#include "softmx/vectors/header.hpp"
+#include "softmx/vectors/operation.hpp"
+#include "softmx/vectors/output_file.hpp"
 
 namespace {
 
@@ -140,7 +141,7 @@ struct Capture {
 };
 
 std::string sha_of(const std::string& bytes) {
-  return softmx::cli::sha256_hex({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()});
+  return softmx::sha256_hex({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()});
 }
 
 Capture read_capture(const fs::path& clone, const std::string& gpu, const std::string& fmt) {
@@ -207,6 +208,17 @@ std::string vector_file(const Capture& c, bool f16, const std::string& commit) {
                                  std::string(softmx::format(c.f).name) + "); C = +0 (the c file is not used); D = the f32 read"},
   };
   h.validate("import");
+  // The count and digest of the rows, as gen records them, so verify can check the file whole.
+  vec::record_cases(h, [&](const vec::CaseSink& sink) {
+    std::vector<std::uint64_t> ops;
+    for (std::size_t i = 0; i < kRows; ++i) {
+      ops.clear();
+      for (int k = 0; k < kK; ++k) ops.push_back(c.a[i][static_cast<std::size_t>(k)]);
+      for (int k = 0; k < kK; ++k) ops.push_back(c.b[i][static_cast<std::size_t>(k)]);
+      if (f16) ops.push_back(c.c16[i]);
+      sink(ops);
+    }
+  });
   const vec::LineLayout layout = vec::line_layout(h);
   std::string s = vec::header_text(h);
   s += "# " + layout.columns() + "\n";

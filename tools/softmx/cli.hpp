@@ -17,10 +17,18 @@
 #include "softmx/context.hpp"
 #include "softmx/dialect.hpp"
 #include "softmx/format.hpp"
-#include "any_format.hpp"
-#include "vectors/output_file.hpp"
+#include "softmx/text.hpp"
+#include "softmx/vectors/output_file.hpp"
 
 namespace softmx::cli {
+
+// The library's text conventions (softmx/text.hpp), used throughout the command line.
+using softmx::expected_code;
+using softmx::hex;
+using softmx::json_string;
+using softmx::parse_hex_exact;
+using softmx::quote;
+using softmx::split_fields;
 
 /// Exit status for bad usage, bad input, or an output that cannot be written.
 inline constexpr int kExitUsage = 2;
@@ -79,12 +87,6 @@ FormatId parse_named_format_arg(std::string_view option, std::string_view value)
 /// UsageError for an unknown name.
 std::optional<ScaleRule> scale_rule_option(const Args& a);
 
-/// Parses exactly `digits` hex digits into a value, or nullopt (any other length or character).
-std::optional<std::uint64_t> parse_hex_exact(std::string_view s, int digits);
-
-/// The whitespace-separated fields (spaces and tabs) of one line.
-std::vector<std::string_view> split_fields(std::string_view line);
-
 /// The integer value of option `opt` (1..max), or `dflt` when it is absent; UsageError for
 /// anything else ("--block expects an integer from 1 to 65536, got 'x'").
 std::uint64_t parse_count(const Args& a, const char* opt, std::uint64_t dflt, std::uint64_t max);
@@ -109,26 +111,6 @@ unsigned parse_threads(const Args& a, unsigned dflt);
 
 /// --seed S: any 64-bit value, 0..2^64-1 in decimal (gen and gemm-golden alike), or `dflt`.
 std::uint64_t parse_seed(const Args& a, std::uint64_t dflt);
-
-/// `text` as an error message shows input: between `q` quotes (none when q is 0); a backslash,
-/// the quote character, control bytes (NUL included), DEL and bytes that are not part of a
-/// valid UTF-8 character written as \\, \q and \xHH (upper-case hex); at most `max` characters
-/// shown: a longer text is cut, and "... (N bytes)" follows the closing quote. So a 100 MB
-/// line gives a short message, and a NUL does not end it early.
-std::string quote(std::string_view text, char q = '"', std::size_t max = 72);
-
-/// `text` as a JSON string, quotes included: '"' and '\\' escaped, control bytes, DEL and every
-/// byte from 0x80 up as \u00XX. Each byte becomes one code point (U+0000..U+00FF), so the
-/// result is valid JSON (ASCII) for any bytes, and a reader gets the bytes back by encoding
-/// the string as Latin-1 (a non-UTF-8 file name included).
-std::string json_string(std::string_view text);
-
-/// Fixed-width upper-case hex, as TestFloat writes it.
-std::string hex(std::uint64_t v, int digits);
-
-/// The phrase naming what a bit pattern of `f` must look like: "8 hex digits (an f32 bit
-/// pattern)", and for narrow formats the largest code ("2 hex digits (an e3m2 code, 00..3F)").
-std::string expected_code(const Format& f);
 
 /// Parses a raw code of `f` (exact width, in range) or throws UsageError with `where` and
 /// expected_code(f).

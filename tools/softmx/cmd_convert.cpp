@@ -11,7 +11,7 @@
 #include "cli.hpp"
 #include "commands.hpp"
 #include "tokens.hpp"
-#include "describe.hpp"
+#include "softmx/describe.hpp"
 #include "softmx/convert.hpp"
 #include "softmx/exact.hpp"
 

@@ -18,71 +18,17 @@
 
 #include "cli.hpp"
 #include "commands.hpp"
-#include "describe.hpp"
-#include "explain.hpp"
+#include "softmx/describe.hpp"
+#include "softmx/explain.hpp"
 #include "softmx/convert.hpp"
-#include "vectors/reader.hpp"
+#include "softmx/vectors/reader.hpp"
+#include "softmx/vectors/table_diff.hpp"
 
 namespace softmx::cli {
 namespace {
 
-/// One side's result over a range.
-struct Outcome {
-  std::uint64_t code = 0;
-  Flags flags = 0;
-  friend bool operator==(const Outcome&, const Outcome&) = default;
-};
-
-/// A maximal range of inputs over which A gives `a` and B gives `b`, and a != b.
-struct Difference {
-  std::uint64_t first = 0, last = 0;
-  Outcome a, b;
-};
-
-/// A's and B's runs walked in lockstep. Precondition: both readers are run tables over the
-/// same first..last, no run read yet.
-class Lockstep {
- public:
-  /// Reads the first run of each (a run table has one; next_run throws otherwise), which says
-  /// whether the table has flags.
-  Lockstep(vec::VectorReader& a, vec::VectorReader& b) : a_(a), b_(b) {
-    a_.next_run(ra_);
-    b_.next_run(rb_);
-  }
-  bool a_has_flags() const { return ra_.has_flags; }
-  bool b_has_flags() const { return rb_.has_flags; }
-
-  /// Calls `emit` with each Difference, in input order. With `flags` false the outcomes carry
-  /// outputs only (flags 0). Call once.
-  void for_each_difference(bool flags, const std::function<void(const Difference&)>& emit) {
-    std::optional<Difference> open;
-    for (;;) {
-      const std::uint64_t lo = ra_.first > rb_.first ? ra_.first : rb_.first;
-      const std::uint64_t hi = ra_.last < rb_.last ? ra_.last : rb_.last;
-      const Outcome oa{ra_.code, flags ? ra_.flags : Flags{0}}, ob{rb_.code, flags ? rb_.flags : Flags{0}};
-      if (oa != ob) {
-        if (open && open->last + 1 == lo && open->a == oa && open->b == ob) {
-          open->last = hi;
-        } else {
-          if (open) emit(*open);
-          open = Difference{lo, hi, oa, ob};
-        }
-      } else if (open) {
-        emit(*open);
-        open.reset();
-      }
-      // Both tables end at the same last, so they run out together.
-      const bool more_a = ra_.last != hi || a_.next_run(ra_);
-      const bool more_b = rb_.last != hi || b_.next_run(rb_);
-      if (!more_a || !more_b) break;
-    }
-    if (open) emit(*open);
-  }
-
- private:
-  vec::VectorReader &a_, &b_;
-  vec::Run ra_, rb_;
-};
+using vec::Outcome;
+using Difference = vec::TableDifference;
 
 /// One table as diff uses it: its reader, and softmx's converter for its header (or why there
 /// is none).
@@ -97,6 +43,7 @@ struct Side {
 
 Side open_side(char letter, const std::string& path) {
   Side s{letter, vec::VectorReader::open(path), std::nullopt, {}};
+  // As vec::require_run_table, with the path as typed ("-", not "<stdin>").
   if (s.header().layout != vec::Layout::runs)
     throw UsageError(quote(path, 0, 240) + ": not a run table (the header has no 'layout = runs'; diff compares run tables)");
   try {
@@ -105,19 +52,6 @@ Side open_side(char letter, const std::string& path) {
     s.unsupported = e.what();
   }
   return s;
-}
-
-void check_same_inputs(const Side& a, const Side& b) {
-  const vec::Header &ha = a.header(), &hb = b.header();
-  const int d = format(ha.from).hex_digits();
-  if (ha.from != hb.from)
-    throw UsageError(quote(b.reader->name(), 0, 240) + ": its source format is " + std::string(format(hb.from).name) +
-                     ", " + quote(a.reader->name(), 0, 240) + "'s is " + std::string(format(ha.from).name) +
-                     " (diff compares two tables over the same inputs)");
-  if (ha.first != hb.first || ha.last != hb.last)
-    throw UsageError(quote(b.reader->name(), 0, 240) + ": it covers " + hex(hb.first, d) + ".." + hex(hb.last, d) + ", " +
-                     quote(a.reader->name(), 0, 240) + " covers " + hex(ha.first, d) + ".." + hex(ha.last, d) +
-                     " (diff compares two tables over the same inputs)");
 }
 
 /// "7F 00", or "7F" when flags are not compared.
@@ -194,9 +128,9 @@ int cmd_diff(int argc, char** argv) {
   const std::uint64_t max_ranges = parse_count(a, "max-ranges", 50, std::uint64_t{1} << 40);
   Side sa = open_side('A', a.positionals[0]);
   Side sb = open_side('B', a.positionals[1]);
-  check_same_inputs(sa, sb);
-  Lockstep walk(*sa.reader, *sb.reader);
-  const bool flags = walk.a_has_flags() && walk.b_has_flags();
+  vec::require_same_inputs(*sa.reader, *sb.reader);
+  vec::RunLockstep walk(*sa.reader, *sb.reader);
+  const bool flags = walk.flags_compared();
 
   Output output;
   std::string& out = output.text();
@@ -211,7 +145,7 @@ int cmd_diff(int argc, char** argv) {
   output.flush();
 
   std::uint64_t ranges = 0, inputs = 0;
-  walk.for_each_difference(flags, [&](const Difference& d) {
+  walk.for_each_difference([&](const Difference& d) {
     ++ranges;
     inputs += d.last - d.first + 1;
     if (ranges <= max_ranges) {

@@ -15,8 +15,8 @@
 
 #include "cli.hpp"
 #include "commands.hpp"
-#include "describe.hpp"
-#include "explain.hpp"
+#include "softmx/describe.hpp"
+#include "softmx/explain.hpp"
 #include "softmx/convert.hpp"
 #include "softmx/exact.hpp"
 

@@ -34,13 +34,13 @@
 #include "cli.hpp"
 #include "softmx/tensor_core.hpp"
 #include "commands.hpp"
-#include "sha256.hpp"
+#include "softmx/sha256.hpp"
 #include "softmx/block.hpp"
 #include "softmx/dot.hpp"
 #include "softmx/gemm.hpp"
 #include "softmx/pack.hpp"
 #include "softmx/prng.hpp"
-#include "vectors/output_file.hpp"
+#include "softmx/vectors/output_file.hpp"
 
 namespace softmx::cli {
 namespace {

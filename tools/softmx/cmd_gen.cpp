@@ -12,7 +12,7 @@
 //                            [--export readmemh] [-o FILE | --out FILE]
 //
 // Every option is resolved here to an explicit header (the dialect's defaults included), so a
-// file says completely what was computed; vectors/generate.cpp chooses the cases.
+// file says completely what was computed; the library (softmx/vectors/generate.hpp) chooses the cases.
 #include <algorithm>
 #include <string>
 #include <string_view>
@@ -23,10 +23,10 @@
 #include "softmx/block.hpp"
 #include "softmx/dot.hpp"
 #include "softmx/tensor_core.hpp"
-#include "vectors/generate.hpp"
-#include "vectors/header.hpp"
-#include "vectors/operation.hpp"
-#include "vectors/output_file.hpp"
+#include "softmx/vectors/generate.hpp"
+#include "softmx/vectors/header.hpp"
+#include "softmx/vectors/operation.hpp"
+#include "softmx/vectors/output_file.hpp"
 
 namespace softmx::cli {
 namespace {

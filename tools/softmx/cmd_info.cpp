@@ -4,7 +4,7 @@
 
 #include "cli.hpp"
 #include "commands.hpp"
-#include "describe.hpp"
+#include "softmx/describe.hpp"
 #include "softmx/block.hpp"
 #include "softmx/convert.hpp"
 #include "softmx/tensor_core.hpp"

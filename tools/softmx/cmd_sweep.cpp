@@ -5,9 +5,9 @@
 //   softmx merge [-o FILE] TABLE...           shards of one function joined into one table
 //
 // Both write the canonical table (equal neighbours joined), to FILE atomically or to standard
-// output ("-", or no -o), every write checked (vectors/output_file.hpp: how -o treats devices,
+// output ("-", or no -o), every write checked (softmx/vectors/output_file.hpp: how -o treats devices,
 // FIFOs, symlinks and read-only files, and signals). The work itself is in
-// vectors/run_table.hpp, which the tests and bench_sweep call too.
+// softmx/vectors/run_table.hpp, which the tests and bench_sweep call too.
 #include <unistd.h>
 
 #include <chrono>
@@ -19,8 +19,8 @@
 
 #include "cli.hpp"
 #include "commands.hpp"
-#include "vectors/output_file.hpp"
-#include "vectors/run_table.hpp"
+#include "softmx/vectors/output_file.hpp"
+#include "softmx/vectors/run_table.hpp"
 
 namespace softmx::cli {
 namespace {

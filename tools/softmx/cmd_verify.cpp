@@ -17,12 +17,12 @@
 
 #include "cli.hpp"
 #include "commands.hpp"
-#include "vectors/candidates.hpp"
-#include "vectors/case_check.hpp"
-#include "vectors/completeness.hpp"
-#include "vectors/reader.hpp"
-#include "vectors/report.hpp"
-#include "vectors/run_check.hpp"
+#include "softmx/vectors/candidates.hpp"
+#include "softmx/vectors/case_check.hpp"
+#include "softmx/vectors/completeness.hpp"
+#include "softmx/vectors/reader.hpp"
+#include "softmx/vectors/report.hpp"
+#include "softmx/vectors/run_check.hpp"
 
 namespace softmx::cli {
 namespace {

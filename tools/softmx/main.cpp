@@ -12,7 +12,8 @@
 
 #include "cli.hpp"
 #include "commands.hpp"
-#include "vectors/generate.hpp"
+#include "help.hpp"
+#include "softmx/error.hpp"
 
 namespace {
 
@@ -44,6 +45,8 @@ constexpr const char* kUsage =
     "                                                         which dialect, rounding and saturation a device implements\n"
     "  softmx formats                                         the format table\n"
     "  softmx dialects                                        the dialects and their policies\n"
+    "  softmx help CMD                                        CMD's usage and options (also softmx CMD --help, -h)\n"
+    "  softmx --version                                       the version\n"
     "\n"
     "options:\n"
     "  --round rne|rna|rz|ru|rd|ro|rs   rounding (default rne)\n"
@@ -88,6 +91,14 @@ std::string output_error_text(const softmx::vec::OutputError& e) {
 
 int run(const std::string& cmd, int argc, char** argv) {
   using namespace softmx::cli;
+  // `softmx CMD --help` (or -h, anywhere before "--"): the command's own help, whatever else
+  // is on the line.
+  if (const auto help = command_help(cmd); help && asks_for_help(argc, argv, 2)) {
+    Output out;
+    out.text() = *help;
+    out.commit();
+    return 0;
+  }
   if (cmd == "convert") return cmd_convert(argc, argv);
   if (cmd == "explain") return cmd_explain(argc, argv);
   if (cmd == "formats") return cmd_formats(argc, argv);
@@ -102,21 +113,35 @@ int run(const std::string& cmd, int argc, char** argv) {
   if (cmd == "merge") return cmd_merge(argc, argv);
   if (cmd == "diff") return cmd_diff(argc, argv);
   if (cmd == "identify") return cmd_identify(argc, argv);
-  if (cmd == "--version" || cmd == "version" || cmd == "--help" || cmd == "-h" || cmd == "help") {
-    const bool help = cmd != "--version" && cmd != "version";
+  if (cmd == "help") {
+    // softmx help [CMD]: CMD's help, or the overview (help --help and -h were answered above).
+    const Args a = parse_args(cmd, argc, argv, 2, {});
+    if (a.positionals.size() > 1)
+      throw UsageError("unexpected argument " + quote(a.positionals[1], '\'') + " (help takes one CMD)");
+    std::string text = kUsage;
+    if (!a.positionals.empty()) {
+      const auto h = command_help(a.positionals[0]);
+      if (!h) throw UsageError("unknown command " + quote(a.positionals[0], '\'') + " (expected " + command_list() + ")");
+      text = *h;
+    }
+    Output out;
+    out.text() = text;
+    out.commit();
+    return 0;
+  }
+  if (cmd == "--version" || cmd == "version" || cmd == "--help" || cmd == "-h") {
+    const bool help = cmd == "--help" || cmd == "-h";
     if (!help) {
       const Args a = parse_args(cmd, argc, argv, 2, {});
       if (!a.positionals.empty()) throw UsageError("unexpected argument " + quote(a.positionals[0], '\'') + " (" + cmd + " takes none)");
     }
     Output out;
-    out.text() = help ? kUsage : std::string(softmx::vec::kGeneratorName) + "\n";
+    out.text() = help ? std::string(kUsage) : version_text();
     out.commit();
     return 0;
   }
-  std::fprintf(stderr,
-               "softmx: error: unknown command %s (expected convert, explain, quantize, dequantize, dot, "
-               "gemm-golden, gen, verify, sweep, merge, diff, identify, formats or dialects; see softmx --help)\n",
-               quote(cmd, '\'').c_str());
+  std::fprintf(stderr, "softmx: error: unknown command %s (expected %s; see softmx --help)\n", quote(cmd, '\'').c_str(),
+               command_list().c_str());
   return kExitUsage;
 }
 
@@ -134,6 +159,9 @@ int main(int argc, char** argv) {
   try {
     status = run(cmd, argc, argv);
   } catch (const softmx::cli::UsageError& e) {
+    std::fprintf(stderr, "softmx %s: error: %s\n", cmd.c_str(), e.what());
+    status = softmx::cli::kExitUsage;
+  } catch (const softmx::InputError& e) {  // bad input the library found (a file, a value)
     std::fprintf(stderr, "softmx %s: error: %s\n", cmd.c_str(), e.what());
     status = softmx::cli::kExitUsage;
   } catch (const softmx::vec::OutputError& e) {

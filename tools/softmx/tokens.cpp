@@ -37,15 +37,4 @@ bool TokenReader::next(std::string& token) {
   }
 }
 
-bool LineReader::next(std::string& line) {
-  errno = 0;
-  if (!std::getline(in_, line)) {
-    if (in_.bad()) read_error(name_, errno);
-    return false;
-  }
-  ++line_;
-  if (!line.empty() && line.back() == '\r') line.pop_back();
-  return true;
-}
-
 }  // namespace softmx::cli

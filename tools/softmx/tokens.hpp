@@ -1,10 +1,12 @@
 // tools/softmx/tokens.hpp: whitespace-separated tokens from a stream, with their line numbers,
-// so errors can name where the input went wrong.
+// so errors can name where the input went wrong (lines: softmx/vectors/line_reader.hpp).
 #pragma once
 
 #include <cstdint>
 #include <istream>
 #include <string>
+
+#include "softmx/vectors/line_reader.hpp"
 
 namespace softmx::cli {
 
@@ -28,20 +30,7 @@ class TokenReader {
   std::uint64_t line_ = 0, token_line_ = 0;
 };
 
-/// Lines from a stream (a trailing '\r' removed), counted, so errors can name the line.
-class LineReader {
- public:
-  explicit LineReader(std::istream& in, std::string name = "<stdin>") : in_(in), name_(std::move(name)) {}
-
-  /// The next line, or false at the end of the input (a read error throws UsageError).
-  bool next(std::string& line);
-  /// "<stdin> line N" for the last line returned.
-  std::string where() const { return name_ + " line " + std::to_string(line_); }
-
- private:
-  std::istream& in_;
-  std::string name_;
-  std::uint64_t line_ = 0;
-};
+/// Lines of standard input for the commands that read lines (the library's reader).
+using vec::LineReader;
 
 }  // namespace softmx::cli

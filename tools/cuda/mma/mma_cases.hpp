@@ -30,8 +30,8 @@
 #include <vector>
 
 #include "softmx/format.hpp"
-#include "vectors/generate.hpp"
-#include "vectors/header.hpp"
+#include "softmx/vectors/generate.hpp"
+#include "softmx/vectors/header.hpp"
 
 namespace softmx::mma_capture {
 

@@ -1,10 +1,11 @@
 // tools/cuda/mma/mma_file.cpp: see mma_file.hpp.
 #include "mma_file.hpp"
 
-#include "cli.hpp"
+#include "softmx/error.hpp"
+#include "softmx/text.hpp"
 #include "softmx/tensor_core.hpp"
-#include "vectors/generate.hpp"
-#include "vectors/operation.hpp"
+#include "softmx/vectors/generate.hpp"
+#include "softmx/vectors/operation.hpp"
 
 namespace softmx::mma_capture {
 
@@ -51,16 +52,21 @@ vec::Header file_header(const CaptureForm& f, const std::string& model, const ca
   return h;
 }
 
-std::string file_text(const vec::Header& h, const CaseShape& s, const std::vector<MmaCase>& cases,
+std::string file_text(const vec::Header& header, const CaseShape& s, const std::vector<MmaCase>& cases,
                       const std::vector<std::uint32_t>& d) {
+  // The header records the count and digest of the cases, as gen's do.
+  vec::Header h = header;
+  vec::record_cases(h, [&](const vec::CaseSink& sink) {
+    for (const MmaCase& c : cases) sink(operands(s, c));
+  });
   const vec::LineLayout layout = vec::line_layout(h);
   std::string text = vec::header_text(h) + "# " + layout.columns() + "\n";
   const int d_digits = layout.results.at(0).digits;
   const std::uint64_t d_mask = layout.results.at(0).max;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const std::vector<std::uint64_t> ops = operands(s, cases[i]);
-    for (std::size_t f = 0; f < ops.size(); ++f) text += cli::hex(ops[f], layout.operands.at(f).digits) + " ";
-    text += cli::hex(d.at(i) & d_mask, d_digits) + "\n";
+    for (std::size_t f = 0; f < ops.size(); ++f) text += softmx::hex(ops[f], layout.operands.at(f).digits) + " ";
+    text += softmx::hex(d.at(i) & d_mask, d_digits) + "\n";
   }
   return text;
 }

@@ -43,7 +43,8 @@ TileBatch place(const CaseShape& s, const std::vector<MmaCase>& cases);
 vec::Header file_header(const CaptureForm& f, const std::string& model, const capture::Provenance& p,
                         const vec::GenOptions& o);
 
-/// The whole file: the header, a comment naming the columns, then per case its operands and D
+/// The whole file: the header (with the cases' `cases` and `inputs-sha256`, vec::record_cases,
+/// as gen writes them), a comment naming the columns, then per case its operands and D
 /// (d[i], masked to the accumulator's width), fixed-width upper-case hex. Preconditions:
 /// d.size() >= cases.size(); h's shape is s.
 std::string file_text(const vec::Header& h, const CaseShape& s, const std::vector<MmaCase>& cases,

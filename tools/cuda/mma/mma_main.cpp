@@ -18,11 +18,12 @@
 #include <string>
 
 #include "capture_host.hpp"
-#include "cli.hpp"
+#include "softmx/error.hpp"
+#include "softmx/text.hpp"
 #include "mma_catalog.hpp"
 #include "mma_device_api.hpp"
 #include "mma_file.hpp"
-#include "vectors/output_file.hpp"
+#include "softmx/vectors/output_file.hpp"
 
 namespace softmx::mma_capture {
 namespace {
@@ -51,7 +52,7 @@ const char* feature_text(Feature f) {
 std::uint64_t number(const std::string& opt, const std::string& v) {
   char* end = nullptr;
   const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
-  if (v.empty() || *end || v[0] == '-') throw cli::UsageError(opt + " expects a decimal number, got '" + v + "'");
+  if (v.empty() || *end || v[0] == '-') throw softmx::InputError(opt + " expects a decimal number, got '" + v + "'");
   return n;
 }
 
@@ -64,20 +65,20 @@ int run(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw cli::UsageError(a + " needs a value");
+      if (i + 1 >= argc) throw softmx::InputError(a + " needs a value");
       return argv[++i];
     };
     if (a == "--list") list = true;
     else if (a == "--only") only = value();
     else if (a == "--level") {
       const std::string v = value();
-      if (v != "1" && v != "2") throw cli::UsageError("--level expects 1 or 2, got '" + v + "'");
+      if (v != "1" && v != "2") throw softmx::InputError("--level expects 1 or 2, got '" + v + "'");
       base.level = v == "1" ? 1 : 2;
     } else if (a == "--count") count = number(a, value());
     else if (a == "--seed") base.seed = number(a, value());
-    else if (!a.empty() && a[0] == '-') throw cli::UsageError("unknown option '" + a + "'");
+    else if (!a.empty() && a[0] == '-') throw softmx::InputError("unknown option '" + a + "'");
     else if (outdir.empty()) outdir = a;
-    else throw cli::UsageError("more than one OUTDIR ('" + outdir + "', '" + a + "')");
+    else throw softmx::InputError("more than one OUTDIR ('" + outdir + "', '" + a + "')");
   }
   if (list) {
     for (const CaptureForm& f : capture_forms())
@@ -86,7 +87,7 @@ int run(int argc, char** argv) {
     return 0;
   }
   if (outdir.empty())
-    throw cli::UsageError("usage: softmx_capture_mma OUTDIR [--level 1|2] [--count N] [--seed S] [--only TEXT] | --list");
+    throw softmx::InputError("usage: softmx_capture_mma OUTDIR [--level 1|2] [--count N] [--seed S] [--only TEXT] | --list");
 
   MmaDeviceInfo d;
   try {
@@ -157,7 +158,7 @@ int run(int argc, char** argv) {
 int main(int argc, char** argv) {
   try {
     return softmx::mma_capture::run(argc, argv);
-  } catch (const softmx::cli::UsageError& e) {
+  } catch (const softmx::InputError& e) {
     std::fprintf(stderr, "softmx_capture_mma: %s\n", e.what());
     return 2;
   } catch (const std::exception& e) {

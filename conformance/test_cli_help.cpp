@@ -1,0 +1,116 @@
+// conformance/test_cli_help.cpp: the command line as people expect it (issue 16): every
+// subcommand answers --help and -h with its own usage and options (exit 0, on stdout),
+// `softmx help CMD` prints the same, an unknown CMD is a clear error (exit 2), and --version
+// prints the CMake project version. Runs the real binary.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "support/cli_run.hpp"
+
+namespace {
+
+using softmx::testing::CliRun;
+
+CliRun run(const std::string& args, const std::string& input = "") { return softmx::testing::run_cli(args, input); }
+
+struct Command {
+  std::string name;
+  std::vector<std::string> options;  // every option its parse_args() accepts
+};
+
+// Each command with the options the code accepts (tools/softmx/cmd_*.cpp), so a help that
+// forgets one fails here.
+const std::vector<Command>& commands() {
+  static const std::vector<Command> c = {
+      {"convert", {"--from", "--to", "--round", "--sat", "--dialect", "--rbits", "--tininess", "--random"}},
+      {"explain", {"--from", "--to", "--round", "--sat", "--dialect", "--rbits", "--tininess"}},
+      {"quantize", {"--to", "--from", "--block", "--scale", "--round", "--sat", "--dialect", "--rbits", "--tininess",
+                    "--global-amax", "--nvfp4-multiplier"}},
+      {"dequantize", {"--from", "--to", "--block", "--round", "--sat", "--dialect", "--tininess", "--encode-scale"}},
+      {"dot", {"--a", "--b", "--block", "--blocks", "--acc", "--round", "--sat", "--tininess"}},
+      {"gemm-golden", {"--out", "--m", "--n", "--k", "--a", "--b", "--block", "--seed", "--scale", "--dialect", "--acc",
+                       "--round", "--sat"}},
+      {"gen", {"--from", "--to", "--a", "--b", "--block", "--blocks", "--acc", "--scale", "--round", "--sat", "--tininess",
+               "--dialect", "--rbits", "--level", "--seed", "--count", "--export", "--out", "-o", "--accumulator",
+               "--addend", "--model", "--inputs-only"}},
+      {"sweep", {"--from", "--to", "--round", "--sat", "--tininess", "--dialect", "--threads", "--shard", "--out", "-o"}},
+      {"merge", {"--out", "-o"}},
+      {"diff", {"--max-ranges"}},
+      {"verify", {"--max-errors", "--threads", "--json"}},
+      {"identify", {"--top", "--exact", "--max-errors", "--threads"}},
+      {"formats", {}},
+      {"dialects", {}},
+      {"help", {}},
+  };
+  return c;
+}
+
+TEST(CliHelp, EveryCommandAnswersHelpAndH) {
+  for (const Command& c : commands()) {
+    const CliRun h = run(c.name + " --help");
+    EXPECT_EQ(h.status, 0) << c.name << ": " << h.err;
+    EXPECT_EQ(h.err, "") << c.name;
+    EXPECT_EQ(h.out.rfind("usage: softmx " + c.name, 0), 0u) << c.name << ": " << h.out;
+    for (const std::string& o : c.options)
+      EXPECT_NE(h.out.find(o), std::string::npos) << c.name << " --help does not name " << o << ":\n" << h.out;
+    EXPECT_NE(h.out.find("-h, --help"), std::string::npos) << c.name;
+    EXPECT_NE(h.out.find("exit status"), std::string::npos) << c.name;
+    // -h, and help CMD, print the very same text.
+    const CliRun short_h = run(c.name + " -h");
+    EXPECT_EQ(short_h.status, 0) << c.name << " -h: " << short_h.err;
+    EXPECT_EQ(short_h.out, h.out) << c.name;
+    const CliRun help_cmd = run("help " + c.name);
+    EXPECT_EQ(help_cmd.status, 0) << "help " << c.name << ": " << help_cmd.err;
+    EXPECT_EQ(help_cmd.out, h.out) << c.name;
+  }
+}
+
+TEST(CliHelp, HelpWinsOverOtherArguments) {
+  // Wherever it stands, and whatever else is wrong on the line, --help answers.
+  const std::string convert = run("convert --help").out;
+  EXPECT_EQ(run("convert --to nosuchformat --help").out, convert);
+  EXPECT_EQ(run("convert --from f32 -h --to e4m3").out, convert);
+  EXPECT_EQ(run("gen convert --help").out, run("gen --help").out);
+  EXPECT_EQ(run("verify -h missing-file").status, 0);
+  // After "--" it is an operand: a file named -h.
+  const CliRun r = run("verify -- -h");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("-h"), std::string::npos) << r.err;
+  // Each command's help is its own.
+  std::vector<std::string> texts;
+  for (const Command& c : commands()) texts.push_back(run(c.name + " -h").out);
+  std::sort(texts.begin(), texts.end());
+  EXPECT_EQ(std::unique(texts.begin(), texts.end()), texts.end());
+}
+
+TEST(CliHelp, HelpCmd) {
+  const CliRun overview = run("help");
+  EXPECT_EQ(overview.status, 0);
+  EXPECT_EQ(overview.out, run("--help").out);
+  EXPECT_EQ(overview.out, run("-h").out);
+  EXPECT_NE(overview.out.find("softmx help CMD"), std::string::npos);
+  const CliRun unknown = run("help frobnicate");
+  EXPECT_EQ(unknown.status, 2);
+  EXPECT_EQ(unknown.out, "");
+  EXPECT_NE(unknown.err.find("unknown command 'frobnicate' (expected convert, explain"), std::string::npos) << unknown.err;
+  const CliRun two = run("help convert gen");
+  EXPECT_EQ(two.status, 2);
+  EXPECT_NE(two.err.find("unexpected argument 'gen'"), std::string::npos) << two.err;
+}
+
+TEST(CliHelp, Version) {
+  const CliRun v = run("--version");
+  EXPECT_EQ(v.status, 0) << v.err;
+  EXPECT_EQ(v.err, "");
+  // The first line is CMake's project version, as every generated vector file records it.
+  EXPECT_EQ(v.out.substr(0, v.out.find('\n') + 1), std::string("softmx ") + SOFTMX_PROJECT_VERSION + "\n") << v.out;
+  EXPECT_NE(v.out.find(std::string("\nC ABI ") + SOFTMX_CLI_ABI_VERSION + "\n"), std::string::npos) << v.out;
+  EXPECT_EQ(run("version").out, v.out);
+  const CliRun gen = run("gen convert --from e2m1 --to f32");
+  EXPECT_NE(gen.out.find(std::string("generator = softmx ") + SOFTMX_PROJECT_VERSION + "\n"), std::string::npos) << gen.out;
+}
+
+}  // namespace

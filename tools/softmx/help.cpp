@@ -1,0 +1,305 @@
+// tools/softmx/help.cpp: see help.hpp. One text per subcommand: its usage, what it reads and
+// writes, and every option its parse_args() call accepts (test_cli_help checks each option of
+// each command appears in its help).
+#include "help.hpp"
+
+#include <string>
+
+#include "softmx/dialect.hpp"
+#include "softmx/format.hpp"
+#include "softmx/version.hpp"
+
+// The C API's ABI version (SOFTMX_ABI_VERSION) is part of --version.
+#include "softmx/softmx.h"
+
+namespace softmx::cli {
+namespace {
+
+std::string format_names() {
+  std::string s;
+  for (const Format& f : all_formats()) s += (s.empty() ? "" : " ") + std::string(f.name);
+  return s;
+}
+
+std::string dialect_names() {
+  std::string s;
+  for (const Dialect& d : all_dialects()) s += (s.empty() ? "" : ", ") + std::string(d.name);
+  return s;
+}
+
+/// The conversion options convert, explain, quantize, sweep and gen share.
+std::string conversion_options_text(bool rbits) {
+  std::string s =
+      "  --round MODE           rounding: rne (default), rna, rz, ru, rd, ro, rs (stochastic); the\n"
+      "                         dialect may default otherwise (softmx dialects)\n"
+      "  --sat finite|none      saturation (default: the destination's: none, IEEE overflow, into f64\n"
+      "                         f32 f16 bf16; the dialect's into the MX formats and e8m0, ocp: finite)\n"
+      "  --dialect NAME         " + dialect_names() + "\n"
+      "                         (default ocp; softmx dialects lists their policies)\n"
+      "  --tininess after|before  underflow detection (default after)\n";
+  if (rbits)
+    s += "  --rbits R              random bits per value for --round rs, 1..64 (default 32)\n";
+  return s;
+}
+
+constexpr const char* kAcc =
+    "  --acc MODEL            accumulation: exact (default), fp32-sequential, hopper-fp8-mma,\n"
+    "                         hopper-fp8-wgmma (the tensor-core models fix their own rounding)\n";
+
+constexpr const char* kOut =
+    "  -o FILE, --out FILE    write FILE (atomically, by rename; '-' or none: standard output)\n";
+
+constexpr const char* kHelp = "  -h, --help             this help\n";
+
+}  // namespace
+
+const std::vector<std::string_view>& command_names() {
+  static const std::vector<std::string_view> names = {
+      "convert", "explain", "quantize", "dequantize", "dot", "gemm-golden", "gen",
+      "sweep", "merge", "diff", "verify", "identify", "formats", "dialects", "help"};
+  return names;
+}
+
+std::string command_list() {
+  const auto& n = command_names();
+  std::string s;
+  for (std::size_t i = 0; i < n.size(); ++i) s += (i == 0 ? "" : i + 1 == n.size() ? " or " : ", ") + std::string(n[i]);
+  return s;
+}
+
+bool asks_for_help(int argc, char** argv, int first) {
+  for (int i = first; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == "--") return false;
+    if (a == "--help" || a == "-h") return true;
+  }
+  return false;
+}
+
+std::string version_text() {
+  std::string s = std::string(kVersionName) + "\n";
+#ifdef SOFTMX_ABI_VERSION
+  s += "C ABI " + std::to_string(SOFTMX_ABI_VERSION) + "\n";
+#endif
+  return s;
+}
+
+std::optional<std::string> command_help(std::string_view cmd) {
+  const std::string formats = "formats: " + format_names() + "\n";
+  const std::string status12 =
+      "exit status: 0 all agree; 1 any disagreement; 2 bad usage or input, or an output that cannot\n"
+      "be written\n";
+  const std::string status02 = "exit status: 0 success; 2 bad usage or input, or an output that cannot be written\n";
+  if (cmd == "convert")
+    return "usage: softmx convert --from SRC --to DST [options] < CODES\n"
+           "       softmx convert --from SRC --to DST [options] HEX...\n"
+           "       softmx convert --to DST [options] VALUE...\n"
+           "\n"
+           "Converts raw codes of SRC (one per line on stdin, or HEX arguments), or decimal and hex-float\n"
+           "VALUEs (inf, nan, -0 too; rounded exactly once), into DST. Writes one \"INPUT RESULT FLAGS\"\n"
+           "line each: raw hex, and the flags as two hex digits (01 inexact, 02 underflow, 04 overflow,\n"
+           "08 infinite, 10 invalid). With --round rs a stdin line carries the random bits as a second\n"
+           "hex field.\n"
+           "\n"
+           "options:\n"
+           "  --from SRC             the source format (raw codes); without it the inputs are VALUEs\n"
+           "  --to DST               the destination format (required)\n" +
+           conversion_options_text(true) +
+           "  --random HEX           the random bits for VALUE arguments under --round rs\n" + kHelp + "\n" + formats +
+           status02;
+  if (cmd == "explain")
+    return "usage: softmx explain --to DST [options] VALUE\n"
+           "       softmx explain --from SRC --to DST [options] HEX\n"
+           "\n"
+           "The anatomy of one conversion: the input's exact value and bit fields, DST's two neighbours\n"
+           "(codes and exact values), the distance to each in ulps, whether it is a tie, and the result\n"
+           "under every rounding mode, both saturations and every dialect, with flags; for --round rs\n"
+           "the exact probability of rounding away.\n"
+           "\n"
+           "options:\n"
+           "  --from SRC             VALUE is a raw code (HEX) of SRC; without it a decimal or hex float\n"
+           "  --to DST               the destination format (required)\n" +
+           conversion_options_text(true) + kHelp + "\n" + formats + status02;
+  if (cmd == "quantize")
+    return "usage: softmx quantize --to FMT [--from f32] [--block K] [--scale RULE] [options] < CODES\n"
+           "\n"
+           "Quantizes MX blocks (OCP MX section 6.3): reads raw hex codes of --from, K per block\n"
+           "(whitespace-separated; with --round rs each followed by its random bits), and writes one\n"
+           "\"SCALE CODE ... CODE\" line per block in raw hex. --to nvfp4: blocks of 16 with E4M3 scales,\n"
+           "after a first line \"# nvfp4 global_amax=XXXXXXXX encode_scale=XXXXXXXX\" (f32 bits).\n"
+           "\n"
+           "options:\n"
+           "  --to FMT               the element format (required), or nvfp4\n"
+           "  --from SRC             the source format of the codes (default f32)\n"
+           "  --block K              elements per block (default 32; nvfp4: 16)\n"
+           "  --scale RULE           block scale rule: floor, ceil, even, rceil (default: the dialect's)\n" +
+           conversion_options_text(true) +
+           "  --global-amax HEX      nvfp4: the tensor's amax (f32 bits) instead of reading all input first\n"
+           "  --nvfp4-multiplier M   nvfp4: division or reciprocal-product (how the scale is applied)\n" +
+           kHelp + "\n" + formats + status02;
+  if (cmd == "dequantize")
+    return "usage: softmx dequantize --from FMT [--to f32] [--block K] [options] < BLOCKS\n"
+           "\n"
+           "The inverse of quantize: reads \"SCALE CODE ... CODE\" lines (K codes each) and writes one raw\n"
+           "hex code of --to per element.\n"
+           "\n"
+           "options:\n"
+           "  --from FMT             the element format (required), or nvfp4\n"
+           "  --to DST               the output format (default f32)\n"
+           "  --block K              elements per block (default 32; nvfp4: 16)\n" +
+           conversion_options_text(false) +
+           "  --encode-scale HEX     nvfp4: the per-tensor encode scale (f32 bits) when the input has no\n"
+           "                         \"# nvfp4\" line\n" +
+           kHelp + "\n" + formats + status02;
+  if (cmd == "dot")
+    return "usage: softmx dot --a FMT --b FMT [--block K] [--blocks N] [--acc MODEL] [options] < LINES\n"
+           "\n"
+           "DotGeneral (OCP MX section 6) of N block pairs per line, \"SA_1 A_1,1..A_1,K SB_1 B_1,1..B_1,K\n"
+           "... SA_N ... SB_N ...\" (the operand order of a dot vector file), into f32: writes \"RESULT\n"
+           "FLAGS\" per line.\n"
+           "\n"
+           "options:\n"
+           "  --a FMT, --b FMT       the element formats of A and B (required)\n"
+           "  --block K              elements per block (default 32)\n"
+           "  --blocks N             block pairs per line (default 1)\n" +
+           std::string(kAcc) +
+           "  --round MODE           rounding of the f32 result (default rne; not rs)\n"
+           "  --sat finite|none      saturation of the f32 result (default none)\n"
+           "  --tininess after|before  underflow detection (default after)\n" +
+           kHelp + "\n" + formats + status02;
+  if (cmd == "gemm-golden")
+    return "usage: softmx gemm-golden --out DIR [--m M] [--n N] [--k K] [--a FMT] [--b FMT] [options]\n"
+           "\n"
+           "Golden data for an MX GEMM: A (M x K) and B (K x N) f32 drawn from SplitMix64(seed),\n"
+           "quantized along K, and C = their DotGeneral per element (f32); the files, little-endian,\n"
+           "with their layouts and SHA-256s in DIR/manifest.txt. DIR is replaced as a unit.\n"
+           "\n"
+           "options:\n"
+           "  --out DIR              the folder to write (required)\n"
+           "  --m M, --n N, --k K    the shape (defaults 64, 64, 256)\n"
+           "  --a FMT, --b FMT       the element formats (default e2m1)\n"
+           "  --block K              elements per block (default 32)\n"
+           "  --seed S               the PRNG seed, 0..2^64-1 (default 1)\n"
+           "  --scale RULE           block scale rule: floor, ceil, even, rceil (default: the dialect's)\n"
+           "  --dialect NAME         " + dialect_names() + " (default ocp)\n" + kAcc +
+           "  --round MODE           rounding of the quantization (default: the dialect's)\n"
+           "  --sat finite|none      saturation of the quantization (default: the dialect's)\n" +
+           kHelp + "\n" + formats + status02;
+  if (cmd == "gen")
+    return "usage: softmx gen convert --from SRC --to DST [conversion options]\n"
+           "       softmx gen quantize --to ELEM [--from f32] [--block K] [--scale RULE] [conversion options]\n"
+           "       softmx gen dequantize --from ELEM [--to f32] [conversion options]\n"
+           "       softmx gen dot --a ELEM --b ELEM [--block K] [--blocks N] [--acc MODEL] [--round M]\n"
+           "                      [--sat S] [--tininess T]\n"
+           "       softmx gen mma --a ELEM --b ELEM [--block K] [--accumulator f32|f16] [--addend yes|no]\n"
+           "                      [--model hopper-fp8-mma|hopper-fp8-wgmma]\n"
+           "   and for each: [--level 1|2] [--seed S] [--count N] [--inputs-only] [--export readmemh]\n"
+           "                 [-o FILE]\n"
+           "\n"
+           "Test vectors with softmx's results (vectors/README.md): a header that states every setting,\n"
+           "the case count and the SHA-256 of the inputs, then one line per case. The same arguments\n"
+           "give the same bytes on every machine.\n"
+           "\n"
+           "options:\n"
+           "  --level 1|2            1 (default): exhaustive or structured cases; 2 adds random ones\n"
+           "  --seed S               the PRNG seed of level 2, 0..2^64-1 (default 1)\n"
+           "  --count N              level 2: the number of random cases\n"
+           "  --inputs-only          operands only (what a device under test reads)\n"
+           "  --export readmemh      $readmemh words, the header as // comments\n" +
+           std::string(kOut) +
+           "  --from, --to, --a, --b, --block, --blocks, --scale, --acc: as for convert, quantize,\n"
+           "                         dequantize and dot (softmx help CMD)\n"
+           "  --accumulator f32|f16  mma: the accumulator format (default f32)\n"
+           "  --addend yes|no        mma: whether C is added (default yes)\n"
+           "  --model NAME           mma: hopper-fp8-mma (default) or hopper-fp8-wgmma\n"
+           "conversion options:\n" +
+           conversion_options_text(true) + kHelp + "\n" + formats + status02;
+  if (cmd == "sweep")
+    return "usage: softmx sweep --from SRC --to DST [options] [--threads N] [--shard I/N] [-o FILE]\n"
+           "\n"
+           "Converts every input of SRC (up to 32 bits) on every core and writes the run table\n"
+           "(vectors/README.md 5): one \"FIRST OUT FLAGS\" line per run of inputs with equal results.\n"
+           "\n"
+           "options:\n"
+           "  --from SRC, --to DST   the formats (required)\n" +
+           conversion_options_text(false) +
+           "  --threads N            threads, 1..1024 (default: every core)\n"
+           "  --shard I/N            only shard I (from 0) of N equal input ranges\n" +
+           kOut + kHelp + "\n" + formats + status02;
+  if (cmd == "merge")
+    return "usage: softmx merge [-o FILE] TABLE...\n"
+           "\n"
+           "Joins the run tables of shards of one sweep (same header, adjacent ranges, in any order)\n"
+           "into one canonical table.\n"
+           "\n"
+           "options:\n" +
+           std::string(kOut) + kHelp + "\n" + status02;
+  if (cmd == "diff")
+    return "usage: softmx diff [--max-ranges N] TABLE-A TABLE-B\n"
+           "\n"
+           "Where two run tables over the same inputs disagree: each maximal range of inputs with one\n"
+           "pair of different results, both decomposed, and for its first input what softmx computes\n"
+           "under each table's header and why.\n"
+           "\n"
+           "options:\n"
+           "  --max-ranges N         ranges shown (default 50)\n" +
+           std::string(kHelp) + "\n" +
+           "exit status: 0 the tables agree; 1 they differ; 2 bad usage or input\n";
+  if (cmd == "verify")
+    return "usage: softmx verify [--max-errors N] [--json] [--threads N] RESULTS\n"
+           "\n"
+           "Checks a device's results (a vector file with results, or a run table; '-' for stdin)\n"
+           "against softmx under the file's header, line by line: each disagreement decomposed, with\n"
+           "the settings that would give the device's result; then the summary and the file's\n"
+           "completeness (every case present, once, in order).\n"
+           "\n"
+           "options:\n"
+           "  --max-errors N         disagreements shown (default 20)\n"
+           "  --json                 the report as JSON on standard output\n"
+           "  --threads N            threads for a run table, 1..1024 (default: every core)\n" +
+           std::string(kHelp) + "\n" + status12 + "(a case missing, extra, duplicated or out of order is a disagreement)\n";
+  if (cmd == "identify")
+    return "usage: softmx identify [--top N] [--exact N] [--max-errors N] [--threads N] RESULTS\n"
+           "\n"
+           "Which implementation a device matches: every setting softmx models for the file's operation\n"
+           "(dialect x rounding x saturation, x scale rule, x accumulation model, x tininess) scored by\n"
+           "the cases (inputs) it agrees on; the best named, with how it differs from the header and\n"
+           "what it still disagrees on.\n"
+           "\n"
+           "options:\n"
+           "  --top N                scores listed (default 5)\n"
+           "  --exact N              run tables: groups checked on every input after sampling (default 3)\n"
+           "  --max-errors N         disagreements of the best setting shown (default 20)\n"
+           "  --threads N            threads, 1..1024 (default: every core)\n" +
+           std::string(kHelp) + "\n" +
+           "exit status: 0 the best setting agrees everywhere and the file is complete; 1 otherwise;\n"
+           "2 bad usage or input\n";
+  if (cmd == "formats")
+    return "usage: softmx formats\n"
+           "\n"
+           "The format table: width, exponent and mantissa bits, bias, sign, special values, largest\n"
+           "finite, smallest normal and subnormal (exact hex floats).\n"
+           "\n"
+           "options:\n" +
+           std::string(kHelp) + "\n" + status02;
+  if (cmd == "dialects")
+    return "usage: softmx dialects\n"
+           "\n"
+           "The dialects with their policies: NaN handling, default rounding and saturation per\n"
+           "destination, scale rule, and their sources.\n"
+           "dialects: " + dialect_names() + "\n"
+           "\n"
+           "options:\n" +
+           std::string(kHelp) + "\n" + status02;
+  if (cmd == "help")
+    return "usage: softmx help [CMD]\n"
+           "\n"
+           "The help of command CMD (the same as softmx CMD --help), or without CMD the overview.\n"
+           "commands: " + command_list() + "\n"
+           "\n"
+           "options:\n" +
+           std::string(kHelp) + "\n" + "exit status: 0 success; 2 an unknown CMD\n";
+  return std::nullopt;
+}
+
+}  // namespace softmx::cli
