@@ -66,6 +66,9 @@ constexpr DefaultRow kDefaults[] = {
     {"transformer-engine", "NNNN" "FFFFFFF"},
     {"transformer-engine-2025", "NNNN" "FFFFFFF"},
     {"gfloat", "NNNN" "FFFFFFF"},
+    {"torchmx", "NNNN" "FFFFFFF"},           // e5m2, e8m0: not torchmx's (refused)
+    {"torchmx-hw-exact", "NNNN" "FFFFFFF"},
+    {"pychop", "NNNN" "FFFFFFF"},            // e8m0: no cast (refused)
 };
 
 TEST(SaturationDefaults, EveryDialectAndDestinationPinned) {
