@@ -249,6 +249,13 @@ std::uint16_t reference_bf16(const Elem& e, std::uint8_t S, std::uint8_t code) {
                                         .code);
 }
 
+// Under AddressSanitizer (scripts/test-sanitized.sh) every 8th input: the release run covers all.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr std::size_t kStride = 8;
+#else
+constexpr std::size_t kStride = 1;
+#endif
+
 TEST(Torchmx, EveryBf16InputAgainstTranscription) {
   conformance::Tally t("torchmx: every bf16 value alone and beside 3 block maxima, 5 element dtypes, codes and bf16 out");
   const std::uint16_t partners[] = {0x3F80, 0x0001, 0x7F7F};  // 1.0, the smallest subnormal, the largest bf16
@@ -265,7 +272,7 @@ TEST(Torchmx, EveryBf16InputAgainstTranscription) {
       const TorchmxTensor q = torchmx_quantize_mx(in.data(), shape, e.name, 2);
       V16 out(in.size());
       torchmx_to_dtype(q, FormatId::bf16, out.data());
-      for (std::size_t b = 0; b < 65536; ++b) {
+      for (std::size_t b = 0; b < 65536; b += kStride) {
         const V16 blk = {in[2 * b], in[2 * b + 1]};
         std::uint8_t S;
         V8 codes;
