@@ -197,6 +197,53 @@ TEST(Torchmx, MatmulDoubleRounding) {
   EXPECT_EQ(l.c[0], 0x3B80);  // RN_bf16(RN_f32(2^-8 + 2^-30)) = 2^-8
 }
 
+// The hardware-exact path inside a NaN-scale block, transcribed from
+// quantize_mx_with_e8m0_shared_exponent_hw_exact (mx_quantization_utils.py:283-402): sign forced
+// to 0 (289-291), new_exp = E_x - 255 + bias (313-315), the subnormal significand
+// 1<<6 | msbs<<3 | sticky<<2 rounded to even by 7 - m - new_exp (331-349), a carry out of the
+// mantissa zeroes it and bumps new_exp (352-356), the underflow mask zeroes everything (366-372),
+// then the codes of elements still in [-m, 0] are written (387). Every bf16 value beside a NaN.
+TEST(Torchmx, HardwareExactNanBlocksAgainstTranscription) {
+  conformance::Tally t("torchmx-hw-exact: every bf16 value beside a NaN, 4 FP dtypes, vs a transcription of lines 283-402");
+  struct Fp {
+    const char* name;
+    int bias, m;
+  };
+  const Fp fps[] = {{"float8_e4m3", 7, 3}, {"float6_e3m2", 3, 2}, {"float6_e2m3", 1, 3}, {"float4_e2m1", 1, 1}};
+  for (const Fp& e : fps) {
+    V16 in;
+    for (std::uint32_t x = 0; x < 65536; ++x) {
+      in.push_back(static_cast<std::uint16_t>(x));
+      in.push_back(0x7FC0);
+    }
+    const std::size_t shape[2] = {65536, 2};
+    const TorchmxTensor q = torchmx_quantize_mx(in.data(), shape, e.name, 2, TorchmxPath::hardware_exact);
+    const bool fp4 = std::string_view(e.name) == "float4_e2m1";
+    for (std::uint32_t x = 0; x < 65536; ++x) {
+      const int ex = (x >> 7) & 0xFF, mant = x & 0x7F;
+      int want = 0;
+      int new_exp = ex - 255 + e.bias;
+      if ((x & 0x7FFF) != 0 && ex != 0) {  // bf16 subnormals normalise far below -m
+        const int sig = 1 << 6 | (mant >> 4) << 3 | ((mant & 0xF) != 0) << 2;
+        int r = 0;
+        if (new_exp <= 0 && new_exp >= -e.m) {
+          const int shift = 7 - e.m - new_exp;
+          const int q0 = sig >> shift, rem = sig & ((1 << shift) - 1), half = 1 << (shift - 1);
+          r = q0 + ((rem > half || (rem == half && (q0 & 1))) ? 1 : 0);  // round_to_even
+        }
+        if (r > (1 << e.m) - 1) r = 0, ++new_exp;                      // 352-356
+        if (new_exp <= 0 && new_exp >= -e.m) want = r;                  // 387
+      }
+      const int got = fp4 ? q.data[x] >> 4 : q.data[2 * x];
+      const int got_nan = fp4 ? q.data[x] & 0xF : q.data[2 * x + 1];
+      t.check(q.scale[x] == 0xFF && got == want && got_nan == 0, [&] {
+        return std::string(e.name) + " " + std::to_string(x) + ": code " + std::to_string(got) + " want " + std::to_string(want);
+      });
+    }
+  }
+  t.report();
+}
+
 // ---------------------------------------------------------------------------------------------
 // 2. Every bf16 input against a transcription of torchmx's simulated path.
 
