@@ -482,6 +482,7 @@ void for_each_block_setting(SplitMix64& rng, F&& f) {
     for (FormatId src : {FormatId::f32, FormatId::f16, FormatId::bf16})
       for (FormatId el : {FormatId::e4m3, FormatId::e5m2, FormatId::e3m2, FormatId::e2m3, FormatId::e2m1, FormatId::int8})
         for (Rounding r : kDeterministicRoundings)
+          if (d.block.sources & format_bit(src))  // torchmx: bf16 only; pychop: f32 (and f64)
           for (Saturation s : {Saturation::finite, Saturation::none})
             for (ScaleRule rule : {ScaleRule::floor, ScaleRule::ceil, ScaleRule::even, ScaleRule::rceil}) {
               Context c;

@@ -70,6 +70,9 @@ constexpr DefaultRow kDefaults[] = {
     {"torchao-pre-178817", "NNNN" "FFFFFFN"},
     {"ml_dtypes-cpp", "NNNN" "NNNNNFN"},  // as ml_dtypes: kSaturate = false
     {"amd-gfx942", "NNNN" "FFFFFFF"},     // the MX formats are refused (unsupported()); e4m3fnuz, e5m2fnuz: none
+    {"torchmx", "NNNN" "FFFFFFF"},           // e5m2, e8m0: not torchmx's (refused)
+    {"torchmx-hw-exact", "NNNN" "FFFFFFF"},
+    {"pychop", "NNNN" "FFFFFFF"},            // e8m0: no cast (refused)
 };
 
 TEST(SaturationDefaults, EveryDialectAndDestinationPinned) {
@@ -320,8 +323,12 @@ TEST(SaturationDefaults, DequantizeIntoIeeeOverflowsByDefault) {
           const std::size_t db = format(dst).width / 8;
           std::vector<unsigned char> buf(n * db);
           dq.run(sc.data(), codes.data(), n, n, buf.data(), fl.data());
+          // MXINT8 as integers (torchmx): code * 2^(S - 127) is OCP's value under the scale S + 6.
+          const int shift = e == FormatId::int8 && d.block.int8_integer_elements ? 6 : 0;
+          if (s + shift > 0xFE) continue;
           for (std::size_t c = 0; c < n; ++c) {
-            const auto want = oracle_dequantize(e, s, static_cast<std::uint8_t>(c), dst, oracle::Sat::none);
+            const auto want =
+                oracle_dequantize(e, static_cast<std::uint8_t>(s + shift), static_cast<std::uint8_t>(c), dst, oracle::Sat::none);
             if (!want) continue;  // NaN codes: not a saturation question
             const Result one = dequantize_element(e, s, static_cast<std::uint8_t>(c), dst, dflt, d);
             std::uint64_t batch = 0;
@@ -416,7 +423,7 @@ TEST(SaturationDefaults, ByDestinationValue) {
   vals[0] = f32_bits(1e6f);
   vals[1] = 0x7F800000;
   for (const Dialect& d : all_dialects()) {
-    if (!d.block.unsupported.empty()) continue;
+    if (!d.block.unsupported.empty() || !(d.block.sources & format_bit(FormatId::f32))) continue;  // torchmx: bf16 only
     BlockOptions o;
     o.element = FormatId::e4m3;
     o.dialect = &d;

@@ -411,6 +411,68 @@ TEST(Identify, Issue15TorchE4m3BeforeAndAfterPr178817) {
   EXPECT_NE(out.find("best: rne finite, dialect torchao: agrees on every case\n  the header's own settings"),
             std::string::npos)
       << out;
+// A quantize file made under `made` (one block per line), its header claiming `claimed`.
+std::string quantize_file(FormatId src, FormatId to, std::size_t k, const char* rule, const Dialect& made,
+                          const std::vector<std::vector<std::uint64_t>>& blocks) {
+  std::string body = "operation = quantize\nfrom = " + std::string(format(src).name) + "\nto = " +
+                     std::string(format(to).name) +
+                     "\nrounding = rne\nsaturation = finite\ntininess = after\ndialect = ocp\nblock = " + std::to_string(k) +
+                     "\nscale = " + rule + "\n";
+  std::string lines;
+  const int digits = format(src).width / 4;
+  for (const auto& b : blocks) {
+    BlockOptions o;
+    o.element = to;
+    o.dialect = &made;
+    std::vector<std::uint16_t> h(b.begin(), b.end());
+    std::vector<std::uint32_t> w(b.begin(), b.end());
+    const void* data = src == FormatId::bf16 ? static_cast<const void*>(h.data()) : static_cast<const void*>(w.data());
+    const QuantizedBlock q = quantize_block(src, data, k, o);
+    for (auto x : b) lines += cli::hex(x, digits) + " ";
+    lines += cli::hex(q.scale, 2);
+    for (auto c : q.codes) lines += " " + cli::hex(c, format(to).width == 4 ? 1 : 2);
+    lines += " " + cli::hex(q.flags, 2) + "\n";
+  }
+  return header(body) + lines;
+}
+
+// identify names torchmx, torchmx-hw-exact and pychop from files each made, where their
+// results differ from ocp's (docs/DIALECTS.md, "torchmx", "pychop"); torchmx (bf16 only) and
+// pychop (f32 and f64 only) never evaluate each other's files.
+TEST(Identify, NamesTorchmxAndPychop) {
+  const std::string dir = scratch_dir("identify");
+  // torchmx int8: the scale code is OCP's minus 6 (T9, T10 of research/torchmx.md).
+  write_file(dir + "/tmx.vec", quantize_file(FormatId::bf16, FormatId::int8, 2, "floor", *find_dialect("torchmx"),
+                                             {{0x3F80, 0xBF00}, {0x0060, 0x0080}, {0x3C00, 0xBFFF}}));
+  auto r = run_cli("identify " + dir + "/tmx.vec");
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("agrees on every case"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("int8_integer_elements yes (ocp: no)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("torchmx"), std::string::npos) << r.out;
+  // torchmx-hw-exact: subnormal codes in a NaN-scale block (T6); torchmx and ocp write zeros.
+  write_file(dir + "/hw.vec", quantize_file(FormatId::bf16, FormatId::e4m3, 4, "floor", *find_dialect("torchmx-hw-exact"),
+                                            {{0x7C00, 0x7C40, 0x7F80, 0x7AC0}, {0x3F80, 0x3F00, 0xBE80, 0x0000}}));
+  r = run_cli("identify " + dir + "/hw.vec");
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("best: rne finite, dialect torchmx-hw-exact, scale floor: agrees on every case"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("nan_scale_elements hw_exact_subnormals (ocp: zero)"), std::string::npos) << r.out;
+  // pychop: log2 rounded to f32 (P5), +0 for -0 (P6), the Inf block's 2^127 (P11), nanmax (P8).
+  write_file(dir + "/pychop.vec",
+             quantize_file(FormatId::f32, FormatId::e4m3, 4, "floor-log2-rn", *find_dialect("pychop"),
+                           {{0x437FFFFF, 0, 0, 0}, {0x3F800000, 0xB6800000, 0x80000000, 0x3F000000},
+                            {0x3F800000, 0x7F800000, 0xC0000000, 0x3F000000}, {0x3F800000, 0x7FC00000, 0xC0400000, 0}}));
+  r = run_cli("identify " + dir + "/pychop.vec");
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("best: rne finite, dialect pychop, scale floor-log2-rn: agrees on every case"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("zero_sign positive (ocp: keep)"), std::string::npos) << r.out;
+  // And the ocp-made file of the same blocks names ocp, not pychop.
+  write_file(dir + "/ocp.vec", quantize_file(FormatId::f32, FormatId::e4m3, 4, "floor", ocp_dialect(),
+                                             {{0x437FFFFF, 0, 0, 0}, {0x3F800000, 0xB6800000, 0x80000000, 0x3F000000}}));
+  r = run_cli("identify " + dir + "/ocp.vec");
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("best: rne finite, dialect ocp"), std::string::npos) << r.out;
 }
 
 }  // namespace

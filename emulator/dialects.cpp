@@ -550,16 +550,124 @@ constexpr Dialect make_amd_gfx942() {
                        "gfx942's FP8 instructions v_cvt_pk_{fp8,bf8}_f32 (rne) and v_cvt_sr_{fp8,bf8}_f32 (rs) "
                        "produce only e4m3fnuz and e5m2fnuz, without saturation",
                        Rounding::rne, Saturation::none};
+
+// ---------------------------------------------------------------------------------------------
+// torchmx: rain-neuromorphics/torchmx at 7648b97 (2025-05-30) with the torchao it pins (v0.6.1)
+// and PyTorch's casts; its default ("simulated") quantization path. docs/research/torchmx.md
+// cites every line; its layout (bf16 only, the last dimension, padding, FP4 nibble order, the
+// bf16 matmul) is softmx/torchmx.hpp.
+constexpr Dialect make_torchmx() {
+  Dialect d;
+  d.name = "torchmx";
+  d.summary = "rain-neuromorphics/torchmx (7648b97, torchao 0.6.1): bf16 blocks, floor scale from the exponent "
+              "fields, clamp-then-cast rne elements, MXINT8 as integers (scale code OCP's minus 6)";
+  d.sources = "rain-neuromorphics/torchmx 7648b97: torchmx/mx_tensor.py (quantize_mx, dequantize_mx, to_mx), "
+              "mx_quantization_utils.py (get_e8m0_shared_exponent, quantize_mx_with_e8m0_shared_exponent_simulated, "
+              "dequantize_to_dtype), dtypes.py; pytorch/ao v0.6.1 custom_fp_utils.py (_f32_to_floatx_unpacked); "
+              "docs/research/torchmx.md";
+  // The element casts are PyTorch's float8_e4m3fn cast and torchao 0.6.1's _f32_to_floatx_unpacked
+  // (the torchao dialect's); quantize_mx never hands them a NaN (a NaN scale's quotients become
+  // +0.0 first, mx_quantization_utils.py:473).
+  d.nan_sign = NanSign::preserve;
+  d.nan_payload.fill(NanPayload::canonical);
+  d.nan_to_finite = NanToFinite::signed_value;
+  d.nan_finite_value = 1.5;
+  d.int8_minus2 = false;  // clamp to +-127 before torch.round (mx_quantization_utils.py:469-471, 496)
+  d.support = all_supported();
+  const RoundingSet rn = bits({Rounding::rne});
+  constexpr std::string_view why = "torchmx clamps V / X to +-max before every cast (mx_quantization_utils.py:469-471) "
+                                   "and rounds to nearest even (PyTorch's float8 cast, torchao 0.6.1's "
+                                   "_f32_to_floatx_unpacked, torch.round)";
+  for (FormatId f : {FormatId::e4m3, FormatId::e3m2, FormatId::e2m3, FormatId::e2m1, FormatId::int8})
+    set(d.support, f, {rn, kFinite, why});
+  unsupported(d.support, FormatId::e5m2,
+              "torchmx has no e5m2: SUPPORTED_ELEM_DTYPES lists float8_e4m3, float6_e3m2, float6_e2m3, float4_e2m1 "
+              "and int8 (dtypes.py:143-149)");
+  unsupported(d.support, FormatId::e8m0,
+              "torchmx takes its scales from bf16 exponent fields (mx_quantization_utils.py:527-549); it has no "
+              "float-to-E8M0 cast");
+  // get_e8m0_shared_exponent: max exponent field - emax, clamped to [0, 254] (the top is
+  // unreachable from bf16), 0xFF when a field is 255 (Inf or NaN); the NaN scale's elements are
+  // +0. int8 has max_pow2 = 6: its elements are integers.
+  d.block.scale_rule = ScaleRule::floor;
+  d.block.zero_block_scale = ZeroBlockScale::min_scale;
+  d.block.nan_block = NanBlock::nan_scale;
+  d.block.inf_block = InfBlock::nan_scale;
+  d.block.nan_scale_elements = NanScaleElements::zero;
+  d.block.scale_overflow = ScaleOverflow::clamp;
+  d.block.int8_integer_elements = true;
+  d.block.sources = format_bit(FormatId::bf16);
+  d.block.sources_why = "torchmx's quantize_mx asserts data_hp.dtype == torch.bfloat16 (mx_tensor.py:59-61)";
   return d;
 }
 
-const std::array<Dialect, 13> kDialects = {make_ocp(),          make_cuda(),
+// torchmx-hw-exact: the same with MX_HARDWARE_EXACT_QUANTIZATION=True (env_variables.py:16), whose
+// bit-level path (quantize_mx_with_e8m0_shared_exponent_hw_exact) equals the default one on every
+// finite block and writes subnormal codes into NaN-scale blocks (docs/research/torchmx.md section 4).
+constexpr Dialect make_torchmx_hw_exact() {
+  Dialect d = make_torchmx();
+  d.name = "torchmx-hw-exact";
+  d.summary = "torchmx with MX_HARDWARE_EXACT_QUANTIZATION=True: as torchmx, but a NaN-scale block keeps the "
+              "subnormal codes of |V| / 2^128";
+  d.sources = "rain-neuromorphics/torchmx 7648b97: mx_quantization_utils.py:253-412 "
+              "(quantize_mx_with_e8m0_shared_exponent_hw_exact), mx_tensor.py:80-90, env_variables.py:16; "
+              "docs/research/torchmx.md section 4";
+  d.block.nan_scale_elements = NanScaleElements::hw_exact_subnormals;
+  return d;
+}
+
+// ---------------------------------------------------------------------------------------------
+// pychop: inEXASCALE/pychop's mx_quantize, the MX backend of 682f803 onwards (v0.5.9, v0.6.0,
+// HEAD 242e079); the legacy backend of v0.5.6-0.5.8 is pychop_mx_quantize's version option
+// (softmx/pychop.hpp). docs/research/pychop.md cites every line.
+constexpr Dialect make_pychop() {
+  Dialect d;
+  d.name = "pychop";
+  d.summary = "inEXASCALE/pychop mx_quantize (0.6.0, 242e079): floor of np.log2 in the input dtype, NaN ignored "
+              "by amax, Inf gives 0xFE, +0 for every zero FP element, MXINT8 with -2";
+  d.sources = "inEXASCALE/pychop 242e079: pychop/np/mx_formats.py (MXBlock_._quantize, _quantize_float_element, "
+              "_quantize_mxint, _mx_float_params, _scale_exponent_bounds), pychop/mx_formats.py (MXSpec, MX_FORMATS); "
+              "docs/research/pychop.md";
+  // _quantize_float_element returns np.nan, a positive quiet NaN, for every NaN; FP6, FP4 and
+  // MXINT8 have no NaN code: softmx stores +0 with invalid (pychop returns the NaN value,
+  // pychop_mx_quantize's values keep it: docs/DIALECTS.md, "pychop").
+  d.nan_sign = NanSign::positive;
+  d.nan_payload.fill(NanPayload::canonical);
+  d.nan_to_finite = NanToFinite::positive_zero;
+  d.int8_minus2 = true;  // np.clip(q, -2^(bits-1), 2^(bits-1) - 1): -128/64 = -2 (np/mx_formats.py:62-67)
+  d.support = all_supported();
+  const RoundingSet rn = bits({Rounding::rne});
+  constexpr std::string_view why = "pychop rounds with np.rint (half to even) and sends every value >= max to max "
+                                   "before rounding (np/mx_formats.py:62-92)";
+  for (FormatId f : {FormatId::e4m3, FormatId::e5m2, FormatId::e3m2, FormatId::e2m3, FormatId::e2m1, FormatId::int8})
+    set(d.support, f, {rn, kFinite, why});
+  unsupported(d.support, FormatId::e8m0, "pychop keeps each scale as the float 2^s; it has no float-to-E8M0 cast");
+  // MXBlock_._quantize (np/mx_formats.py:178-211): all-zero block 2^-127; amax = np.nanmax;
+  // NaN among zeros only: the zero block; an infinite amax: 2^127; else np.floor(np.log2(amax))
+  // - emax clipped to [-127, 127]; elements: value == 0 and rounded == 0 give +0.0.
+  d.block.scale_rule = ScaleRule::floor_log2_rn;
+  d.block.zero_block_scale = ZeroBlockScale::min_scale;
+  d.block.nan_block = NanBlock::nanmax;
+  d.block.inf_block = InfBlock::max_scale;
+  d.block.nan_scale_elements = NanScaleElements::nan;
+  d.block.scale_overflow = ScaleOverflow::clamp;
+  d.block.zero_sign = ZeroSign::positive;
+  d.block.sources = format_bit(FormatId::f32) | format_bit(FormatId::f64);
+  d.block.sources_why = "pychop computes in NumPy: a torch bfloat16 tensor cannot reach it (.numpy() raises), and "
+                        "float16 input computes 2^s in float16, which under- and overflows (not modelled)";
+  return d;
+}
+
+const std::array<Dialect, 16> kDialects = {make_ocp(),          make_cuda(),
                                            make_cuda_sm90(),    make_cuda_sm100(),
                                            make_torchao(),      make_ml_dtypes(),
                                            make_microxcaling(), make_transformer_engine(),
                                            make_gfloat(),       make_transformer_engine_2025(),
                                            make_torchao_pre_178817(), make_ml_dtypes_cpp(),
-                                           make_amd_gfx942()};
+                                           make_amd_gfx942(),
+                                           make_torchmx(),      make_torchmx_hw_exact(),
+                                           make_pychop()};
+
 
 
 // The runtime formats a dialect restricts itself to, by canonical spec (empty: every one its
@@ -696,7 +804,14 @@ std::string_view name(E8m0Negative v) {
 std::string_view name(E8m0Ties v) { return v == E8m0Ties::even ? "even" : "up"; }
 std::string_view name(SatfiniteInf v) { return v == SatfiniteInf::max_finite ? "max_finite" : "as_none"; }
 std::string_view name(ZeroBlockScale v) { return v == ZeroBlockScale::min_scale ? "min_scale" : "unit_scale"; }
-std::string_view name(NanBlock v) { return v == NanBlock::nan_scale ? "nan_scale" : "propagate"; }
+std::string_view name(NanBlock v) {
+  switch (v) {
+    case NanBlock::nan_scale: return "nan_scale";
+    case NanBlock::propagate: return "propagate";
+    case NanBlock::nanmax: return "nanmax";
+  }
+  return "?";
+}
 std::string_view name(InfBlock v) {
   switch (v) {
     case InfBlock::nan_scale: return "nan_scale";
@@ -710,6 +825,7 @@ std::string_view name(NanScaleElements v) {
     case NanScaleElements::convert: return "convert";
     case NanScaleElements::zero: return "zero";
     case NanScaleElements::nan: return "nan";
+    case NanScaleElements::hw_exact_subnormals: return "hw_exact_subnormals";
   }
   return "?";
 }
@@ -722,6 +838,7 @@ std::string_view name(ElementScaling v) {
   }
   return "?";
 }
+std::string_view name(ZeroSign v) { return v == ZeroSign::keep ? "keep" : "positive"; }
 std::string_view name(DequantScaling v) {
   switch (v) {
     case DequantScaling::exact: return "exact";

@@ -46,6 +46,9 @@ class BlockQuantizer {
   const Dialect& d_;
   Context ctx_;
   ScaleRule rule_;
+  int shift_ = 0;              // int8_integer_elements: elements are scaled by 2^-(s + 6)
+  int precision_ = 24;         // the precision floor_log2_rn rounds log2 amax to
+  std::uint8_t negative_zero_ = 0;  // ZeroSign::positive: the -0 code to turn into +0 (0: none)
   RoundPackKernel round_pack_;
   std::vector<Unpacked> v_;  // scratch, reused across blocks
   // The vector path (null scaled_: none serves these options).

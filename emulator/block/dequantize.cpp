@@ -19,6 +19,8 @@ Result dequantize_element(FormatId element, std::uint8_t scale, std::uint8_t cod
                           const Dialect& dialect) {
   const Context ctx = resolve(dialect, dst, given);  // by_destination: IEEE overflow into f32 (SEMANTICS 4.1)
   Unpacked u = unpack(format(element), code);
+  // MXINT8 as integers (torchmx): value(code) * 2^6 is the integer the scale multiplies.
+  if (element == FormatId::int8 && dialect.block.int8_integer_elements && u.cls == ValueClass::finite) u.exp += 6;
   const DequantScaling ds = dialect.block.dequant_scaling;
   if (ds == DequantScaling::te_bits || ds == DequantScaling::te_exp2f) {
     // TransformerEngine: float(scale) * float(element) in f32, then cast to the destination.

@@ -79,7 +79,7 @@ struct Scale {
   bool nan = false;
 };
 
-Scale block_scale(const Unpacked& amax, ScaleRule rule, FormatId element, const BlockPolicies& p) {
+Scale block_scale(const Unpacked& amax, ScaleRule rule, FormatId element, const BlockPolicies& p, int precision) {
   if (rule == ScaleRule::rceil && p.rceil_f32_reciprocal) {
     // descale = RN_f32(amax_f32 * RN_f32(1 / max_E)), then rounded up to a power of two.
     const Unpacked a = to_f32(amax);
@@ -91,7 +91,21 @@ Scale block_scale(const Unpacked& amax, ScaleRule rule, FormatId element, const 
   }
   if (rule == ScaleRule::even && p.even_f32_overflow_nan && scale_exponent(rule, amax, element) + element_emax(element) > 127)
     return {0, true};  // the rounded f32 amax became Inf
-  return {scale_exponent(rule, amax, element), false};
+  return {scale_exponent(rule, amax, element, precision), false};
+}
+
+// The -0 code of a sign-magnitude element format with a zero, or 0 when it has none (MXINT8).
+std::uint8_t negative_zero_code(FormatId element) {
+  const Format& f = format(element);
+  return f.sign == SignEncoding::magnitude && f.has_zero() ? static_cast<std::uint8_t>(1u << (f.width - 1)) : 0;
+}
+
+// ZeroSign::positive: every -0 code becomes +0 (flags unchanged: a negative value that rounds
+// to zero underflows either way).
+void positive_zeros(std::uint8_t* codes, std::size_t n, std::uint8_t negative_zero) {
+  if (!negative_zero) return;
+  for (std::size_t i = 0; i < n; ++i)
+    if (codes[i] == negative_zero) codes[i] = 0;
 }
 
 }  // namespace
@@ -101,9 +115,10 @@ int element_emax(FormatId element) {
   return static_cast<int>(f.max_finite_magnitude() >> f.man_bits) - f.bias;
 }
 
-int scale_exponent(ScaleRule rule, const Unpacked& amax, FormatId element) {
+int scale_exponent(ScaleRule rule, const Unpacked& amax, FormatId element, int precision) {
   const int emax = element_emax(element);
   switch (rule) {
+    case ScaleRule::floor_log2_rn: return floor_log2_rounded(amax, precision) - emax;
     case ScaleRule::floor: return amax.exp - emax;
     case ScaleRule::ceil: {
       const bool power_of_two = amax.sig == (std::uint64_t{1} << 63) && !amax.sticky;
@@ -128,24 +143,57 @@ int scale_exponent(ScaleRule rule, const Unpacked& amax, FormatId element) {
 
 namespace detail {
 
+namespace {
+
+// The checks of BlockQuantizer's constructor, as a message (quantize_unsupported_reason).
+std::optional<std::string> unsupported(FormatId src, const BlockOptions& o, const Dialect& d, const Context& ctx) {
+  if (!is_ieee_host_format(src))
+    return "quantize: the source must be f64, f32, f16 or bf16, not " + std::string(format(src).name);
+  if (!is_mx_element(o.element))
+    return "quantize: " + std::string(format(o.element).name) + " is not an MX element format";
+  if (!d.block.unsupported.empty()) return "quantize: dialect " + std::string(d.name) + ": " + std::string(d.block.unsupported);
+  if (!(d.block.sources & format_bit(src)))
+    return "quantize: dialect " + std::string(d.name) + " does not quantize " + std::string(format(src).name) + " data (" +
+           std::string(d.block.sources_why) + ")";
+  if (auto why = unsupported_reason(d, o.element, ctx)) return "quantize: " + *why;
+  if (o.scale_min < -127 || o.scale_max > 127 || o.scale_min > o.scale_max)
+    return "quantize: the scale exponent range [" + std::to_string(o.scale_min) + ", " + std::to_string(o.scale_max) +
+           "] must lie within E8M0's [-127, 127] with min <= max";
+  return std::nullopt;
+}
+
+Context element_context(const BlockOptions& o, const Dialect& d) {
+  Context c;
+  c.rounding = o.rounding.value_or(d.block.element_rounding);
+  // Unset or by_destination: the dialect's block element saturation (BlockOptions).
+  c.saturation = o.saturation && *o.saturation != Saturation::by_destination ? *o.saturation : d.block.element_saturation;
+  c.tininess = o.tininess;
+  c.rbits_width = o.rbits_width;
+  return c;
+}
+
+}  // namespace
+
 BlockQuantizer::BlockQuantizer(FormatId src, const BlockOptions& o)
     : src_(src), o_(o), d_(o.dialect ? *o.dialect : ocp_dialect()) {
-  if (!is_ieee_host_format(src))
-    throw std::invalid_argument("quantize: the source must be f64, f32, f16 or bf16, not " +
-                                std::string(format(src).name));
-  if (!is_mx_element(o.element))
-    throw std::invalid_argument("quantize: " + std::string(format(o.element).name) + " is not an MX element format");
-  if (!d_.block.unsupported.empty())
-    throw Unsupported("quantize: dialect " + std::string(d_.name) + ": " + std::string(d_.block.unsupported));
-  ctx_.rounding = o.rounding.value_or(d_.block.element_rounding);
-  // Unset or by_destination: the dialect's block element saturation (BlockOptions).
-  ctx_.saturation = o.saturation && *o.saturation != Saturation::by_destination ? *o.saturation
-                                                                                : d_.block.element_saturation;
-  ctx_.tininess = o.tininess;
-  ctx_.rbits_width = o.rbits_width;
-  if (auto why = unsupported_reason(d_, o.element, ctx_)) throw Unsupported("quantize: " + *why);
+  ctx_ = element_context(o, d_);
+  if (auto why = unsupported(src, o, d_, ctx_)) {
+    // A source or element that is no MX operation at all, or a bad scale range: invalid_argument;
+    // what this dialect refuses (its blocks, sources or element modes): Unsupported.
+    const bool bad_input = !is_ieee_host_format(src) || !is_mx_element(o.element) ||
+                           o.scale_min < -127 || o.scale_max > 127 || o.scale_min > o.scale_max;
+    if (bad_input) throw std::invalid_argument(*why);
+    throw Unsupported(*why);
+  }
   rule_ = o.rule.value_or(d_.block.scale_rule);
   round_pack_ = round_pack_kernel_for(o.element, ctx_.rounding);
+  // MXINT8 as integers (torchmx): the scale is 2^6 finer than OCP's for the same elements.
+  shift_ = o.element == FormatId::int8 && d_.block.int8_integer_elements ? 6 : 0;
+  // The precision of the values the scale rule sees (floor_log2_rn): dialects that compute in
+  // f32 round f64 data to f32 first.
+  const bool f32_data = d_.block.element_scaling != ElementScaling::exact && format(src).width > 32;
+  precision_ = f32_data ? 24 : format(src).man_bits + 1;
+  negative_zero_ = d_.block.zero_sign == ZeroSign::positive ? negative_zero_code(o.element) : 0;
   isa_ = o.isa.value_or(default_isa());
   if (!isa_supported(isa_)) throw Unsupported(std::string("quantize: this CPU cannot run ") + name(isa_));
   if (d_.block.element_scaling == ElementScaling::exact && isa_ != Isa::scalar &&
@@ -154,7 +202,9 @@ BlockQuantizer::BlockQuantizer(FormatId src, const BlockOptions& o)
                             kernels_from(src)[static_cast<int>(o.element)][static_cast<int>(ctx_.rounding)].one);
     if (plan_) {
       scaled_ = simd::batch_kernel(*plan_, isa_, true, true);
-      blocks_ = simd::blocks_kernel(*plan_, isa_);
+      // The block kernel writes scale code s + 127 for elements scaled by 2^-s: not for the
+      // integer MXINT8 of int8_integer_elements, whose elements are scaled by 2^-(s + 6).
+      if (shift_ == 0) blocks_ = simd::blocks_kernel(*plan_, isa_);
     }
     const Format& f = format(src);
     inf_bits_ = static_cast<std::uint32_t>(low_mask(f.exp_bits) << f.man_bits);
@@ -171,7 +221,9 @@ void BlockQuantizer::run_blocks(const void* values, std::size_t blocks, std::siz
   }
   simd::BlockHooks hooks;
   hooks.ctx = this;
-  if (rule_ == ScaleRule::floor && !o_.custom_rule) hooks.floor_emax = element_emax(o_.element);
+  // The kernel's own floor scale clamps at -127 only: not under a narrower scale range.
+  if (rule_ == ScaleRule::floor && !o_.custom_rule && o_.scale_min == -127 && o_.scale_max == 127)
+    hooks.floor_emax = element_emax(o_.element);
   hooks.scale = [](void* self, std::uint32_t amax_bits, int& s) {
     auto& q = *static_cast<BlockQuantizer*>(self);
     if (amax_bits >= q.inf_bits_) return false;
@@ -183,27 +235,29 @@ void BlockQuantizer::run_blocks(const void* values, std::size_t blocks, std::siz
     return static_cast<BlockQuantizer*>(self)->run(block, n, nullptr, out, f);
   };
   blocks_(*plan_, values, blocks, k, hooks, scales, codes, flags);
+  positive_zeros(codes, blocks * k, negative_zero_);
 }
 
 BlockQuantizer::ScaleChoice BlockQuantizer::finite_scale(const Unpacked& amax) const {
   const BlockPolicies& bp = d_.block;
   ScaleChoice r;
   if (amax.cls == ValueClass::zero) {
-    r.s = bp.zero_block_scale == ZeroBlockScale::min_scale ? -127 : 0;
+    r.s = bp.zero_block_scale == ZeroBlockScale::min_scale ? o_.scale_min : std::clamp(0, o_.scale_min, o_.scale_max);
     return r;
   }
   if (o_.custom_rule) {
     r.s = o_.custom_rule(amax, format(o_.element));
   } else {
-    const Scale sc = block_scale(amax, rule_, o_.element, bp);
+    const Scale sc = block_scale(amax, rule_, o_.element, bp, precision_);
     r.s = sc.s;
     r.nan = sc.nan;
   }
-  if (r.s > 127) {
+  r.s -= shift_;  // int8_integer_elements: the rule saw OCP's emax 0; the integers' is 6
+  if (r.s > o_.scale_max) {
     if (bp.scale_overflow == ScaleOverflow::nan) r.nan = true;
-    r.s = 127;
+    r.s = o_.scale_max;
   }
-  r.s = std::max(r.s, -127);
+  r.s = std::max(r.s, o_.scale_min);
   return r;
 }
 
@@ -224,10 +278,11 @@ std::uint8_t BlockQuantizer::run(const void* values, std::size_t count, const st
       const ScaleChoice sc = finite_scale(mx ? unpack_inline(format(src_), mx) : Unpacked{});
       if (!sc.nan) {
         fl_.resize(count);
-        scaled_(*plan_, values, codes, fl_.data(), count, sc.s);
+        scaled_(*plan_, values, codes, fl_.data(), count, sc.s + shift_);
         Flags f = 0;
         for (std::size_t i = 0; i < count; ++i) f |= fl_[i];
         flags |= f;
+        positive_zeros(codes, count, negative_zero_);
         return static_cast<std::uint8_t>(sc.s + 127);
       }
     }
@@ -262,13 +317,25 @@ std::uint8_t BlockQuantizer::run(const void* values, std::size_t count, const st
   bool nan_scale = false;
   bool scale_invalid = false;  // a NaN scale not inherited from a quiet NaN raises invalid
   int s = 0;
-  if (has_nan && bp.nan_block == NanBlock::nan_scale) {
+  // NumPy's nanmax (pychop) on a block without Inf or a non-zero finite value: all NaN gives
+  // the NaN scale, NaN among zeros the zero block with every NaN turned into +0.
+  const bool nanmax_only_zeros = has_nan && bp.nan_block == NanBlock::nanmax && !has_inf && amax.cls == ValueClass::zero;
+  bool all_nan = true;
+  for (std::size_t i = 0; i < count && all_nan; ++i) all_nan = v[i].cls == ValueClass::nan;
+  if ((has_nan && bp.nan_block == NanBlock::nan_scale) || (nanmax_only_zeros && all_nan)) {
     nan_scale = true;
     for (std::size_t i = 0; i < count; ++i) scale_invalid |= v[i].cls == ValueClass::nan && !v[i].nan_quiet;
   } else if (has_inf && bp.inf_block == InfBlock::nan_scale) {
     nan_scale = scale_invalid = true;
   } else if (has_inf && bp.inf_block == InfBlock::max_scale) {
-    s = 127;
+    s = o_.scale_max;
+  } else if (nanmax_only_zeros) {
+    for (std::size_t i = 0; i < count; ++i)
+      if (v[i].cls == ValueClass::nan) {
+        v[i] = Unpacked{};  // +0: the NaN is lost (pychop), which softmx flags
+        flags |= flag::invalid;
+      }
+    s = finite_scale(amax).s;
   } else {
     const ScaleChoice sc = finite_scale(amax);
     s = sc.s;
@@ -289,6 +356,23 @@ std::uint8_t BlockQuantizer::run(const void* values, std::size_t count, const st
             v[i].nan_payload = std::uint64_t{1} << 63;
           }
         break;
+      case NanScaleElements::hw_exact_subnormals: {
+        // torchmx's hardware-exact path: new_exp = E_x - 255 + bias, i.e. V as if scaled by
+        // 2^128, sign forced to 0; only its subnormal codes survive the underflow mask.
+        const Format& ef = format(o_.element);
+        Context c = ctx_;
+        c.saturation = Saturation::finite;
+        for (std::size_t i = 0; i < count; ++i) {
+          codes[i] = 0;
+          if (v[i].cls != ValueClass::finite || ef.fixed_point) continue;
+          Unpacked u = v[i];
+          u.sign = false;
+          u.exp -= 128;
+          const std::uint64_t code = round_pack_(u, c, d).code;
+          if (code != 0 && (code >> ef.man_bits) == 0) codes[i] = static_cast<std::uint8_t>(code);
+        }
+        return S;
+      }
       case NanScaleElements::convert: break;
     }
     s = 0;
@@ -308,11 +392,11 @@ std::uint8_t BlockQuantizer::run(const void* values, std::size_t count, const st
     Unpacked& u = v[i];
     switch (bp.element_scaling) {
       case ElementScaling::exact:
-        if (u.cls == ValueClass::finite) u.exp -= s;
+        if (u.cls == ValueClass::finite) u.exp -= s + shift_;
         break;
       case ElementScaling::f32_reciprocal:  // V * 2^-s in f32 (the reciprocal itself is exact)
         if (u.cls == ValueClass::finite) {
-          u.exp -= s;
+          u.exp -= s + shift_;
           u = to_f32(u);
         }
         break;
@@ -337,10 +421,16 @@ std::uint8_t BlockQuantizer::run(const void* values, std::size_t count, const st
     codes[i] = static_cast<std::uint8_t>(r.code);
     flags |= r.flags;
   }
+  positive_zeros(codes, count, negative_zero_);
   return S;
 }
 
 }  // namespace detail
+
+std::optional<std::string> quantize_unsupported_reason(FormatId src, const BlockOptions& o) {
+  const Dialect& d = o.dialect ? *o.dialect : ocp_dialect();
+  return detail::unsupported(src, o, d, detail::element_context(o, d));
+}
 
 QuantizedBlock quantize_block(FormatId src, const void* values, std::size_t count, const BlockOptions& o) {
   if (count == 0) throw std::invalid_argument("quantize: a block needs at least one value");
@@ -360,13 +450,14 @@ std::string_view name(ScaleRule r) {
     case ScaleRule::ceil: return "ceil";
     case ScaleRule::even: return "even";
     case ScaleRule::rceil: return "rceil";
+    case ScaleRule::floor_log2_rn: return "floor-log2-rn";
   }
   return "?";
 }
 
 std::optional<ScaleRule> parse_scale_rule(std::string_view s) {
   const std::string k = detail::ascii_lower(s);
-  for (ScaleRule r : {ScaleRule::floor, ScaleRule::ceil, ScaleRule::even, ScaleRule::rceil})
+  for (ScaleRule r : kScaleRules)
     if (k == name(r)) return r;
   return std::nullopt;
 }

@@ -60,7 +60,7 @@ std::vector<Candidate> make_candidates(const Header& h, bool vary_tininess) {
   std::vector<Rounding> roundings(std::begin(kDeterministicRoundings), std::end(kDeterministicRoundings));
   if (h.ctx.rounding == Rounding::rs) roundings.push_back(Rounding::rs);
   std::vector<ScaleRule> rules{h.scale};
-  if (h.operation == Operation::quantize) rules = {ScaleRule::floor, ScaleRule::ceil, ScaleRule::even, ScaleRule::rceil};
+  if (h.operation == Operation::quantize) rules.assign(std::begin(kScaleRules), std::end(kScaleRules));
   std::vector<std::string> models{h.accumulation};
   if (h.operation == Operation::dot) models = {"exact", "fp32-sequential"};
   std::vector<Tininess> tin{h.ctx.tininess};
@@ -162,6 +162,9 @@ std::vector<std::string> policy_differences(const Dialect& a, const Dialect& b, 
     add("element_scaling", name(pb.element_scaling), name(pa.element_scaling));
     add("rceil_f32_reciprocal", pb.rceil_f32_reciprocal ? "yes" : "no", pa.rceil_f32_reciprocal ? "yes" : "no");
     add("even_f32_overflow_nan", pb.even_f32_overflow_nan ? "yes" : "no", pa.even_f32_overflow_nan ? "yes" : "no");
+    add("zero_sign", name(pb.zero_sign), name(pa.zero_sign));
+    if (h.to == FormatId::int8)
+      add("int8_integer_elements", pb.int8_integer_elements ? "yes" : "no", pa.int8_integer_elements ? "yes" : "no");
   }
   if (h.operation == Operation::dequantize) add("dequant_scaling", name(b.block.dequant_scaling), name(a.block.dequant_scaling));
   return out;

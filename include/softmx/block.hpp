@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -49,6 +50,12 @@ struct BlockOptions {
   /// The instruction set of the element conversions (batch.hpp); default: default_isa().
   /// Isa::scalar runs the reference path. Results are the same on every one.
   std::optional<Isa> isa;
+  /// The shared exponent's range, a sub-range of E8M0's [-127, 127] (pychop's scale_exp_bits =
+  /// b gives [-(2^(b-1) - 1), 2^(b-1) - 1]). Every clamp of BLOCKS.md 1 step 3 uses it, and so
+  /// do the zero block's min_scale and an Inf block's max_scale; an exponent above scale_max is
+  /// the dialect's scale_overflow (clamp to scale_max, or NaN).
+  int scale_min = -127;
+  int scale_max = 127;
 };
 
 /// One quantized block.
@@ -59,8 +66,23 @@ struct QuantizedBlock {
 };
 
 /// The scale exponent s of a block whose finite values have maximum magnitude `amax` (finite,
-/// non-zero) under `rule`, before clamping (BLOCKS.md 1 step 2).
-int scale_exponent(ScaleRule rule, const Unpacked& amax, FormatId element);
+/// non-zero) under `rule`, before clamping (BLOCKS.md 1 step 2). `precision` is the precision p
+/// (significant bits, 2..64) in which ScaleRule::floor_log2_rn rounds log2 amax: the source
+/// format's (24 for f32, 53 for f64, 11 for f16, 8 for bf16); the other rules ignore it. Throws
+/// std::invalid_argument for floor_log2_rn with p outside 2..64.
+int scale_exponent(ScaleRule rule, const Unpacked& amax, FormatId element, int precision = 64);
+
+/// floor(RN_p(log2 x)) for a finite x > 0 (x.sticky false: an exact value), with RN_p round to
+/// nearest at precision p (2..64) and an unbounded exponent range: floor(log2 x), or that plus
+/// one when log2 x is within half an ulp (at precision p) below the next integer. Exact (no
+/// floating-point log2; integer arithmetic with directed bounds). Throws std::logic_error if
+/// the bounds cannot decide, which no input of up to 64 significant bits reaches.
+int floor_log2_rounded(const Unpacked& x, int precision);
+
+/// Why quantize_block / quantize_tensor would refuse quantizing `src` under `options` (the
+/// source, the element format, the dialect's block support, sources and element modes, the
+/// scale range), or nullopt when they accept it. The message is the one they throw.
+std::optional<std::string> quantize_unsupported_reason(FormatId src, const BlockOptions& options);
 
 /// Quantizes k = count values of `src` (codes in the source's storage type: std::uint16_t for
 /// f16/bf16, std::uint32_t for f32, std::uint64_t for f64) into one block. Throws
@@ -169,7 +191,11 @@ MxTensor quantize_tensor(FormatId src, const void* data, std::span<const std::si
 Flags dequantize_tensor(const MxTensor& t, FormatId dst, void* out, const Context& ctx,
                         const Dialect& dialect = ocp_dialect());
 
-/// Canonical names: "floor" "ceil" "even" "rceil".
+/// Every scale rule, in ScaleRule order.
+inline constexpr ScaleRule kScaleRules[] = {ScaleRule::floor, ScaleRule::ceil, ScaleRule::even, ScaleRule::rceil,
+                                            ScaleRule::floor_log2_rn};
+
+/// Canonical names: "floor" "ceil" "even" "rceil" "floor-log2-rn".
 std::string_view name(ScaleRule r);
 /// Parses a scale rule name (case-insensitive).
 std::optional<ScaleRule> parse_scale_rule(std::string_view s);

@@ -86,6 +86,11 @@ enum class ScaleRule : std::uint8_t {
   ceil,   ///< ceil(log2 amax) - emax_E (torchao CEIL)
   even,   ///< floor(log2 R(amax)) - emax_E, amax rounded to m_E + 1 bits ties away (torchao EVEN)
   rceil,  ///< smallest s with max_E * 2^s >= amax (NVIDIA cuBLAS / TransformerEngine)
+  /// floor(RN_p(log2 amax)) - emax_E, with log2 rounded to nearest (even) at the source
+  /// format's precision p (24 for f32, 53 for f64): NumPy's np.log2 in the input dtype, which
+  /// pychop floors. Equals `floor` except for amax just below a power of two 2^k (k != 0, 1),
+  /// where log2 rounds up to k: docs/BLOCKS.md 1 step 2.
+  floor_log2_rn,
 };
 /// The scale of a block whose values are all zero (docs/BLOCKS.md 1 step 4).
 enum class ZeroBlockScale : std::uint8_t {
@@ -96,6 +101,10 @@ enum class ZeroBlockScale : std::uint8_t {
 enum class NanBlock : std::uint8_t {
   nan_scale,  ///< scale 0xFF
   propagate,  ///< scale from the finite values; the NaN element follows the element rules
+  /// NumPy's nanmax (pychop): as propagate, except that a block whose only non-NaN values are
+  /// zeros is the all-zero block (every element +0, the NaN lost, flag invalid), and a block of
+  /// NaN only has the NaN scale.
+  nanmax,
 };
 /// A block with an Inf (and no NaN) in it.
 enum class InfBlock : std::uint8_t {
@@ -109,9 +118,26 @@ enum class NanScaleElements : std::uint8_t {
   zero,     ///< every element code 0
   nan,      ///< every element converted from NaN: a NaN element's own NaN, the others +NaN
             ///< (what V * NaN gives on x86, which propagates the first NaN operand)
+  /// torchmx's hardware-exact path (MX_HARDWARE_EXACT_QUANTIZATION=True): every code 0, except
+  /// a finite element whose |V| / 2^128 rounds (rne) to a subnormal of the element format: that
+  /// positive subnormal code (its subnormal codes are written after its underflow mask). FP
+  /// elements only; MXINT8 codes are 0.
+  hw_exact_subnormals,
 };
 /// A scale exponent above 127 (only wide inputs reach it).
 enum class ScaleOverflow : std::uint8_t { clamp, nan };
+/// The sign of an element code that is zero (docs/BLOCKS.md 1 step 5).
+enum class ZeroSign : std::uint8_t {
+  keep,      ///< -0 where the element format has it: a -0 input, or a negative V / X rounding to 0
+  positive,  ///< every zero element is +0 (pychop: `if value == 0: return 0.0`, `if rounded == 0`)
+};
+/// A set of formats, one bit per FormatId (bit i = FormatId(i)).
+using FormatSet = std::uint32_t;
+constexpr FormatSet format_bit(FormatId f) { return FormatSet(1u) << static_cast<unsigned>(f); }
+/// f64, f32, f16 and bf16: the sources a block quantizer accepts.
+inline constexpr FormatSet kHostFormats =
+    format_bit(FormatId::f64) | format_bit(FormatId::f32) | format_bit(FormatId::f16) | format_bit(FormatId::bf16);
+
 /// How V / X is formed before the element rounding (docs/BLOCKS.md 1 step 5).
 enum class ElementScaling : std::uint8_t {
   exact,              ///< exponent arithmetic: no rounding before the element's
@@ -153,6 +179,16 @@ struct BlockPolicies {
   /// The element rounding and saturation a quantizer uses unless told otherwise.
   Rounding element_rounding = Rounding::rne;
   Saturation element_saturation = Saturation::finite;
+  /// The sign of zero element codes (FP elements; MXINT8 has no -0).
+  ZeroSign zero_sign = ZeroSign::keep;
+  /// MXINT8 elements are the integers -127..127 (torchmx), not OCP's 1.6 fixed point: the scale
+  /// code means 2^(S - 127) per integer step, so it is OCP's code minus 6 (the rule sees emax 6
+  /// instead of 0), still clamped at 0x00; element bytes are OCP's under the scale 2^(s + 6), and
+  /// dequantization multiplies by 2^(S - 127 + 6).
+  bool int8_integer_elements = false;
+  /// The source formats the dialect quantizes (a subset of kHostFormats), and why not the others.
+  FormatSet sources = kHostFormats;
+  std::string_view sources_why;
 };
 
 /// A set of rounding modes, one bit per Rounding value (bit i = Rounding(i)).
@@ -318,5 +354,6 @@ std::string_view name(NanScaleElements);
 std::string_view name(ScaleOverflow);
 std::string_view name(ElementScaling);
 std::string_view name(DequantScaling);
+std::string_view name(ZeroSign);
 
 }  // namespace softmx

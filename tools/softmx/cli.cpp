@@ -116,7 +116,7 @@ std::optional<ScaleRule> scale_rule_option(const Args& a) {
   const auto r = a.get("scale");
   if (!r) return std::nullopt;
   const auto rule = parse_scale_rule(*r);
-  if (!rule) throw UsageError("unknown scale rule " + quote(*r, '\'') + " for --scale (expected floor, ceil, even or rceil)");
+  if (!rule) throw UsageError("unknown scale rule " + quote(*r, '\'') + " for --scale (expected floor, ceil, even, rceil or floor-log2-rn)");
   return rule;
 }
 

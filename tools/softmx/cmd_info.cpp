@@ -101,6 +101,14 @@ int cmd_dialects(int argc, char** argv) {
                   std::string(name(b.nan_scale_elements)).c_str(), std::string(name(b.scale_overflow)).c_str(),
                   std::string(name(b.element_scaling)).c_str(), std::string(name(b.dequant_scaling)).c_str(),
                   std::string(name(b.element_rounding)).c_str(), std::string(name(b.element_saturation)).c_str());
+      // Only where a dialect departs from ocp (torchmx, pychop), so the other lines stay as they were.
+      if (b.zero_sign != ZeroSign::keep || b.int8_integer_elements || b.sources != kHostFormats) {
+        std::string src;
+        for (const Format& f : all_formats())
+          if (b.sources & format_bit(f.id)) src.append(src.empty() ? "" : " ").append(f.name);
+        out.printf("                zero elements %s, MXINT8 %s, sources %s\n", std::string(name(b.zero_sign)).c_str(),
+                   b.int8_integer_elements ? "integers (scale code OCP's - 6)" : "1.6 fixed point", src.c_str());
+      }
     }
     for (const Format& f : all_formats()) {
       const DestinationSupport& s = d.support[static_cast<int>(f.id)];
