@@ -27,7 +27,9 @@ struct Partial {
   std::uint64_t compared = 0, input_nan = 0, input_inf = 0, nan = 0, inf = 0, saturated = 0, flushed = 0;
   double max_abs = 0, max_rel = 0;
   bool err_pos_inf = false, err_neg_inf = false;  // a difference overflowed
-  ExactSum err, err2, x2;
+  // The signed sum of the errors as two sums of magnitudes: a two's complement accumulator
+  // whose value crosses zero would carry or borrow through every limb each time.
+  ExactSum err_pos, err_neg, err2, x2;
 
   void merge(const Partial& p) {
     compared += p.compared, input_nan += p.input_nan, input_inf += p.input_inf;
@@ -35,7 +37,7 @@ struct Partial {
     max_abs = std::max(max_abs, p.max_abs);
     max_rel = std::max(max_rel, p.max_rel);
     err_pos_inf |= p.err_pos_inf, err_neg_inf |= p.err_neg_inf;
-    err.add(p.err), err2.add(p.err2), x2.add(p.x2);
+    err_pos.add(p.err_pos), err_neg.add(p.err_neg), err2.add(p.err2), x2.add(p.x2);
   }
 
   // One element. `limit`: L_i (NaN: the block's scale is NaN; +Inf: none).
@@ -64,11 +66,11 @@ struct Partial {
     max_abs = std::max(max_abs, a);
     const double rel = x == 0 ? (q == 0 ? 0.0 : std::numeric_limits<double>::infinity()) : a / std::fabs(x);
     max_rel = std::max(max_rel, rel);
-    detail::add_value(err, s);
+    detail::add_value(s < 0 ? err_neg : err_pos, std::fabs(s));
     detail::add_product(err2, s, s);
     detail::add_product(x2, x, x);
     if (t != 0) {
-      detail::add_value(err, t);
+      detail::add_value(t < 0 ? err_neg : err_pos, std::fabs(t));
       detail::add_product(err2, s, t);
       detail::add_product(err2, s, t);
       detail::add_product(err2, t, t);
@@ -104,7 +106,9 @@ ErrorStats finish(const Partial& p, std::uint64_t count) {
     s.mean_error = p.err_pos_inf && p.err_neg_inf ? nan : p.err_pos_inf ? inf : -inf;
   } else {
     s.mse = to_double(p.err2.quotient(p.compared));
-    s.mean_error = to_double(p.err.quotient(p.compared));
+    ExactSum e = p.err_pos;
+    e.sub(p.err_neg);
+    s.mean_error = to_double(e.quotient(p.compared));
   }
   s.sqnr_db = s.mse == 0 ? inf : 10 * std::log10(s.signal_power / s.mse);
   return s;

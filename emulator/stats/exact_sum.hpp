@@ -29,8 +29,8 @@ class ExactSum {
   /// the top limb), e >= kLsbExp.
   void add(bool neg, u128_t m, int e) {
     if (m == 0) return;
-    const int pos = e - kLsbExp;
-    const int li = pos / 64, sh = pos % 64;
+    const unsigned pos = static_cast<unsigned>(e - kLsbExp);
+    const int li = static_cast<int>(pos >> 6), sh = static_cast<int>(pos & 63);
     const std::uint64_t lo = static_cast<std::uint64_t>(m), hi = static_cast<std::uint64_t>(m >> 64);
     std::uint64_t w[3];
     if (sh == 0) {
@@ -59,6 +59,16 @@ class ExactSum {
         limb_[i] = d;
       }
       for (; borrow && i < kLimbs; ++i) borrow = limb_[i]-- == 0;
+    }
+  }
+
+  /// Subtracts another sum, exactly.
+  void sub(const ExactSum& o) {
+    bool borrow = false;
+    for (int i = 0; i < kLimbs; ++i) {
+      const std::uint64_t a = limb_[i], b = o.limb_[i];
+      limb_[i] = a - b - (borrow ? 1 : 0);
+      borrow = a < b || (borrow && a == b);
     }
   }
 
