@@ -64,6 +64,9 @@ def as_codes(x, src: Optional[str], what: str = "x") -> Tuple[np.ndarray, str]:
     st = _STORAGE[info.storage_bytes]
     if a.dtype.kind == "f" or _named_dtype(a.dtype) is not None:
         own = _FLOAT_FORMAT.get(a.dtype) or _named_dtype(a.dtype)
+        if own is None:
+            raise TypeError(f"{what}: expected codes of {info.name} as {st} (or a float64, float32 or float16 "
+                            f"array of that format), got dtype {a.dtype}")
         if own != info.name:
             raise TypeError(f"{what} is a {a.dtype} array, which holds {own} values, but src={src!r} says "
                             f"{info.name}; give {info.name} codes as {st} (or drop src for float arrays)")

@@ -18,8 +18,8 @@ Context output_context(const std::optional<std::string>& round, const std::optio
   Context c;
   c.rounding = round ? rounding_arg("round", *round) : Rounding::rne;
   if (c.rounding == Rounding::rs) throw py::value_error("round='rs' is not available for dot products (no random bits per result)");
-  // The f32 result overflows to Inf unless told otherwise (as `softmx dot`).
-  c.saturation = sat ? saturation_arg("sat", *sat) : Saturation::none;
+  // Unset: by_destination, none for the f32 result (IEEE overflow to Inf), as `softmx dot`.
+  c.saturation = sat ? saturation_arg("sat", *sat) : Saturation::by_destination;
   c.tininess = tininess_arg(tininess);
   return c;
 }

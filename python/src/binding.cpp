@@ -103,7 +103,9 @@ Context conversion_context(FormatId dst, const Dialect& dialect, const std::opti
   const DestinationSupport& s = dialect.support[static_cast<int>(dst)];
   Context c;
   c.rounding = round ? rounding_arg("round", *round) : s.default_rounding;
-  c.saturation = sat ? saturation_arg("sat", *sat) : s.default_saturation;
+  // Unset: Saturation::by_destination, which every library entry point resolves to the
+  // dialect's default for the destination (SEMANTICS 4.1), as the CLI without --sat.
+  c.saturation = sat ? saturation_arg("sat", *sat) : Saturation::by_destination;
   c.tininess = tininess_arg(tininess);
   if (rbits) {
     if (c.rounding != Rounding::rs)

@@ -42,7 +42,8 @@ ScaleRule scale_rule_arg(const std::string& name);
 const AccumulationModel& accumulation_arg(const std::string& name);
 
 /// The context of a conversion into `dst` under `dialect`, as the CLI makes it: an unset
-/// rounding or saturation is the dialect's default for the destination (DestinationSupport).
+/// rounding is the dialect's default for the destination (DestinationSupport), an unset
+/// saturation Saturation::by_destination (the library resolves it to that default).
 Context conversion_context(FormatId dst, const Dialect& dialect, const std::optional<std::string>& round,
                            const std::optional<std::string>& sat, const std::string& tininess,
                            std::optional<unsigned> rbits);

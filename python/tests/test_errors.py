@@ -170,3 +170,49 @@ def test_buffer_protocol_and_lists():
     assert softmx.convert(np.zeros((0, 3), np.float32), "e4m3").shape == (0, 3)
     assert softmx.convert(np.array([0x3F80], np.int16), "e4m3", src="bf16")[0] == 0x38  # a signed view of bits
     assert softmx.quantize(np.zeros((0, 64), np.float32), "e4m3").scales.shape == (0, 2)
+
+
+def test_zero_copy_views():
+    """A C-contiguous array of a float dtype or of the codes' storage dtype reaches the library
+    as a view of its own memory; other layouts are copied once."""
+    from softmx._arrays import as_codes
+    x = np.arange(1000, dtype=np.float32)
+    v, name = as_codes(x, None)
+    assert name == "f32" and v.dtype == np.uint32 and np.shares_memory(v, x)
+    b = np.arange(1000, dtype=np.uint16)
+    assert np.shares_memory(as_codes(b, "bf16")[0], b)
+    ro = x.copy()
+    ro.flags.writeable = False
+    assert np.shares_memory(as_codes(ro, None)[0], ro)
+    assert not np.shares_memory(as_codes(x[::2], None)[0], x)
+    assert not np.shares_memory(as_codes(b.astype(np.uint32), "bf16")[0], b)
+
+
+def test_the_gil_is_released():
+    """While one thread converts a large array, another keeps running Python: the library runs
+    without the GIL. (With the GIL held, the other thread would stall for the whole call.)"""
+    import threading
+    import time
+    x = np.random.default_rng(0).standard_normal(1 << 24).astype(np.float32)
+    softmx.convert(x[:1000], "e4m3")
+    t0 = time.perf_counter()
+    softmx.convert(x, "e4m3", flags=True, threads=1)
+    single = time.perf_counter() - t0
+    span = {}
+
+    def work():
+        span["start"] = time.perf_counter()
+        softmx.convert(x, "e4m3", flags=True, threads=1)
+        span["end"] = time.perf_counter()
+
+    th = threading.Thread(target=work)
+    ticks = []
+    th.start()
+    while th.is_alive():
+        ticks.append(time.perf_counter())
+    th.join()
+    inside = [t for t in ticks if span["start"] < t < span["end"]]
+    # Python switches threads every 5 ms; a call of `single` seconds that held the GIL would
+    # leave the main thread no ticks inside it beyond a switch or two.
+    assert single > 0.02
+    assert len(inside) > 100, (len(inside), single)
