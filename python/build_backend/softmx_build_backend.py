@@ -3,8 +3,9 @@
 pip calls it (pyproject.toml: build-backend = "softmx_build_backend") to build the wheel of
 `pip install .`. It
 
-  1. configures the repository with CMake in a build directory (default: build-python/ at the
-     repository root, kept for the next install; SOFTMX_PYTHON_BUILD_DIR or
+  1. configures the repository with CMake in a build directory (default:
+     build-python/<interpreter>-<platform>/ at the repository root, kept for the next install;
+     SOFTMX_PYTHON_BUILD_DIR or
      --config-settings build-dir=DIR choose another), for the interpreter that runs it
      (Python_EXECUTABLE = sys.executable), Release, without the tests, benchmarks and CUDA
      programs, with ccache as the compiler launcher when it is on PATH;
@@ -78,7 +79,9 @@ def _build_extension(config_settings) -> str:
         raise SystemExit("softmx build: cmake is not installed (Debian: apt-get install cmake; "
                          "scripts/install-deps.sh installs everything)")
     settings = config_settings or {}
-    build = settings.get("build-dir") or os.environ.get("SOFTMX_PYTHON_BUILD_DIR") or os.path.join(_ROOT, "build-python")
+    interp, _, plat = _tag()
+    build = (settings.get("build-dir") or os.environ.get("SOFTMX_PYTHON_BUILD_DIR")
+             or os.path.join(_ROOT, "build-python", f"{interp}-{plat}"))  # one per interpreter
     build = os.path.abspath(build)
     args = [cmake, "-S", _ROOT, "-B", build, "-DCMAKE_BUILD_TYPE=Release", "-DSOFTMX_BUILD_TESTS=OFF",
             "-DSOFTMX_BUILD_BENCH=OFF", "-DSOFTMX_CUDA_CAPTURE=OFF", "-DSOFTMX_PYTHON=ON",
