@@ -23,42 +23,40 @@ __extension__ using u128_t = unsigned __int128;
 class ExactSum {
  public:
   static constexpr int kLsbExp = -2176;
-  static constexpr int kLimbs = 68;  // bits 2^-2176 .. 2^2175
+  // Bits 2^-2176 .. 2^(64 * 71 - 2177): the largest term (below 2^2049, 106 bits) starts at
+  // most in limb 67, so the three words of any term fit without a bounds check, and more than
+  // 2^190 terms fit below the sign bit.
+  static constexpr int kLimbs = 71;
 
-  /// Adds (-1)^neg * m * 2^e. Preconditions: m < 2^106 (or any m < 2^128 whose top lies below
-  /// the top limb), e >= kLsbExp.
+  /// Adds (-1)^neg * m * 2^e. Preconditions: m < 2^106, e >= kLsbExp, m * 2^e < 2^2049.
   void add(bool neg, u128_t m, int e) {
     if (m == 0) return;
     const unsigned pos = static_cast<unsigned>(e - kLsbExp);
-    const int li = static_cast<int>(pos >> 6), sh = static_cast<int>(pos & 63);
+    const unsigned li = pos >> 6, sh = pos & 63;
     const std::uint64_t lo = static_cast<std::uint64_t>(m), hi = static_cast<std::uint64_t>(m >> 64);
-    std::uint64_t w[3];
-    if (sh == 0) {
-      w[0] = lo, w[1] = hi, w[2] = 0;
-    } else {
-      w[0] = lo << sh;
-      w[1] = (lo >> (64 - sh)) | (hi << sh);
-      w[2] = hi >> (64 - sh);
-    }
+    const std::uint64_t w0 = lo << sh;
+    const std::uint64_t w1 = sh ? (lo >> (64 - sh)) | (hi << sh) : hi;
+    const std::uint64_t w2 = sh ? hi >> (64 - sh) : 0;
+    std::uint64_t* l = &limb_[li];
     if (!neg) {
-      u128_t carry = 0;
-      int i = li;
-      for (int j = 0; j < 3 && i < kLimbs; ++j, ++i) {
-        const u128_t s = static_cast<u128_t>(limb_[i]) + w[j] + carry;
-        limb_[i] = static_cast<std::uint64_t>(s);
-        carry = s >> 64;
-      }
-      for (; carry && i < kLimbs; ++i) carry = ++limb_[i] == 0;
+      const u128_t s0 = static_cast<u128_t>(l[0]) + w0;
+      const u128_t s1 = static_cast<u128_t>(l[1]) + w1 + static_cast<std::uint64_t>(s0 >> 64);
+      const u128_t s2 = static_cast<u128_t>(l[2]) + w2 + static_cast<std::uint64_t>(s1 >> 64);
+      l[0] = static_cast<std::uint64_t>(s0), l[1] = static_cast<std::uint64_t>(s1), l[2] = static_cast<std::uint64_t>(s2);
+      if (s2 >> 64)
+        for (unsigned i = li + 3; i < kLimbs && ++limb_[i] == 0; ++i) {
+        }
     } else {
+      const std::uint64_t w[3] = {w0, w1, w2};
       bool borrow = false;
-      int i = li;
-      for (int j = 0; j < 3 && i < kLimbs; ++j, ++i) {
-        const std::uint64_t a = limb_[i];
-        const std::uint64_t d = a - w[j] - (borrow ? 1 : 0);
-        borrow = a < w[j] || (borrow && a - w[j] == 0);
-        limb_[i] = d;
+      for (int j = 0; j < 3; ++j) {
+        const std::uint64_t a = l[j];
+        l[j] = a - w[j] - (borrow ? 1 : 0);
+        borrow = a < w[j] || (borrow && a == w[j]);
       }
-      for (; borrow && i < kLimbs; ++i) borrow = limb_[i]-- == 0;
+      if (borrow)
+        for (unsigned i = li + 3; i < kLimbs && limb_[i]-- == 0; ++i) {
+        }
     }
   }
 
