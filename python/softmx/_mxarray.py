@@ -141,7 +141,8 @@ class MXArray:
                 f"dialect={self._dialect!r}{extra})")
 
     def dequantize(self, dtype=np.float32, *, round: Optional[str] = "rne", sat: Optional[str] = None,
-                   tininess: str = "after", flags: bool = False, threads: Optional[int] = None):
+                   tininess: str = "after", flags: bool = False, threads: Optional[int] = None,
+                   nvfp4_dequantization: str = "exact"):
         """The values: value(code) * 2^(scale - 127) for MX, element * S_dec / S_enc for NVFP4,
         computed exactly and rounded once into `dtype` (docs/BLOCKS.md 2 and 6) under the array's
         dialect.
@@ -150,13 +151,19 @@ class MXArray:
             hold every MX value exactly; f16 and bf16 round (round, sat, tininess as in
             softmx.convert; sat=None is the dialect's default for the destination).
         flags: also return the OR of the flags (an int).
+        nvfp4_dequantization: NVFP4 only: "exact" (one rounding of element * S_dec / S_enc) or
+            "te-kernel" (TransformerEngine's dequantize kernel: f32 steps through global_amax /
+            2688, rne, overflow to Inf; dtype f32, f16 or bf16; round and sat do not apply).
         """
         dst = host_target(dtype)
         if self._format == _NVFP4:
             out, fl = _softmx.dequantize_nvfp4(self._scales, self._codes, self._axis, self._encode_scale,
                                                self._global_amax, dst, name_arg(round, "round", True),
-                                               name_arg(sat, "sat", True), name_arg(tininess, "tininess"))
+                                               name_arg(sat, "sat", True), name_arg(tininess, "tininess"),
+                                               name_arg(nvfp4_dequantization, "nvfp4_dequantization"))
         else:
+            if nvfp4_dequantization != "exact":
+                raise ValueError("nvfp4_dequantization applies to nvfp4 arrays only")
             out, fl = _softmx.dequantize(self._scales, self._codes, self._element, self._axis, self._block, dst,
                                          name_arg(round, "round", True), name_arg(sat, "sat", True),
                                          name_arg(tininess, "tininess"), self._dialect, threads_arg(threads))
@@ -176,7 +183,7 @@ def quantize(x, to: str, *, block: Optional[int] = None, axis: int = -1, scale: 
              dialect: str = "ocp", round: Optional[str] = None, sat: Optional[str] = None, tininess: str = "after",
              rbits: Optional[int] = None, random=None, src: Optional[str] = None,
              global_amax: Optional[float] = None, nvfp4_multiplier: str = "reciprocal-product",
-             threads: Optional[int] = None) -> MXArray:
+             nvfp4_stochastic: str = "rs", threads: Optional[int] = None) -> MXArray:
     """Quantizes `x` into MX blocks along `axis` (OCP MX v1.0; docs/BLOCKS.md 1 and 3).
 
     x: float64, float32 or float16 data, or bf16 as uint16 bits with src="bf16" (any array
@@ -192,8 +199,11 @@ def quantize(x, to: str, *, block: Optional[int] = None, axis: int = -1, scale: 
     round, sat, tininess: the element conversions; None: the dialect's block defaults (ocp:
         rne, finite), as `softmx quantize` without --round/--sat. nvfp4: rne or rs, satfinite.
     rbits, random: round="rs" only, as in softmx.convert (one random value per element).
-    global_amax, nvfp4_multiplier: nvfp4 only: the tensor's f32 amax if known (else computed),
-        and TransformerEngine's multiplier form ("reciprocal-product" or "division").
+    global_amax, nvfp4_multiplier, nvfp4_stochastic: nvfp4 only: the tensor's f32 amax if known
+        (else computed); TransformerEngine's multiplier form ("reciprocal-product", every current
+        kernel, or "division", a deleted one); with round="rs", "rs" (softmx's stochastic
+        rounding with rbits random bits, a model of cvt.rs) or "software" (TE's software fallback,
+        the low 8 bits of each random value).
     threads: worker threads; None uses every core. The result does not depend on it.
 
     Returns an MXArray (its .flags: the OR of the element flags).
@@ -217,11 +227,12 @@ def quantize(x, to: str, *, block: Optional[int] = None, axis: int = -1, scale: 
             raise ValueError("nvfp4 follows TransformerEngine's arithmetic; dialect= does not apply")
         ga = None if global_amax is None else float(global_amax)
         s, c, amax_bits, enc_bits, fl = _softmx.quantize_nvfp4(codes, src_name, ax, name_arg(round, "round", True),
-                                                                rbits, rnd, ga, name_arg(nvfp4_multiplier,
-                                                                                         "nvfp4_multiplier"))
+                                                                rbits, rnd, ga,
+                                                                name_arg(nvfp4_multiplier, "nvfp4_multiplier"),
+                                                                name_arg(nvfp4_stochastic, "nvfp4_stochastic"))
         return MXArray._make(s, c, _NVFP4, "e2m1", ax, 16, "ocp", int(fl), enc_bits, amax_bits)
-    if global_amax is not None or nvfp4_multiplier != "reciprocal-product":
-        raise ValueError("global_amax and nvfp4_multiplier apply to to='nvfp4' only")
+    if global_amax is not None or nvfp4_multiplier != "reciprocal-product" or nvfp4_stochastic != "rs":
+        raise ValueError("global_amax, nvfp4_multiplier and nvfp4_stochastic apply to to='nvfp4' only")
     if block is None:
         block = 32
     element = format_info(to).name

@@ -112,7 +112,8 @@ py::tuple dequantize_array(const py::array& scales, const py::array& codes, cons
 /// NVFP4 quantization. Returns (scales, codes, global_amax f32 bits, encode_scale f32 bits, flags).
 py::tuple quantize_nvfp4_array(const py::array& x, const std::string& src, long axis, const std::optional<std::string>& round,
                                std::optional<unsigned> rbits, const std::optional<py::array>& random,
-                               std::optional<double> global_amax, const std::string& multiplier) {
+                               std::optional<double> global_amax, const std::string& multiplier,
+                               const std::string& stochastic) {
   const FormatId s = host_format_arg("src", src);
   if (s == FormatId::f64) throw py::value_error("nvfp4 quantizes f32, bf16 or f16 data, not f64 (convert it to f32 first)");
   Nvfp4Options o;
@@ -122,6 +123,9 @@ py::tuple quantize_nvfp4_array(const py::array& x, const std::string& src, long 
   if (multiplier == "division") o.multiplier = Nvfp4Multiplier::division;
   else if (multiplier == "reciprocal-product") o.multiplier = Nvfp4Multiplier::reciprocal_product;
   else throw py::value_error("nvfp4_multiplier must be 'reciprocal-product' or 'division', got '" + multiplier + "'");
+  if (stochastic == "rs") o.stochastic_form = StochasticForm::rs;
+  else if (stochastic == "software") o.stochastic_form = StochasticForm::software;
+  else throw py::value_error("nvfp4_stochastic must be 'rs' or 'software', got '" + stochastic + "'");
   if (global_amax) {
     const float g = static_cast<float>(*global_amax);
     if (static_cast<double>(g) != *global_amax && !std::isnan(*global_amax))
@@ -176,8 +180,15 @@ Nvfp4Tensor nvfp4_tensor(const py::array& scales, const py::array& codes, long a
 
 py::tuple dequantize_nvfp4_array(const py::array& scales, const py::array& codes, long axis, std::uint32_t encode_scale,
                                  std::uint32_t global_amax, const std::string& to, const std::optional<std::string>& round,
-                                 const std::optional<std::string>& sat, const std::string& tininess) {
+                                 const std::optional<std::string>& sat, const std::string& tininess,
+                                 const std::string& form_name) {
   const FormatId d = host_format_arg("dtype", to);
+  Nvfp4Dequantization form = Nvfp4Dequantization::exact;
+  if (form_name == "te-kernel") form = Nvfp4Dequantization::te_kernel;
+  else if (form_name != "exact")
+    throw py::value_error("nvfp4_dequantization must be 'exact' or 'te-kernel', got '" + form_name + "'");
+  if (form == Nvfp4Dequantization::te_kernel && d == FormatId::f64)
+    throw py::value_error("nvfp4_dequantization='te-kernel' writes f32, bf16 or f16 (TransformerEngine's output types), not f64");
   const Context ctx = conversion_context(d, ocp_dialect(), round, sat, tininess, std::nullopt);
   if (ctx.rounding == Rounding::rs) throw py::value_error("dequantize takes no round='rs' (there are no random bits)");
   const Nvfp4Tensor t = nvfp4_tensor(scales, codes, axis, encode_scale, global_amax);
@@ -186,7 +197,7 @@ py::tuple dequantize_nvfp4_array(const py::array& scales, const py::array& codes
   Flags flags = 0;
   {
     py::gil_scoped_release release;
-    flags = dequantize_nvfp4(t, d, optr, ctx);
+    flags = dequantize_nvfp4(t, d, optr, ctx, form);
   }
   return py::make_tuple(out, static_cast<unsigned>(flags));
 }
@@ -251,10 +262,10 @@ void bind_block(py::module_& m) {
         py::arg("block"), py::arg("to"), py::arg("round"), py::arg("sat"), py::arg("tininess"), py::arg("dialect"),
         py::arg("threads"));
   m.def("quantize_nvfp4", &quantize_nvfp4_array, py::arg("x"), py::arg("src"), py::arg("axis"), py::arg("round"),
-        py::arg("rbits"), py::arg("random"), py::arg("global_amax"), py::arg("multiplier"));
+        py::arg("rbits"), py::arg("random"), py::arg("global_amax"), py::arg("multiplier"), py::arg("stochastic"));
   m.def("dequantize_nvfp4", &dequantize_nvfp4_array, py::arg("scales"), py::arg("codes"), py::arg("axis"),
         py::arg("encode_scale"), py::arg("global_amax"), py::arg("to"), py::arg("round"), py::arg("sat"),
-        py::arg("tininess"));
+        py::arg("tininess"), py::arg("form"));
   m.def("pack", &pack_rows, py::arg("codes"), py::arg("format"));
   m.def("unpack", &unpack_rows, py::arg("packed"), py::arg("format"), py::arg("count"));
   m.def("scale_shape", [](const std::vector<std::size_t>& shape, std::size_t axis, std::size_t k) {

@@ -13,7 +13,7 @@ with pip forbidden to use any package index (PIP_NO_INDEX=1), so a download woul
 test. Then, from outside the copy, the installed package imports, converts, quantizes and
 multiplies, and the README's Python quick-start runs. The build reuses ccache when it is on
 PATH (CCACHE_BASEDIR is set to the copy, so the copy's relative paths hit the cache of earlier
-runs); from a cold cache it compiles the library, about 5 minutes on 2 cores.
+runs); from a cold cache it compiles the library (28 minutes measured on 2 busy cores).
 """
 
 import os

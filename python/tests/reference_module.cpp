@@ -20,6 +20,7 @@
 #include "softmx/convert.hpp"
 #include "softmx/dialect.hpp"
 #include "softmx/dot.hpp"
+#include "softmx/nvfp4.hpp"
 
 namespace py = pybind11;
 using namespace softmx;
@@ -168,6 +169,24 @@ py::tuple dot_rows(int a_fmt, const py::array_t<std::uint8_t>& a_scales, const p
   return py::make_tuple(out, flags);
 }
 
+// quantize_nvfp4 and dequantize_nvfp4 called directly with the enums' numbers (stochastic form:
+// 0 software, 1 rs; dequantization: 0 exact, 1 te_kernel). Returns (scales, codes, dequantized f32).
+py::tuple nvfp4_direct(const py::array_t<std::uint32_t>& x, const std::vector<std::size_t>& shape, std::size_t axis,
+                       int rounding, int form, int rbits_width, std::optional<U64> random, int dequant) {
+  Nvfp4Options o;
+  o.rounding = static_cast<Rounding>(rounding);
+  o.stochastic_form = form == 0 ? StochasticForm::software : StochasticForm::rs;
+  o.rbits_width = static_cast<std::uint8_t>(rbits_width);
+  if (random) o.rbits = std::span<const std::uint64_t>(random->data(), static_cast<std::size_t>(random->size()));
+  const Nvfp4Tensor t = quantize_nvfp4(FormatId::f32, x.data(), shape, axis, o);
+  py::array_t<std::uint32_t> deq(t.codes.size());
+  Context c;
+  dequantize_nvfp4(t, FormatId::f32, deq.mutable_data(), c,
+                   dequant == 0 ? Nvfp4Dequantization::exact : Nvfp4Dequantization::te_kernel);
+  return py::make_tuple(py::array_t<std::uint8_t>(t.scales.size(), t.scales.data()),
+                        py::array_t<std::uint8_t>(t.codes.size(), t.codes.data()), deq);
+}
+
 // The C++ block quantizer's own time for `reps` calls of quantize_tensor on f32 data (the
 // benchmark's peer, measured in the same process): seconds per call, the best of `reps`.
 double time_quantize_tensor(const py::array_t<float, py::array::c_style>& x, std::size_t k, int element, int reps) {
@@ -195,6 +214,7 @@ PYBIND11_MODULE(_softmx_reference, m) {
   m.def("dequantize_scalar", &dequantize_scalar);
   m.def("time_quantize_tensor", &time_quantize_tensor);
   m.def("dot_rows", &dot_rows);
+  m.def("nvfp4_direct", &nvfp4_direct);
   m.def("dialect_names", [] {
     py::list l;
     for (const Dialect& d : all_dialects()) l.append(std::string(d.name));

@@ -320,3 +320,25 @@ def test_property_quantize(x, element, axis, k, dialect):
     tally = Tally()
     compare_quantize(tally, x, x.view(np.uint32), "f32", x.shape, axis, k, element, dialect, None, None, None)
     assert tally.mismatches == 0, tally.examples
+
+
+def test_nvfp4_options_reach_the_library(ref):
+    """round='rs' in both stochastic forms (rbits 8 and 32) and TE's dequantize kernel, against
+    quantize_nvfp4 / dequantize_nvfp4 called directly."""
+    x, _ = tensor((4, 48), 91, "f32")
+    x[~np.isfinite(x)] = -2.5
+    r0 = np.random.default_rng(3).integers(0, 1 << 32, size=x.shape, dtype=np.uint64)
+    for stochastic, form in (("rs", 1), ("software", 0)):
+        for rbits in (8, 32):
+            r = r0 & np.uint64((1 << rbits) - 1)
+            q = softmx.quantize(x, "nvfp4", round="rs", rbits=rbits, random=r, nvfp4_stochastic=stochastic)
+            for deq_name, deq in (("exact", 0), ("te-kernel", 1)):
+                s, c, d = ref.nvfp4_direct(x.view(np.uint32).reshape(-1), [4, 48], 1, ROUNDING_ID["rs"], form, rbits,
+                                           r.reshape(-1), deq)
+                assert np.array_equal(q.scales.reshape(-1), s) and np.array_equal(q.codes.reshape(-1), c)
+                got = q.dequantize(nvfp4_dequantization=deq_name)
+                assert np.array_equal(got.view(np.uint32).reshape(-1), d), (stochastic, rbits, deq_name)
+    with pytest.raises(ValueError, match="'exact' or 'te-kernel'"):
+        q.dequantize(nvfp4_dequantization="fast")
+    with pytest.raises(ValueError, match="'rs' or 'software'"):
+        softmx.quantize(x, "nvfp4", nvfp4_stochastic="hw")
