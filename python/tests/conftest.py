@@ -15,6 +15,10 @@ try:
 except ImportError:  # outside the build tree
     reference = None
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "long: slow exhaustive grids, run by ctest's test_python_long (label long)")
+
+
 settings.register_profile("softmx", database=None, deadline=None, derandomize=True, max_examples=60,
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 settings.load_profile("softmx")

@@ -76,7 +76,8 @@ def compare_grid(src, codes, tally, dsts=FORMATS, dialects=DIALECTS, roundings=R
                         tally.compare(f"{src}->{dst} {dialect} {rnd} {sat} {tin}", codes, got, fl, want[0], want[1])
 
 
-@pytest.mark.parametrize("src", SMALL_SOURCES)
+@pytest.mark.parametrize("src", [s if s not in ("f16", "bf16") else pytest.param(s, marks=pytest.mark.long)
+                                 for s in SMALL_SOURCES])
 def test_every_code_of_small_sources(src, ref):
     """Every code of src into every format x dialect x rounding x saturation (x tininess for the
     8-bit sources)."""
@@ -86,6 +87,15 @@ def test_every_code_of_small_sources(src, ref):
     compare_grid(src, codes, tally, tininess=tins)
     if softmx.format_info(src).width == 16:
         compare_grid(src, codes, tally, dialects=["ocp"], tininess=("before",))
+    tally.check()
+
+
+@pytest.mark.parametrize("src", ["f16", "bf16"])
+def test_every_code_of_16_bit_sources_ocp(src, ref):
+    """The quick run's share of the 16-bit grid (the whole grid is under the `long` label):
+    every code into every format, ocp, rne, both saturations."""
+    tally = Tally()
+    compare_grid(src, all_codes(src), tally, dialects=["ocp"], roundings=["rne"], tininess=("after",))
     tally.check()
 
 
@@ -130,6 +140,7 @@ def special_bits(src):
                      0x000FFFFFFFFFFFFF, 0x0010000000000000, 0x7FEFFFFFFFFFFFFF], dtype=np.uint64)
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("src", ["f32", "f64"])
 def test_wide_sources_boundaries_and_random(src, ref):
     """f32 and f64 inputs at every rounding boundary of each destination (and their neighbours)
@@ -168,6 +179,7 @@ def test_defaults_are_the_clis(cli, ref):
             assert np.array_equal(fl, wantf), (dialect, dst)
 
 
+@pytest.mark.long
 def test_names_and_aliases_agree_with_the_cli(cli):
     """Every rounding, saturation and tininess name (with aliases) and every dialect, through
     the package and through `softmx convert`, on the same f32 inputs into e4m3 and f16."""

@@ -188,6 +188,7 @@ def test_zero_copy_views():
     assert not np.shares_memory(as_codes(b.astype(np.uint32), "bf16")[0], b)
 
 
+@pytest.mark.long
 def test_the_gil_is_released():
     """While one thread converts a large array, another keeps running Python: the library runs
     without the GIL. (With the GIL held, the other thread would stall for the whole call.)"""

@@ -92,6 +92,7 @@ def compare_quantize(tally, x, codes, src, shape, axis, k, element, dialect, sca
             tally.examples.append(f"{src}->{element} {shape} axis {axis} k {k} {dialect} {scale} {rnd} {sat}")
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("element", ELEMENTS)
 def test_quantize_grid(element, ref):
     """Every dialect that quantizes blocks x scale rule (and the dialect's) x rounding (and the
@@ -136,6 +137,7 @@ def test_threads_do_not_change_quantization():
             assert np.array_equal(q.dequantize(threads=t), base.dequantize(threads=1))
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("element", ELEMENTS)
 def test_dequantize_every_scale_and_code(element, ref):
     """Every scale code x every element code, into f64, f32, f16 and bf16, under every dialect,
