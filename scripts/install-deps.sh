@@ -11,6 +11,10 @@ packages+=(clang libclang-rt-dev)
 # The Verilator certification example (examples/verilator) and the install test's pkg-config
 # build (conformance/consumer).
 packages+=(verilator pkg-config)
+# The Python package (python/, README "Python"): pybind11 and the headers of Debian's
+# interpreter to build it, numpy to run it, pytest and hypothesis for its tests, and venv for the
+# offline install (`/usr/bin/python3 -m venv --system-site-packages .venv`).
+packages+=(pybind11-dev python3-dev python3-numpy python3-pytest python3-hypothesis python3-venv)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,5 +1,7 @@
-// emulator/block/tensor.cpp: N-d tensors quantized along one axis (docs/BLOCKS.md 3).
+// emulator/block/tensor.cpp: N-d tensors quantized along one axis (docs/BLOCKS.md 3), on one
+// thread or many (softmx/parallel.hpp: the same bytes for any thread count).
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -8,6 +10,7 @@
 #include "core/storage.hpp"
 #include "softmx/block.hpp"
 #include "softmx/convert.hpp"
+#include "softmx/parallel.hpp"
 
 namespace softmx {
 namespace {
@@ -18,10 +21,10 @@ struct Geometry {
   std::size_t outer = 1, len = 0, inner = 1;
 };
 
-Geometry geometry(std::span<const std::size_t> shape, std::size_t axis) {
-  if (shape.empty()) throw std::invalid_argument("quantize: the tensor needs at least one dimension");
+Geometry geometry(std::span<const std::size_t> shape, std::size_t axis, const char* what) {
+  if (shape.empty()) throw std::invalid_argument(std::string(what) + ": the tensor needs at least one dimension");
   if (axis >= shape.size())
-    throw std::invalid_argument("quantize: axis " + std::to_string(axis) + " does not exist in a " +
+    throw std::invalid_argument(std::string(what) + ": axis " + std::to_string(axis) + " does not exist in a " +
                                 std::to_string(shape.size()) + "-d tensor");
   Geometry g;
   for (std::size_t d = 0; d < axis; ++d) g.outer *= shape[d];
@@ -32,81 +35,178 @@ Geometry geometry(std::span<const std::size_t> shape, std::size_t axis) {
 
 using detail::storage_bytes;
 
+// A range of work is at least this many elements, so that a thread is worth starting.
+constexpr std::size_t kMinElementsPerThread = std::size_t{1} << 16;
+
 }  // namespace
+
+std::vector<std::size_t> scale_shape(std::span<const std::size_t> shape, std::size_t axis, std::size_t k) {
+  if (k == 0) throw std::invalid_argument("quantize: the block size must be at least 1");
+  geometry(shape, axis, "quantize");
+  std::vector<std::size_t> s(shape.begin(), shape.end());
+  s[axis] = (s[axis] + k - 1) / k;
+  return s;
+}
+
+Flags quantize_tensor_into(FormatId src, const void* data, std::span<const std::size_t> shape, std::size_t axis,
+                           std::size_t k, const BlockOptions& options, std::span<std::uint8_t> scales,
+                           std::span<std::uint8_t> codes, unsigned threads) {
+  const Geometry g = geometry(shape, axis, "quantize");
+  if (k == 0) throw std::invalid_argument("quantize: the block size must be at least 1");
+  detail::BlockQuantizer check(src, options);  // validates once, before any thread starts
+  const std::size_t nb = (g.len + k - 1) / k;
+  const std::size_t n_codes = g.outer * g.len * g.inner, n_scales = g.outer * nb * g.inner;
+  if (codes.size() < n_codes || scales.size() < n_scales)
+    throw std::invalid_argument("quantize: the output arrays hold " + std::to_string(codes.size()) + " codes and " +
+                                std::to_string(scales.size()) + " scales; the tensor needs " + std::to_string(n_codes) +
+                                " and " + std::to_string(n_scales));
+  const std::size_t bytes = storage_bytes(src);
+  const bool rs = check.stochastic();
+  if (rs && options.rbits.size() < n_codes)
+    throw std::invalid_argument("quantize: stochastic rounding needs one random value per element (" +
+                                std::to_string(n_codes) + "), got " + std::to_string(options.rbits.size()));
+  const unsigned char* in = static_cast<const unsigned char*>(data);
+  std::atomic<unsigned> all_flags{0};
+
+  if (g.inner == 1) {
+    // Blocks along the last axis are contiguous. Work items: the outer * nb blocks in order;
+    // runs of full blocks within a row go to run_blocks (the vector block kernel where one
+    // serves), a last partial block (and every block under rs) to run.
+    const std::size_t full = rs ? 0 : g.len / k;
+    parallel_ranges(g.outer * nb, threads, std::max<std::size_t>(1, kMinElementsPerThread / k), 8,
+                    [&](std::size_t first, std::size_t last) {
+                      detail::BlockQuantizer bq(src, options);
+                      Flags f = 0;
+                      for (std::size_t j = first; j < last;) {
+                        const std::size_t o = j / nb, b = j % nb;
+                        const std::size_t row_end = std::min(last, (o + 1) * nb) - o * nb;  // block index bound
+                        if (b < full) {
+                          const std::size_t cnt = std::min(row_end, full) - b;
+                          bq.run_blocks(in + (o * g.len + b * k) * bytes, cnt, k, &scales[o * nb + b],
+                                        &codes[o * g.len + b * k], f);
+                          j += cnt;
+                          continue;
+                        }
+                        const std::size_t at = o * g.len + b * k, cnt = std::min(k, g.len - b * k);
+                        scales[o * nb + b] =
+                            bq.run(in + at * bytes, cnt, rs ? options.rbits.data() + at : nullptr, &codes[at], f);
+                        ++j;
+                      }
+                      all_flags.fetch_or(f);
+                    });
+    return static_cast<Flags>(all_flags.load());
+  }
+
+  // Strided blocks (an axis other than the last). Work items: the outer * inner lines along
+  // the axis, each gathered block by block.
+  parallel_ranges(g.outer * g.inner, threads, std::max<std::size_t>(1, kMinElementsPerThread / std::max<std::size_t>(g.len, 1)),
+                  1, [&](std::size_t first, std::size_t last) {
+                    detail::BlockQuantizer bq(src, options);
+                    std::vector<unsigned char> block(k * bytes);
+                    std::vector<std::uint8_t> out(k);
+                    std::vector<std::uint64_t> rbits(rs ? k : 0);
+                    Flags f = 0;
+                    for (std::size_t line = first; line < last; ++line) {
+                      const std::size_t o = line / g.inner, n = line % g.inner;
+                      for (std::size_t b = 0; b < nb; ++b) {
+                        // A last partial block is shorter: zeros would not change it.
+                        const std::size_t i0 = b * k, cnt = std::min(k, g.len - i0);
+                        const std::size_t base = (o * g.len + i0) * g.inner + n;
+                        for (std::size_t j = 0; j < cnt; ++j)
+                          std::memcpy(&block[j * bytes], in + (base + j * g.inner) * bytes, bytes);
+                        if (rs)
+                          for (std::size_t j = 0; j < cnt; ++j) rbits[j] = options.rbits[base + j * g.inner];
+                        scales[(o * nb + b) * g.inner + n] = bq.run(block.data(), cnt, rs ? rbits.data() : nullptr, out.data(), f);
+                        for (std::size_t j = 0; j < cnt; ++j) codes[base + j * g.inner] = out[j];
+                      }
+                    }
+                    all_flags.fetch_or(f);
+                  });
+  return static_cast<Flags>(all_flags.load());
+}
 
 MxTensor quantize_tensor(FormatId src, const void* data, std::span<const std::size_t> shape, std::size_t axis,
                          std::size_t k, const BlockOptions& options) {
-  const Geometry g = geometry(shape, axis);
-  if (k == 0) throw std::invalid_argument("quantize: the block size must be at least 1");
-  detail::BlockQuantizer bq(src, options);  // validates once
   MxTensor t;
   t.element = options.element;
   t.shape.assign(shape.begin(), shape.end());
   t.axis = axis;
   t.block = k;
-  const std::size_t nb = (g.len + k - 1) / k;
-  t.scale_shape = t.shape;
-  t.scale_shape[axis] = nb;
-  t.scales.resize(g.outer * nb * g.inner);
-  t.codes.resize(g.outer * g.len * g.inner);
-  const std::size_t bytes = storage_bytes(src);
-  const bool rs = bq.stochastic();
-  if (rs && options.rbits.size() < t.codes.size())
-    throw std::invalid_argument("quantize: stochastic rounding needs one random value per element (" +
-                                std::to_string(t.codes.size()) + "), got " + std::to_string(options.rbits.size()));
-  const unsigned char* in = static_cast<const unsigned char*>(data);
-  std::vector<unsigned char> block(k * bytes);
-  std::vector<std::uint8_t> codes(k);
-  std::vector<std::uint64_t> rbits(rs ? k : 0);
-  // Blocks along the last axis are contiguous: whole rows of full blocks go to run_blocks
-  // (the vector block kernel where one serves); the rest block by block below.
-  const std::size_t full = g.inner == 1 && !rs ? g.len / k : 0;
-  if (full)
-    for (std::size_t o = 0; o < g.outer; ++o)
-      bq.run_blocks(in + o * g.len * bytes, full, k, &t.scales[o * nb], &t.codes[o * g.len], t.flags);
-  for (std::size_t o = 0; o < g.outer; ++o)
-    for (std::size_t n = 0; n < g.inner; ++n)
-      for (std::size_t b = full; b < nb; ++b) {
-        // A last partial block is shorter: zeros would not change it.
-        const std::size_t first = b * k, count = std::min(k, g.len - first);
-        const std::size_t base = (o * g.len + first) * g.inner + n;
-        const unsigned char* src_block = in + base * bytes;
-        if (g.inner != 1) {  // gather a strided block
-          for (std::size_t j = 0; j < count; ++j) std::memcpy(&block[j * bytes], in + (base + j * g.inner) * bytes, bytes);
-          src_block = block.data();
-        }
-        if (rs)
-          for (std::size_t j = 0; j < count; ++j) rbits[j] = options.rbits[base + j * g.inner];
-        std::uint8_t* out = g.inner == 1 ? &t.codes[base] : codes.data();
-        t.scales[(o * nb + b) * g.inner + n] = bq.run(src_block, count, rs ? rbits.data() : nullptr, out, t.flags);
-        if (g.inner != 1)
-          for (std::size_t j = 0; j < count; ++j) t.codes[base + j * g.inner] = codes[j];
-      }
+  t.scale_shape = scale_shape(shape, axis, k);
+  std::size_t n_codes = 1, n_scales = 1;
+  for (std::size_t d : t.shape) n_codes *= d;
+  for (std::size_t d : t.scale_shape) n_scales *= d;
+  t.scales.resize(n_scales);
+  t.codes.resize(n_codes);
+  t.flags = quantize_tensor_into(src, data, shape, axis, k, options, t.scales, t.codes, 1);
   return t;
 }
 
-Flags dequantize_tensor(const MxTensor& t, FormatId dst, void* out, const Context& ctx, const Dialect& dialect) {
-  const Geometry g = geometry(t.shape, t.axis);
+Flags dequantize_tensor(const MxTensorRef& t, FormatId dst, void* out, const Context& ctx, const Dialect& dialect,
+                        unsigned threads) {
+  const Geometry g = geometry(t.shape, t.axis, "dequantize");
+  if (t.block == 0) throw std::invalid_argument("dequantize: the block size must be at least 1");
+  if (!is_mx_element(t.element))
+    throw std::invalid_argument("dequantize: " + std::string(format(t.element).name) + " is not an MX element format");
   const std::size_t nb = (g.len + t.block - 1) / t.block;
   if (t.scales.size() != g.outer * nb * g.inner || t.codes.size() != g.outer * g.len * g.inner)
-    throw std::invalid_argument("dequantize: the tensor's scales or codes do not match its shape");
-  Dequantizer dq(t.element, dst, ctx, dialect);
-  Flags flags = 0;
-  if (g.inner == 1) {  // blocks along the last axis: each row's blocks are contiguous
-    for (std::size_t o = 0; o < g.outer; ++o)
-      flags |= dq.run(&t.scales[o * nb], &t.codes[o * g.len], g.len, t.block,
-                      static_cast<unsigned char*>(out) + o * g.len * storage_bytes(dst));
-    return flags;
+    throw std::invalid_argument("dequantize: the tensor's shape needs " + std::to_string(g.outer * g.len * g.inner) +
+                                " codes and " + std::to_string(g.outer * nb * g.inner) + " scales, got " +
+                                std::to_string(t.codes.size()) + " and " + std::to_string(t.scales.size()));
+  const Format& ef = format(t.element);
+  {
+    std::uint8_t any = 0;
+    const std::uint8_t above = static_cast<std::uint8_t>(~ef.code_mask());
+    for (std::uint8_t c : t.codes) any |= c & above;
+    if (any)
+      for (std::size_t i = 0; i < t.codes.size(); ++i)
+        if (t.codes[i] & above)
+          throw std::invalid_argument("dequantize: code " + std::to_string(t.codes[i]) + " at index " +
+                                      std::to_string(i) + " is out of range for " + std::string(ef.name) +
+                                      " (0.." + std::to_string(ef.code_mask()) + ")");
   }
-  for (std::size_t o = 0; o < g.outer; ++o)
-    for (std::size_t i = 0; i < g.len; ++i)
-      for (std::size_t n = 0; n < g.inner; ++n) {
-        const std::size_t at = (o * g.len + i) * g.inner + n;
-        const Result r = dq(t.scales[(o * nb + i / t.block) * g.inner + n], t.codes[at]);
-        detail::store_code(dst, out, at, r.code);
-        flags |= r.flags;
-      }
-  return flags;
+  (void)Dequantizer(t.element, dst, ctx, dialect);  // validates the destination before any thread starts
+  const std::size_t ob = storage_bytes(dst);
+  std::atomic<unsigned> all_flags{0};
+  if (g.inner == 1) {  // blocks along the last axis: each row's blocks are contiguous
+    const std::size_t k = t.block;
+    parallel_ranges(g.outer * nb, threads, std::max<std::size_t>(1, kMinElementsPerThread / k), 8,
+                    [&](std::size_t first, std::size_t last) {
+                      Dequantizer dq(t.element, dst, ctx, dialect);
+                      Flags f = 0;
+                      for (std::size_t j = first; j < last;) {
+                        const std::size_t o = j / nb, b = j % nb;
+                        const std::size_t b_end = std::min(last, (o + 1) * nb) - o * nb;
+                        const std::size_t i0 = b * k, i1 = std::min(g.len, b_end * k);
+                        f |= dq.run(&t.scales[o * nb + b], &t.codes[o * g.len + i0], i1 - i0, k,
+                                    static_cast<unsigned char*>(out) + (o * g.len + i0) * ob);
+                        j += b_end - b;
+                      }
+                      all_flags.fetch_or(f);
+                    });
+    return static_cast<Flags>(all_flags.load());
+  }
+  parallel_ranges(g.outer * g.len, threads, std::max<std::size_t>(1, kMinElementsPerThread / g.inner), 1,
+                  [&](std::size_t first, std::size_t last) {
+                    Dequantizer dq(t.element, dst, ctx, dialect);
+                    Flags f = 0;
+                    for (std::size_t row = first; row < last; ++row) {  // row = o * len + i
+                      const std::size_t o = row / g.len, i = row % g.len;
+                      const std::uint8_t* srow = &t.scales[(o * nb + i / t.block) * g.inner];
+                      for (std::size_t n = 0; n < g.inner; ++n) {
+                        const std::size_t at = row * g.inner + n;
+                        const Result r = dq(srow[n], t.codes[at]);
+                        detail::store_code(dst, out, at, r.code);
+                        f |= r.flags;
+                      }
+                    }
+                    all_flags.fetch_or(f);
+                  });
+  return static_cast<Flags>(all_flags.load());
+}
+
+Flags dequantize_tensor(const MxTensor& t, FormatId dst, void* out, const Context& ctx, const Dialect& dialect) {
+  return dequantize_tensor(MxTensorRef{t.element, t.shape, t.axis, t.block, t.scales, t.codes}, dst, out, ctx, dialect, 1);
 }
 
 }  // namespace softmx

@@ -186,8 +186,44 @@ struct MxTensor {
 MxTensor quantize_tensor(FormatId src, const void* data, std::span<const std::size_t> shape, std::size_t axis,
                          std::size_t k, const BlockOptions& options);
 
+/// The shape of the scale tensor: `shape` with shape[axis] replaced by ceil(shape[axis] / k).
+/// Throws std::invalid_argument for an empty shape, axis >= rank or k = 0.
+std::vector<std::size_t> scale_shape(std::span<const std::size_t> shape, std::size_t axis, std::size_t k);
+
+/// quantize_tensor into the caller's arrays, on worker_count(threads) threads (parallel.hpp;
+/// 0: every core): `scales` receives the E8M0 codes row-major in scale_shape(shape, axis, k),
+/// `codes` the element codes (one per byte) row-major in `shape`; returns the OR of the
+/// flags. The bytes and the flags are the same as quantize_tensor's for any thread count:
+/// blocks are independent, each thread runs its own quantizer over a contiguous range of
+/// them. Throws what quantize_tensor throws, and std::invalid_argument when `scales` or
+/// `codes` is too short; if a block throws (a dialect that refuses NaN), the exception is the
+/// one of the first such block in row-major order, and the outputs are unspecified.
+Flags quantize_tensor_into(FormatId src, const void* data, std::span<const std::size_t> shape, std::size_t axis,
+                           std::size_t k, const BlockOptions& options, std::span<std::uint8_t> scales,
+                           std::span<std::uint8_t> codes, unsigned threads = 1);
+
+/// A quantized tensor held by someone else (an MxTensor's fields, or arrays of a Python
+/// program): the element format, the data's shape, the blocked axis, k, the scales row-major
+/// in scale_shape(shape, axis, block) and the codes (one per byte) row-major in shape.
+struct MxTensorRef {
+  FormatId element = FormatId::e4m3;
+  std::span<const std::size_t> shape;
+  std::size_t axis = 0;
+  std::size_t block = 32;
+  std::span<const std::uint8_t> scales;
+  std::span<const std::uint8_t> codes;
+};
+
+/// Dequantizes a tensor into `dst` codes (storage type of dst), row-major in t.shape, on
+/// worker_count(threads) threads (the same bytes for any count); returns the OR of the flags.
+/// Throws std::invalid_argument for a bad shape or axis, block = 0, an element format that is
+/// not an MX element format, scales or codes whose sizes do not match the shape, or a code out
+/// of the element format's range (naming its index).
+Flags dequantize_tensor(const MxTensorRef& t, FormatId dst, void* out, const Context& ctx,
+                        const Dialect& dialect = ocp_dialect(), unsigned threads = 1);
+
 /// Dequantizes a tensor into `dst` codes (storage type of dst), row-major in t.shape; returns
-/// the OR of the flags.
+/// the OR of the flags. The MxTensorRef form on one thread.
 Flags dequantize_tensor(const MxTensor& t, FormatId dst, void* out, const Context& ctx,
                         const Dialect& dialect = ocp_dialect());
 

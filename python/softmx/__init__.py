@@ -1,0 +1,33 @@
+"""softmx: bit-exact OCP Microscaling (MX) formats for numpy.
+
+Every function runs softmx's C++ library (the model the conformance suite proves against
+MPFR): conversions between f64, f32, f16, bf16 and every MX element format and E8M0, under
+seven rounding modes, both saturations and named dialects; MX and NVFP4 block quantization
+along any axis; exact dot and matrix products under hardware accumulation models; exact error
+statistics.
+
+    import numpy as np, softmx
+    x = np.random.default_rng(0).standard_normal((4, 64), dtype=np.float32)
+    codes = softmx.convert(x, "e4m3")                 # uint8 FP8 codes
+    q = softmx.quantize(x, "e4m3", block=32)          # MXArray: .scales, .codes
+    y = q.dequantize()                                # float32
+    s = softmx.error_stats(x, q)                      # .mse, .sqnr_db, .saturated, ...
+
+Arrays are numpy arrays (or anything numpy.asarray takes); inputs are never modified, and
+large arrays run on every core with the GIL released.
+"""
+
+from ._info import (INEXACT, INFINITE, INVALID, OVERFLOW, UNDERFLOW, DialectInfo, FormatInfo, accumulation_models,
+                    dialect_info, dialects, flags_words, format_info, formats, scale_rules)
+from ._convert import convert, decode
+from ._mxarray import MXArray, dequantize, fake_quantize, pack, quantize, unpack
+from ._dot import dot, matmul
+from ._stats import ErrorStats, error_stats
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "convert", "decode", "quantize", "dequantize", "fake_quantize", "MXArray", "pack", "unpack", "matmul", "dot",
+    "error_stats", "ErrorStats", "formats", "format_info", "FormatInfo", "dialects", "dialect_info", "DialectInfo",
+    "accumulation_models", "scale_rules", "flags_words", "INEXACT", "UNDERFLOW", "OVERFLOW", "INFINITE", "INVALID",
+]

@@ -1,0 +1,180 @@
+"""numpy arrays in, the library's storage arrays out (internal).
+
+The extension reads C-contiguous arrays of unsigned integers of a format's storage size
+(uint8 for formats of at most 8 bits, uint16, uint32, uint64). These helpers give it a view of
+the caller's array when the array already is one (a C-contiguous float32 array is read as
+uint32 in place: no copy), and otherwise one copy. They never write to the caller's array.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Tuple
+
+import numpy as np
+
+from ._info import format_info
+
+_STORAGE = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
+_FLOAT_FORMAT = {np.dtype(np.float64): "f64", np.dtype(np.float32): "f32", np.dtype(np.float16): "f16"}
+_FORMAT_FLOAT = {v: k for k, v in _FLOAT_FORMAT.items()}
+
+
+def storage_dtype(fmt: str) -> np.dtype:
+    """The numpy dtype of the codes of `fmt` in arrays."""
+    return _STORAGE[format_info(fmt).storage_bytes]
+
+
+def float_dtype(fmt: str) -> Optional[np.dtype]:
+    """numpy's float dtype for f64, f32, f16; None for the others (bf16 has none)."""
+    return _FORMAT_FLOAT.get(format_info(fmt).name)
+
+
+def _c_order(a: np.ndarray) -> np.ndarray:
+    # np.asarray keeps 0-d arrays 0-d (np.ascontiguousarray would make them 1-d) and copies
+    # only when the array is not C-contiguous.
+    return np.asarray(a, order="C")
+
+
+def as_codes(x, src: Optional[str], what: str = "x") -> Tuple[np.ndarray, str]:
+    """`x` as a C-contiguous array of `src`'s storage type, and src's canonical name.
+
+    Without src, x must hold floats: float64, float32 or float16 arrays are f64, f32 and f16
+    (and a dtype whose name the library knows, such as ml_dtypes' bfloat16, is that format).
+    With src, x holds codes: unsigned integers in 0 .. 2**width - 1, any integer dtype (signed
+    dtypes of the storage size are read as the codes' bits: an int16 view of bf16 data works);
+    or floats of the matching dtype (src="f32" with a float32 array).
+    """
+    a = np.asarray(x)
+    if src is None:
+        if a.dtype in _FLOAT_FORMAT:
+            name = _FLOAT_FORMAT[a.dtype]
+        elif a.dtype.kind in "ui":
+            raise TypeError(f"{what} holds integers ({a.dtype}); give src=... to say which format's codes they are "
+                            f"(for example src='bf16' for bfloat16 bits as uint16, src='e4m3' for FP8 codes)")
+        else:
+            name = _named_dtype(a.dtype)
+            if name is None:
+                raise TypeError(f"{what}: expected a float64, float32 or float16 array, or unsigned-integer codes "
+                                f"with src=..., got dtype {a.dtype}")
+        st = storage_dtype(name)
+        return _c_order(a).view(st), name
+    if not isinstance(src, str):
+        raise TypeError(f"src must be a format name (a str) or None, got {type(src).__name__}")
+    info = format_info(src)
+    st = _STORAGE[info.storage_bytes]
+    if a.dtype.kind == "f" or _named_dtype(a.dtype) is not None:
+        own = _FLOAT_FORMAT.get(a.dtype) or _named_dtype(a.dtype)
+        if own is None:
+            raise TypeError(f"{what}: expected codes of {info.name} as {st} (or a float64, float32 or float16 "
+                            f"array of that format), got dtype {a.dtype}")
+        if own != info.name:
+            raise TypeError(f"{what} is a {a.dtype} array, which holds {own} values, but src={src!r} says "
+                            f"{info.name}; give {info.name} codes as {st} (or drop src for float arrays)")
+        return _c_order(a).view(st), info.name
+    if a.dtype.kind == "u" or a.dtype.kind == "i":
+        if a.dtype == st:
+            return _c_order(a), info.name  # the extension checks the range
+        if a.dtype.kind == "i" and a.dtype.itemsize == st.itemsize:
+            return _c_order(a).view(st), info.name  # the codes' bits, as a signed view of them
+        if a.size:
+            lo, hi = int(a.min()), int(a.max())
+            if lo < 0:
+                raise ValueError(f"{what}: code {lo} is negative ({info.name} codes are 0 to {info.code_mask})")
+            if hi > info.code_mask:
+                raise ValueError(f"{what}: code {hi} is out of range for {info.name} (expected 0 to {info.code_mask})")
+        return a.astype(st, order="C"), info.name
+    raise TypeError(f"{what}: expected an array of unsigned-integer codes of {info.name} ({st}), got dtype {a.dtype}")
+
+
+def _named_dtype(dt: np.dtype) -> Optional[str]:
+    """The format of a non-standard dtype whose name the library knows (ml_dtypes' bfloat16,
+    float8_e4m3fn, ...), or None."""
+    if dt.kind in "fuicb" or dt.kind == "O" or dt.kind == "U" or dt.kind == "S" or dt.kind == "M" or dt.kind == "m":
+        return None
+    try:
+        info = format_info(dt.name)
+    except ValueError:
+        return None
+    return info.name if info.storage_bytes == dt.itemsize else None
+
+
+def as_random(random, shape, what: str = "random") -> np.ndarray:
+    """Random bits for round='rs': unsigned integers broadcast to `shape`, as uint64."""
+    r = np.asarray(random)
+    if r.dtype.kind not in "ui":
+        raise TypeError(f"{what}: expected unsigned integers (the random bits of round='rs'), got dtype {r.dtype}")
+    if r.dtype.kind == "i" and r.size and int(r.min()) < 0:
+        raise ValueError(f"{what}: random bits must be non-negative, got {int(r.min())}")
+    try:
+        r = np.broadcast_to(r, shape)
+    except ValueError:
+        raise ValueError(f"{what}: shape {r.shape} does not broadcast to the data's shape {tuple(shape)}") from None
+    return np.asarray(r, dtype=np.uint64, order="C")
+
+
+def threads_arg(threads) -> int:
+    """None: every core (0 for the library); otherwise a positive int."""
+    if threads is None:
+        return 0
+    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)):
+        raise TypeError(f"threads must be None (every core) or a positive int, got {type(threads).__name__}")
+    if threads < 1:
+        raise ValueError(f"threads must be None (every core) or at least 1, got {threads}")
+    return int(threads)
+
+
+def name_arg(value, what: str, optional: bool = False) -> Optional[str]:
+    """A name option: a str (or None where that means the default)."""
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        raise TypeError(f"{what} must be a str{' or None' if optional else ''}, got {type(value).__name__}")
+    return value
+
+
+def int_arg(value, what: str, optional: bool = False) -> Optional[int]:
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{what} must be an int{' or None' if optional else ''}, got {type(value).__name__}")
+    return int(value)
+
+
+def normalize_axis(axis, ndim: int, what: str = "axis") -> int:
+    axis = int_arg(axis, what)
+    if ndim == 0:
+        raise ValueError("expected an array of at least one dimension, got a 0-d array")
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"{what} {axis} is out of range for a {ndim}-d array (expected {-ndim} to {ndim - 1})")
+    return axis % ndim
+
+
+def host_target(dtype) -> str:
+    """A destination of dequantization: numpy float64/float32/float16 (or their names), or a
+    format name of f64, f32, f16, bf16."""
+    if isinstance(dtype, str):
+        try:
+            info = format_info(dtype)
+        except ValueError:
+            info = None
+        if info is not None:
+            if not info.is_host:
+                raise ValueError(f"dtype must be f64, f32, f16 or bf16 (or numpy's float64, float32, float16), "
+                                 f"not {dtype!r}")
+            return info.name
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"dtype must be numpy.float64, float32, float16 or a format name ('bf16'), got {dtype!r}") from None
+    if dt in _FLOAT_FORMAT:
+        return _FLOAT_FORMAT[dt]
+    name = _named_dtype(dt)
+    if name is not None and format_info(name).is_host:
+        return name
+    raise ValueError(f"dtype must be numpy.float64, float32, float16 or 'bf16' (uint16 codes), got {dt}")
+
+
+def as_values(codes: np.ndarray, fmt: str) -> np.ndarray:
+    """Codes of f64/f32/f16 viewed as numpy floats (zero-copy); bf16 codes stay uint16."""
+    fd = float_dtype(fmt)
+    return codes.view(fd) if fd is not None else codes

@@ -1,0 +1,129 @@
+"""Formats, dialects and the other names softmx accepts (the library's own tables)."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from typing import Any, Dict, List, Optional
+
+from . import _softmx
+
+
+@dataclasses.dataclass(frozen=True)
+class FormatInfo:
+    """A number format as the library describes it (include/softmx/format.hpp).
+
+    name: canonical name ("e4m3"); width: bits per code; exp_bits, man_bits, bias: the fields;
+    sign: "sign-magnitude", "twos-complement" (int8) or "unsigned" (e8m0); specials: "inf-nan"
+    (IEEE), "nan-only" (e4m3, e8m0) or "none"; subnormals; has_inf, has_nan; emin: the exponent
+    of the smallest normal; max_finite_code: the largest finite magnitude code; max_finite,
+    min_normal, min_subnormal: those values as floats (None where the format has none);
+    storage_bytes: bytes of the unsigned integer that holds one code in arrays (1, 2, 4, 8);
+    is_element: an MX element format; is_host: f64, f32, f16 or bf16.
+    """
+
+    name: str
+    width: int
+    exp_bits: int
+    man_bits: int
+    bias: int
+    sign: str
+    specials: str
+    subnormals: bool
+    has_inf: bool
+    has_nan: bool
+    emin: int
+    max_finite_code: int
+    max_finite: float
+    min_normal: Optional[float]
+    min_subnormal: Optional[float]
+    storage_bytes: int
+    is_element: bool
+    is_host: bool
+
+    @property
+    def code_mask(self) -> int:
+        """The bits a code may use: 2**width - 1."""
+        return (1 << self.width) - 1
+
+
+@dataclasses.dataclass(frozen=True)
+class DialectInfo:
+    """A dialect: a named bundle of the policies where implementations differ (docs/DIALECTS.md).
+
+    name, summary, sources; blocks: whether it quantizes blocks (blocks_unsupported_reason says
+    why not); scale_rule, element_rounding, element_saturation: its block defaults;
+    destinations: per format name, the roundings and saturations it accepts and its defaults
+    (what round=None and sat=None mean in convert); policies: every other policy by name.
+    """
+
+    name: str
+    summary: str
+    sources: str
+    blocks: bool
+    blocks_unsupported_reason: Optional[str]
+    scale_rule: str
+    element_rounding: str
+    element_saturation: str
+    destinations: Dict[str, Dict[str, Any]]
+    policies: Dict[str, str]
+
+
+@functools.lru_cache(maxsize=None)
+def format_info(name: str) -> FormatInfo:
+    """The format called `name` (canonical names and aliases such as "float8_e4m3fn", "fp4",
+    "bfloat16", case-insensitive: the library's own lookup). ValueError for an unknown name."""
+    if not isinstance(name, str):
+        raise TypeError(f"a format name must be a str, got {type(name).__name__}")
+    return FormatInfo(**_softmx.format_info(name))
+
+
+def formats() -> List[FormatInfo]:
+    """Every format softmx knows, in the library's order (f64 f32 f16 bf16 e4m3 e5m2 e3m2 e2m3
+    e2m1 int8 e8m0)."""
+    return [FormatInfo(**d) for d in _softmx.formats()]
+
+
+_DIALECT_FIELDS = ("name", "summary", "sources", "blocks", "blocks_unsupported_reason", "scale_rule",
+                   "element_rounding", "element_saturation", "destinations")
+
+
+def _dialect(d: Dict[str, Any]) -> DialectInfo:
+    main = {k: d[k] for k in _DIALECT_FIELDS}
+    return DialectInfo(**main, policies={k: v for k, v in d.items() if k not in _DIALECT_FIELDS})
+
+
+@functools.lru_cache(maxsize=None)
+def dialect_info(name: str) -> DialectInfo:
+    """The dialect called `name` (case-insensitive). ValueError for an unknown name."""
+    if not isinstance(name, str):
+        raise TypeError(f"a dialect name must be a str, got {type(name).__name__}")
+    return _dialect(_softmx.dialect_info(name))
+
+
+def dialects() -> List[DialectInfo]:
+    """Every built-in dialect, ocp first."""
+    return [_dialect(d) for d in _softmx.dialects()]
+
+
+def accumulation_models() -> List[str]:
+    """The names `acc=` accepts: "exact", "fp32-sequential" and the tensor-core models."""
+    return list(_softmx.accumulation_models())
+
+
+def scale_rules() -> List[str]:
+    """The names `scale=` accepts: "floor", "ceil", "even", "rceil"."""
+    return list(_softmx.scale_rules())
+
+
+#: The exception flags, TestFloat's bits (include/softmx/flags.hpp).
+INEXACT = 0x01
+UNDERFLOW = 0x02
+OVERFLOW = 0x04
+INFINITE = 0x08
+INVALID = 0x10
+
+
+def flags_words(flags: int) -> str:
+    """The raised flags as words joined by '|' ("overflow|inexact"), or "none"."""
+    return _softmx.flags_words(int(flags))

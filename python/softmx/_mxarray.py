@@ -1,0 +1,285 @@
+"""MX and NVFP4 tensors: quantize, MXArray, dequantize, fake_quantize, pack and unpack."""
+
+from __future__ import annotations
+
+import struct
+from typing import Optional, Tuple
+
+import numpy as np
+
+from . import _softmx
+from ._arrays import (as_codes, as_random, as_values, host_target, int_arg, name_arg, normalize_axis,
+                      threads_arg)
+from ._info import dialect_info, format_info
+
+_NVFP4 = "nvfp4"
+
+
+def _f32_bits(v: float) -> int:
+    return struct.unpack("<I", struct.pack("<f", v))[0]
+
+
+def _f32_value(bits: int) -> float:
+    return struct.unpack("<f", struct.pack("<I", bits))[0]
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
+
+
+class MXArray:
+    """A tensor quantized into blocks along one axis: MX (E8M0 scales) or NVFP4 (E4M3 scales
+    and an f32 per-tensor scale). docs/BLOCKS.md is the specification.
+
+    Attributes (read-only):
+      codes    uint8 array of the data's shape: one element code per byte (low bits);
+      scales   uint8 array: the block scales, row-major in the data's shape with the blocked
+               axis shortened to ceil(n / block) (E8M0 codes; E4M3 codes for NVFP4);
+      shape, ndim, size; axis (non-negative), block (k);
+      format   the element format's name ("e4m3"), or "nvfp4";
+      element  the element format ("e2m1" for NVFP4); scale_format "e8m0" or "e4m3";
+      dialect  the dialect it was quantized under (dequantize uses its rules);
+      flags    the OR of the exception flags raised while quantizing (0 when built from parts);
+      encode_scale, global_amax  NVFP4's f32 per-tensor encode scale and amax (None for MX).
+
+    Made by softmx.quantize, or from parts (codes and scales from a file or another tool):
+
+        MXArray(scales, codes, "e4m3", axis=-1, block=32, dialect="ocp")
+        MXArray(scales, codes, "nvfp4", axis=-1, encode_scale=..., global_amax=...)
+
+    The parts are checked (shapes, code ranges) and copied.
+    """
+
+    __slots__ = ("_scales", "_codes", "_format", "_element", "_axis", "_block", "_dialect", "_flags",
+                 "_encode_scale", "_global_amax")
+
+    def __init__(self, scales, codes, format: str, *, axis: int = -1, block: Optional[int] = None,
+                 dialect: str = "ocp", encode_scale: Optional[float] = None, global_amax: Optional[float] = None):
+        format = name_arg(format, "format")
+        nvfp4 = format.lower() == _NVFP4
+        element = "e2m1" if nvfp4 else format_info(format).name
+        if not nvfp4 and not format_info(element).is_element:
+            raise ValueError(f"format must be an MX element format (e4m3, e5m2, e3m2, e2m3, e2m1, int8) or 'nvfp4', "
+                             f"not {format!r}")
+        c, _ = as_codes(codes, element, "codes")
+        c = np.array(c, dtype=np.uint8, order="C", copy=True)
+        block = int_arg(block, "block", optional=True)
+        if block is None:
+            block = 16 if nvfp4 else 32
+        if block < 1:
+            raise ValueError(f"block must be at least 1, got {block}")
+        if nvfp4 and block != 16:
+            raise ValueError(f"nvfp4 blocks hold 16 elements, got block={block}")
+        ax = normalize_axis(axis, c.ndim)
+        s, _ = as_codes(scales, "e8m0" if not nvfp4 else "e4m3", "scales")
+        want = tuple(_softmx.scale_shape(list(c.shape), ax, block))
+        if s.shape != want:
+            raise ValueError(f"scales has shape {s.shape}; codes of shape {c.shape} blocked along axis {ax} in blocks "
+                             f"of {block} need scales of shape {want}")
+        _softmx.check_codes(c, element, "codes")
+        self._scales = _readonly(np.array(s, dtype=np.uint8, order="C", copy=True))
+        self._codes = _readonly(c)
+        self._format = _NVFP4 if nvfp4 else element
+        self._element = element
+        self._axis = ax
+        self._block = block
+        self._dialect = dialect_info(name_arg(dialect, "dialect")).name
+        self._flags = 0
+        if nvfp4:
+            if encode_scale is None:
+                raise ValueError("an nvfp4 MXArray needs encode_scale= (the f32 per-tensor encode scale S_enc)")
+            self._encode_scale = _f32_bits(float(encode_scale))
+            self._global_amax = _f32_bits(float(global_amax)) if global_amax is not None else 0
+            if _f32_value(self._encode_scale) != float(encode_scale):
+                raise ValueError(f"encode_scale must be an f32 value, got {encode_scale!r}")
+        else:
+            if encode_scale is not None or global_amax is not None:
+                raise ValueError("encode_scale and global_amax belong to nvfp4 arrays only")
+            self._encode_scale = None
+            self._global_amax = None
+
+    @classmethod
+    def _make(cls, scales, codes, fmt, element, axis, block, dialect, flags, encode_scale=None, global_amax=None):
+        self = cls.__new__(cls)
+        self._scales = _readonly(scales)
+        self._codes = _readonly(codes)
+        self._format = fmt
+        self._element = element
+        self._axis = axis
+        self._block = block
+        self._dialect = dialect
+        self._flags = flags
+        self._encode_scale = encode_scale
+        self._global_amax = global_amax
+        return self
+
+    codes = property(lambda self: self._codes)
+    scales = property(lambda self: self._scales)
+    shape = property(lambda self: self._codes.shape)
+    ndim = property(lambda self: self._codes.ndim)
+    size = property(lambda self: self._codes.size)
+    axis = property(lambda self: self._axis)
+    block = property(lambda self: self._block)
+    format = property(lambda self: self._format)
+    element = property(lambda self: self._element)
+    dialect = property(lambda self: self._dialect)
+    flags = property(lambda self: self._flags)
+    scale_format = property(lambda self: "e4m3" if self._format == _NVFP4 else "e8m0")
+
+    @property
+    def encode_scale(self) -> Optional[float]:
+        return None if self._encode_scale is None else _f32_value(self._encode_scale)
+
+    @property
+    def global_amax(self) -> Optional[float]:
+        return None if self._global_amax is None else _f32_value(self._global_amax)
+
+    def __repr__(self) -> str:
+        extra = f", encode_scale={self.encode_scale!r}" if self._format == _NVFP4 else ""
+        return (f"MXArray(format={self._format!r}, shape={self.shape}, axis={self._axis}, block={self._block}, "
+                f"dialect={self._dialect!r}{extra})")
+
+    def dequantize(self, dtype=np.float32, *, round: Optional[str] = "rne", sat: Optional[str] = None,
+                   tininess: str = "after", flags: bool = False, threads: Optional[int] = None,
+                   nvfp4_dequantization: str = "exact"):
+        """The values: value(code) * 2^(scale - 127) for MX, element * S_dec / S_enc for NVFP4,
+        computed exactly and rounded once into `dtype` (docs/BLOCKS.md 2 and 6) under the array's
+        dialect.
+
+        dtype: numpy.float32 (default), float64, float16, or "bf16" (its uint16 bits). f32 and f64
+            hold every MX value exactly; f16 and bf16 round (round, sat, tininess as in
+            softmx.convert; sat=None is the dialect's default for the destination).
+        flags: also return the OR of the flags (an int).
+        nvfp4_dequantization: NVFP4 only: "exact" (one rounding of element * S_dec / S_enc) or
+            "te-kernel" (TransformerEngine's dequantize kernel: f32 steps through global_amax /
+            2688, rne, overflow to Inf; dtype f32, f16 or bf16; round and sat do not apply).
+        """
+        dst = host_target(dtype)
+        if self._format == _NVFP4:
+            out, fl = _softmx.dequantize_nvfp4(self._scales, self._codes, self._axis, self._encode_scale,
+                                               self._global_amax, dst, name_arg(round, "round", True),
+                                               name_arg(sat, "sat", True), name_arg(tininess, "tininess"),
+                                               name_arg(nvfp4_dequantization, "nvfp4_dequantization"))
+        else:
+            if nvfp4_dequantization != "exact":
+                raise ValueError("nvfp4_dequantization applies to nvfp4 arrays only")
+            out, fl = _softmx.dequantize(self._scales, self._codes, self._element, self._axis, self._block, dst,
+                                         name_arg(round, "round", True), name_arg(sat, "sat", True),
+                                         name_arg(tininess, "tininess"), self._dialect, threads_arg(threads))
+        values = as_values(out, dst)
+        return (values, fl) if flags else values
+
+    def packed(self) -> np.ndarray:
+        """The element codes in the packed byte layout of docs/BLOCKS.md 4, row by row along the
+        last axis: FP4 (e2m1, nvfp4) two codes per byte, element 2i in the low nibble; FP6 (e3m2,
+        e2m3) four codes per three bytes, least significant bit first; 8-bit formats one per
+        byte. Shape: shape[:-1] + (bytes per row,), each row padded with zero bits (an odd FP4
+        row leaves its last high nibble 0). softmx.unpack reverses it."""
+        return _softmx.pack(self._codes, self._element)
+
+
+def quantize(x, to: str, *, block: Optional[int] = None, axis: int = -1, scale: Optional[str] = None,
+             dialect: str = "ocp", round: Optional[str] = None, sat: Optional[str] = None, tininess: str = "after",
+             rbits: Optional[int] = None, random=None, src: Optional[str] = None,
+             global_amax: Optional[float] = None, nvfp4_multiplier: str = "reciprocal-product",
+             nvfp4_stochastic: str = "rs", threads: Optional[int] = None) -> MXArray:
+    """Quantizes `x` into MX blocks along `axis` (OCP MX v1.0; docs/BLOCKS.md 1 and 3).
+
+    x: float64, float32 or float16 data, or bf16 as uint16 bits with src="bf16" (any array
+        numpy.asarray takes; never modified, read in place when C-contiguous).
+    to: the element format: "e4m3", "e5m2", "e3m2", "e2m3", "e2m1", "int8" (or aliases such as
+        "float8_e4m3fn", "fp4", "mxint8"), or "nvfp4" (E2M1 in blocks of 16 with E4M3 scales and
+        an f32 tensor scale, as TransformerEngine computes it; docs/BLOCKS.md 6).
+    block: elements per block, default 32 (nvfp4: 16, the only size).
+    axis: the blocked axis (default -1, the last). A last partial block is quantized as if
+        padded with zeros.
+    scale: the shared-scale rule, "floor" (OCP), "ceil", "even", "rceil"; None: the dialect's.
+    dialect: "ocp" (default) or another dialect that quantizes blocks (softmx.dialects()).
+    round, sat, tininess: the element conversions; None: the dialect's block defaults (ocp:
+        rne, finite), as `softmx quantize` without --round/--sat. nvfp4: rne or rs, satfinite.
+    rbits, random: round="rs" only, as in softmx.convert (one random value per element).
+    global_amax, nvfp4_multiplier, nvfp4_stochastic: nvfp4 only: the tensor's f32 amax if known
+        (else computed); TransformerEngine's multiplier form ("reciprocal-product", every current
+        kernel, or "division", a deleted one); with round="rs", "rs" (softmx's stochastic
+        rounding with rbits random bits, a model of cvt.rs) or "software" (TE's software fallback,
+        the low 8 bits of each random value).
+    threads: worker threads; None uses every core. The result does not depend on it.
+
+    Returns an MXArray (its .flags: the OR of the element flags).
+    """
+    codes, src_name = as_codes(x, src)
+    if not format_info(src_name).is_host:
+        raise ValueError(f"quantize takes f64, f32, f16 or bf16 data, not {src_name} codes")
+    to = name_arg(to, "to")
+    ax = normalize_axis(axis, codes.ndim)
+    block = int_arg(block, "block", optional=True)
+    rbits = int_arg(rbits, "rbits", optional=True)
+    rnd = None if random is None else as_random(random, codes.shape)
+    if to.lower() == _NVFP4:
+        if block is not None and block != 16:
+            raise ValueError(f"nvfp4 blocks hold 16 elements, got block={block}")
+        if scale is not None:
+            raise ValueError("nvfp4 has its own scale computation (E4M3 block scales); scale= does not apply")
+        if sat is not None and sat not in ("finite", "satfinite", "sat"):
+            raise ValueError("nvfp4 elements are converted with satfinite; sat='none' does not apply")
+        if dialect != "ocp":
+            raise ValueError("nvfp4 follows TransformerEngine's arithmetic; dialect= does not apply")
+        ga = None if global_amax is None else float(global_amax)
+        s, c, amax_bits, enc_bits, fl = _softmx.quantize_nvfp4(codes, src_name, ax, name_arg(round, "round", True),
+                                                                rbits, rnd, ga,
+                                                                name_arg(nvfp4_multiplier, "nvfp4_multiplier"),
+                                                                name_arg(nvfp4_stochastic, "nvfp4_stochastic"))
+        return MXArray._make(s, c, _NVFP4, "e2m1", ax, 16, "ocp", int(fl), enc_bits, amax_bits)
+    if global_amax is not None or nvfp4_multiplier != "reciprocal-product" or nvfp4_stochastic != "rs":
+        raise ValueError("global_amax, nvfp4_multiplier and nvfp4_stochastic apply to to='nvfp4' only")
+    if block is None:
+        block = 32
+    element = format_info(to).name
+    s, c, fl = _softmx.quantize(codes, src_name, to, ax, block, name_arg(scale, "scale", True),
+                                name_arg(round, "round", True), name_arg(sat, "sat", True),
+                                name_arg(tininess, "tininess"), name_arg(dialect, "dialect"), rbits, rnd,
+                                threads_arg(threads))
+    return MXArray._make(s, c, element, element, ax, block, dialect_info(dialect).name, int(fl))
+
+
+def fake_quantize(x, to: str, *, dtype=None, **options):
+    """quantize(x, to, **options).dequantize(dtype): the values x takes after a round trip
+    through the MX format, what pychop's mx_quantize and torchmx's to_mx(...).to_dtype(...)
+    return.
+
+    dtype: the result's type; None: x's own (float64, float32, float16; bf16 uint16 bits when x
+    is bf16 codes with src="bf16").
+    """
+    q = quantize(x, to, **options)
+    if dtype is None:
+        _, src_name = as_codes(x, options.get("src"))
+        dtype = src_name
+    return q.dequantize(dtype)
+
+
+def dequantize(q: MXArray, dtype=np.float32, **options):
+    """q.dequantize(dtype, **options)."""
+    if not isinstance(q, MXArray):
+        raise TypeError(f"dequantize takes an MXArray (from softmx.quantize), got {type(q).__name__}")
+    return q.dequantize(dtype, **options)
+
+
+def pack(codes, format: str) -> np.ndarray:
+    """Packs element codes (uint8, one per byte) row by row along the last axis into the byte
+    layout of docs/BLOCKS.md 4 (see MXArray.packed)."""
+    if format_info(name_arg(format, "format")).storage_bytes != 1:
+        raise ValueError(f"pack packs codes of at most 8 bits, not {format!r} codes")
+    c, name = as_codes(codes, format, "codes")
+    if c.ndim == 0:
+        raise ValueError("pack needs an array of at least one dimension")
+    return _softmx.pack(c, name)
+
+
+def unpack(packed, format: str, count: int) -> np.ndarray:
+    """The inverse of pack: each row of packed bytes along the last axis holds `count` codes.
+    ValueError when the rows do not have the packed size of `count` codes."""
+    p = np.asarray(packed)
+    if p.dtype != np.uint8:
+        raise TypeError(f"packed: expected uint8 bytes, got dtype {p.dtype}")
+    return _softmx.unpack(np.asarray(p, order="C"), name_arg(format, "format"), int_arg(count, "count"))

@@ -1,0 +1,120 @@
+// python/src/bind_info.cpp: the tables as data: formats, dialects, accumulation models.
+#include <bit>
+#include <cmath>
+
+#include "binding.hpp"
+#include "softmx/convert.hpp"
+#include "softmx/parallel.hpp"
+#include "softmx/tensor_core.hpp"
+
+namespace softmx::py_binding {
+namespace {
+
+double value_of(FormatId f, std::uint64_t code) {
+  Context c;
+  c.saturation = Saturation::none;
+  return std::bit_cast<double>(convert(f, FormatId::f64, code, c).code);
+}
+
+py::dict format_dict(const Format& f) {
+  py::dict d;
+  d["name"] = std::string(f.name);
+  d["width"] = f.width;
+  d["exp_bits"] = f.exp_bits;
+  d["man_bits"] = f.man_bits;
+  d["bias"] = f.bias;
+  d["sign"] = f.sign == SignEncoding::magnitude ? "sign-magnitude"
+              : f.sign == SignEncoding::twos_complement ? "twos-complement" : "unsigned";
+  d["specials"] = f.specials == Specials::ieee ? "inf-nan" : f.specials == Specials::fn ? "nan-only" : "none";
+  d["subnormals"] = f.subnormals;
+  d["has_inf"] = f.has_inf();
+  d["has_nan"] = f.has_nan();
+  d["emin"] = f.emin();
+  d["max_finite_code"] = f.max_finite_magnitude();
+  d["max_finite"] = value_of(f.id, f.max_finite_magnitude());
+  // The smallest positive normal and subnormal values (None where the format has none).
+  if (f.fixed_point) d["min_normal"] = py::none();
+  else d["min_normal"] = std::ldexp(1.0, f.emin());
+  if (f.subnormals && f.man_bits > 0 && !f.fixed_point) d["min_subnormal"] = std::ldexp(1.0, f.emin() - f.man_bits);
+  else if (f.fixed_point) d["min_subnormal"] = value_of(f.id, 1);
+  else d["min_subnormal"] = py::none();
+  d["storage_bytes"] = storage_bytes(f.id);
+  d["is_element"] = is_mx_element(f.id);
+  d["is_host"] = is_ieee_host_format(f.id);
+  return d;
+}
+
+py::dict dialect_dict(const Dialect& d) {
+  py::dict r;
+  r["name"] = std::string(d.name);
+  r["summary"] = std::string(d.summary);
+  r["sources"] = std::string(d.sources);
+  const BlockPolicies& b = d.block;
+  r["blocks"] = b.unsupported.empty();
+  r["blocks_unsupported_reason"] = b.unsupported.empty() ? py::object(py::none()) : py::object(py::str(std::string(b.unsupported)));
+  r["scale_rule"] = std::string(name(b.scale_rule));
+  r["element_rounding"] = std::string(name(b.element_rounding));
+  r["element_saturation"] = std::string(name(b.element_saturation));
+  r["zero_block_scale"] = std::string(name(b.zero_block_scale));
+  r["nan_block"] = std::string(name(b.nan_block));
+  r["inf_block"] = std::string(name(b.inf_block));
+  r["nan_scale_elements"] = std::string(name(b.nan_scale_elements));
+  r["scale_overflow"] = std::string(name(b.scale_overflow));
+  r["element_scaling"] = std::string(name(b.element_scaling));
+  r["dequant_scaling"] = std::string(name(b.dequant_scaling));
+  r["nan_sign"] = std::string(name(d.nan_sign));
+  r["nan_to_finite"] = std::string(name(d.nan_to_finite));
+  py::dict dest;
+  for (const Format& f : all_formats()) {
+    const DestinationSupport& s = d.support[static_cast<int>(f.id)];
+    py::dict e;
+    py::list rs, ss;
+    for (int i = 0; i < kRoundingCount; ++i)
+      if (s.roundings & (1u << i)) rs.append(std::string(name(static_cast<Rounding>(i))));
+    for (Saturation x : {Saturation::finite, Saturation::none})
+      if (s.saturations & saturation_bit(x)) ss.append(std::string(name(x)));
+    e["roundings"] = rs;
+    e["saturations"] = ss;
+    e["default_rounding"] = std::string(name(s.default_rounding));
+    e["default_saturation"] = std::string(name(s.default_saturation));
+    e["why"] = std::string(s.why);
+    dest[py::str(std::string(f.name))] = e;
+  }
+  r["destinations"] = dest;
+  return r;
+}
+
+}  // namespace
+
+void bind_info(py::module_& m) {
+  m.def("formats", [] {
+    py::list l;
+    for (const Format& f : all_formats()) l.append(format_dict(f));
+    return l;
+  });
+  m.def("format_info", [](const std::string& name) { return format_dict(format(format_arg("format", name))); },
+        py::arg("name"));
+  m.def("dialects", [] {
+    py::list l;
+    for (const Dialect& d : all_dialects()) l.append(dialect_dict(d));
+    return l;
+  });
+  m.def("dialect_info", [](const std::string& name) { return dialect_dict(dialect_arg(name)); }, py::arg("name"));
+  m.def("accumulation_models", [] {
+    py::list l;
+    l.append("exact");
+    l.append("fp32-sequential");
+    for (const TensorCoreModel* t : tensor_core_models()) l.append(std::string(t->name()));
+    return l;
+  });
+  m.def("check_accumulation", [](const std::string& name) { return std::string(accumulation_arg(name).name()); });
+  m.def("scale_rules", [] {
+    py::list l;
+    for (ScaleRule r : {ScaleRule::floor, ScaleRule::ceil, ScaleRule::even, ScaleRule::rceil}) l.append(std::string(name(r)));
+    return l;
+  });
+  m.def("flags_words", [](unsigned f) { return flags_words(static_cast<Flags>(f)); });
+  m.def("default_threads", [] { return worker_count(0); });
+}
+
+}  // namespace softmx::py_binding

@@ -1,0 +1,211 @@
+// python/src/binding.cpp: see binding.hpp.
+#include "binding.hpp"
+
+#include <cstring>
+
+#include "softmx/tensor_core.hpp"
+
+namespace softmx::py_binding {
+namespace {
+
+std::string quoted(const std::string& s) {
+  std::string q = "'";
+  for (char c : s.substr(0, 80)) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) {
+      char b[8];
+      std::snprintf(b, sizeof b, "\\x%02X", static_cast<unsigned>(static_cast<unsigned char>(c)));
+      q += b;
+    } else {
+      q += c;
+    }
+  }
+  q += "'";
+  if (s.size() > 80) q += "... (" + std::to_string(s.size()) + " characters)";
+  return q;
+}
+
+std::string format_names(bool (*keep)(FormatId)) {
+  std::string s;
+  for (const Format& f : all_formats()) {
+    if (keep && !keep(f.id)) continue;
+    if (!s.empty()) s += ", ";
+    s += f.name;
+  }
+  return s;
+}
+
+}  // namespace
+
+FormatId format_arg(const std::string& argument, const std::string& name) {
+  if (auto f = parse_format(name)) return *f;
+  throw py::value_error("unknown format " + quoted(name) + " for " + argument + " (expected one of " +
+                        format_names(nullptr) + ", or an alias such as float8_e4m3fn, fp4 or bfloat16)");
+}
+
+FormatId host_format_arg(const std::string& argument, const std::string& name) {
+  const FormatId f = format_arg(argument, name);
+  if (!is_ieee_host_format(f))
+    throw py::value_error(argument + " must be f64, f32, f16 or bf16, not " + quoted(name));
+  return f;
+}
+
+FormatId element_format_arg(const std::string& argument, const std::string& name) {
+  const FormatId f = format_arg(argument, name);
+  if (!is_mx_element(f))
+    throw py::value_error(argument + " must be an MX element format (e4m3, e5m2, e3m2, e2m3, e2m1 or int8), not " +
+                          quoted(name));
+  return f;
+}
+
+Rounding rounding_arg(const std::string& argument, const std::string& name) {
+  if (auto r = parse_rounding(name)) return *r;
+  throw py::value_error("unknown rounding mode " + quoted(name) + " for " + argument +
+                        " (expected rne, rna, rz, ru, rd, ro or rs)");
+}
+
+Saturation saturation_arg(const std::string& argument, const std::string& name) {
+  if (auto s = parse_saturation(name)) return *s;
+  throw py::value_error("unknown saturation " + quoted(name) + " for " + argument +
+                        " (expected 'finite' or 'none', or None for the default of the destination)");
+}
+
+Tininess tininess_arg(const std::string& name) {
+  if (auto t = parse_tininess(name)) return *t;
+  throw py::value_error("unknown tininess " + quoted(name) + " for tininess (expected 'after' or 'before')");
+}
+
+const Dialect& dialect_arg(const std::string& name) {
+  if (const Dialect* d = find_dialect(name)) return *d;
+  std::string known;
+  for (const Dialect& d : all_dialects()) {
+    if (!known.empty()) known += ", ";
+    known += d.name;
+  }
+  throw py::value_error("unknown dialect " + quoted(name) + " for dialect (expected one of " + known + ")");
+}
+
+ScaleRule scale_rule_arg(const std::string& name) {
+  if (auto r = parse_scale_rule(name)) return *r;
+  throw py::value_error("unknown scale rule " + quoted(name) +
+                        " for scale (expected floor, ceil, even or rceil, or None for the dialect's)");
+}
+
+const AccumulationModel& accumulation_arg(const std::string& name) {
+  if (const AccumulationModel* m = find_accumulation_model(name)) return *m;
+  std::string known = "exact, fp32-sequential";
+  for (const TensorCoreModel* t : tensor_core_models()) known += ", " + std::string(t->name());
+  throw py::value_error("unknown accumulation model " + quoted(name) + " for acc (expected one of " + known + ")");
+}
+
+Context conversion_context(FormatId dst, const Dialect& dialect, const std::optional<std::string>& round,
+                           const std::optional<std::string>& sat, const std::string& tininess,
+                           std::optional<unsigned> rbits) {
+  const DestinationSupport& s = dialect.support[static_cast<int>(dst)];
+  Context c;
+  c.rounding = round ? rounding_arg("round", *round) : s.default_rounding;
+  // Unset: Saturation::by_destination, which every library entry point resolves to the
+  // dialect's default for the destination (SEMANTICS 4.1), as the CLI without --sat.
+  c.saturation = sat ? saturation_arg("sat", *sat) : Saturation::by_destination;
+  c.tininess = tininess_arg(tininess);
+  if (rbits) {
+    if (c.rounding != Rounding::rs)
+      throw py::value_error("rbits applies only with round='rs'; the rounding here is '" + std::string(name(c.rounding)) + "'");
+    if (*rbits < 1 || *rbits > 64)
+      throw py::value_error("rbits is the number of random bits, 1 to 64, got " + std::to_string(*rbits));
+    c.rbits_width = static_cast<std::uint8_t>(*rbits);
+  }
+  return c;
+}
+
+std::size_t storage_bytes(FormatId f) {
+  const int w = format(f).width;
+  return w <= 8 ? 1 : w <= 16 ? 2 : w <= 32 ? 4 : 8;
+}
+
+py::dtype storage_dtype(std::size_t bytes) {
+  switch (bytes) {
+    case 1: return py::dtype::of<std::uint8_t>();
+    case 2: return py::dtype::of<std::uint16_t>();
+    case 4: return py::dtype::of<std::uint32_t>();
+    default: return py::dtype::of<std::uint64_t>();
+  }
+}
+
+std::vector<std::size_t> shape_of(const py::array& a) {
+  std::vector<std::size_t> s(static_cast<std::size_t>(a.ndim()));
+  for (std::size_t i = 0; i < s.size(); ++i) s[i] = static_cast<std::size_t>(a.shape(static_cast<py::ssize_t>(i)));
+  return s;
+}
+
+std::size_t count_of(const std::vector<std::size_t>& shape) {
+  std::size_t n = 1;
+  for (std::size_t d : shape) n *= d;
+  return n;
+}
+
+void require_storage(const py::array& a, std::size_t bytes, const char* what) {
+  if (!(a.flags() & py::array::c_style) || a.dtype().kind() != 'u' || static_cast<std::size_t>(a.itemsize()) != bytes)
+    throw py::type_error(std::string(what) + ": expected a C-contiguous array of uint" + std::to_string(8 * bytes) +
+                         ", got dtype " + std::string(py::str(a.dtype())));
+}
+
+py::array new_array(const std::vector<std::size_t>& shape, std::size_t bytes) {
+  std::vector<py::ssize_t> s(shape.begin(), shape.end());
+  return py::array(storage_dtype(bytes), s);
+}
+
+void check_codes(const void* data, std::size_t n, FormatId f, const char* what) {
+  const Format& fm = format(f);
+  const std::size_t bytes = storage_bytes(f);
+  if (fm.width == 8 * bytes) return;  // every value of the storage type is a code
+  const std::uint64_t above = ~fm.code_mask();
+  auto at = [&](std::size_t i) -> std::uint64_t {
+    switch (bytes) {
+      case 1: return static_cast<const std::uint8_t*>(data)[i];
+      case 2: return static_cast<const std::uint16_t*>(data)[i];
+      case 4: return static_cast<const std::uint32_t*>(data)[i];
+      default: return static_cast<const std::uint64_t*>(data)[i];
+    }
+  };
+  std::uint64_t any = 0;
+  if (bytes == 1) {
+    const auto* p = static_cast<const std::uint8_t*>(data);
+    std::uint8_t a = 0;
+    for (std::size_t i = 0; i < n; ++i) a |= p[i];
+    any = a & above;
+  } else {
+    for (std::size_t i = 0; i < n; ++i) any |= at(i) & above;
+  }
+  if (!any) return;
+  for (std::size_t i = 0; i < n; ++i)
+    if (at(i) & above) {
+      throw py::value_error(std::string(what) + ": code " + std::to_string(at(i)) + " at flat index " +
+                            std::to_string(i) + " is out of range for " + std::string(fm.name) + " (expected 0 to " +
+                            std::to_string(fm.code_mask()) + ")");
+    }
+}
+
+void check_random(const std::uint64_t* r, std::size_t n, unsigned width) {
+  if (width >= 64) return;
+  std::uint64_t any = 0;
+  for (std::size_t i = 0; i < n; ++i) any |= r[i] >> width;
+  if (!any) return;
+  for (std::size_t i = 0; i < n; ++i)
+    if (r[i] >> width) {
+      throw py::value_error("random: value " + std::to_string(r[i]) + " at flat index " + std::to_string(i) +
+                            " does not fit in rbits = " + std::to_string(width) + " bits (expected 0 to 2^" +
+                            std::to_string(width) + " - 1)");
+    }
+}
+
+}  // namespace softmx::py_binding
+
+PYBIND11_MODULE(_softmx, m) {
+  using namespace softmx::py_binding;
+  m.doc() = "softmx's C++ library (the Python package softmx is the interface; see its docstrings)";
+  bind_info(m);
+  bind_convert(m);
+  bind_block(m);
+  bind_dot(m);
+  bind_stats(m);
+}
