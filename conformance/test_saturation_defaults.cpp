@@ -66,6 +66,7 @@ constexpr DefaultRow kDefaults[] = {
     {"transformer-engine", "NNNN" "FFFFFFF"},
     {"transformer-engine-2025", "NNNN" "FFFFFFF"},
     {"gfloat", "NNNN" "FFFFFFF"},
+    {"lut-argmin", "NNNN" "FFFFFFN"},     // e8m0: PyTorch's float8_e8m0fnu cast (seed 003 L118)
 };
 
 TEST(SaturationDefaults, EveryDialectAndDestinationPinned) {

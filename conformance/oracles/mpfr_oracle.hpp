@@ -48,6 +48,8 @@ struct Policies {
   bool e8m0_lowest_binade_rounds_up = false;  // rne/rna: (2^-127, 2^-126) -> 0x01
   bool e8m0_negative_magnitude = false;  // false = nan
   bool e8m0_ties_up = false;            // false = even
+  bool ties_toward_zero = false;        // 5.8, MX elements under rne: a tie takes the smaller magnitude
+  bool zeros_positive = false;          // 5.8, MX elements: every zero result is +0 (false: the input's sign)
   bool int8_minus2 = false;
 };
 

@@ -41,6 +41,8 @@ inline oracle::Policies to_oracle(const Dialect& d) {
   p.e8m0_negative_magnitude = d.e8m0_negative == E8m0Negative::magnitude;
   p.e8m0_ties_up = d.e8m0_ties == E8m0Ties::up;
   p.int8_minus2 = d.int8_minus2;
+  p.ties_toward_zero = d.nearest_ties == NearestTies::toward_zero;
+  p.zeros_positive = d.zero_sign == ZeroSign::positive;
   return p;
 }
 

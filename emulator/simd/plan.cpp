@@ -25,6 +25,10 @@ ClassResult by_class(const Plan& p, std::uint64_t plus_code, std::uint64_t sign_
 std::optional<Plan> make_plan(FormatId src, FormatId dst, const Context& ctx, const Dialect& d,
                               Converter::Kernel scalar) {
   if (ctx.rounding == Rounding::rs) return std::nullopt;
+  // The lanes round ties by parity and keep the sign of a zero: dialects with other rules
+  // (lut-argmin) run the scalar kernels, which are the reference.
+  if (is_mx_element(dst) && (d.nearest_ties != NearestTies::even || d.zero_sign != ZeroSign::preserve))
+    return std::nullopt;
   if (src != FormatId::f32 && src != FormatId::f16 && src != FormatId::bf16) return std::nullopt;
   const Format& s = format(src);
   const Format& f = format(dst);

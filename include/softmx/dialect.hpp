@@ -49,6 +49,19 @@ enum class E8m0Zero : std::uint8_t { min_scale, nan };
 enum class E8m0Negative : std::uint8_t { nan, magnitude };
 /// E8M0 ties under rne (SEMANTICS 5.4).
 enum class E8m0Ties : std::uint8_t { even, up };
+/// Which neighbour rne takes at an exact tie in the MX element formats (SEMANTICS 5.8); other
+/// destinations keep ties to even (E8M0 follows E8m0Ties).
+enum class NearestTies : std::uint8_t {
+  even,         ///< IEEE 754 roundTiesToEven: the neighbour with the even code
+  toward_zero,  ///< the smaller magnitude: an argmin over a value table that keeps the first
+                ///< (lowest-index) minimum, the table ordered by magnitude (lut-argmin)
+};
+/// The sign of a zero result in an MX element format (SEMANTICS 5.8); other destinations keep
+/// the input's sign.
+enum class ZeroSign : std::uint8_t {
+  preserve,  ///< the input's sign: -0 stays -0, a negative value that rounds to zero gives -0
+  positive,  ///< always +0 (lut-argmin: index 0, +0.0, wins every tie with index 8, -0.0)
+};
 
 /// How a block's shared scale exponent is chosen (docs/BLOCKS.md 1 step 2).
 enum class ScaleRule : std::uint8_t {
@@ -167,6 +180,8 @@ struct Dialect {
   E8m0Zero e8m0_zero = E8m0Zero::min_scale;
   E8m0Negative e8m0_negative = E8m0Negative::nan;
   E8m0Ties e8m0_ties = E8m0Ties::even;
+  NearestTies nearest_ties = NearestTies::even;
+  ZeroSign zero_sign = ZeroSign::preserve;
   /// E8M0 under rne/rna: every value in (2^-127, 2^-126) rounds up to 2^-126, as PyTorch's and
   /// ml_dtypes' casts do (they round on the bits of an f32 subnormal, whose implicit bit is 0).
   bool e8m0_lowest_binade_rounds_up = false;
@@ -216,6 +231,8 @@ std::string_view name(E8m0Below);
 std::string_view name(E8m0Zero);
 std::string_view name(E8m0Negative);
 std::string_view name(E8m0Ties);
+std::string_view name(NearestTies);
+std::string_view name(ZeroSign);
 std::string_view name(ZeroBlockScale);
 std::string_view name(NanBlock);
 std::string_view name(InfBlock);
