@@ -10,7 +10,9 @@
 #include <gtest/gtest.h>
 #include <mpfr.h>
 
+#include <array>
 #include <bit>
+#include <algorithm>
 #include <boost/multiprecision/cpp_int.hpp>
 #include <cmath>
 #include <filesystem>
@@ -268,12 +270,18 @@ std::uint8_t oracle_index(LutFormat f, std::uint32_t x) {
   if ((x & 0x7FFFFFFF) > 0x7F800000) return 0;
   const bool neg = x >> 31;
   cpp_rational a = (x & 0x7FFFFFFF) == 0x7F800000 ? exact(info.max_bits) : exact(x & 0x7FFFFFFF);
-  // The magnitudes 0 < v1 < ... < v7 (indices 0..7), and the nearest with ties down.
+  // The magnitudes 0 < v1 < ... < v7 (indices 0..7), and the nearest with ties down: above the
+  // midpoint (v_{i-1} + v_i) / 2 means v_i or larger.
+  static const auto mids = [] {
+    std::array<std::array<cpp_rational, 8>, 2> m;
+    for (LutFormat g : {E2, E1})
+      for (int i = 1; i < 8; ++i)
+        m[static_cast<int>(g)][i] = (exact(lut_format(g).table[i - 1]) + exact(lut_format(g).table[i])) / 2;
+    return m;
+  }();
   int best = 0;
-  for (int i = 1; i < 8; ++i) {
-    const cpp_rational lo = exact(info.table[i - 1]), hi = exact(info.table[i]);
-    if (a > (lo + hi) / 2) best = i;
-  }
+  for (int i = 1; i < 8; ++i)
+    if (a > mids[static_cast<int>(f)][i]) best = i;
   if (best == 0) return 0;  // zero: always +0
   return static_cast<std::uint8_t>(neg ? best + 8 : best);
 }
