@@ -73,6 +73,7 @@ constexpr DefaultRow kDefaults[] = {
     {"torchmx", "NNNN" "FFFFFFF"},           // e5m2, e8m0: not torchmx's (refused)
     {"torchmx-hw-exact", "NNNN" "FFFFFFF"},
     {"pychop", "NNNN" "FFFFFFF"},            // e8m0: no cast (refused)
+    {"lut-argmin", "NNNN" "FFFFFFN"},     // e8m0: PyTorch's float8_e8m0fnu cast (seed 003 L118)
 };
 
 TEST(SaturationDefaults, EveryDialectAndDestinationPinned) {

@@ -506,6 +506,48 @@ constexpr Dialect make_gfloat() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// lut-argmin: the MX-FP4 GEMM golden generator of seed 003 (a PyTorch script): each element is
+// the argmin of |clamp(x, -max, max) - table[i]| over the 16-entry value table, the first
+// (lowest-index) minimum winning (docs/research/lut-argmin-golden.md section 3). The table is
+// ordered by magnitude within each sign, so that is round to nearest with ties toward zero,
+// saturating; index 0 (+0.0) beats index 8 (-0.0) on every tie, so a zero result is always +0;
+// a NaN gives every distance NaN and PyTorch's argmin keeps the first NaN: index 0, +0.
+constexpr Dialect make_lut_argmin() {
+  Dialect d;
+  d.name = "lut-argmin";
+  d.summary = "the MX-FP4 GEMM golden generator (seed 003): clamp, then argmin over the FP4 value table "
+              "(nearest, ties toward zero, zeros +0, NaN +0); PyTorch's e8m0 cast for its scales";
+  d.sources = "seed 003 (../shared/seeds/003_1cfc0588c37cecb0.txt) lines 28-61 (_build_fp4_lut, "
+              "_quantize_to_fp4_lut: clamp L57, distances L58, argmin L59), lines 83-87 and 118 (scale, "
+              "float8_e8m0fnu cast); PyTorch aten/src/ATen/native/SharedReduceOps.h LessOrNan (the first "
+              "minimum and the first NaN win); docs/research/lut-argmin-golden.md sections 2-4";
+  d.nan_sign = NanSign::preserve;
+  d.nan_payload.fill(NanPayload::canonical);
+  d.nan_to_finite = NanToFinite::positive_zero;  // L58-59: every distance NaN, index 0
+  d.nearest_ties = NearestTies::toward_zero;     // L59: the lower index, the smaller magnitude
+  d.zero_sign = ZeroSign::positive;              // L59: index 0 (+0.0) before index 8 (-0.0)
+  // The scales go through PyTorch's float8_e8m0fnu cast (L118), as under torchao.
+  d.e8m0_below = E8m0Below::clamp_min;
+  d.e8m0_zero = E8m0Zero::min_scale;
+  d.e8m0_negative = E8m0Negative::magnitude;
+  d.e8m0_ties = E8m0Ties::up;
+  d.e8m0_lowest_binade_rounds_up = true;
+  d.support = all_supported();
+  for (FormatId f : {FormatId::e4m3, FormatId::e5m2, FormatId::e3m2, FormatId::e2m3, FormatId::int8})
+    unsupported(d.support, f, "the seed-003 generator has only FP4 tables (E2M1 and E1M2)");
+  set(d.support, FormatId::e2m1,
+      {bits({Rounding::rne}), kFinite, "the generator clamps to +-6 (L57) and takes the nearest table entry (L58-59)"});
+  set(d.support, FormatId::e8m0,
+      {bits({Rounding::rne}), kNone, "PyTorch's float8_e8m0fnu cast rounds to nearest (ties up) and overflows to NaN",
+       Rounding::rne, Saturation::none});
+  // Blocks: the generator's scale is floor(f32 log2(max(amax, 1e-12))) - emax, 0 below f32(1e-12),
+  // which no ScaleRule expresses; include/softmx/lut_argmin.hpp models the whole generator.
+  d.block.unsupported = "lut-argmin's block scale (floor of the f32 log2, 1e-12 threshold) is the seed-003 "
+                        "generator's: use softmx gemm-golden --layout lut-argmin (include/softmx/lut_argmin.hpp)";
+  return d;
+}
+
+// ---------------------------------------------------------------------------------------------
 // amd-gfx942: what an MI300 (gfx940/941/942) computes through its FP8 conversion instructions
 // v_cvt_pk_{fp8,bf8}_f32 (RNE) and v_cvt_sr_{fp8,bf8}_f32 (stochastic), which on gfx94x read and
 // write only the FNUZ encodings (HIP amd_hip_fp8.h:41-44, 145-160; MLIR ArithToAMDGPU match()).
@@ -658,7 +700,7 @@ constexpr Dialect make_pychop() {
   return d;
 }
 
-const std::array<Dialect, 16> kDialects = {make_ocp(),          make_cuda(),
+const std::array<Dialect, 17> kDialects = {make_ocp(),          make_cuda(),
                                            make_cuda_sm90(),    make_cuda_sm100(),
                                            make_torchao(),      make_ml_dtypes(),
                                            make_microxcaling(), make_transformer_engine(),
@@ -666,7 +708,7 @@ const std::array<Dialect, 16> kDialects = {make_ocp(),          make_cuda(),
                                            make_torchao_pre_178817(), make_ml_dtypes_cpp(),
                                            make_amd_gfx942(),
                                            make_torchmx(),      make_torchmx_hw_exact(),
-                                           make_pychop()};
+                                           make_pychop(),        make_lut_argmin()};
 
 
 
@@ -803,6 +845,7 @@ std::string_view name(E8m0Negative v) {
 }
 std::string_view name(E8m0Ties v) { return v == E8m0Ties::even ? "even" : "up"; }
 std::string_view name(SatfiniteInf v) { return v == SatfiniteInf::max_finite ? "max_finite" : "as_none"; }
+std::string_view name(NearestTies v) { return v == NearestTies::even ? "even" : "toward_zero"; }
 std::string_view name(ZeroBlockScale v) { return v == ZeroBlockScale::min_scale ? "min_scale" : "unit_scale"; }
 std::string_view name(NanBlock v) {
   switch (v) {

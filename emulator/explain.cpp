@@ -66,7 +66,11 @@ Expectation expected_direction(const Neighbours& nb, const Format& dst, Rounding
   const Direction even = (nb.lo & 1) == 0 ? Direction::toward_zero : Direction::away;
   const Direction odd = even == Direction::toward_zero ? Direction::away : Direction::toward_zero;
   switch (mode) {
-    case Rounding::rne: return nearest(even, "rne takes the even code of " + lo_hex + " and " + hi_hex);
+    case Rounding::rne:
+      if (is_mx_element(dst.id) && d.nearest_ties == NearestTies::toward_zero)  // SEMANTICS 5.8
+        return nearest(Direction::toward_zero, "dialect " + std::string(d.name) +
+                                                   " takes the smaller magnitude (nearest_ties = toward_zero)");
+      return nearest(even, "rne takes the even code of " + lo_hex + " and " + hi_hex);
     case Rounding::rna: return nearest(Direction::away, "rna rounds ties away from zero");
     case Rounding::rz: return {Direction::toward_zero, "rz rounds toward zero"};
     case Rounding::ru:

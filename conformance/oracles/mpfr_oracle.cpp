@@ -206,11 +206,12 @@ struct RsReq {
 };
 
 // Does the mode pick the upper neighbour (larger magnitude)?
-bool pick_up(int mi, bool neg, const Nb& nb, bool ties_up, const RsReq& rs, Work& w) {
+bool pick_up(int mi, bool neg, const Nb& nb, bool ties_up, const RsReq& rs, Work& w, bool ties_down = false) {
   if (nb.exact) return false;
   switch (mi) {
     case (int)Mode::rne:
       if (nb.cmp_half != 0) return nb.cmp_half > 0;
+      if (ties_down) return false;        // 5.8 toward_zero: the smaller magnitude
       return ties_up ? true : nb.lo_odd;  // tie: the neighbour with the even code
     case (int)Mode::rna: return nb.cmp_half >= 0;
     case (int)Mode::rz: return false;
@@ -391,6 +392,10 @@ void round_core(const FI& D, mpfr_srcptr x, const Policies& pol, int m0, int m1,
   // lowest-binade policies apply (SEMANTICS 5.4).
   const bool pow2 = D.m == 0 && !D.sub;
   const bool ties_up = pow2 && pol.e8m0_ties_up;
+  // 5.8: the MX element destinations only (named e4m3 .. int8).
+  const bool element = D.named >= static_cast<int>(Fmt::e4m3) && D.named <= static_cast<int>(Fmt::int8);
+  const bool ties_down = element && pol.ties_toward_zero;
+  const bool zeros_positive = element && pol.zeros_positive;
   // What a policy that "gives NaN" gives: the NaN, or in a format without NaN what a NaN input
   // gives, with invalid (SEMANTICS 5.4, 5.5).
   auto policy_nan = [&] { return nan_into(D, false, 0, 0, true, payload_rule(D, pol), pol); };
@@ -404,7 +409,7 @@ void round_core(const FI& D, mpfr_srcptr x, const Policies& pol, int m0, int m1,
       }
   };
   if (mpfr_zero_p(x)) {  // 5.2, 5.4
-    if (D.has_zero) return fill(T, m0, m1, {zero_code(D, neg), 0});
+    if (D.has_zero) return fill(T, m0, m1, {zero_code(D, neg && !zeros_positive), 0});
     const Outcome min_scale{zero_code(D, false), (uint8_t)(kU | kX)};
     if (pol.e8m0_zero_min_if_satfinite) return fill_by_sat(min_scale, policy_nan());
     return fill(T, m0, m1, pol.e8m0_zero_nan ? policy_nan() : min_scale);
@@ -464,7 +469,7 @@ void round_core(const FI& D, mpfr_srcptr x, const Policies& pol, int m0, int m1,
   const bool lowest_up = pow2 && pol.e8m0_lowest_binade_rounds_up && !b.exact &&
                          mpfr_cmp_ui_2exp(w.a, 1, D.emin + 1) < 0;
   for (int mi = m0; mi < m1; ++mi) {
-    bool up = pick_up(mi, neg, b, ties_up, rs, w);
+    bool up = pick_up(mi, neg, b, ties_up, rs, w, ties_down);
     if (lowest_up && (mi == (int)Mode::rne || mi == (int)Mode::rna)) up = true;
     if (up ? ovf_hi : ovf_lo) {
       for (int s = 0; s < 2; ++s) {
@@ -475,13 +480,14 @@ void round_core(const FI& D, mpfr_srcptr x, const Policies& pol, int m0, int m1,
       continue;
     }
     uint64_t code = up ? code_hi : code_lo;
+    if (zeros_positive && mpfr_zero_p(up ? b.hi : b.lo)) code = zero_code(D, false);  // 5.8
     uint8_t fa = extra, fb = extra;
     if (!b.exact) {
       fa |= kX;
       fb |= kX;
       if (tiny_before) {
         fb |= kU;
-        bool upu = pick_up(mi, neg, w.u, ties_up, rs, w);
+        bool upu = pick_up(mi, neg, w.u, ties_up, rs, w, ties_down);
         mpfr_srcptr vu = w.u.exact ? w.a : (upu ? w.u.hi : w.u.lo);
         if (mpfr_cmp_ui_2exp(vu, 1, D.emin) < 0) fa |= kU;
       }

@@ -85,6 +85,8 @@ struct Policies {
   bool e8m0_lowest_binade_rounds_up = false;  // rne/rna: (2^emin, 2^(emin+1)) -> next code
   bool e8m0_negative_magnitude = false;  // negative into an unsigned format; false = nan
   bool e8m0_ties_up = false;            // powers of two only; false = even
+  bool ties_toward_zero = false;        // 5.8, MX elements under rne: a tie takes the smaller magnitude
+  bool zeros_positive = false;          // 5.8, MX elements: every zero result is +0 (false: the input's sign)
   bool int8_minus2 = false;             // two's complement: negatives may use 100...0
   bool operator==(const Policies&) const = default;
 };

@@ -72,6 +72,8 @@ inline oracle::Policies to_oracle(const Dialect& d) {
   p.satfinite_inf_as_none = d.satfinite_inf == SatfiniteInf::as_none;
   p.e8m0_ties_up = d.e8m0_ties == E8m0Ties::up;
   p.int8_minus2 = d.int8_minus2;
+  p.ties_toward_zero = d.nearest_ties == NearestTies::toward_zero;
+  p.zeros_positive = d.zero_sign == ZeroSign::positive;
   return p;
 }
 

@@ -183,15 +183,16 @@ SOFTMX_INLINE std::uint64_t inf_code(const Format& f, bool sign) {
 /// `frac` holds its leading 64 bits (bit 63 has weight 1/2 ulp) and `sticky` says whether any
 /// bit below those is set (SEMANTICS 2). `code_odd` is the last bit of the truncated result's
 /// code, which decides ties under rne and jamming under ro: for m > 0 it is the significand's
-/// last bit, for e8m0 (m = 0) the exponent's.
+/// last bit, for e8m0 (m = 0) the exponent's. `ties_up` (e8m0_ties up) and `ties_down`
+/// (nearest_ties toward_zero, SEMANTICS 5.8) replace the parity at an exact rne tie.
 SOFTMX_INLINE std::uint64_t round_increment(Rounding mode, bool sign, bool code_odd, std::uint64_t frac,
-                                            bool sticky, bool ties_up, const Context& c) {
+                                            bool sticky, bool ties_up, bool ties_down, const Context& c) {
   // Written with & and | on bools, not && and ||: random data makes the half bit unpredictable,
   // and this way the compiler emits flag arithmetic instead of branches.
   constexpr std::uint64_t kHalf = std::uint64_t{1} << 63;
   const bool inexact = (frac != 0) | sticky;
   switch (mode) {
-    case Rounding::rne: return (frac > kHalf) | ((frac == kHalf) & (sticky | code_odd | ties_up));
+    case Rounding::rne: return (frac > kHalf) | ((frac == kHalf) & (sticky | ((code_odd | ties_up) & !ties_down)));
     case Rounding::rna: return frac >> 63;
     case Rounding::rz: return 0;
     case Rounding::ru: return inexact && !sign;
@@ -214,7 +215,8 @@ struct Rounded {
   std::uint64_t n;
   bool inexact;
 };
-SOFTMX_INLINE Rounded round_at(const Format& f, const Unpacked& v, int q, bool ties_up, const Context& c) {
+SOFTMX_INLINE Rounded round_at(const Format& f, const Unpacked& v, int q, bool ties_up, bool ties_down,
+                               const Context& c) {
   // Bits of sig to discard: sig's bit 0 has weight 2^(exp-63), the kept LSB 2^q.
   const int dsh = q - (v.exp - 63);  // >= 64 - p >= 11 for every destination (p <= 53)
   std::uint64_t n0, frac;
@@ -239,16 +241,16 @@ SOFTMX_INLINE Rounded round_at(const Format& f, const Unpacked& v, int q, bool t
   // The code's last bit: the packed code is (q + m + bias - 1) * 2^m + N (SEMANTICS 3), whose
   // first term is even unless m = 0.
   const bool code_odd = ((n0 + (f.man_bits == 0 ? static_cast<std::uint64_t>(q + f.bias - 1) : 0)) & 1) != 0;
-  return {n0 + round_increment(c.rounding, v.sign, code_odd, frac, sticky, ties_up, c), inexact};
+  return {n0 + round_increment(c.rounding, v.sign, code_odd, frac, sticky, ties_up, ties_down, c), inexact};
 }
 
 /// Tininess (SEMANTICS 5.3) of the finite non-zero v for a floating destination.
-SOFTMX_INLINE bool is_tiny(const Format& f, const Unpacked& v, bool ties_up, const Context& c) {
+SOFTMX_INLINE bool is_tiny(const Format& f, const Unpacked& v, bool ties_up, bool ties_down, const Context& c) {
   const int emin = f.emin();
   if (v.exp == emin - 1 && c.tininess == Tininess::after_rounding) [[unlikely]] {
     // Tiny unless rounding to p bits with unbounded exponent range carries the value up to
     // 2^emin.
-    const Rounded r = round_at(f, v, v.exp - f.man_bits, ties_up, c);
+    const Rounded r = round_at(f, v, v.exp - f.man_bits, ties_up, ties_down, c);
     return (r.n >> (f.man_bits + 1)) == 0;
   }
   return v.exp < emin;
@@ -288,7 +290,7 @@ SOFTMX_INLINE Result round_pack_inline(const Format& f, const Unpacked& in, cons
       return {pack(f, sign, max_magnitude(f, sign, d)), flag::invalid};
     }
     case ValueClass::zero: {
-      if (f.has_zero()) return {pack(f, sign, 0), 0};
+      if (f.has_zero()) return {pack(f, sign && (d.zero_sign == ZeroSign::keep || !is_mx_element(f.id)), 0), 0};
       // No zero (e8m0): SEMANTICS 5.4.
       if (d.e8m0_zero == E8m0Zero::nan ||
           (d.e8m0_zero == E8m0Zero::min_if_satfinite && c.saturation != Saturation::finite))
@@ -304,11 +306,15 @@ SOFTMX_INLINE Result round_pack_inline(const Format& f, const Unpacked& in, cons
   v.sign = sign;
   // Powers of two only (e8m0: no fraction bits, no subnormals): the ties-up policy (SEMANTICS 5.4).
   const bool ties_up = m == 0 && !f.subnormals && d.e8m0_ties == E8m0Ties::up;
+  // The MX element formats: the nearest_ties and zero_sign policies (SEMANTICS 5.8).
+  const bool mx_element = is_mx_element(f.id);
+  const bool ties_down = mx_element && d.nearest_ties == NearestTies::toward_zero;
+  const bool zero_plus = mx_element && d.zero_sign == ZeroSign::positive;
 
   if (!f.subnormals && v.exp < emin) {
     // Below the smallest value of a format without zero or subnormals (e8m0): SEMANTICS 5.4.
     if (d.e8m0_below == E8m0Below::nan) return nan_result(f, false, 0, flag::invalid, d);
-    const Flags u = is_tiny(f, v, ties_up, c) ? flag::underflow : Flags{0};
+    const Flags u = is_tiny(f, v, ties_up, ties_down, c) ? flag::underflow : Flags{0};
     return {pack(f, sign, 0), Flags(u | flag::inexact | extra)};
   }
 
@@ -325,7 +331,7 @@ SOFTMX_INLINE Result round_pack_inline(const Format& f, const Unpacked& in, cons
   const int emax = static_cast<int>(f.max_finite_magnitude() >> m) - f.bias;
   v.exp = std::min(v.exp, emax + 2);
   const int q = (f.subnormals ? std::max(v.exp, emin) : v.exp) - m;
-  const Rounded r = round_at(f, v, q, ties_up, cq);
+  const Rounded r = round_at(f, v, q, ties_up, ties_down, cq);
   const bool inexact = r.inexact;
   // SEMANTICS 3: the exponent field and the hidden bit add, so carries need no fix-up.
   const std::int64_t base = static_cast<std::int64_t>(q + m + f.bias - 1) * (std::int64_t{1} << m);
@@ -344,9 +350,10 @@ SOFTMX_INLINE Result round_pack_inline(const Format& f, const Unpacked& in, cons
   }
 
   // Flags as arithmetic on bools (branch-free for the common case).
-  const bool underflow = !f.fixed_point && inexact && is_tiny(f, v, ties_up, c);
+  const bool underflow = !f.fixed_point && inexact && is_tiny(f, v, ties_up, ties_down, c);
   const Flags fl = Flags(extra | (inexact ? flag::inexact : 0) | (underflow ? flag::underflow : 0));
-  return {pack(f, sign, mag), fl};
+  // A result of magnitude zero takes the zero_sign policy (SEMANTICS 5.8).
+  return {pack(f, sign && (mag != 0 || !zero_plus), mag), fl};
 }
 
 /// convert = unpack, the source-side NaN policy, round_pack.

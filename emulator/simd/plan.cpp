@@ -26,6 +26,10 @@ std::optional<Plan> make_plan(const Format& s, const Format& f, const Context& c
                               Converter::Kernel scalar) {
   if (ctx.rounding == Rounding::rs) return std::nullopt;
   const FormatId src = s.id, dst = f.id;
+  // The lanes round ties by parity and keep the sign of a zero: dialects with other rules
+  // (lut-argmin) run the scalar kernels, which are the reference.
+  if (is_mx_element(dst) && (d.nearest_ties != NearestTies::even || d.zero_sign != ZeroSign::keep))
+    return std::nullopt;
   if (src != FormatId::f32 && src != FormatId::f16 && src != FormatId::bf16) return std::nullopt;
   Plan p;
   p.src = src;

@@ -142,6 +142,10 @@ std::vector<std::string> policy_differences(const Dialect& a, const Dialect& b, 
     out.push_back("nan_canonical_ones for " + std::string(format(h.from).name) + " " +
                   std::to_string(nan_canonical_ones_for(b, h.from)) + " (" + std::string(a.name) + ": " +
                   std::to_string(nan_canonical_ones_for(a, h.from)) + ")");
+  if (!to_e8m0) {
+    add("nearest_ties", name(b.nearest_ties), name(a.nearest_ties));
+    add("zero_sign", name(b.zero_sign), name(a.zero_sign));
+  }
   if (to_e8m0) {
     add("e8m0_below", name(b.e8m0_below), name(a.e8m0_below));
     add("e8m0_zero", name(b.e8m0_zero), name(a.e8m0_zero));

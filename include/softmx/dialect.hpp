@@ -79,6 +79,13 @@ enum class E8m0Negative : std::uint8_t {
 };
 /// E8M0 ties under rne (SEMANTICS 5.4).
 enum class E8m0Ties : std::uint8_t { even, up };
+/// Which neighbour rne takes at an exact tie in the MX element formats (SEMANTICS 5.8); other
+/// destinations keep ties to even (E8M0 follows E8m0Ties).
+enum class NearestTies : std::uint8_t {
+  even,         ///< IEEE 754 roundTiesToEven: the neighbour with the even code
+  toward_zero,  ///< the smaller magnitude: an argmin over a value table that keeps the first
+                ///< (lowest-index) minimum, the table ordered by magnitude (lut-argmin)
+};
 
 /// How a block's shared scale exponent is chosen (docs/BLOCKS.md 1 step 2).
 enum class ScaleRule : std::uint8_t {
@@ -126,7 +133,9 @@ enum class NanScaleElements : std::uint8_t {
 };
 /// A scale exponent above 127 (only wide inputs reach it).
 enum class ScaleOverflow : std::uint8_t { clamp, nan };
-/// The sign of an element code that is zero (docs/BLOCKS.md 1 step 5).
+/// The sign of an element code that is zero: in a block (BlockPolicies::zero_sign, docs/BLOCKS.md
+/// 1 step 5) and of a zero result converted into an MX element format (Dialect::zero_sign,
+/// SEMANTICS 5.8; other destinations keep the input's sign).
 enum class ZeroSign : std::uint8_t {
   keep,      ///< -0 where the element format has it: a -0 input, or a negative V / X rounding to 0
   positive,  ///< every zero element is +0 (pychop: `if value == 0: return 0.0`, `if rounded == 0`)
@@ -261,6 +270,8 @@ struct Dialect {
   E8m0Negative e8m0_negative = E8m0Negative::nan;
   E8m0Ties e8m0_ties = E8m0Ties::even;
   SatfiniteInf satfinite_inf = SatfiniteInf::max_finite;
+  NearestTies nearest_ties = NearestTies::even;
+  ZeroSign zero_sign = ZeroSign::keep;
   /// E8M0 under rne/rna: every value in (2^-127, 2^-126) rounds up to 2^-126, as PyTorch's and
   /// ml_dtypes' casts do (they round on the bits of an f32 subnormal, whose implicit bit is 0).
   bool e8m0_lowest_binade_rounds_up = false;
@@ -347,6 +358,8 @@ std::string_view name(E8m0Zero);
 std::string_view name(E8m0Negative);
 std::string_view name(E8m0Ties);
 std::string_view name(SatfiniteInf);
+std::string_view name(NearestTies);
+std::string_view name(ZeroSign);
 std::string_view name(ZeroBlockScale);
 std::string_view name(NanBlock);
 std::string_view name(InfBlock);
@@ -354,6 +367,5 @@ std::string_view name(NanScaleElements);
 std::string_view name(ScaleOverflow);
 std::string_view name(ElementScaling);
 std::string_view name(DequantScaling);
-std::string_view name(ZeroSign);
 
 }  // namespace softmx

@@ -134,6 +134,8 @@ std::string binary_size(std::uint64_t b) {
 }  // namespace
 
 int cmd_gemm_golden(int argc, char** argv) {
+  for (int i = 2; i < argc; ++i)  // --layout lut-argmin: the seed-003 generator's files (cmd_gemm_lut.cpp)
+    if (std::string_view(argv[i]).starts_with("--layout")) return cmd_gemm_golden_lut(argc, argv);
   const Args a = parse_args("gemm-golden", argc, argv, 2,
                             {"out", "m", "n", "k", "a", "b", "block", "seed", "scale", "dialect", "acc", "round", "sat",
                              "threads"});

@@ -57,11 +57,12 @@ int cmd_dialects(int argc, char** argv) {
     out.printf("%s: %s\n", std::string(d.name).c_str(), std::string(d.summary).c_str());
     out.printf("  sources        %s\n", std::string(d.sources).c_str());
     out.printf("  nan_sign %s, nan_to_finite %s, e8m0_below %s, e8m0_zero %s, e8m0_negative %s, e8m0_ties %s,\n"
-                "  e8m0_lowest_binade_rounds_up %s, int8_minus2 %s\n",
+                "  e8m0_lowest_binade_rounds_up %s, int8_minus2 %s, nearest_ties %s, zero_sign %s\n",
                 std::string(name(d.nan_sign)).c_str(), std::string(name(d.nan_to_finite)).c_str(),
                 std::string(name(d.e8m0_below)).c_str(), std::string(name(d.e8m0_zero)).c_str(),
                 std::string(name(d.e8m0_negative)).c_str(), std::string(name(d.e8m0_ties)).c_str(),
-                d.e8m0_lowest_binade_rounds_up ? "yes" : "no", d.int8_minus2 ? "yes" : "no");
+                d.e8m0_lowest_binade_rounds_up ? "yes" : "no", d.int8_minus2 ? "yes" : "no",
+                std::string(name(d.nearest_ties)).c_str(), std::string(name(d.zero_sign)).c_str());
     std::string payload, canon;
     for (const Format& f : all_formats()) {
       const int i = static_cast<int>(f.id);

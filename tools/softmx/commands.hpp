@@ -12,6 +12,7 @@ int cmd_quantize(int argc, char** argv);
 int cmd_dequantize(int argc, char** argv);
 int cmd_dot(int argc, char** argv);
 int cmd_gemm_golden(int argc, char** argv);
+int cmd_gemm_golden_lut(int argc, char** argv);  // gemm-golden --layout lut-argmin
 int cmd_gen(int argc, char** argv);
 int cmd_verify(int argc, char** argv);
 int cmd_sweep(int argc, char** argv);
