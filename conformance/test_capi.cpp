@@ -24,6 +24,8 @@
 #include "softmx/batch.hpp"
 #include "softmx/block.hpp"
 #include "softmx/convert.hpp"
+#include "softmx/describe.hpp"
+#include "softmx/explain.hpp"
 #include "softmx/dot.hpp"
 #include "softmx/nvfp4.hpp"
 #include "softmx/pack.hpp"
@@ -1424,4 +1426,118 @@ TEST(CApiErrors, InputsAreNotModified) {
   ASSERT_EQ(softmx_quantize_block(&f32, in.data(), 4, nullptr, &sc, out.data(), &fl, nullptr), SOFTMX_OK);
   EXPECT_EQ(in, copy);
   EXPECT_EQ(std::memcmp(&fcopy, &f32, sizeof f32), 0);
+}
+
+// ---- explain -------------------------------------------------------------------------------
+
+namespace {
+
+// The text softmx_explain promises, composed from the C++ functions of softmx/explain.hpp.
+std::string explain_expected(const ExplainInput& in, FormatId d, const Context& c, const Dialect& dialect,
+                             Result* result) {
+  const Format& dst = format(d);
+  const Neighbours nb = find_neighbours(in, dst);
+  const Result r = in.code ? convert(in.from->id, d, *in.code, c, dialect) : round_pack(dst, in.u, c, dialect);
+  if (result) *result = r;
+  char head[64];
+  std::snprintf(head, sizeof head, "result %0*llX flags %02X: ", dst.hex_digits(), static_cast<unsigned long long>(r.code),
+                static_cast<unsigned>(r.flags));
+  return input_text(in, dst) + "destination " + describe_format(dst) + "\n" + neighbours_text(in, nb, dst) + head +
+         rounding_reason(in, nb, dst, c, dialect, r) + "\n";
+}
+
+std::string c_explain(FormatId s, FormatId d, std::uint64_t code, const softmx_context& ctx) {
+  const softmx_format cs = cfmt(s), cd = cfmt(d);
+  std::size_t n = 0;
+  EXPECT_EQ(softmx_explain(&cs, &cd, code, &ctx, nullptr, 0, &n, nullptr), SOFTMX_ERR_BUFFER_TOO_SMALL);
+  std::string t(n + 1, '\x55');
+  std::size_t n2 = 0;
+  softmx_error e{};
+  EXPECT_EQ(softmx_explain(&cs, &cd, code, &ctx, t.data(), t.size(), &n2, &e), SOFTMX_OK) << e.message;
+  EXPECT_EQ(n2, n);
+  EXPECT_EQ(t[n], '\0');
+  t.resize(n);
+  return t;
+}
+
+}  // namespace
+
+// Every e4m3, e5m2 and e2m1 code into every MX element format and f16, and every 61st f16 input
+// into e4m3 and e2m1, under every dialect x deterministic mode x saturation the dialect accepts:
+// softmx_explain's text is the C++ functions' text and its result line is softmx_convert's.
+TEST(CApiExplain, EqualsTheCppExplanation) {
+  conformance::Tally t("C API softmx_explain == softmx/explain.hpp composition");
+  struct Pair {
+    FormatId s, d;
+    std::uint64_t step;
+  };
+  const Pair pairs[] = {{FormatId::e4m3, FormatId::e2m1, 1}, {FormatId::e5m2, FormatId::e4m3, 1},
+                        {FormatId::e2m1, FormatId::f16, 1},  {FormatId::e4m3, FormatId::e8m0, 1},
+                        {FormatId::f16, FormatId::e4m3, 61}, {FormatId::f16, FormatId::e2m1, 61}};
+  for (const Pair& p : pairs)
+    for (const Dialect& d : all_dialects())
+      for (Rounding r : {Rounding::rne, Rounding::rz, Rounding::ru})
+        for (Saturation s : {Saturation::finite, Saturation::none}) {
+          const Context c = context(r, s, Tininess::after_rounding);
+          if (unsupported_reason(d, p.d, c)) continue;
+          const softmx_context cc = cctx(d, r, s, Tininess::after_rounding);
+          const std::uint64_t end = format(p.s).code_mask() + 1;
+          for (std::uint64_t code = 0; code < end; code += p.step) {
+            Result want{};
+            const std::string exp = explain_expected(explain_input_code(format(p.s), code), p.d, c, d, &want);
+            const std::string got = c_explain(p.s, p.d, code, cc);
+            t.check(got == exp, [&] { return std::string(d.name) + " " + hex(code) + ": " + got + " vs " + exp; });
+            std::uint64_t res = 0;
+            std::uint8_t fl = 0;
+            const softmx_format cs = cfmt(p.s), cd = cfmt(p.d);
+            EXPECT_EQ(softmx_convert(&cs, &cd, code, &cc, &res, &fl, nullptr), SOFTMX_OK);
+            t.check(res == want.code && fl == want.flags, [&] { return "result line of " + hex(code); });
+          }
+        }
+  t.report();
+}
+
+// Hand cases: 8.5 into e4m3 lies halfway between 8 (0x50) and 9 (0x51); rne takes the even code
+// 0x50 and says it is a tie, rna takes 0x51. As a code (f32 41080000) and as text ("8.5").
+TEST(CApiExplain, TheTieOfEightAndAHalf) {
+  const softmx_format f32 = cfmt(FormatId::f32), e4m3 = cfmt(FormatId::e4m3);
+  char buf[4096];
+  std::size_t n = 0;
+  softmx_context ctx;
+  softmx_context_init(&ctx);
+  ASSERT_EQ(softmx_explain(&f32, &e4m3, 0x41080000u, &ctx, buf, sizeof buf, &n, nullptr), SOFTMX_OK);
+  std::string a(buf, n);
+  EXPECT_NE(a.find("result 50 flags 01: "), std::string::npos) << a;
+  EXPECT_NE(a.find("a tie (exactly halfway)"), std::string::npos) << a;
+  ASSERT_EQ(softmx_explain_value("8.5", &e4m3, &ctx, buf, sizeof buf, &n, nullptr), SOFTMX_OK);
+  const std::string b(buf, n);
+  EXPECT_NE(b.find("result 50 flags 01: "), std::string::npos) << b;
+  ctx.rounding = SOFTMX_ROUND_RNA;
+  ASSERT_EQ(softmx_explain_value("8.5", &e4m3, &ctx, buf, sizeof buf, &n, nullptr), SOFTMX_OK);
+  EXPECT_NE(std::string(buf, n).find("result 51 flags 01: "), std::string::npos) << buf;
+}
+
+// Every failure of the two functions, each with its status and a message naming the argument.
+TEST(CApiExplain, Errors) {
+  const softmx_format f32 = cfmt(FormatId::f32), e4m3 = cfmt(FormatId::e4m3), e5m2 = cfmt(FormatId::e5m2);
+  char buf[8];
+  std::size_t n = 0;
+  softmx_error e{};
+  EXPECT_EQ(softmx_explain(&f32, &e4m3, 0x41080000u, nullptr, buf, sizeof buf, &n, &e), SOFTMX_ERR_BUFFER_TOO_SMALL);
+  EXPECT_GT(n, sizeof buf);
+  EXPECT_NE(std::string(e.message).find("softmx_explain: capacity"), std::string::npos) << e.message;
+  EXPECT_EQ(softmx_explain(&f32, &e4m3, 0x41080000u, nullptr, nullptr, 1 << 20, &n, &e), SOFTMX_ERR_NULL_POINTER);
+  EXPECT_NE(std::string(e.message).find("text is NULL"), std::string::npos) << e.message;
+  EXPECT_EQ(softmx_explain(&e4m3, &f32, 0x100u, nullptr, nullptr, 0, &n, &e), SOFTMX_ERR_BAD_CODE);
+  EXPECT_NE(std::string(e.message).find("code"), std::string::npos) << e.message;
+  EXPECT_EQ(softmx_explain(nullptr, &f32, 0, nullptr, nullptr, 0, &n, &e), SOFTMX_ERR_NULL_POINTER);
+  EXPECT_EQ(softmx_explain_value(nullptr, &e4m3, nullptr, nullptr, 0, &n, &e), SOFTMX_ERR_NULL_POINTER);
+  EXPECT_NE(std::string(e.message).find("value is NULL"), std::string::npos) << e.message;
+  EXPECT_EQ(softmx_explain_value("eight", &e4m3, nullptr, nullptr, 0, &n, &e), SOFTMX_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(e.message).find("softmx_explain_value: value: "), std::string::npos) << e.message;
+  softmx_context ctx;
+  softmx_context_init(&ctx);
+  ASSERT_EQ(softmx_dialect_lookup("torchmx", &ctx.dialect, nullptr), SOFTMX_OK);
+  EXPECT_EQ(softmx_explain(&f32, &e5m2, 0x41080000u, &ctx, nullptr, 0, &n, &e), SOFTMX_ERR_UNSUPPORTED);
+  EXPECT_NE(std::string(e.message).find("torchmx"), std::string::npos) << e.message;
 }

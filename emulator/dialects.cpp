@@ -592,6 +592,8 @@ constexpr Dialect make_amd_gfx942() {
                        "gfx942's FP8 instructions v_cvt_pk_{fp8,bf8}_f32 (rne) and v_cvt_sr_{fp8,bf8}_f32 (rs) "
                        "produce only e4m3fnuz and e5m2fnuz, without saturation",
                        Rounding::rne, Saturation::none};
+  return d;
+}
 
 // ---------------------------------------------------------------------------------------------
 // torchmx: rain-neuromorphics/torchmx at 7648b97 (2025-05-30) with the torchao it pins (v0.6.1)

@@ -455,6 +455,30 @@ SOFTMX_API int softmx_mma(const softmx_accumulation* model, const softmx_format*
                           const softmx_format* b_format, const uint8_t* b, size_t k, const softmx_format* acc,
                           uint32_t c, uint32_t* d, uint8_t* flags, softmx_error* err);
 
+/* ---- explain ------------------------------------------------------------------------------- */
+
+/** Explains one conversion into `dst` as text (softmx/explain.hpp), the anatomy `softmx
+ *  explain` begins with: the input's exact value and bit fields, the destination, its two
+ *  representable neighbours of the input's magnitude with the distance to each in ulps and
+ *  whether it is a tie, then one line "result CODE flags FLAGS: REASON" for the context's
+ *  rounding, saturation and dialect (REASON names the neighbour and the rule that chose it).
+ *  Lines end in '\n'. The input is `code` of format `src`.
+ *
+ *  The text, NUL-terminated, goes to `text` when `capacity` (bytes, the NUL included) is
+ *  enough; *length (may be NULL) always receives its length without the NUL, so a call with
+ *  text NULL and capacity 0 sizes the buffer. SOFTMX_ERR_BUFFER_TOO_SMALL (text untouched)
+ *  when capacity <= the length; SOFTMX_ERR_UNSUPPORTED when the dialect cannot convert into
+ *  dst under ctx. ctx NULL means SOFTMX_CONTEXT_INIT. */
+SOFTMX_API int softmx_explain(const softmx_format* src, const softmx_format* dst, uint64_t code,
+                              const softmx_context* ctx, char* text, size_t capacity, size_t* length,
+                              softmx_error* err);
+
+/** The same for an input given as text, `value`: a decimal ("464", "-1.5e-3") or C99 hex float
+ *  ("0x1.08p+3"), taken exactly (not rounded to any format first). SOFTMX_ERR_INVALID_ARGUMENT
+ *  when it does not parse. */
+SOFTMX_API int softmx_explain_value(const char* value, const softmx_format* dst, const softmx_context* ctx,
+                                    char* text, size_t capacity, size_t* length, softmx_error* err);
+
 #ifdef __cplusplus
 }  /* extern "C" */
 #endif
