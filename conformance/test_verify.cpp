@@ -369,7 +369,7 @@ TEST(Identify, Issue15TorchE8m0Decode) {
   std::string body;
   for (std::uint64_t x = 0; x < 256; ++x) {
     const Result r = convert(FormatId::e8m0, FormatId::f32, x, none, *find_dialect("torchao"));
-    body += cli::hex(x, 2) + " " + cli::hex(r.code, 8) + " " + cli::hex(r.flags, 2) + "\n";
+    body += softmx::hex(x, 2) + " " + softmx::hex(r.code, 8) + " " + softmx::hex(r.flags, 2) + "\n";
   }
   const std::string vhead = header(
       "operation = convert\nfrom = e8m0\nto = f32\nrounding = rne\nsaturation = none\ntininess = after\ndialect = ocp\n");
@@ -411,6 +411,8 @@ TEST(Identify, Issue15TorchE4m3BeforeAndAfterPr178817) {
   EXPECT_NE(out.find("best: rne finite, dialect torchao: agrees on every case\n  the header's own settings"),
             std::string::npos)
       << out;
+}
+
 // A quantize file made under `made` (one block per line), its header claiming `claimed`.
 std::string quantize_file(FormatId src, FormatId to, std::size_t k, const char* rule, const Dialect& made,
                           const std::vector<std::vector<std::uint64_t>>& blocks) {
@@ -428,10 +430,10 @@ std::string quantize_file(FormatId src, FormatId to, std::size_t k, const char* 
     std::vector<std::uint32_t> w(b.begin(), b.end());
     const void* data = src == FormatId::bf16 ? static_cast<const void*>(h.data()) : static_cast<const void*>(w.data());
     const QuantizedBlock q = quantize_block(src, data, k, o);
-    for (auto x : b) lines += cli::hex(x, digits) + " ";
-    lines += cli::hex(q.scale, 2);
-    for (auto c : q.codes) lines += " " + cli::hex(c, format(to).width == 4 ? 1 : 2);
-    lines += " " + cli::hex(q.flags, 2) + "\n";
+    for (auto x : b) lines += softmx::hex(x, digits) + " ";
+    lines += softmx::hex(q.scale, 2);
+    for (auto c : q.codes) lines += " " + softmx::hex(c, format(to).width == 4 ? 1 : 2);
+    lines += " " + softmx::hex(q.flags, 2) + "\n";
   }
   return header(body) + lines;
 }
