@@ -197,8 +197,16 @@ void check_positional(const std::string& p, bool& error_paths_done) {
   }
   if (parse_format(p) || error_paths) {
     try {
-      const FormatId f = cli::parse_format_arg("to", p);
-      if (parse_format(p) != f) fail("parse_format_arg and parse_format disagree on '" + p + "'");
+      const FormatId f = cli::parse_named_format_arg("to", p);
+      if (parse_format(p) != f) fail("parse_named_format_arg and parse_format disagree on '" + p + "'");
+    } catch (const UsageError&) {
+      if (parse_format(p)) fail("parse_named_format_arg rejected the format '" + p + "'");
+    }
+    // Any spec: a named format's name gives that format's descriptor.
+    try {
+      const Format g = cli::parse_format_arg("to", p);
+      if (const auto n = parse_format(p); n && !(g.is_named() && g.id == *n))
+        fail("parse_format_arg gives a runtime descriptor for the named format '" + p + "'");
     } catch (const UsageError&) {
       if (parse_format(p)) fail("parse_format_arg rejected the format '" + p + "'");
     }
