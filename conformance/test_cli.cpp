@@ -132,7 +132,7 @@ TEST(Cli, BadInputIsAClearErrorWithStatus2) {
   expect_usage_error(run("convert --from f32 --to e4m3", "3F800000 1\n"), "expected one field");
   expect_usage_error(run("convert --from e3m2 --to f32", "40\n"), "an e3m2 code, 00..3F");
   expect_usage_error(run("convert --from e2m1 --to f32", "10\n"), "1 hex digit");
-  expect_usage_error(run("convert --from f33 --to e4m3"), "unknown format 'f33' for --from");
+  expect_usage_error(run("convert --from f33 --to e4m3"), "--from: bad format spec 'f33': name: unknown format 'f33'");
   expect_usage_error(run("convert --from f32 --to e4m3 --round nearest"), "unknown rounding mode 'nearest'");
   expect_usage_error(run("convert --from f32 --to e4m3 --sat maybe"), "unknown saturation");
   expect_usage_error(run("convert --from f32 --to e4m3 --dialect torch"), "unknown dialect 'torch'");

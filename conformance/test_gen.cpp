@@ -527,7 +527,7 @@ TEST(Gen, OutputFileIsWrittenAtomically) {
 TEST(Gen, BadOptionsAreUsageErrors) {
   expect_usage_error(gen(""), "missing OPERATION");
   expect_usage_error(gen("transpose"), "unknown operation 'transpose'");
-  expect_usage_error(gen("convert --from f32 --to e9m9"), "unknown format 'e9m9'");
+  expect_usage_error(gen("convert --from f32 --to e9m9"), "--to: bad format spec 'e9m9': exp: expected 0 to 8 exponent bits, got 9");
   expect_usage_error(gen("convert --from f32 --to e4m3 --dialect cuda --round rz"), "dialect cuda cannot convert to e4m3");
   expect_usage_error(gen("convert --from f32 --to e4m3 --level 3"), "--level expects 1 or 2, got '3'");
   expect_usage_error(gen("convert --from f32 --to e4m3 --count 10"), "--count sets the number of random cases of --level 2");

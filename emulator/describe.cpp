@@ -12,7 +12,10 @@ namespace softmx {
 std::string value_text(const Format& f, std::uint64_t code) {
   const Unpacked u = unpack(f, code);
   switch (u.cls) {
-    case ValueClass::nan: return std::string(u.sign ? "-" : "") + (u.nan_quiet ? "NaN" : "sNaN");
+    case ValueClass::nan:
+      // fnuz's one NaN is the -0 code: its sign bit is part of the encoding, not a sign.
+      if (f.specials == Specials::fnuz) return "NaN";
+      return std::string(u.sign ? "-" : "") + (u.nan_quiet ? "NaN" : "sNaN");
     case ValueClass::inf: return u.sign ? "-inf" : "inf";
     case ValueClass::zero: return u.sign ? "-0" : "0";
     case ValueClass::finite: break;

@@ -444,6 +444,7 @@ constexpr Dialect make_transformer_engine() {
   d.block.rceil_f32_reciprocal = true;
   d.block.element_scaling = ElementScaling::f32_reciprocal;
   d.block.dequant_scaling = DequantScaling::te_exp2f;
+  d.runtime.refused = "TransformerEngine quantizes only to e4m3, e5m2 and e2m1 (NVFP4) with e8m0 or e4m3 scales";
   return d;
 }
 
@@ -459,7 +460,6 @@ constexpr Dialect make_transformer_engine_2025() {
               "docs/research/block-dialects.md section 4, transformer-engine-recipes.md section 3";
   d.block.element_scaling = ElementScaling::te_int_reciprocal;
   d.block.dequant_scaling = DequantScaling::te_bits;
-  d.runtime.refused = "TransformerEngine quantizes only to e4m3, e5m2 and e2m1 (NVFP4) with e8m0 or e4m3 scales";
   return d;
 }
 

@@ -11,6 +11,7 @@
 // descriptor by construction (and conformance/test_format_spec.cpp checks it on random
 // descriptors).
 #include <charconv>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,10 +49,30 @@ constexpr std::pair<std::string_view, std::string_view> kRuntimeAliases[] = {
     {"float8_e4m3", "e4m3:specials=ieee"},  // IEEE-like: Inf 0x78, NaN above, max 240
 };
 
+/// A piece of the caller's spec as a message shows it: bytes outside printable ASCII as \xHH,
+/// and at most 40 of them, then "..." and the piece's length. A spec may be any argument a user
+/// typed (100 MB, a NUL), and the message must stay one short line.
+std::string clip(std::string_view s) {
+  std::string out;
+  std::size_t i = 0;
+  for (; i < s.size() && out.size() < 40; ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c < 0x7F) {
+      out += static_cast<char>(c);
+    } else {
+      char b[8];
+      std::snprintf(b, sizeof b, "\\x%02X", c);
+      out += b;
+    }
+  }
+  if (i < s.size()) out += "... (" + std::to_string(s.size()) + " bytes)";
+  return out;
+}
+
 struct Failer {
   std::string spec;
   [[noreturn]] void operator()(const char* field, const std::string& what) const {
-    throw FormatError(field, "format spec '" + spec + "': " + field + ": " + what);
+    throw FormatError(field, "format spec '" + clip(spec) + "': " + field + ": " + what);
   }
 };
 
@@ -160,7 +181,7 @@ std::optional<Base> parse_spec(std::string_view s, const Failer& fail) {
   const std::string_view base_text = s.substr(0, colon);
   if (base_text.empty()) fail("name", "the spec starts with ':' or is empty; " + std::string(kExpected));
   std::optional<Base> base = resolve_base(base_text, fail);
-  if (!base) fail("name", "unknown format '" + std::string(base_text) + "': " + std::string(kExpected));
+  if (!base) fail("name", "unknown format '" + clip(base_text) + "': " + std::string(kExpected));
   Base r = *base;
   std::vector<std::string_view> seen;
   for (std::size_t pos = colon; pos != std::string_view::npos;) {
@@ -169,14 +190,14 @@ std::optional<Base> parse_spec(std::string_view s, const Failer& fail) {
     pos = next;
     const std::size_t eq = item.find('=');
     if (item.empty() || eq == std::string_view::npos || eq == 0)
-      fail("key", "expected key=value after ':', got '" + std::string(item) + "'");
+      fail("key", "expected key=value after ':', got '" + clip(item) + "'");
     const std::string_view key = item.substr(0, eq), value = item.substr(eq + 1);
     for (std::string_view k : seen)
-      if (k == key) fail("key", "'" + std::string(key) + "' is given twice");
+      if (k == key) fail("key", "'" + clip(key) + "' is given twice");
     seen.push_back(key);
     const std::string k(key);
     auto bad_value = [&](const std::string& expected) {
-      fail(k.c_str(), "expected " + expected + ", got '" + std::string(value) + "'");
+      fail(k.c_str(), "expected " + expected + ", got '" + clip(value) + "'");
     };
     if (key == "sign") {
       if (value == "magnitude" || value == "sm" || value == "signed") r.f.sign = SignEncoding::magnitude;
@@ -205,7 +226,7 @@ std::optional<Base> parse_spec(std::string_view s, const Failer& fail) {
       if (!v) bad_value("yes or no");
       (key == "fixed" ? r.f.fixed_point : r.f.subnormals) = *v;
     } else {
-      fail("key", "unknown key '" + k + "': expected sign, exp, man, bias, specials, subnormals or fixed");
+      fail("key", "unknown key '" + clip(k) + "': expected sign, exp, man, bias, specials, subnormals or fixed");
     }
   }
   return r;
@@ -224,7 +245,7 @@ Format parse_format_spec(std::string_view spec) {
   for (char c : s)
     if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == ':' || c == '=' || c == '_' || c == '-' ||
           c == '+'))
-      fail("name", "unexpected character '" + std::string(1, c) + "' (" + std::string(kExpected) + ")");
+      fail("name", "unexpected character '" + clip(std::string_view(&c, 1)) + "' (" + std::string(kExpected) + ")");
   const FormatFields f = settle(*parse_spec(s, fail));
   // A named format (f64 among them, beyond the runtime limits) is itself.
   for (const Format& n : detail::kFormats)

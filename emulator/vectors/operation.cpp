@@ -12,10 +12,11 @@
 namespace softmx::vec {
 namespace {
 
-Field code_field(FormatId f, std::string label) {
-  const Format& fm = format(f);
-  return Field{fm.hex_digits(), fm.code_mask(), std::move(label), f};
+// A code column of format `fm` (named or runtime: a convert header's spec).
+Field code_field(const Format& fm, std::string label) {
+  return Field{fm.hex_digits(), fm.code_mask(), std::move(label), fm};
 }
+Field code_field(FormatId f, std::string label) { return code_field(format(f), std::move(label)); }
 
 std::string indexed(const char* base, std::size_t i) { return std::string(base) + "_" + std::to_string(i + 1); }
 

@@ -21,7 +21,7 @@ struct Field {
   int digits = 2;             ///< fixed width in hex digits
   std::uint64_t max = 0xFF;   ///< largest allowed value
   std::string label;          ///< "IN", "R", "SCALE", "OUT_3", ... for messages
-  std::optional<FormatId> format;  ///< the format of a code (none for random bits R)
+  std::optional<Format> format;  ///< the format of a code, named or runtime (none for random bits R)
 };
 
 /// The columns of a header's data lines: operands, then results (then the 2-digit flags).
