@@ -77,8 +77,8 @@ struct Failer {
 };
 
 constexpr std::string_view kExpected =
-    "expected a format name (f32, bf16, e4m3, e5m2, e2m1, int8, e8m0, ...), [u]eXmY with an optional suffix fn, "
-    "fnuz or bB (e3m4, e4m3fnuz, e4m3b11fnuz, ue4m3), intN, or one of these followed by :key=value fields";
+    "expected a format name (f32, bf16, e4m3, e2m1, e8m0, ...), [u]eXmY[fn|fnuz|bB] (e3m4, e4m3fnuz, "
+    "e4m3b11fnuz, ue4m3), intN, or one of these with :key=value fields";
 
 /// A run of decimal digits at s[pos..] (at most 4), or nullopt.
 std::optional<int> digits(std::string_view s, std::size_t& pos) {

@@ -166,6 +166,7 @@ Flags dequantize_tensor(const MxTensorRef& t, FormatId dst, void* out, const Con
                                       " (0.." + std::to_string(ef.code_mask()) + ")");
   }
   (void)Dequantizer(t.element, dst, ctx, dialect);  // validates the destination before any thread starts
+  if (t.codes.empty()) return 0;  // a shape with a 0 extent: nothing to do (and g.inner may be 0)
   const std::size_t ob = storage_bytes(dst);
   std::atomic<unsigned> all_flags{0};
   if (g.inner == 1) {  // blocks along the last axis: each row's blocks are contiguous

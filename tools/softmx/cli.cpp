@@ -98,9 +98,12 @@ Format parse_format_arg(std::string_view option, std::string_view value) {
     const std::string what = e.what();
     const auto colon = what.find("': ");
     const std::string detail = colon == std::string::npos ? what : what.substr(colon + 3);
+    // An unknown name's detail already lists the accepted forms; the others get the list here.
+    const bool listed = detail.find("expected a format name") != std::string::npos;
     throw UsageError("--" + std::string(option) + ": bad format spec " + quote(value, '\'') + ": " + detail +
-                     " (a named format: " + named_format_list() +
-                     "; or eXmY[fn|fnuz], ueXmY, intN, with :key=value fields, docs/SEMANTICS.md 1.2)");
+                     (listed ? std::string()
+                             : " (a named format: " + named_format_list() +
+                                   "; or eXmY[fn|fnuz], ueXmY, intN, with :key=value fields, docs/SEMANTICS.md 1.2)"));
   }
 }
 

@@ -86,7 +86,15 @@ int cmd_explain(int argc, char** argv) {
           if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
           continue;
         }
-        const Result res = in.code ? convert(*o.from, o.to, *in.code, c, d) : round_pack(dst, in.u, c, d);
+        Result res;
+        try {
+          res = in.code ? convert(*o.from, o.to, *in.code, c, d) : round_pack(dst, in.u, c, d);
+        } catch (const Unsupported& e) {  // a runtime source the dialect does not read
+          out.printf(" %-*s", kCell, "n/a");
+          const std::string note = e.what();
+          if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
+          continue;
+        }
         out.printf(" %-*s", kCell, cell(dst, res).c_str());
       }
       out.printf("\n");
