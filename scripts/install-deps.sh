@@ -15,6 +15,8 @@ packages+=(verilator pkg-config)
 # interpreter to build it, numpy to run it, pytest and hypothesis for its tests, and venv for the
 # offline install (`/usr/bin/python3 -m venv --system-site-packages .venv`).
 packages+=(pybind11-dev python3-dev python3-numpy python3-pytest python3-hypothesis python3-venv)
+# OpenBLAS: bench_gemm reports the GEMM kernels against its sgemm in the same run.
+packages+=(libopenblas-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
