@@ -146,18 +146,7 @@ int softmx_dequantize_tensor(const softmx_format* element, const size_t* shape, 
   return guard(err, "softmx_dequantize_tensor", [&] {
     const FormatId e = format_of(element, "element"), d = format_of(dst, "dst");
     const Extent x = extent_of(shape, rank, axis, block);
-    if (scale_count != x.scales)
-      fail(SOFTMX_ERR_SHAPE, "scale_count is " + std::to_string(scale_count) + " but the shape has " +
-                                 std::to_string(x.scales) + " blocks");
-    if (code_count != x.elements)
-      fail(SOFTMX_ERR_SHAPE, "code_count is " + std::to_string(code_count) + " but the shape has " +
-                                 std::to_string(x.elements) + " elements");
-    check_capacity(out_capacity, x.elements, "out");
-    if (x.scales) need(scales, "scales");
-    if (x.elements) {
-      need(codes, "codes");
-      need(out, "out");
-    }
+    check_dequantize_buffers(x, scale_count, code_count, out_capacity, scales, codes, out, "blocks");
     check_byte_codes(e, codes, code_count, "codes");
     const Conversion c = conversion_of(ctx, d);
     MxTensor t;

@@ -80,18 +80,7 @@ int softmx_dequantize_nvfp4(const size_t* shape, size_t rank, size_t axis, uint3
   return guard(err, "softmx_dequantize_nvfp4", [&] {
     const FormatId d = format_of(dst, "dst");
     const Extent x = extent_of(shape, rank, axis, kNvfp4Block);
-    if (scale_count != x.scales)
-      fail(SOFTMX_ERR_SHAPE, "scale_count is " + std::to_string(scale_count) + " but the shape has " +
-                                 std::to_string(x.scales) + " blocks of 16");
-    if (code_count != x.elements)
-      fail(SOFTMX_ERR_SHAPE, "code_count is " + std::to_string(code_count) + " but the shape has " +
-                                 std::to_string(x.elements) + " elements");
-    check_capacity(out_capacity, x.elements, "out");
-    if (x.scales) need(scales, "scales");
-    if (x.elements) {
-      need(codes, "codes");
-      need(out, "out");
-    }
+    check_dequantize_buffers(x, scale_count, code_count, out_capacity, scales, codes, out, "blocks of 16");
     check_byte_codes(FormatId::e2m1, codes, code_count, "codes");
     const Context c = plain_context_of(ctx);
     Nvfp4Tensor t;

@@ -268,4 +268,21 @@ void check_capacity(std::size_t capacity, std::size_t needed, const char* what) 
                                           std::to_string(needed) + " are needed");
 }
 
+void check_dequantize_buffers(const Extent& x, std::size_t scale_count, std::size_t code_count,
+                              std::size_t out_capacity, const void* scales, const void* codes, const void* out,
+                              const char* blocks) {
+  if (scale_count != x.scales)
+    fail(SOFTMX_ERR_SHAPE, "scale_count is " + std::to_string(scale_count) + " but the shape has " +
+                               std::to_string(x.scales) + " " + blocks);
+  if (code_count != x.elements)
+    fail(SOFTMX_ERR_SHAPE, "code_count is " + std::to_string(code_count) + " but the shape has " +
+                               std::to_string(x.elements) + " elements");
+  check_capacity(out_capacity, x.elements, "out");
+  if (x.scales) need(scales, "scales");
+  if (x.elements) {
+    need(codes, "codes");
+    need(out, "out");
+  }
+}
+
 }  // namespace softmx::capi

@@ -127,5 +127,11 @@ struct Extent {
 Extent extent_of(const std::size_t* shape, std::size_t rank, std::size_t axis, std::size_t block);
 /// Fails with BUFFER_TOO_SMALL when capacity < needed.
 void check_capacity(std::size_t capacity, std::size_t needed, const char* what);
+/// The buffers of a dequantized tensor of extent `x`: scale_count and code_count equal to the
+/// shape's (SHAPE, the block count named with `blocks`, e.g. "blocks" or "blocks of 16"),
+/// out_capacity enough (BUFFER_TOO_SMALL), and the pointers not null where there is data.
+void check_dequantize_buffers(const Extent& x, std::size_t scale_count, std::size_t code_count,
+                              std::size_t out_capacity, const void* scales, const void* codes, const void* out,
+                              const char* blocks);
 
 }  // namespace softmx::capi
