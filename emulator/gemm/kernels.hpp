@@ -126,7 +126,9 @@ void exact_tile(const ExactTile& g) {
         const auto x = static_cast<std::int64_t>(tmp[r][col]);
         const int sum = sg.ra[Diag ? col : r] + sg.rb[col];
         const int sh = sum < 127 ? sum : 127;
-        acc[col] += static_cast<i128>(static_cast<u128>(static_cast<i128>(x)) << sh);
+        // Added as unsigned (wrapping): an output whose shift was clamped to 127 overflows
+        // here, and the driver sends it to the reference anyway (kernel_api.hpp).
+        acc[col] = static_cast<i128>(static_cast<u128>(acc[col]) + (static_cast<u128>(static_cast<i128>(x)) << sh));
       }
     }
   }
@@ -204,7 +206,9 @@ void seq_tile(const SeqTile& g) {
         const vi nz = (sb & 0x7FFFFFFF) != 0;
         const vi ef = ((sb >> 23) & 255) + x;
         vi bad = nz & ((ef < 1) | (ef > 254));
-        const vf d = reinterpret_cast<vf>(sb + (nz & (x << 23)));
+        // In unsigned lanes: where the exponent leaves 1..254 the sum wraps (its lane is marked
+        // bad and goes to the reference), which signed lanes would make undefined.
+        const vf d = reinterpret_cast<vf>(reinterpret_cast<vu>(sb) + reinterpret_cast<vu>(nz & shl(x, splat(23))));
         vi ix = vi{};
         const vf acc = add_round<M>(load<vf>(g.acc + at), d, ix);
         bad |= (reinterpret_cast<vi>(acc) & 0x7F800000) == 0x7F800000;

@@ -191,7 +191,7 @@ const char* name(Isa isa) {
 bool isa_supported(Isa isa) {
   switch (isa) {
     case Isa::scalar: return true;
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(SOFTMX_NO_ISA_KERNELS)
     case Isa::avx2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2");
     case Isa::avx512:
       return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
