@@ -6,6 +6,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import softmx
 from conftest import ELEMENTS, FORMAT_ID, ROUNDING_ID, SATURATION_ID, hexcodes, reference
@@ -238,30 +240,31 @@ def adversarial(q, rows, seed):
 
 def test_matmul_every_model_and_pair_equals_the_reference(ref):
     """Every accumulation model x every element format pair x SHAPES, quantized normal data
-    (scale spread 2^+-12) and the adversarial form of it: softmx.matmul (the library's GEMM) ==
-    dot_general per output, codes and flags. A pair the model refuses raises ValueError in both."""
+    (scale spread 2^+-12), and its adversarial form under rne/sat unset, rz/finite and rd/none:
+    softmx.matmul (the library's GEMM) == dot_general per output, codes and flags. A pair the model refuses raises ValueError in both."""
     outputs = refused = 0
     for si, (M, K, N, k) in enumerate(SHAPES):
         for fa in ELEMENTS:
             for fb in ELEMENTS:
                 a, b = operands(fa, fb, M, K, N, k, 100 * si + 7 * ELEMENTS.index(fa) + ELEMENTS.index(fb), spread=12)
                 snap = [x.copy() for x in (a.codes, a.scales, b.codes, b.scales)]
-                pairs = [(a, b)]
-                if M >= 3 and N >= 3:
-                    pairs.append((adversarial(a, True, si), adversarial(b, False, si + 1)))
-                for x, y in pairs:
+                cases = [(a, b, "rne", None)]
+                if M >= 3 and N >= 3:  # the range edges under each saturation and a directed rounding
+                    x, y = adversarial(a, True, si), adversarial(b, False, si + 1)
+                    cases += [(x, y, "rne", None), (x, y, "rz", "finite"), (x, y, "rd", "none")]
+                for x, y, rnd, sat in cases:
                     for model in MODELS:
                         try:
-                            want, wfl = reference_matmul(ref, x, y, model)
+                            want, wfl = reference_matmul(ref, x, y, model, rnd, sat)
                         except ValueError:
                             with pytest.raises(ValueError):
-                                softmx.matmul(x, y, acc=model)
+                                softmx.matmul(x, y, acc=model, round=rnd, sat=sat)
                             refused += 1
                             continue
-                        got, fl = softmx.matmul(x, y, acc=model, flags=True)
+                        got, fl = softmx.matmul(x, y, acc=model, round=rnd, sat=sat, flags=True)
                         assert got.shape == (M, N) and got.dtype == np.float32 and fl.dtype == np.uint8
-                        assert np.array_equal(got.view(np.uint32), want), (model, fa, fb, M, K, N, k)
-                        assert np.array_equal(fl, wfl), (model, fa, fb, M, K, N, k)
+                        assert np.array_equal(got.view(np.uint32), want), (model, fa, fb, M, K, N, k, rnd, sat)
+                        assert np.array_equal(fl, wfl), (model, fa, fb, M, K, N, k, rnd, sat)
                         outputs += got.size
                 assert all(np.array_equal(s, t) for s, t in zip(snap, (a.codes, a.scales, b.codes, b.scales)))
     print(f"{outputs} outputs, 0 mismatches; {refused} (model, pair) refused by both")
@@ -344,3 +347,33 @@ def test_matmul_errors(call, exc, message):
     b = softmx.quantize(rng.standard_normal((64, 3)).astype(np.float32), "e4m3", axis=0)
     with pytest.raises(exc, match=message):
         call(a, b)
+
+
+@settings(max_examples=200)
+@given(fa=st.sampled_from(ELEMENTS), fb=st.sampled_from(ELEMENTS), model=st.sampled_from(ANY_PAIR_MODELS),
+       M=st.integers(1, 12), K=st.integers(1, 80), N=st.integers(1, 12), k=st.integers(1, 40),
+       rnd=st.sampled_from([r for r in ROUNDING_ID if r != "rs"]), sat=st.sampled_from([None, "finite", "none"]),
+       seed=st.integers(0, 2 ** 32 - 1))
+def test_matmul_random_codes_property(ref, fa, fb, model, M, K, N, k, rnd, sat, seed):
+    """Random codes (any code of the format, NaN and Inf included, 1 in 100; else finite codes)
+    and random scales (mostly near 2^0, else near f32's top or bottom, 1 in 50 NaN), any shape
+    and block size, rounding and saturation: softmx.matmul == dot_general per output."""
+    rng = np.random.default_rng(seed)
+    nb = (K + k - 1) // k
+
+    def codes(fmt, shape):
+        every = np.arange(1 << softmx.format_info(fmt).width, dtype=np.uint8)
+        finite = every[np.isfinite(softmx.decode(every, fmt, "f64"))]
+        return np.where(rng.random(shape) < 0.01, rng.choice(every, shape), rng.choice(finite, shape)).astype(np.uint8)
+
+    def scales(shape):  # near 1, near f32's top (products overflow), near its bottom, or NaN
+        pick = rng.random(shape)
+        s = np.where(pick < 0.7, rng.integers(110, 145, shape),
+                     np.where(pick < 0.85, rng.integers(190, 255, shape), rng.integers(0, 60, shape)))
+        return np.where(rng.random(shape) < 0.02, 255, s).astype(np.uint8)
+
+    a = softmx.MXArray(scales((M, nb)), codes(fa, (M, K)), fa, axis=1, block=k)
+    b = softmx.MXArray(scales((nb, N)), codes(fb, (K, N)), fb, axis=0, block=k)
+    want, wfl = reference_matmul(ref, a, b, model, rnd, sat)
+    got, fl = softmx.matmul(a, b, acc=model, round=rnd, sat=sat, flags=True)
+    assert np.array_equal(got.view(np.uint32), want) and np.array_equal(fl, wfl)
