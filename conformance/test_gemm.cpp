@@ -497,6 +497,37 @@ TEST(Gemm, RandomSparse) {
   random_matrices(0x6E14, 10, Features{2, 0, 0, 0.7, 0.3, 0.0}, 40, 100, "mostly zero blocks");
 }
 
+// fp32-sequential's accumulator overflowing while each block's scaled sum is finite: blocks of
+// 2^127 (one product 1 * 1 under X = 2^127) add to 2^128. The FPU's sum is Inf and TwoSum's
+// error NaN; under rz and ro a NaN with the sign bit set once stepped the Inf back to
+// 0x7F7FFFFF, which hid the overflow from the check that routes it to the reference: the code
+// was right by chance and the overflow flag lost (found by python/tests/test_matmul.py).
+// Row 0: +2^127 twice (overflow), row 1: -2^127 twice, row 2: +2^127 and +2^126 (finite);
+// column 1 scales one binade lower (2^127 total: no overflow).
+TEST(Gemm, AccumulatorOverflowsUnderEveryMode) {
+  Tally tally("fp32-sequential and exact: the accumulator overflows with finite blocks");
+  for (const std::size_t K : {std::size_t{64}, std::size_t{96}}) {
+    Mats m;
+    m.M = 3;
+    m.N = 2;
+    m.K = K;
+    m.alloc();
+    for (std::size_t blk = 0; blk < m.nb(); ++blk) {
+      m.ac(0, blk * 32) = 0x38;  // e4m3 1.0
+      m.ac(1, blk * 32) = 0xB8;  // -1.0
+      m.ac(2, blk * 32) = blk ? 0x30 : 0x38;  // 0.5 after the first block
+      for (std::size_t i = 0; i < m.M; ++i) m.asc(i, blk) = 254;  // 2^127
+      for (std::size_t j = 0; j < m.N; ++j) {
+        m.bc(blk * 32, j) = 0x38;
+        m.bsc(blk, j) = j ? 126 : 127;
+      }
+    }
+    for (const ModelCase& mc : model_cases(true, false))
+      if (mc.model == &exact_accumulation() || mc.model == &fp32_sequential_accumulation()) compare(m, mc, tally, true);
+  }
+  tally.report();
+}
+
 // ---- dot_pairs ---------------------------------------------------------------------------------------
 
 // Independent dot products, one pair per lane: the kernels against the reference, and the

@@ -136,7 +136,8 @@ void exact_tile(const ExactTile& g) {
 
 // ---- fp32-sequential ------------------------------------------------------------------------
 
-/// r = round(x + y) under mode M (no overflow: the caller checks r), ORing e != 0 into inexact.
+/// r = round(x + y) under mode M, ORing e != 0 into inexact. An overflow gives +-Inf under
+/// every mode (the caller checks r and hands the output to the reference).
 template <Rounding M>
 SOFTMX_GEMM_INLINE vf add_round(vf x, vf y, vi& inexact) {
   const vf r = x + y;
@@ -152,8 +153,11 @@ SOFTMX_GEMM_INLINE vf add_round(vf x, vf y, vi& inexact) {
     const vi eb = reinterpret_cast<vi>(e);
     if constexpr (M == Rounding::rz || M == Rounding::ro) {
       // r lies beyond the exact value when e points back toward zero: one code toward zero.
-      rb += ne & ((rb ^ eb) < 0);  // + (-1)
-      if constexpr (M == Rounding::ro) rb |= ne & 1;
+      // Not when r overflowed: then e is Inf - Inf, a NaN of either sign, and r must stay Inf
+      // for the caller's check (stepped to 0x7F7FFFFF, the overflow flag was lost).
+      const vi step = ne & ((rb & 0x7F800000) != 0x7F800000);
+      rb += step & ((rb ^ eb) < 0);  // + (-1)
+      if constexpr (M == Rounding::ro) rb |= step & 1;
     } else if constexpr (M == Rounding::ru) {
       rb += (e > 0) & ((rb >> 31) | 1);  // next up: +1 code if r > 0, -1 if r < 0
     } else if constexpr (M == Rounding::rd) {

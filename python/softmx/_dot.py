@@ -35,6 +35,14 @@ def matmul(a: MXArray, b: MXArray, *, acc: str = "exact", round: Optional[str] =
     round, sat, tininess: the f32 output's rounding; sat=None is IEEE overflow to Inf (as
        `softmx dot`). The tensor-core models round their own way and ignore them.
     flags: also return the flags of each output (uint8, C's shape).
+    threads: worker threads (None: every core); the results do not depend on it.
+
+    Runs the library's GEMM (softmx/gemm.hpp, as `softmx gemm-golden`) without the GIL: the
+    vector kernels for exact, fp32-sequential and the tensor-core models that add C within a
+    group; dot_general per output, inside the GEMM, for the outputs no kernel decides (NaN/Inf
+    codes or NaN scales, f32's range edges, exact zeros) and for models without a kernel (the
+    GST models blackwell-mxf4/nvf4). Every output equals dot_general's bit for bit. An output
+    with no element (M or N = 0) is an empty array, computed by no one.
 
     Returns a float32 array of shape (M, N) ((N,), (M,) or () for vectors, as numpy.matmul).
     """
@@ -72,8 +80,9 @@ def dot(a: MXArray, b: MXArray, *, acc: str = "exact", round: Optional[str] = "r
 
     For 1-d arrays that is one value (a 0-d array): the dot product of two MX vectors, or of
     one block pair when the length is the block size (MXArray(scales, codes, fmt, block=k)
-    builds blocks from raw codes). Options as matmul. Returns a float32 array of the shape
-    with the axis removed.
+    builds blocks from raw codes). Options as matmul; runs the library's dot_pairs (the GEMM's
+    kernels, one pair per lane, as `softmx dot`). Returns a float32 array of the shape with
+    the axis removed.
     """
     a = _mx_operand(a, "a")
     b = _mx_operand(b, "b")

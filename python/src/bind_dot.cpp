@@ -1,27 +1,34 @@
-// python/src/bind_dot.cpp: Dot along an axis and the matrix product of MX tensors, every
-// output one dot_general() call (docs/BLOCKS.md 5) on every core.
-//
-// matmul runs dot_general per output. The batched GEMM of softmx/gemm.hpp (issue 17) computes
-// the same outputs faster; this file switches to it once it is in the library.
+// python/src/bind_dot.cpp: the matrix product and the dot along an axis of MX tensors, both
+// through the library's GEMM (softmx/gemm.hpp, the entry point of `softmx gemm-golden` and
+// `softmx dot`): gemm() for matmul, dot_pairs() for dot. The library checks the operands,
+// picks the vector kernel for the accumulation model (exact, fp32-sequential, the tensor-core
+// models with addend_in_group) or runs dot_general() per output where no kernel decides
+// (every other model, specials, f32's range edges), on its own threads; the results are
+// dot_general()'s bit for bit. This file only translates arguments, with the GIL released.
 #include <pybind11/stl.h>
 
-#include <atomic>
+#include <span>
 
 #include "binding.hpp"
-#include "softmx/parallel.hpp"
+#include "softmx/gemm.hpp"
 
 namespace softmx::py_binding {
 namespace {
 
-Context output_context(const std::optional<std::string>& round, const std::optional<std::string>& sat,
-                       const std::string& tininess) {
-  Context c;
-  c.rounding = round ? rounding_arg("round", *round) : Rounding::rne;
-  if (c.rounding == Rounding::rs) throw py::value_error("round='rs' is not available for dot products (no random bits per result)");
-  // Unset: by_destination, none for the f32 result (IEEE overflow to Inf), as `softmx dot`.
-  c.saturation = sat ? saturation_arg("sat", *sat) : Saturation::by_destination;
-  c.tininess = tininess_arg(tininess);
-  return c;
+/// The GEMM options of matmul and dot: model `acc` and the f32 output context from round, sat
+/// and tininess (unset sat: by_destination, none for the f32 result: IEEE overflow to Inf, as
+/// `softmx dot`), on `threads` threads (0: every core).
+GemmOptions gemm_options(const std::string& acc, const std::optional<std::string>& round,
+                         const std::optional<std::string>& sat, const std::string& tininess, long threads) {
+  GemmOptions o;
+  o.model = &accumulation_arg(acc);
+  o.out.rounding = round ? rounding_arg("round", *round) : Rounding::rne;
+  if (o.out.rounding == Rounding::rs)
+    throw py::value_error("round='rs' is not available for dot products (no random bits per result)");
+  o.out.saturation = sat ? saturation_arg("sat", *sat) : Saturation::by_destination;
+  o.out.tininess = tininess_arg(tininess);
+  o.threads = threads_arg(threads);
+  return o;
 }
 
 std::string shape_text(const std::vector<std::size_t>& s) {
@@ -30,16 +37,46 @@ std::string shape_text(const std::vector<std::size_t>& s) {
   return t + (s.size() == 1 ? ",)" : ")");
 }
 
+std::span<const std::uint8_t> bytes_of(const py::array& a) {
+  return {static_cast<const std::uint8_t*>(a.data()), static_cast<std::size_t>(a.size())};
+}
+
+/// The outputs of matmul and dot: f32 codes of `shape` and, when asked, their flags (uint8).
+struct Outputs {
+  py::array c;
+  py::object flags = py::none();
+  std::span<std::uint32_t> cs;
+  std::span<Flags> fs;  // empty unless asked for
+
+  Outputs(const std::vector<std::size_t>& shape, bool want_flags) : c(new_array(shape, 4)) {
+    cs = {static_cast<std::uint32_t*>(c.mutable_data()), static_cast<std::size_t>(c.size())};
+    if (want_flags) {
+      py::array f = new_array(shape, 1);
+      fs = {static_cast<Flags*>(f.mutable_data()), static_cast<std::size_t>(f.size())};
+      flags = f;
+    }
+  }
+  /// (C as f32 codes, flags or None, the OR of the flags).
+  py::tuple result(Flags any) const { return py::make_tuple(c, flags, static_cast<unsigned>(any)); }
+};
+
+/// Runs f() without the GIL. (The library's std::invalid_argument reaches Python as
+/// ValueError through pybind11's own translation.)
+template <class F>
+Flags without_gil(F f) {
+  py::gil_scoped_release release;
+  return f();
+}
+
 /// C = A x B: A (M, K) blocked along K (scales (M, nb)), B (K, N) blocked along K (scales
-/// (nb, N)). Returns (C as f32 codes (M, N), flags (M, N) or None, OR of the flags).
+/// (nb, N)), one gemm() call. Returns Outputs::result.
 py::tuple matmul_arrays(const py::array& a_scales, const py::array& a_codes, const std::string& a_format,
                         const py::array& b_scales, const py::array& b_codes, const std::string& b_format,
                         std::size_t block, const std::string& acc, const std::optional<std::string>& round,
                         const std::optional<std::string>& sat, const std::string& tininess, bool want_flags,
                         long threads) {
   const FormatId fa = element_format_arg("a's format", a_format), fb = element_format_arg("b's format", b_format);
-  const AccumulationModel& model = accumulation_arg(acc);
-  const Context ctx = output_context(round, sat, tininess);
+  const GemmOptions opt = gemm_options(acc, round, sat, tininess, threads);
   for (const py::array* x : {&a_scales, &a_codes, &b_scales, &b_codes}) require_storage(*x, 1, "matmul operand");
   const auto as = shape_of(a_codes), bs = shape_of(b_codes);
   if (as.size() != 2 || bs.size() != 2) throw py::value_error("matmul: expected 2-d operands");
@@ -54,64 +91,23 @@ py::tuple matmul_arrays(const py::array& a_scales, const py::array& a_codes, con
                           shape_text({nb, N}) + " for b, got " + shape_text(shape_of(a_scales)) + " and " +
                           shape_text(shape_of(b_scales)));
   if (K == 0 && M * N != 0) throw py::value_error("matmul: K = 0 (a dot product needs at least one block)");
-  py::array c = new_array({M, N}, 4);
-  py::object flags = py::none();
-  Flags* fptr = nullptr;
-  if (want_flags) {
-    py::array f = new_array({M, N}, 1);
-    fptr = static_cast<Flags*>(f.mutable_data());
-    flags = f;
-  }
-  const auto* ac = static_cast<const std::uint8_t*>(a_codes.data());
-  const auto* asc = static_cast<const std::uint8_t*>(a_scales.data());
-  const auto* bc = static_cast<const std::uint8_t*>(b_codes.data());
-  const auto* bsc = static_cast<const std::uint8_t*>(b_scales.data());
-  auto* cp = static_cast<std::uint32_t*>(c.mutable_data());
-  const unsigned nthreads = threads_arg(threads);
-  std::atomic<unsigned> any{0};
-  {
-    py::gil_scoped_release release;
-    check_codes(ac, M * K, fa, "a's codes");
-    check_codes(bc, K * N, fb, "b's codes");
-    // B's columns as rows (N, K), so that every block is a contiguous span.
-    std::vector<std::uint8_t> bt(K * N);
-    for (std::size_t t = 0; t < K; ++t)
-      for (std::size_t j = 0; j < N; ++j) bt[j * K + t] = bc[t * N + j];
-    std::vector<BlockRef> ra(M * nb), rb(N * nb);
-    for (std::size_t i = 0; i < M; ++i)
-      for (std::size_t b = 0; b < nb; ++b) {
-        const std::size_t first = b * block, cnt = std::min(block, K - first);
-        ra[i * nb + b] = BlockRef{fa, asc[i * nb + b], std::span(ac + i * K + first, cnt)};
-      }
-    for (std::size_t j = 0; j < N; ++j)
-      for (std::size_t b = 0; b < nb; ++b) {
-        const std::size_t first = b * block, cnt = std::min(block, K - first);
-        rb[j * nb + b] = BlockRef{fb, bsc[b * N + j], std::span(bt.data() + j * K + first, cnt)};
-      }
-    parallel_ranges(M * N, nthreads, 16, 16, [&](std::size_t first, std::size_t last) {
-      Flags f = 0;
-      for (std::size_t o = first; o < last; ++o) {
-        const std::size_t i = o / N, j = o % N;
-        const Result r = dot_general(std::span(ra).subspan(i * nb, nb), std::span(rb).subspan(j * nb, nb), ctx, model);
-        cp[o] = static_cast<std::uint32_t>(r.code);
-        if (fptr) fptr[o] = r.flags;
-        f |= r.flags;
-      }
-      any.fetch_or(f);
-    });
-  }
-  return py::make_tuple(c, flags, any.load());
+  Outputs out({M, N}, want_flags);
+  if (M * N == 0) return out.result(0);  // gemm() takes at least one vector a side
+  const GemmOperand a = gemm_rows(fa, M, K, block, bytes_of(a_codes), bytes_of(a_scales));
+  const GemmOperand b = gemm_columns(fb, K, N, block, bytes_of(b_codes), bytes_of(b_scales));
+  return out.result(without_gil([&] { return gemm(a, b, opt, out.cs, out.fs); }));
 }
 
 /// Dot along `axis` of two tensors of the same shape, each blocked along it: output (with the
-/// axis removed) [o, n] = DotGeneral of the blocks of line (o, :, n) of A and of B.
+/// axis removed) [o, n] = DotGeneral of the blocks of line (o, :, n) of A and of B, one
+/// dot_pairs() call. The lines are read in place when the axis is the last (rows) or the first
+/// (columns); otherwise they are gathered into rows first (a copy of the codes and scales).
 py::tuple dot_arrays(const py::array& a_scales, const py::array& a_codes, const std::string& a_format,
                      const py::array& b_scales, const py::array& b_codes, const std::string& b_format, long axis,
                      std::size_t block, const std::string& acc, const std::optional<std::string>& round,
                      const std::optional<std::string>& sat, const std::string& tininess, bool want_flags, long threads) {
   const FormatId fa = element_format_arg("a's format", a_format), fb = element_format_arg("b's format", b_format);
-  const AccumulationModel& model = accumulation_arg(acc);
-  const Context ctx = output_context(round, sat, tininess);
+  const GemmOptions opt = gemm_options(acc, round, sat, tininess, threads);
   for (const py::array* x : {&a_scales, &a_codes, &b_scales, &b_codes}) require_storage(*x, 1, "dot operand");
   const auto shape = shape_of(a_codes);
   if (shape_of(b_codes) != shape)
@@ -132,50 +128,28 @@ py::tuple dot_arrays(const py::array& a_scales, const py::array& a_codes, const 
   oshape.erase(oshape.begin() + static_cast<long>(ax));
   const std::size_t lines = outer * inner;
   if (len == 0 && lines != 0) throw py::value_error("dot: the axis has length 0 (a dot product needs at least one block)");
-  py::array c = new_array(oshape, 4);
-  py::object flags = py::none();
-  Flags* fptr = nullptr;
-  if (want_flags) {
-    py::array f = new_array(oshape, 1);
-    fptr = static_cast<Flags*>(f.mutable_data());
-    flags = f;
-  }
-  const auto* ac = static_cast<const std::uint8_t*>(a_codes.data());
-  const auto* asc = static_cast<const std::uint8_t*>(a_scales.data());
-  const auto* bc = static_cast<const std::uint8_t*>(b_codes.data());
-  const auto* bsc = static_cast<const std::uint8_t*>(b_scales.data());
-  auto* cp = static_cast<std::uint32_t*>(c.mutable_data());
-  const unsigned nthreads = threads_arg(threads);
-  std::atomic<unsigned> any{0};
-  {
-    py::gil_scoped_release release;
-    check_codes(ac, lines * len, fa, "a's codes");
-    check_codes(bc, lines * len, fb, "b's codes");
-    parallel_ranges(lines, nthreads, std::max<std::size_t>(1, 4096 / std::max<std::size_t>(len, 1)), 16,
-                    [&](std::size_t first, std::size_t last) {
-                      std::vector<std::uint8_t> la(len), lb(len);
-                      std::vector<BlockRef> ra(nb), rb(nb);
-                      Flags f = 0;
-                      for (std::size_t line = first; line < last; ++line) {
-                        const std::size_t o = line / inner, n = line % inner;
-                        for (std::size_t t = 0; t < len; ++t) {
-                          la[t] = ac[(o * len + t) * inner + n];
-                          lb[t] = bc[(o * len + t) * inner + n];
-                        }
-                        for (std::size_t b = 0; b < nb; ++b) {
-                          const std::size_t i0 = b * block, cnt = std::min(block, len - i0);
-                          ra[b] = BlockRef{fa, asc[(o * nb + b) * inner + n], std::span(la.data() + i0, cnt)};
-                          rb[b] = BlockRef{fb, bsc[(o * nb + b) * inner + n], std::span(lb.data() + i0, cnt)};
-                        }
-                        const Result r = dot_general(ra, rb, ctx, model);
-                        cp[line] = static_cast<std::uint32_t>(r.code);
-                        if (fptr) fptr[line] = r.flags;
-                        f |= r.flags;
-                      }
-                      any.fetch_or(f);
-                    });
-  }
-  return py::make_tuple(c, flags, any.load());
+  Outputs out(oshape, want_flags);
+  if (lines == 0) return out.result(0);
+  return out.result(without_gil([&] {
+    if (inner == 1)  // lines are rows (o, :)
+      return dot_pairs(gemm_rows(fa, lines, len, block, bytes_of(a_codes), bytes_of(a_scales)),
+                       gemm_rows(fb, lines, len, block, bytes_of(b_codes), bytes_of(b_scales)), opt, out.cs, out.fs);
+    if (outer == 1)  // lines are columns (:, n)
+      return dot_pairs(gemm_columns(fa, len, lines, block, bytes_of(a_codes), bytes_of(a_scales)),
+                       gemm_columns(fb, len, lines, block, bytes_of(b_codes), bytes_of(b_scales)), opt, out.cs, out.fs);
+    // Line (o, n) of an (outer, len, inner) tensor as row o * inner + n of a (lines, len) copy.
+    auto rows = [&](const py::array& x, std::size_t n) {
+      const auto* p = static_cast<const std::uint8_t*>(x.data());
+      std::vector<std::uint8_t> r(lines * n);
+      for (std::size_t o = 0; o < outer; ++o)
+        for (std::size_t t = 0; t < n; ++t)
+          for (std::size_t i = 0; i < inner; ++i) r[(o * inner + i) * n + t] = p[(o * n + t) * inner + i];
+      return r;
+    };
+    const auto ac = rows(a_codes, len), as = rows(a_scales, nb), bc = rows(b_codes, len), bs = rows(b_scales, nb);
+    return dot_pairs(gemm_rows(fa, lines, len, block, ac, as), gemm_rows(fb, lines, len, block, bc, bs), opt, out.cs,
+                     out.fs);
+  }));
 }
 
 }  // namespace

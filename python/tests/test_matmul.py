@@ -6,6 +6,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import softmx
 from conftest import ELEMENTS, FORMAT_ID, ROUNDING_ID, SATURATION_ID, hexcodes, reference
@@ -201,3 +203,177 @@ def test_specials_follow_the_library(ref):
         assert np.array_equal(fl.reshape(-1), wfl)
     got = softmx.matmul(a, b)
     assert np.isnan(got[0, 0]) and np.isinf(got[1, 0]) and np.isnan(got[:, 1]).all()
+
+
+# ---- matmul through the library's GEMM against dot_general per output ---------------------------
+
+# (M, K, N, block): partial tiles of the vector kernels, K not a multiple of the block, M = 1,
+# N = 1, both 1, and one block of one element.
+SHAPES = [(9, 100, 17, 32), (1, 50, 7, 16), (6, 33, 1, 32), (1, 7, 1, 3), (3, 1, 2, 1)]
+
+
+def reference_matmul(ref, a, b, model, rnd="rne", sat=None):
+    """The library's reference path: dot_general per output, B's columns laid out as rows here."""
+    (M, K), N = a.codes.shape, b.codes.shape[1]
+    want, wfl = ref.dot_rows(FORMAT_ID[a.element], a.scales.reshape(-1), a.codes.reshape(-1), FORMAT_ID[b.element],
+                             np.ascontiguousarray(b.scales.T).reshape(-1), np.ascontiguousarray(b.codes.T).reshape(-1),
+                             M, N, K, a.block, model, ROUNDING_ID[rnd], SATURATION_ID[sat or "none"])
+    return want.reshape(M, N), wfl.reshape(M, N)
+
+
+def adversarial(q, rows, seed):
+    """q with scales at f32's edges and specials planted: a NaN scale, scales that overflow f32
+    in the product, scales that make subnormal products, and the format's largest and smallest
+    magnitudes, each in its own vector (`rows`: vectors along axis 0 (A) or 1 (B))."""
+    rng = np.random.default_rng(seed)
+    s, c = q.scales.copy(), q.codes.copy()
+    sv = s if rows else s.T
+    cv = c if rows else c.T
+    n = sv.shape[0]
+    sv[rng.integers(n), rng.integers(sv.shape[1])] = 0xFF  # NaN scale
+    sv[rng.integers(n), :] = 250                           # X = 2^123: overflow with a large partner
+    sv[rng.integers(n), :] = 20                            # X = 2^-107: subnormal or zero products
+    top = softmx.convert(np.float32(1e30), q.element, sat="finite")  # the largest finite code
+    cv[rng.integers(n), rng.integers(cv.shape[1], size=min(4, cv.shape[1]))] = top
+    return softmx.MXArray(s, c, q.element, axis=1 if rows else 0, block=q.block)
+
+
+def test_matmul_every_model_and_pair_equals_the_reference(ref):
+    """Every accumulation model x every element format pair x SHAPES, quantized normal data
+    (scale spread 2^+-12), and its adversarial form under rne/sat unset, rz/finite and rd/none:
+    softmx.matmul (the library's GEMM) == dot_general per output, codes and flags. A pair the model refuses raises ValueError in both."""
+    outputs = refused = 0
+    for si, (M, K, N, k) in enumerate(SHAPES):
+        for fa in ELEMENTS:
+            for fb in ELEMENTS:
+                a, b = operands(fa, fb, M, K, N, k, 100 * si + 7 * ELEMENTS.index(fa) + ELEMENTS.index(fb), spread=12)
+                snap = [x.copy() for x in (a.codes, a.scales, b.codes, b.scales)]
+                cases = [(a, b, "rne", None)]
+                if M >= 3 and N >= 3:  # the range edges under each saturation and a directed rounding
+                    x, y = adversarial(a, True, si), adversarial(b, False, si + 1)
+                    cases += [(x, y, "rne", None), (x, y, "rz", "finite"), (x, y, "rd", "none")]
+                for x, y, rnd, sat in cases:
+                    for model in MODELS:
+                        try:
+                            want, wfl = reference_matmul(ref, x, y, model, rnd, sat)
+                        except ValueError:
+                            with pytest.raises(ValueError):
+                                softmx.matmul(x, y, acc=model, round=rnd, sat=sat)
+                            refused += 1
+                            continue
+                        got, fl = softmx.matmul(x, y, acc=model, round=rnd, sat=sat, flags=True)
+                        assert got.shape == (M, N) and got.dtype == np.float32 and fl.dtype == np.uint8
+                        assert np.array_equal(got.view(np.uint32), want), (model, fa, fb, M, K, N, k, rnd, sat)
+                        assert np.array_equal(fl, wfl), (model, fa, fb, M, K, N, k, rnd, sat)
+                        outputs += got.size
+                assert all(np.array_equal(s, t) for s, t in zip(snap, (a.codes, a.scales, b.codes, b.scales)))
+    print(f"{outputs} outputs, 0 mismatches; {refused} (model, pair) refused by both")
+    assert outputs > 0
+
+
+def test_gst_models_on_their_operands(ref):
+    """The GST models (no kernel: dot_general per output inside the GEMM) on e2m1 x e2m1 with
+    blocks of 16 and 32 (K a multiple of the block: they take blocks of one size)."""
+    cases = 0
+    for model in sorted(GST & set(MODELS)):
+        for M, K, N, k in ((5, 64, 4, 32), (1, 48, 3, 16), (4, 40, 1, 16)):
+            a, b = operands("e2m1", "e2m1", M, K, N, k, K + M, spread=10)
+            try:
+                want, wfl = reference_matmul(ref, a, b, model)
+            except ValueError:
+                with pytest.raises(ValueError):
+                    softmx.matmul(a, b, acc=model)
+                continue
+            got, fl = softmx.matmul(a, b, acc=model, flags=True)
+            assert np.array_equal(got.view(np.uint32), want) and np.array_equal(fl, wfl), (model, M, K, N, k)
+            cases += 1
+    assert cases >= 2 * len(GST & set(MODELS))
+
+
+def test_matmul_empty_outputs():
+    a = softmx.MXArray(np.zeros((0, 2), np.uint8), np.zeros((0, 40), np.uint8), "e4m3", axis=1)
+    b = softmx.MXArray(np.zeros((2, 3), np.uint8), np.zeros((40, 3), np.uint8), "e4m3", axis=0)
+    c, fl = softmx.matmul(a, b, flags=True)
+    assert c.shape == (0, 3) and fl.shape == (0, 3) and c.dtype == np.float32
+
+
+def test_dot_every_axis_equals_the_reference(ref):
+    """softmx.dot (the library's dot_pairs) along the last, first and a middle axis of 3-d
+    arrays == dot_general per line, under every model that takes the pair."""
+    rng = np.random.default_rng(11)
+    shape = (3, 37, 4)
+    for axis in (0, 1, 2):
+        xa = (rng.standard_normal(shape) * np.exp2(rng.integers(-8, 8, shape))).astype(np.float32)
+        xb = (rng.standard_normal(shape) * np.exp2(rng.integers(-8, 8, shape))).astype(np.float32)
+        a = softmx.quantize(xa, "e4m3", block=16, axis=axis)
+        b = softmx.quantize(xb, "e5m2", block=16, axis=axis)
+        # Each line as a row: move the axis last; the scales the same way.
+        la = np.ascontiguousarray(np.moveaxis(a.codes, axis, -1)).reshape(-1, shape[axis])
+        lb = np.ascontiguousarray(np.moveaxis(b.codes, axis, -1)).reshape(-1, shape[axis])
+        sa = np.ascontiguousarray(np.moveaxis(a.scales, axis, -1)).reshape(la.shape[0], -1)
+        sb = np.ascontiguousarray(np.moveaxis(b.scales, axis, -1)).reshape(lb.shape[0], -1)
+        oshape = shape[:axis] + shape[axis + 1:]
+        for model in ANY_PAIR_MODELS:
+            got, fl = softmx.dot(a, b, acc=model, flags=True)
+            assert got.shape == oshape
+            for line in range(la.shape[0]):
+                want, wfl = ref.dot_rows(FORMAT_ID["e4m3"], sa[line], la[line], FORMAT_ID["e5m2"], sb[line], lb[line],
+                                         1, 1, shape[axis], 16, model, 0, 1)
+                assert got.view(np.uint32).reshape(-1)[line] == want[0], (axis, model, line)
+                assert fl.reshape(-1)[line] == wfl[0], (axis, model, line)
+
+
+@pytest.mark.parametrize("call,exc,message", [
+    (lambda a, b: softmx.matmul(a, b.dequantize()), TypeError, r"b must be an MXArray"),
+    (lambda a, b: softmx.matmul(a, b, acc=3), TypeError, r"acc"),
+    (lambda a, b: softmx.matmul(a, b, acc="fp16-sequential"), ValueError, r"unknown accumulation model 'fp16-sequential'"),
+    (lambda a, b: softmx.matmul(a, b, round="rs"), ValueError, r"round='rs' is not available"),
+    (lambda a, b: softmx.matmul(a, b, round="nearest"), ValueError, r"round"),
+    (lambda a, b: softmx.matmul(a, b, threads=0), ValueError, r"threads"),
+    (lambda a, b: softmx.matmul(a, softmx.quantize(np.ones((40, 3), np.float32), "e4m3", axis=0)), ValueError,
+     r"a is \(4, 64\) and b is \(40, 3\): a's columns must match b's rows"),
+    (lambda a, b: softmx.matmul(a, softmx.quantize(np.ones((64, 3), np.float32), "e4m3", axis=0, block=16)),
+     ValueError, r"same block size, got 32 and 16"),
+    (lambda a, b: softmx._softmx.matmul(a.scales[:, :1].copy(), a.codes, "e4m3", b.scales, b.codes, "e4m3", 32,
+                                        "exact", "rne", None, "after", False, 0), ValueError,
+     r"the scales must be \(M, ceil\(K / block\)\) = \(4, 2\)"),
+    (lambda a, b: softmx._softmx.matmul(a.scales, np.full((4, 64), 0xFF, np.uint8), "e2m1", b.scales, b.codes,
+                                        "e4m3", 32, "exact", "rne", None, "after", False, 0), ValueError,
+     r"out of range for e2m1"),
+])
+def test_matmul_errors(call, exc, message):
+    rng = np.random.default_rng(3)
+    a = softmx.quantize(rng.standard_normal((4, 64)).astype(np.float32), "e4m3", axis=1)
+    b = softmx.quantize(rng.standard_normal((64, 3)).astype(np.float32), "e4m3", axis=0)
+    with pytest.raises(exc, match=message):
+        call(a, b)
+
+
+@settings(max_examples=200)
+@given(fa=st.sampled_from(ELEMENTS), fb=st.sampled_from(ELEMENTS), model=st.sampled_from(ANY_PAIR_MODELS),
+       M=st.integers(1, 12), K=st.integers(1, 80), N=st.integers(1, 12), k=st.integers(1, 40),
+       rnd=st.sampled_from([r for r in ROUNDING_ID if r != "rs"]), sat=st.sampled_from([None, "finite", "none"]),
+       seed=st.integers(0, 2 ** 32 - 1))
+def test_matmul_random_codes_property(ref, fa, fb, model, M, K, N, k, rnd, sat, seed):
+    """Random codes (any code of the format, NaN and Inf included, 1 in 100; else finite codes)
+    and random scales (mostly near 2^0, else near f32's top or bottom, 1 in 50 NaN), any shape
+    and block size, rounding and saturation: softmx.matmul == dot_general per output."""
+    rng = np.random.default_rng(seed)
+    nb = (K + k - 1) // k
+
+    def codes(fmt, shape):
+        every = np.arange(1 << softmx.format_info(fmt).width, dtype=np.uint8)
+        finite = every[np.isfinite(softmx.decode(every, fmt, "f64"))]
+        return np.where(rng.random(shape) < 0.01, rng.choice(every, shape), rng.choice(finite, shape)).astype(np.uint8)
+
+    def scales(shape):  # near 1, near f32's top (products overflow), near its bottom, or NaN
+        pick = rng.random(shape)
+        s = np.where(pick < 0.7, rng.integers(110, 145, shape),
+                     np.where(pick < 0.85, rng.integers(190, 255, shape), rng.integers(0, 60, shape)))
+        return np.where(rng.random(shape) < 0.02, 255, s).astype(np.uint8)
+
+    a = softmx.MXArray(scales((M, nb)), codes(fa, (M, K)), fa, axis=1, block=k)
+    b = softmx.MXArray(scales((nb, N)), codes(fb, (K, N)), fb, axis=0, block=k)
+    want, wfl = reference_matmul(ref, a, b, model, rnd, sat)
+    got, fl = softmx.matmul(a, b, acc=model, round=rnd, sat=sat, flags=True)
+    assert np.array_equal(got.view(np.uint32), want) and np.array_equal(fl, wfl)
