@@ -233,7 +233,8 @@ TEST(RecipeNvfp4, SoftwareStochasticRoundingMatchesHostTranscription) {
       }
   const std::size_t n = cases.size();
   for (std::size_t i = 0; i < n; ++i) cases.emplace_back(cases[i].first ^ 0x80000000u, cases[i].second);
-  for (auto [x, r] : cases) {
+  for (const auto& c : cases) {
+    const std::uint32_t x = c.first, r = c.second;  // not a structured binding: clang 14 cannot capture one
     const std::uint8_t want = conformance::oracle_satfinite(oracle::Fmt::e2m1, host(fval(x), r));
     t.check(te_stochastic_round_e2m1(x, r).code == want, [&] {
       char buf[64];
