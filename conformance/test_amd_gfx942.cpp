@@ -4,14 +4,13 @@
 //
 //   - Hand-computed cases: docs/research/amd-fnuz.md section 5, the "amd-gfx942 none / finite"
 //     column, each citing the line of AMD's (or ml_dtypes') code it follows.
-//   - What the dialect refuses (OCP FP8, FP6, FP4, MXINT8, E8M0, other runtime formats,
-//     saturation finite, the directed roundings) and accepts (rne and rs, saturation none).
+//   - What the dialect refuses (OCP FP8, FP6, FP4, MXINT8, E8M0, other runtime formats, the
+//     directed roundings) and accepts (rne and rs, saturation none and finite).
 //   - The MPFR oracle with the dialect's policies: every f16 input and every code into and out
 //     of e4m3fnuz and e5m2fnuz.
 //
-// The research's "finite" column (HIP __HIP_SATFINITE / CK clip: a software clamp of finite
-// inputs, then the instruction) is kept in the table for reference; the dialect does not offer
-// saturation finite yet (docs/DIALECTS.md, amd-gfx942), and the test checks that it is refused.
+// The research's "finite" column is HIP's __HIP_SATFINITE / CK's clip: a software clamp of finite
+// inputs, then the instruction; Inf passes the clamp and gives 0x80 (satfinite_inf as_none).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -35,7 +34,7 @@ struct Case {
   std::uint32_t f32;
   std::uint64_t none;   // saturation none: the bare instruction (what the dialect computes)
   Flags none_flags;
-  std::uint64_t finite; // HIP __HIP_SATFINITE / CK clip (fmed3 clamp, then the instruction): reference only
+  std::uint64_t finite; // saturation finite: HIP __HIP_SATFINITE / CK clip (fmed3 clamp, then the instruction)
   Flags finite_flags;
   const char* why;
 };
@@ -86,6 +85,10 @@ TEST(AmdGfx942, HandComputedCasesFromAmdCode) {
     EXPECT_EQ(r.flags, c.none_flags) << "row " << c.row << " " << c.dst;
     // The default (Saturation::by_destination) is none, the bare instruction (research 4).
     EXPECT_EQ(convert(f32, dst, c.f32, Context{}, d).code, c.none) << "row " << c.row;
+    ctx.saturation = Saturation::finite;
+    const Result f = convert(f32, dst, c.f32, ctx, d);
+    EXPECT_EQ(f.code, c.finite) << "row " << c.row << " " << c.dst << " finite: " << c.why;
+    EXPECT_EQ(f.flags, c.finite_flags) << "row " << c.row << " " << c.dst << " finite";
     ++n;
   }
   EXPECT_EQ(n, 24);
@@ -115,10 +118,11 @@ TEST(AmdGfx942, RefusesWhatGfx942CannotConvert) {
     ctx.rounding = r;
     EXPECT_TRUE(unsupported_reason(d, parse_format_spec("e4m3fnuz"), ctx).has_value()) << name(r);
   }
-  // Saturation finite (HIP's software clamp) is not offered: Inf would need a policy the core lacks.
+  // Saturation finite (HIP's software clamp) is offered, with Inf as under none (0x80).
   ctx.rounding = Rounding::rne;
   ctx.saturation = Saturation::finite;
-  EXPECT_TRUE(unsupported_reason(d, parse_format_spec("e4m3fnuz"), ctx).has_value());
+  EXPECT_FALSE(unsupported_reason(d, parse_format_spec("e4m3fnuz"), ctx).has_value());
+  EXPECT_EQ(d.satfinite_inf, SatfiniteInf::as_none);
   ctx.saturation = Saturation::by_destination;
   // Blocks: no MX instruction on gfx942.
   EXPECT_FALSE(d.block.unsupported.empty());
@@ -128,7 +132,7 @@ TEST(AmdGfx942, RefusesWhatGfx942CannotConvert) {
 }
 
 // Every f16 input and every code against the MPFR oracle given the dialect's policies
-// (conformance::to_oracle): 2 x (65536 + 256) cases.
+// (conformance::to_oracle), under saturation none and finite: 2 x 2 x (65536 + 256) cases.
 TEST(AmdGfx942, MatchesTheOracleOnEveryF16AndEveryCode) {
   const Dialect& d = gfx942();
   const oracle::Policies pol = conformance::to_oracle(d);
@@ -143,7 +147,7 @@ TEST(AmdGfx942, MatchesTheOracleOnEveryF16AndEveryCode) {
     od.bias = spec[1] == '4' ? 8 : 16;
     od.specials = oracle::Desc::Specials::fnuz;
     const oracle::Desc o16 = oracle::desc(oracle::Fmt::f16), o32 = oracle::desc(oracle::Fmt::f32);
-    for (Saturation s : {Saturation::none}) {
+    for (Saturation s : {Saturation::none, Saturation::finite}) {
       Context ctx;
       ctx.saturation = s;
       const oracle::Sat os = s == Saturation::none ? oracle::Sat::none : oracle::Sat::finite;

@@ -28,7 +28,10 @@ TEST_P(CudaF32Sweep, EveryInput) {
   if (!cudaref::available())
     GTEST_SKIP() << "NVIDIA's CUDA headers (cuda_fp8.h) were not found when this was built: the f32 sweep "
                     "against NVIDIA's functions is skipped (install the CUDA toolkit or set CUDA_HOME)";
-  const auto [dst, r, s] = GetParam();
+  // Not a structured binding: the worker lambda captures these, which clang 14 cannot do.
+  const FormatId dst = std::get<0>(GetParam());
+  const Rounding r = std::get<1>(GetParam());
+  const Saturation s = std::get<2>(GetParam());
   Context c;
   c.rounding = r;
   c.saturation = s;

@@ -93,7 +93,8 @@ TEST(Swizzle128x4, MatchesToBlockedAndNvmathAndRoundTrips) {
   std::vector<std::pair<std::size_t, std::size_t>> shapes = {{128, 4}, {256, 8}, {100, 2}, {130, 7}, {1, 1}, {384, 12}};
   for (std::size_t R = 1; R <= 300; R += 7)
     for (std::size_t C = 1; C <= 20; ++C) shapes.emplace_back(R, C);
-  for (auto [R, C] : shapes) {
+  for (const auto& shape : shapes) {
+    const std::size_t R = shape.first, C = shape.second;  // captured below: clang 14 cannot capture a binding
     std::vector<std::uint8_t> s(R * C);
     for (auto& b : s) b = static_cast<std::uint8_t>(1 + rng.below(255));  // never the padding byte
     const auto buf = encode_swizzled_128x4(s, R, C);

@@ -558,7 +558,8 @@ constexpr std::string_view kGfx942Formats[] = {"e4m3fnuz", "e5m2fnuz"};
 constexpr Dialect make_amd_gfx942() {
   Dialect d;
   d.name = "amd-gfx942";
-  d.summary = "AMD MI300 (gfx942) FP8 instructions: e4m3fnuz/e5m2fnuz only, RNE or SR, no saturation, NaN 0x80; "
+  d.summary = "AMD MI300 (gfx942) FP8 instructions: e4m3fnuz/e5m2fnuz only, RNE or SR, no saturation by default "
+              "(finite: HIP's clamp, Inf still NaN), NaN 0x80; "
               "inferred, not measured";
   d.sources = "ROCm/clr amd_hip_fp8.h @f9f995c (HIP_FP8_TYPE_FNUZ 41-44, __hip_cvt_float_to_fp8 device path 519-545); "
               "composable_kernel ck_tile float8.hpp @03fe5f1 (cast_to_f8_from_f32); llvm-project ArithToAMDGPU.cpp "
@@ -584,13 +585,15 @@ constexpr Dialect make_amd_gfx942() {
   // v_cvt_pk_* rounds to nearest even; v_cvt_sr_* adds random bits below the kept mantissa
   // (which seed bits: research 2.4, unverified). The instruction does not saturate: overflow
   // gives 0x80 after rounding (248 and above for e4m3fnuz; research 2.4, unverified against
-  // rocBLAS's model). HIP's __HIP_SATFINITE and CK's clip clamp finite inputs in software first;
-  // that equals saturation finite except for Inf, which the clamp passes (HIP 521) and which
-  // then gives 0x80, a rule the core lacks: saturation finite is not offered (docs/DIALECTS.md).
+  // rocBLAS's model). HIP's __HIP_SATFINITE and CK's clip clamp finite inputs in software first
+  // (fmed3(x, max, -max), HIP 519-533): saturation finite, offered, not the default. The clamp
+  // passes Inf (HIP 521, "propagate NAN/INF, no clipping"), which the instruction then turns
+  // into 0x80 with invalid: satfinite_inf as_none (SEMANTICS 5.6), as under saturation none.
+  d.satfinite_inf = SatfiniteInf::as_none;
   d.runtime.specials = specials_bit(Specials::fnuz);
-  d.runtime.support = {bits({Rounding::rne, Rounding::rs}), kNone,
+  d.runtime.support = {bits({Rounding::rne, Rounding::rs}), kNone | kFinite,
                        "gfx942's FP8 instructions v_cvt_pk_{fp8,bf8}_f32 (rne) and v_cvt_sr_{fp8,bf8}_f32 (rs) "
-                       "produce only e4m3fnuz and e5m2fnuz, without saturation",
+                       "produce only e4m3fnuz and e5m2fnuz; saturation finite is HIP's __HIP_SATFINITE clamp",
                        Rounding::rne, Saturation::none};
   return d;
 }
