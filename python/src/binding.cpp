@@ -42,6 +42,23 @@ FormatId format_arg(const std::string& argument, const std::string& name) {
                         format_names(nullptr) + ", or an alias such as float8_e4m3fn, fp4 or bfloat16)");
 }
 
+Format format_spec_arg(const std::string& argument, const std::string& spec) {
+  if (auto f = parse_format(spec)) return format(*f);
+  try {
+    return parse_format_spec(spec);
+  } catch (const FormatError& e) {
+    // The library's message quotes the spec and names the field; the argument is named here.
+    const std::string what = e.what();
+    const auto colon = what.find("': ");
+    const std::string detail = colon == std::string::npos ? what : what.substr(colon + 3);
+    const bool listed = detail.find("expected a format name") != std::string::npos;
+    throw py::value_error("bad format spec " + quoted(spec) + " for " + argument + ": " + detail +
+                          (listed ? std::string()
+                                  : " (a named format: " + format_names(nullptr) +
+                                        "; or eXmY[fn|fnuz], ueXmY, intN, with :key=value fields, docs/SEMANTICS.md 1.2)"));
+  }
+}
+
 FormatId host_format_arg(const std::string& argument, const std::string& name) {
   const FormatId f = format_arg(argument, name);
   if (!is_ieee_host_format(f))
@@ -208,4 +225,5 @@ PYBIND11_MODULE(_softmx, m) {
   bind_block(m);
   bind_dot(m);
   bind_stats(m);
+  bind_vectors(m);
 }

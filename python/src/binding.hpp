@@ -30,6 +30,10 @@ namespace py = pybind11;
 /// A format by name (canonical names and aliases, through parse_format); ValueError naming
 /// the argument and the formats known.
 FormatId format_arg(const std::string& argument, const std::string& name);
+/// Any format spec the CLI takes (parse_format_spec: a named format, an alias, or a runtime
+/// descriptor such as "e4m3fnuz" or "e5m2:bias=16", docs/SEMANTICS.md 1.2); ValueError naming the
+/// argument, the spec and the field at fault.
+Format format_spec_arg(const std::string& argument, const std::string& spec);
 /// The same, restricted to f64, f32, f16 and bf16.
 FormatId host_format_arg(const std::string& argument, const std::string& name);
 /// The same, restricted to the MX element formats.
@@ -80,5 +84,6 @@ void bind_convert(py::module_& m);
 void bind_block(py::module_& m);
 void bind_dot(py::module_& m);
 void bind_stats(py::module_& m);
+void bind_vectors(py::module_& m);
 
 }  // namespace softmx::py_binding
