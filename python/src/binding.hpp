@@ -48,12 +48,18 @@ const AccumulationModel& accumulation_arg(const std::string& name);
 /// The context of a conversion into `dst` under `dialect`, as the CLI makes it: an unset
 /// rounding is the dialect's default for the destination (DestinationSupport), an unset
 /// saturation Saturation::by_destination (the library resolves it to that default).
-Context conversion_context(FormatId dst, const Dialect& dialect, const std::optional<std::string>& round,
+Context conversion_context(const Format& dst, const Dialect& dialect, const std::optional<std::string>& round,
                            const std::optional<std::string>& sat, const std::string& tininess,
                            std::optional<unsigned> rbits);
+inline Context conversion_context(FormatId dst, const Dialect& dialect, const std::optional<std::string>& round,
+                                  const std::optional<std::string>& sat, const std::string& tininess,
+                                  std::optional<unsigned> rbits) {
+  return conversion_context(format(dst), dialect, round, sat, tininess, rbits);
+}
 
 /// The bytes of the storage type of `f` (1, 2, 4, 8).
-std::size_t storage_bytes(FormatId f);
+std::size_t storage_bytes(const Format& f);
+inline std::size_t storage_bytes(FormatId f) { return storage_bytes(format(f)); }
 /// A numpy dtype for unsigned integers of `bytes` bytes.
 py::dtype storage_dtype(std::size_t bytes);
 
@@ -69,7 +75,8 @@ py::array new_array(const std::vector<std::size_t>& shape, std::size_t bytes);
 
 /// ValueError when a code in `a` (storage of `f`, n items) has bits above the format's width.
 /// Safe without the GIL (it touches no Python object).
-void check_codes(const void* data, std::size_t n, FormatId f, const char* what);
+void check_codes(const void* data, std::size_t n, const Format& f, const char* what);
+inline void check_codes(const void* data, std::size_t n, FormatId f, const char* what) { check_codes(data, n, format(f), what); }
 /// ValueError when a random value is at or above 2^width.
 void check_random(const std::uint64_t* r, std::size_t n, unsigned width);
 
