@@ -383,7 +383,12 @@ def test_runtime_spec_convert_matches_cli(cli, spec):
     (lambda: softmx.sweep("f64", "e4m3"), ValueError, r"cannot sweep f64: it has 2\^64 inputs"),
     (lambda: softmx.sweep("e4m3", "e2m1", shard="4/4"), ValueError, r"shard must be 'I/N' or \(I, N\)"),
     (lambda: softmx.sweep("e4m3", "e2m1", shard=[1]), TypeError, r"shard must be 'I/N' or a pair"),
-    (lambda: softmx.sweep("e4m3", "e2m1", round="rs"), ValueError, r"rs"),
+    (lambda: softmx.sweep("e4m3", "e2m1", round="rs"), ValueError, r"cannot sweep with rounding rs: a run table "
+                                                                   r"records a function of the input alone"),
+    (lambda: softmx.gen("quantize", to="e4m3", dialect="ml_dtypes"), ValueError, r"ml_dtypes has scalar types only, "
+                                                                                 r"no block quantization"),
+    (lambda: softmx.gen("convert", src="f32", to="e4m3", round="rz", dialect="cuda"), ValueError,
+     r"dialect cuda cannot convert to e4m3 with rounding rz"),
     (lambda: softmx.sweep("e4m3", "e9m0x"), ValueError, r"bad format spec 'e9m0x' for to"),
     (lambda: softmx.explain("abc", "e4m3"), ValueError, r"VALUE \"abc\""),
     (lambda: softmx.explain("7G", "e4m3", src="e4m3"), ValueError, r"value: expected 2 hex digits"),
