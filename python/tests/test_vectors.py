@@ -10,6 +10,7 @@ import subprocess
 
 import numpy as np
 import pytest
+from hypothesis import given, strategies as st
 
 import softmx
 
@@ -86,7 +87,9 @@ def test_planted_result_mismatch_is_reported_at_its_line(tmp_path):
     fields[2] = format(out, f"0{len(fields[2])}X")
     lines[idx] = " ".join(fields)
     p.write_text("\n".join(lines) + "\n")
+    before = p.read_bytes()
     r = softmx.verify(p)
+    assert p.read_bytes() == before  # the input is never modified
     assert (r.mismatched, r.result_mismatches, r.flags_only_mismatches) == (1, 1, 0)
     assert not r.passed
     assert r.completeness.complete  # the operands are untouched
@@ -323,6 +326,28 @@ def test_explain_structure():
     assert softmx.explain(np.float16(1.5), "e2m1").src == "f16"
     s = softmx.explain("0.015625001", "int8", round="rs", rbits=8).stochastic
     assert s["rbits"] == 8 and 0 <= s["first_bits"] < 256
+
+
+@given(x=st.floats(width=32, allow_nan=True, allow_infinity=True),
+       to=st.sampled_from(["e4m3", "e5m2", "e3m2", "e2m3", "e2m1", "int8", "e8m0", "bf16", "e4m3fnuz", "e3m4"]),
+       rnd=st.sampled_from(["rne", "rna", "rz", "ru", "rd", "ro"]), sat=st.sampled_from(["finite", "none"]),
+       dialect=st.sampled_from([d.name for d in softmx.dialects()]))
+def test_explain_result_is_convert(x, to, rnd, sat, dialect):
+    """explain's result, and every cell of its table, is what convert gives for the same f32."""
+    v = np.array([x], np.float32)
+    e = softmx.explain(v[0], to, round=rnd, sat=sat, dialect=dialect)
+    assert e.src == "f32" and e.code == int(v.view(np.uint32)[0])
+    try:
+        codes, flags = softmx.convert(v, to, round=rnd, sat=sat, dialect=dialect, flags=True)
+    except ValueError:
+        assert e.result is None and e.unsupported
+    else:
+        assert e.result["code"] == int(codes[0]) and e.result["flags"] == int(flags[0])
+    for cell in e.table:
+        if cell["code"] is None:
+            continue
+        c, f = softmx.convert(v, to, round=cell["rounding"], sat=cell["saturation"], dialect=cell["dialect"], flags=True)
+        assert (cell["code"], cell["flags"]) == (int(c[0]), int(f[0]))
 
 
 # ---- runtime format specs, against the CLI ----
