@@ -247,19 +247,32 @@ def _mismatch(d) -> Mismatch:
     return Mismatch(**d)
 
 
-def verify(path: PathLike, *, max_errors: Optional[int] = 20, threads: Optional[int] = None) -> VerifyResult:
+def _source(path, text) -> Tuple[str, Optional[str]]:
+    """(name, text): a file to read, or text in memory named by `path` (default "<text>")."""
+    if text is None:
+        return _input_file(path), None
+    if isinstance(text, bytes):
+        text = text.decode("ascii", errors="replace")
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str or bytes (a vector file's contents), got {type(text).__name__}")
+    return ("<text>" if path is None else _path_arg(path, "path")), text
+
+
+def verify(path: Optional[PathLike] = None, *, text=None, max_errors: Optional[int] = 20,
+           threads: Optional[int] = None) -> VerifyResult:
     """Checks a file of device results (or a run table) against softmx: `softmx verify FILE`.
 
     Every line (every input of every run) is recomputed under the file's header, and the file's
     completeness is judged (vectors/README.md 8). max_errors: the mismatches kept in the result
     (default 20, as the CLI; None keeps 20, 0 keeps none; the counts are always complete).
-    threads: for run tables; None uses every core.
+    threads: for run tables; None uses every core. text: the file's contents instead of a file
+    (str or bytes, as gen and sweep return them; `path`, if given, names it in messages).
 
     Raises FileNotFoundError / IsADirectoryError naming the path, ValueError naming the file and
     line for a malformed file.
     """
-    p = _input_file(path)
-    r = _softmx.verify(p, None, _max_errors(max_errors, 20), threads_arg(threads))
+    p, t = _source(path, text)
+    r = _softmx.verify(p, t, _max_errors(max_errors, 20), threads_arg(threads))
     r["completeness"] = _completeness(r["completeness"])
     r["mismatches"] = [_mismatch(m) for m in r["mismatches"]]
     return VerifyResult(**r)
@@ -328,21 +341,23 @@ class IdentifyResult:
         return "\n".join(lines) + "\n"
 
 
-def identify(path: PathLike, *, exact: int = 3, max_errors: int = 10, threads: Optional[int] = None) -> IdentifyResult:
+def identify(path: Optional[PathLike] = None, *, text=None, exact: int = 3, max_errors: int = 10,
+             threads: Optional[int] = None) -> IdentifyResult:
     """Which implementation does a device's file match? `softmx identify FILE`.
 
     Every setting softmx models for the file's operation is scored by the cases (inputs) it
     agrees on and ranked (include/softmx/vectors/identify.hpp). exact: for run tables of more
     than 2**20 inputs, how many of the best sampled scores are checked on every input (3, as the
-    CLI); max_errors: disagreements kept per candidate (10); threads: None uses every core.
+    CLI); max_errors: disagreements kept per candidate (10); threads: None uses every core;
+    text: the file's contents instead of a file, as for verify.
 
     Raises FileNotFoundError / IsADirectoryError naming the path, ValueError for a malformed file.
     """
-    p = _input_file(path)
+    p, t = _source(path, text)
     ex = int_arg(exact, "exact")
     if ex < 1:
         raise ValueError(f"exact must be an integer from 1 to 100000, got {ex}")
-    r = _softmx.identify(p, None, ex, _max_errors(max_errors, 10), threads_arg(threads))
+    r = _softmx.identify(p, t, ex, _max_errors(max_errors, 10), threads_arg(threads))
     r["completeness"] = _completeness(r["completeness"])
     ranking = []
     for c in r["ranking"]:
@@ -402,6 +417,21 @@ def sweep(src: str, to: str, *, round: Optional[str] = None, sat: Optional[str] 
     r = _softmx.sweep(name_arg(src, "src"), name_arg(to, "to"), name_arg(round, "round", True),
                       name_arg(sat, "sat", True), name_arg(tininess, "tininess"), name_arg(dialect, "dialect"),
                       threads_arg(threads), shard, path)
+    return RunTable(r["lines"], r["header"], r["description"], r["first"], r["last"], path, r["text"])
+
+
+def merge(tables, *, out: Optional[PathLike] = None) -> RunTable:
+    """Run tables of one function (sweep's shards, any order) joined into the canonical table of
+    their union: `softmx merge [-o OUT] TABLE...`. tables: paths. out: the file to write
+    (atomically, the CLI's bytes); None returns the text. ValueError names the tables that do
+    not fit together (other settings, a gap, an overlap)."""
+    if isinstance(tables, (str, bytes, os.PathLike)):
+        raise TypeError("tables must be a list of paths (run tables), not one path")
+    paths = [_input_file(t, "tables") for t in tables]
+    if not paths:
+        raise ValueError("tables: expected at least one run table to merge")
+    path = None if out is None else _path_arg(out, "out")
+    r = _softmx.merge(paths, path)
     return RunTable(r["lines"], r["header"], r["description"], r["first"], r["last"], path, r["text"])
 
 

@@ -611,6 +611,34 @@ py::dict sweep(const std::string& src, const std::string& to, const Opt& round, 
   return r;
 }
 
+/// `softmx merge`: shards of one function joined into the canonical table (merge_tables), to
+/// `path`, or returned as bytes when `path` is None.
+py::dict merge(const std::vector<std::string>& paths, const Opt& path) {
+  std::string text;
+  std::uint64_t lines = 0;
+  {
+    py::gil_scoped_release release;
+    if (path) {
+      vec::OutputFile file(*path);
+      lines = vec::merge_tables(paths, file.text(), [&] { file.chunk(); });
+      file.commit();
+    } else {
+      lines = vec::merge_tables(paths, text);
+    }
+  }
+  // The merged table's header, read back by the library's reader.
+  auto r = open_reader(path ? *path : std::string("<merged>"), path ? Opt() : Opt(text));
+  const Header& h = r->header();
+  py::dict d;
+  d["lines"] = lines;
+  d["header"] = vec::header_text(h);
+  d["description"] = vec::describe(h);
+  d["first"] = h.first;
+  d["last"] = h.last;
+  d["text"] = path ? py::object(py::none()) : py::object(py::bytes(text));
+  return d;
+}
+
 /// The runs of a run table (a file, or text): arrays first, last, code, flags (-1: no flags).
 py::tuple read_runs(const std::string& path, const std::optional<std::string>& text) {
   std::vector<std::uint64_t> first, last, code;
@@ -761,6 +789,7 @@ void bind_vectors(py::module_& m) {
   m.def("sweep", &sweep, py::arg("src"), py::arg("to"), py::arg("round"), py::arg("sat"), py::arg("tininess"),
         py::arg("dialect"), py::arg("threads"), py::arg("shard"), py::arg("path"));
   m.def("read_runs", &read_runs, py::arg("path"), py::arg("text"));
+  m.def("merge", &merge, py::arg("paths"), py::arg("path"));
   m.def("explain", &explain, py::arg("value"), py::arg("src"), py::arg("to"), py::arg("round"), py::arg("sat"),
         py::arg("tininess"), py::arg("dialect"), py::arg("rbits"));
 }

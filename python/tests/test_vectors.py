@@ -243,6 +243,34 @@ def test_sweep_writes_the_cli_bytes(tmp_path, src, to, kw):
     assert np.array_equal(np.repeat(flags, lengths), fl.astype(np.int16))
 
 
+def test_merged_shards_are_the_whole_sweep(tmp_path):
+    whole = softmx.sweep("bf16", "e2m3", round="rz", dialect="cuda")
+    paths = []
+    for i in (2, 0, 3, 1):  # any order
+        paths.append(tmp_path / f"s{i}.vec")
+        softmx.sweep("bf16", "e2m3", round="rz", dialect="cuda", shard=(i, 4), out=paths[-1])
+    m = softmx.merge(paths)
+    assert m.text == whole.text and m.lines == whole.lines and (m.first, m.last) == (0, 0xFFFF)
+    assert m.header == whole.header
+    softmx.merge(paths, out=tmp_path / "all.vec")
+    assert (tmp_path / "all.vec").read_bytes() == whole.text
+    if cli_path():
+        subprocess.run([cli_path(), "merge", "-o", str(tmp_path / "cli.vec")] + [str(p) for p in paths], check=True)
+        assert (tmp_path / "cli.vec").read_bytes() == whole.text
+    with pytest.raises(ValueError, match=r"gap|adjacent|missing|cover"):
+        softmx.merge(paths[1:])  # shard 2 of 4 left out
+
+
+def test_verify_and_identify_take_text():
+    g = softmx.gen("dequantize", src="e2m1")
+    r = softmx.verify(text=g.text)
+    assert r.passed and r.file == "<text>" and r.cases == g.cases
+    assert softmx.identify(text=g.text.encode()).identified
+    bad = g.text.replace("softmx-vectors = 1", "softmx-vectors = 2")
+    with pytest.raises(ValueError, match=r"mine\.vec line 1"):
+        softmx.verify("mine.vec", text=bad)
+
+
 # ---- identify ----
 
 def test_identify_finds_the_rounding_the_header_hides(tmp_path):
