@@ -8,6 +8,7 @@
 // layer, python/softmx/_vectors.py, makes objects of them). Files are written with
 // vec::OutputFile, as the CLI writes them, so the bytes are the same.
 #include <pybind11/stl.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <functional>
@@ -42,6 +43,34 @@ namespace {
 using vec::Header;
 using vec::Operation;
 using Opt = std::optional<std::string>;
+
+/// Keeps the interpreter's handlers of SIGINT, SIGTERM and SIGHUP across the construction of a
+/// vec::OutputFile. The library installs, on its first output file, handlers that remove the
+/// temporary and then kill the process with the signal (right for a command); in Python, Ctrl-C
+/// must stay a KeyboardInterrupt (a REPL or notebook survives it). Python's handler only sets a
+/// flag: the write finishes (the GIL is released), the file is committed, and the interrupt is
+/// raised when the call returns; an exception on the way removes the temporary as usual.
+class KeepInterpreterSignals {
+ public:
+  KeepInterpreterSignals() {
+    for (std::size_t i = 0; i < 3; ++i) ::sigaction(kSignals[i], nullptr, &saved_[i]);
+  }
+  ~KeepInterpreterSignals() {
+    for (std::size_t i = 0; i < 3; ++i) ::sigaction(kSignals[i], &saved_[i], nullptr);
+  }
+  KeepInterpreterSignals(const KeepInterpreterSignals&) = delete;
+  KeepInterpreterSignals& operator=(const KeepInterpreterSignals&) = delete;
+
+ private:
+  static constexpr int kSignals[3] = {SIGINT, SIGTERM, SIGHUP};
+  struct sigaction saved_[3] {};
+};
+
+/// Opens `path` as the CLI does (vec::OutputFile), with the interpreter's signal handlers kept.
+void open_output(std::optional<vec::OutputFile>& out, const std::string& path) {
+  KeepInterpreterSignals keep;
+  out.emplace(path);
+}
 
 /// The largest count gen accepts (cmd_gen.cpp kMaxCount).
 constexpr std::uint64_t kMaxCount = 1'000'000'000;
@@ -259,9 +288,10 @@ py::dict gen(const GenArgs& g, const std::string& path) {
   {
     py::gil_scoped_release release;
     const vec::Evaluator ev(h);  // checks that the dialect supports the operation, before any output
-    vec::OutputFile out(path);
-    cases = vec::write_vectors(ev, o, w, out);
-    out.commit();
+    std::optional<vec::OutputFile> out;
+    open_output(out, path);
+    cases = vec::write_vectors(ev, o, w, *out);
+    out->commit();
   }
   py::dict r;
   r["cases"] = cases;
@@ -593,9 +623,10 @@ py::dict sweep(const std::string& src, const std::string& to, const Opt& round, 
   {
     py::gil_scoped_release release;
     if (path) {
-      vec::OutputFile file(*path);
-      lines = vec::sweep_table(h, so, file.text(), [&] { file.chunk(); });
-      file.commit();
+      std::optional<vec::OutputFile> file;
+      open_output(file, *path);
+      lines = vec::sweep_table(h, so, file->text(), [&] { file->chunk(); });
+      file->commit();
     } else {
       lines = vec::sweep_table(h, so, text);
     }
@@ -619,9 +650,10 @@ py::dict merge(const std::vector<std::string>& paths, const Opt& path) {
   {
     py::gil_scoped_release release;
     if (path) {
-      vec::OutputFile file(*path);
-      lines = vec::merge_tables(paths, file.text(), [&] { file.chunk(); });
-      file.commit();
+      std::optional<vec::OutputFile> file;
+      open_output(file, *path);
+      lines = vec::merge_tables(paths, file->text(), [&] { file->chunk(); });
+      file->commit();
     } else {
       lines = vec::merge_tables(paths, text);
     }

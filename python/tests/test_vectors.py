@@ -7,6 +7,7 @@ import os
 import pathlib
 import shutil
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -467,3 +468,22 @@ def test_unwritable_output_is_an_oserror_naming_it(tmp_path):
     with pytest.raises(OSError, match="ro.vec"):
         softmx.sweep("e2m1", "e4m3", out=p)
     assert p.read_text() == "x"
+
+
+def test_writing_a_file_keeps_pythons_signal_handlers(tmp_path):
+    """The library's output files remove their temporary on SIGINT by installing a handler that
+    then kills the process: in Python, Ctrl-C after a gen or sweep to a file must still be a
+    KeyboardInterrupt (a REPL or notebook must survive it)."""
+    code = ("import os, signal, sys, time, softmx\n"
+            f"softmx.sweep('e2m1', 'e4m3', out={str(tmp_path / 'a.vec')!r})\n"
+            f"softmx.gen('convert', src='e2m1', to='e4m3', out={str(tmp_path / 'b.vec')!r})\n"
+            f"softmx.merge([{str(tmp_path / 'a.vec')!r}], out={str(tmp_path / 'c.vec')!r})\n"
+            "assert signal.getsignal(signal.SIGINT) is signal.default_int_handler\n"
+            "try:\n"
+            "    os.kill(os.getpid(), signal.SIGINT)\n"
+            "    time.sleep(5)\n"
+            "except KeyboardInterrupt:\n"
+            "    print('KeyboardInterrupt')\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout == "KeyboardInterrupt\n", (r.returncode, r.stderr)
+    assert sorted(os.listdir(tmp_path)) == ["a.vec", "b.vec", "c.vec"]
