@@ -26,7 +26,7 @@ from ._mxarray import MXArray, dequantize, fake_quantize, pack, quantize, unpack
 from ._dot import dot, matmul
 from ._stats import ErrorStats, error_stats
 from ._vectors import (Candidate, Completeness, Explanation, GenResult, IdentifyResult, Mismatch, RunTable,
-                       VerifyResult, explain, gen, identify, merge, sweep, verify)
+                       TableDiff, VerifyResult, diff, explain, gen, identify, merge, sweep, verify)
 
 __version__ = "0.1.0"
 
@@ -34,6 +34,6 @@ __all__ = [
     "convert", "decode", "quantize", "dequantize", "fake_quantize", "MXArray", "pack", "unpack", "matmul", "dot",
     "error_stats", "ErrorStats", "formats", "format_info", "FormatInfo", "dialects", "dialect_info", "DialectInfo",
     "accumulation_models", "scale_rules", "flags_words", "INEXACT", "UNDERFLOW", "OVERFLOW", "INFINITE", "INVALID",
-    "gen", "verify", "identify", "sweep", "merge", "explain", "GenResult", "VerifyResult", "Mismatch", "Completeness",
+    "gen", "verify", "identify", "sweep", "merge", "diff", "explain", "TableDiff", "GenResult", "VerifyResult", "Mismatch", "Completeness",
     "IdentifyResult", "Candidate", "RunTable", "Explanation",
 ]

@@ -435,6 +435,46 @@ def merge(tables, *, out: Optional[PathLike] = None) -> RunTable:
     return RunTable(r["lines"], r["header"], r["description"], r["first"], r["last"], path, r["text"])
 
 
+@dataclasses.dataclass(frozen=True)
+class TableDiff:
+    """Where two run tables over the same inputs disagree (`softmx diff A B` as data): `ranges`
+    maximal ranges covering `differing_inputs` of the `inputs`; `differences`: the first
+    max_ranges, each {first, last, count, a_code, a_flags, b_code, b_flags} (flags None when not
+    both tables give them: then only the outputs are compared). `a`, `b`: the headers described.
+    bool() is True when the tables agree on every input."""
+
+    a: str
+    b: str
+    inputs: int
+    ranges: int
+    differing_inputs: int
+    flags_compared: bool
+    a_has_flags: bool
+    b_has_flags: bool
+    differences: List[Dict[str, Any]]
+
+    def __bool__(self) -> bool:
+        return self.ranges == 0
+
+
+def _table_arg(t, what: str) -> Tuple[str, Optional[str]]:
+    if isinstance(t, RunTable):
+        if t.text is not None:
+            return f"<{what}>", t.text.decode("ascii")
+        return _input_file(t.path, what), None
+    return _input_file(t, what), None
+
+
+def diff(a, b, *, max_ranges: Optional[int] = 50) -> TableDiff:
+    """Where two run tables disagree: `softmx diff A B`. a, b: paths or RunTable objects (sweep's
+    results), over the same inputs (source format, first and last); everything else may differ
+    (ocp against cuda, rne against rna, softmx against a device). max_ranges: the differences
+    kept (50, as the CLI; None keeps 50); the counts are always complete."""
+    pa, ta = _table_arg(a, "a")
+    pb, tb = _table_arg(b, "b")
+    return TableDiff(**_softmx.diff(pa, ta, pb, tb, _max_errors(max_ranges, 50)))
+
+
 # ---- explain ----
 
 @dataclasses.dataclass(frozen=True)

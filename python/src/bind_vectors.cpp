@@ -36,6 +36,7 @@
 #include "softmx/vectors/report.hpp"
 #include "softmx/vectors/run_check.hpp"
 #include "softmx/vectors/run_table.hpp"
+#include "softmx/vectors/table_diff.hpp"
 
 namespace softmx::py_binding {
 namespace {
@@ -671,6 +672,59 @@ py::dict merge(const std::vector<std::string>& paths, const Opt& path) {
   return d;
 }
 
+/// `softmx diff`: where two run tables over the same inputs disagree (RunLockstep). Each table is a
+/// file (text None) or text in memory named by its path. Keeps the first `max_ranges` ranges.
+py::dict diff(const std::string& path_a, const Opt& text_a, const std::string& path_b, const Opt& text_b,
+              std::uint64_t max_ranges) {
+  std::vector<vec::TableDifference> kept;
+  std::uint64_t ranges = 0, inputs = 0, total = 0;
+  bool flags = false, a_flags = false, b_flags = false;
+  std::string desc_a, desc_b;
+  {
+    py::gil_scoped_release release;
+    auto a = open_reader(path_a, text_a);
+    auto b = open_reader(path_b, text_b);
+    vec::require_run_table(*a);
+    vec::require_run_table(*b);
+    vec::require_same_inputs(*a, *b);
+    desc_a = vec::describe(a->header());
+    desc_b = vec::describe(b->header());
+    total = a->header().last - a->header().first + 1;
+    vec::RunLockstep walk(*a, *b);
+    flags = walk.flags_compared();
+    a_flags = walk.a_has_flags();
+    b_flags = walk.b_has_flags();
+    walk.for_each_difference([&](const vec::TableDifference& d) {
+      ++ranges;
+      inputs += d.count();
+      if (kept.size() < max_ranges) kept.push_back(d);
+    });
+  }
+  py::dict r;
+  r["a"] = desc_a;
+  r["b"] = desc_b;
+  r["inputs"] = total;
+  r["ranges"] = ranges;
+  r["differing_inputs"] = inputs;
+  r["flags_compared"] = flags;
+  r["a_has_flags"] = a_flags;
+  r["b_has_flags"] = b_flags;
+  py::list l;
+  for (const vec::TableDifference& d : kept) {
+    py::dict e;
+    e["first"] = d.first;
+    e["last"] = d.last;
+    e["count"] = d.count();
+    e["a_code"] = d.a.code;
+    e["b_code"] = d.b.code;
+    e["a_flags"] = flags ? py::object(py::int_(static_cast<unsigned>(d.a.flags))) : py::object(py::none());
+    e["b_flags"] = flags ? py::object(py::int_(static_cast<unsigned>(d.b.flags))) : py::object(py::none());
+    l.append(e);
+  }
+  r["differences"] = l;
+  return r;
+}
+
 /// The runs of a run table (a file, or text): arrays first, last, code, flags (-1: no flags).
 py::tuple read_runs(const std::string& path, const std::optional<std::string>& text) {
   std::vector<std::uint64_t> first, last, code;
@@ -822,6 +876,7 @@ void bind_vectors(py::module_& m) {
         py::arg("dialect"), py::arg("threads"), py::arg("shard"), py::arg("path"));
   m.def("read_runs", &read_runs, py::arg("path"), py::arg("text"));
   m.def("merge", &merge, py::arg("paths"), py::arg("path"));
+  m.def("diff", &diff, py::arg("path_a"), py::arg("text_a"), py::arg("path_b"), py::arg("text_b"), py::arg("max_ranges"));
   m.def("explain", &explain, py::arg("value"), py::arg("src"), py::arg("to"), py::arg("round"), py::arg("sat"),
         py::arg("tininess"), py::arg("dialect"), py::arg("rbits"));
 }

@@ -262,6 +262,32 @@ def test_merged_shards_are_the_whole_sweep(tmp_path):
         softmx.merge(paths[1:])  # shard 2 of 4 left out
 
 
+def test_diff_is_the_cli_diff(tmp_path):
+    a = softmx.sweep("f16", "e5m2", dialect="ocp", out=tmp_path / "a.vec")
+    b = softmx.sweep("f16", "e5m2", round="rz", out=tmp_path / "b.vec")
+    d = softmx.diff(tmp_path / "a.vec", b, max_ranges=3)
+    assert not d and d.flags_compared and len(d.differences) == 3 and d.inputs == 1 << 16
+    assert softmx.diff(a, a) and softmx.diff(a, a).ranges == 0
+    # The differences are the conversions' differences, input by input.
+    x = np.arange(1 << 16, dtype=np.uint64).astype(np.uint16)
+    ca, fa = softmx.convert(x, "e5m2", src="f16", flags=True)
+    cb, fb = softmx.convert(x, "e5m2", src="f16", round="rz", flags=True)
+    differ = (ca != cb) | (fa != fb)
+    assert d.differing_inputs == int(differ.sum())
+    first = d.differences[0]
+    assert differ[first["first"]:first["last"] + 1].all() and not differ[first["first"] - 1]
+    assert (first["a_code"], first["b_code"]) == (ca[first["first"]], cb[first["first"]])
+    if cli_path():
+        cp = subprocess.run([cli_path(), "diff", str(tmp_path / "a.vec"), str(tmp_path / "b.vec")], capture_output=True,
+                            text=True)
+        assert cp.returncode == 1
+        assert f"differ: {d.ranges} ranges, {d.differing_inputs} of 65536 inputs" in cp.stdout
+    with pytest.raises(ValueError, match="not a run table"):
+        softmx.diff(VECTORS / "blocks/dequantize-e2m1-f32.vec", a)
+    with pytest.raises(ValueError, match="e4m3"):
+        softmx.diff(a, softmx.sweep("e4m3", "e5m2"))
+
+
 def test_verify_and_identify_take_text():
     g = softmx.gen("dequantize", src="e2m1")
     r = softmx.verify(text=g.text)
