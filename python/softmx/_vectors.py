@@ -142,7 +142,7 @@ def gen(operation: str, *, src: Optional[str] = None, to: Optional[str] = None, 
 class Mismatch:
     """One disagreement between a device's file and softmx.
 
-    A cases file: `line` (from 1), its `operands`, the device's results (`device`) and softmx's
+    A cases file: `line` (from 1; `where` is "FILE line N"), its `operands`, the device's results (`device`) and softmx's
     (`expected`), each a list of ints in the file's columns; a run table: the input range
     `first`..`last` (`count` inputs) over which the table says `device[0]` and softmx
     `expected[0]`. device_flags is None when the file gives no flags. result_differs is False
@@ -156,6 +156,7 @@ class Mismatch:
     result_differs: bool
     report: str
     line: Optional[int] = None
+    where: Optional[str] = None
     operands: Optional[List[int]] = None
     first: Optional[int] = None
     last: Optional[int] = None

@@ -346,6 +346,7 @@ py::dict completeness_dict(const vec::Completeness& c, const vec::LineLayout& l)
 /// One mismatch, kept while the GIL is released.
 struct MismatchRecord {
   bool range = false;
+  std::string where;  ///< "file line N" (cases)
   std::uint64_t line = 0, first = 0, last = 0;
   std::vector<std::uint64_t> operands, got, want;
   bool has_flags = false, result_differs = true;
@@ -361,6 +362,7 @@ py::dict mismatch_dict(const MismatchRecord& m) {
     d["count"] = m.last - m.first + 1;
   } else {
     d["line"] = m.line;
+    d["where"] = m.where;
     d["operands"] = m.operands;
   }
   d["device"] = m.got;
@@ -433,6 +435,7 @@ py::dict verify(const std::string& path, const std::optional<std::string>& text,
       const vec::CaseCheck st = vec::check_cases(*reader, eval, [&](const vec::CaseMismatch& m) {
         if (found.size() >= max_errors) return;
         MismatchRecord r;
+        r.where = m.where;
         r.line = m.line;
         r.operands = to_vector(m.operands);
         r.got = to_vector(m.got);
@@ -525,7 +528,7 @@ py::dict identify(const std::string& path, const std::optional<std::string>& tex
     py::list dis;
     for (const vec::Disagreement& x : s.cases) {
       MismatchRecord r;
-      r.line = 0;
+      r.where = x.where;  // "FILE line N": the library's Disagreement names its line so
       const auto sp = x.where.rfind(" line ");
       if (sp != std::string::npos) r.line = std::stoull(x.where.substr(sp + 6));
       r.operands = x.rec.operands;

@@ -95,7 +95,7 @@ def test_planted_result_mismatch_is_reported_at_its_line(tmp_path):
     assert not r.passed
     assert r.completeness.complete  # the operands are untouched
     (m,) = r.mismatches
-    assert m.line == idx + 1
+    assert m.line == idx + 1 and m.where == f"{p} line {idx + 1}"
     assert m.device == [out] and m.expected == [out ^ 1]
     assert m.operands == [int(f, 16) for f in line.split()[:2]]
     assert f"line {idx + 1}" in m.report
@@ -333,7 +333,7 @@ def test_identify_a_disagreeing_device(tmp_path):
     assert not r.agrees and not r.identified
     assert r.best.total - r.best.agree == 1
     (d,) = r.best.disagreements
-    assert d.line == idx + 1 and d.report
+    assert d.line == idx + 1 and d.where.endswith(f" line {idx + 1}") and d.report
 
 
 # ---- explain: the CLI's text ----
