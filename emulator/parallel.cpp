@@ -54,7 +54,8 @@ void parallel_ranges(std::size_t n, unsigned threads, std::size_t min_items, std
 
 void run_parallel(const Converter& conv, const void* in, void* out, Flags* flags, std::size_t n,
                   const std::uint64_t* rbits, unsigned threads) {
-  const std::size_t ib = detail::storage_bytes(conv.source()), ob = detail::storage_bytes(conv.destination());
+  // The descriptors, not the ids: a runtime format has no table entry (format(FormatId::runtime) throws).
+  const std::size_t ib = detail::storage_bytes(conv.source_format()), ob = detail::storage_bytes(conv.destination_format());
   parallel_ranges(n, threads, std::size_t{1} << 16, 64, [&](std::size_t first, std::size_t last) {
     conv.run(static_cast<const unsigned char*>(in) + first * ib, static_cast<unsigned char*>(out) + first * ob,
              flags ? flags + first : nullptr, last - first, rbits ? rbits + first : nullptr);

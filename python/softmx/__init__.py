@@ -12,6 +12,8 @@ statistics.
     q = softmx.quantize(x, "e4m3", block=32)          # MXArray: .scales, .codes
     y = q.dequantize()                                # float32
     s = softmx.error_stats(x, q)                      # .mse, .sqnr_db, .saturated, ...
+    print(softmx.explain("0.1", "e4m3"))              # the CLI's `softmx explain` text
+    r = softmx.verify("results.vec")                  # .mismatches, .completeness, .passed
 
 Arrays are numpy arrays (or anything numpy.asarray takes); inputs are never modified, and
 large arrays run on every core with the GIL released.
@@ -23,6 +25,8 @@ from ._convert import convert, decode
 from ._mxarray import MXArray, dequantize, fake_quantize, pack, quantize, unpack
 from ._dot import dot, matmul
 from ._stats import ErrorStats, error_stats
+from ._vectors import (Candidate, Completeness, Explanation, GenResult, IdentifyResult, Mismatch, RunTable,
+                       TableDiff, VerifyResult, diff, explain, gen, identify, merge, sweep, verify)
 
 __version__ = "0.1.0"
 
@@ -30,4 +34,6 @@ __all__ = [
     "convert", "decode", "quantize", "dequantize", "fake_quantize", "MXArray", "pack", "unpack", "matmul", "dot",
     "error_stats", "ErrorStats", "formats", "format_info", "FormatInfo", "dialects", "dialect_info", "DialectInfo",
     "accumulation_models", "scale_rules", "flags_words", "INEXACT", "UNDERFLOW", "OVERFLOW", "INFINITE", "INVALID",
+    "gen", "verify", "identify", "sweep", "merge", "diff", "explain", "TableDiff", "GenResult", "VerifyResult", "Mismatch", "Completeness",
+    "IdentifyResult", "Candidate", "RunTable", "Explanation",
 ]

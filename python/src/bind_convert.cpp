@@ -13,7 +13,8 @@ py::tuple convert_array(const py::array& in, const std::string& src, const std::
                         const std::optional<std::string>& round, const std::optional<std::string>& sat,
                         const std::string& tininess, const std::string& dialect_name, std::optional<unsigned> rbits,
                         const std::optional<py::array>& random, bool want_flags, long threads) {
-  const FormatId s = format_arg("src", src), d = format_arg("to", dst);
+  // Any format spec the CLI takes: named formats and runtime descriptors (one core serves both).
+  const Format s = format_spec_arg("src", src), d = format_spec_arg("to", dst);
   const Dialect& dialect = dialect_arg(dialect_name);
   const Context ctx = conversion_context(d, dialect, round, sat, tininess, rbits);
   const bool rs = ctx.rounding == Rounding::rs;
@@ -64,7 +65,7 @@ void bind_convert(py::module_& m) {
   m.def(
       "check_codes",
       [](const py::array& a, const std::string& fmt, const std::string& what) {
-        const FormatId f = format_arg("format", fmt);
+        const Format f = format_spec_arg("format", fmt);
         require_storage(a, storage_bytes(f), what.c_str());
         const void* p = a.data();
         const std::size_t n = static_cast<std::size_t>(a.size());

@@ -10,10 +10,10 @@
 namespace softmx::py_binding {
 namespace {
 
-double value_of(FormatId f, std::uint64_t code) {
+double value_of(const Format& f, std::uint64_t code) {
   Context c;
   c.saturation = Saturation::none;
-  return std::bit_cast<double>(convert(f, FormatId::f64, code, c).code);
+  return std::bit_cast<double>(convert(f, format(FormatId::f64), code, c).code);
 }
 
 py::dict format_dict(const Format& f) {
@@ -25,20 +25,22 @@ py::dict format_dict(const Format& f) {
   d["bias"] = f.bias;
   d["sign"] = f.sign == SignEncoding::magnitude ? "sign-magnitude"
               : f.sign == SignEncoding::twos_complement ? "twos-complement" : "unsigned";
-  d["specials"] = f.specials == Specials::ieee ? "inf-nan" : f.specials == Specials::fn ? "nan-only" : "none";
+  d["specials"] = f.specials == Specials::ieee ? "inf-nan"
+                  : f.specials == Specials::fn ? "nan-only"
+                  : f.specials == Specials::fnuz ? "fnuz" : "none";
   d["subnormals"] = f.subnormals;
   d["has_inf"] = f.has_inf();
   d["has_nan"] = f.has_nan();
   d["emin"] = f.emin();
   d["max_finite_code"] = f.max_finite_magnitude();
-  d["max_finite"] = value_of(f.id, f.max_finite_magnitude());
+  d["max_finite"] = value_of(f, f.max_finite_magnitude());
   // The smallest positive normal and subnormal values (None where the format has none).
   if (f.fixed_point) d["min_normal"] = py::none();
   else d["min_normal"] = std::ldexp(1.0, f.emin());
   if (f.subnormals && f.man_bits > 0 && !f.fixed_point) d["min_subnormal"] = std::ldexp(1.0, f.emin() - f.man_bits);
-  else if (f.fixed_point) d["min_subnormal"] = value_of(f.id, 1);
+  else if (f.fixed_point) d["min_subnormal"] = value_of(f, 1);
   else d["min_subnormal"] = py::none();
-  d["storage_bytes"] = storage_bytes(f.id);
+  d["storage_bytes"] = storage_bytes(f);
   d["is_element"] = is_mx_element(f.id);
   d["is_host"] = is_ieee_host_format(f.id);
   return d;
@@ -92,7 +94,7 @@ void bind_info(py::module_& m) {
     for (const Format& f : all_formats()) l.append(format_dict(f));
     return l;
   });
-  m.def("format_info", [](const std::string& name) { return format_dict(format(format_arg("format", name))); },
+  m.def("format_info", [](const std::string& name) { return format_dict(format_spec_arg("format", name)); },
         py::arg("name"));
   m.def("dialects", [] {
     py::list l;

@@ -38,8 +38,34 @@ std::string format_names(bool (*keep)(FormatId)) {
 
 FormatId format_arg(const std::string& argument, const std::string& name) {
   if (auto f = parse_format(name)) return *f;
+  // A runtime spec is named as such (as the CLI's options that take named formats only do).
+  bool runtime = false;
+  try {
+    runtime = !parse_format_spec(name).is_named();
+  } catch (const FormatError&) {
+  }
+  if (runtime)
+    throw py::value_error("the runtime format " + quoted(name) + " is not supported for " + argument +
+                          " (expected one of " + format_names(nullptr) + ")");
   throw py::value_error("unknown format " + quoted(name) + " for " + argument + " (expected one of " +
                         format_names(nullptr) + ", or an alias such as float8_e4m3fn, fp4 or bfloat16)");
+}
+
+Format format_spec_arg(const std::string& argument, const std::string& spec) {
+  if (auto f = parse_format(spec)) return format(*f);
+  try {
+    return parse_format_spec(spec);
+  } catch (const FormatError& e) {
+    // The library's message quotes the spec and names the field; the argument is named here.
+    const std::string what = e.what();
+    const auto colon = what.find("': ");
+    const std::string detail = colon == std::string::npos ? what : what.substr(colon + 3);
+    const bool listed = detail.find("expected a format name") != std::string::npos;
+    throw py::value_error("bad format spec " + quoted(spec) + " for " + argument + ": " + detail +
+                          (listed ? std::string()
+                                  : " (a named format: " + format_names(nullptr) +
+                                        "; or eXmY[fn|fnuz], ueXmY, intN, with :key=value fields, docs/SEMANTICS.md 1.2)"));
+  }
 }
 
 FormatId host_format_arg(const std::string& argument, const std::string& name) {
@@ -97,10 +123,10 @@ const AccumulationModel& accumulation_arg(const std::string& name) {
   throw py::value_error("unknown accumulation model " + quoted(name) + " for acc (expected one of " + known + ")");
 }
 
-Context conversion_context(FormatId dst, const Dialect& dialect, const std::optional<std::string>& round,
+Context conversion_context(const Format& dst, const Dialect& dialect, const std::optional<std::string>& round,
                            const std::optional<std::string>& sat, const std::string& tininess,
                            std::optional<unsigned> rbits) {
-  const DestinationSupport& s = dialect.support[static_cast<int>(dst)];
+  const DestinationSupport& s = support_for(dialect, dst);
   Context c;
   c.rounding = round ? rounding_arg("round", *round) : s.default_rounding;
   // Unset: Saturation::by_destination, which every library entry point resolves to the
@@ -117,8 +143,8 @@ Context conversion_context(FormatId dst, const Dialect& dialect, const std::opti
   return c;
 }
 
-std::size_t storage_bytes(FormatId f) {
-  const int w = format(f).width;
+std::size_t storage_bytes(const Format& f) {
+  const int w = f.width;
   return w <= 8 ? 1 : w <= 16 ? 2 : w <= 32 ? 4 : 8;
 }
 
@@ -154,8 +180,8 @@ py::array new_array(const std::vector<std::size_t>& shape, std::size_t bytes) {
   return py::array(storage_dtype(bytes), s);
 }
 
-void check_codes(const void* data, std::size_t n, FormatId f, const char* what) {
-  const Format& fm = format(f);
+void check_codes(const void* data, std::size_t n, const Format& f, const char* what) {
+  const Format& fm = f;
   const std::size_t bytes = storage_bytes(f);
   if (fm.width == 8 * bytes) return;  // every value of the storage type is a code
   const std::uint64_t above = ~fm.code_mask();
@@ -208,4 +234,5 @@ PYBIND11_MODULE(_softmx, m) {
   bind_block(m);
   bind_dot(m);
   bind_stats(m);
+  bind_vectors(m);
 }

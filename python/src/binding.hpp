@@ -30,6 +30,10 @@ namespace py = pybind11;
 /// A format by name (canonical names and aliases, through parse_format); ValueError naming
 /// the argument and the formats known.
 FormatId format_arg(const std::string& argument, const std::string& name);
+/// Any format spec the CLI takes (parse_format_spec: a named format, an alias, or a runtime
+/// descriptor such as "e4m3fnuz" or "e5m2:bias=16", docs/SEMANTICS.md 1.2); ValueError naming the
+/// argument, the spec and the field at fault.
+Format format_spec_arg(const std::string& argument, const std::string& spec);
 /// The same, restricted to f64, f32, f16 and bf16.
 FormatId host_format_arg(const std::string& argument, const std::string& name);
 /// The same, restricted to the MX element formats.
@@ -44,12 +48,18 @@ const AccumulationModel& accumulation_arg(const std::string& name);
 /// The context of a conversion into `dst` under `dialect`, as the CLI makes it: an unset
 /// rounding is the dialect's default for the destination (DestinationSupport), an unset
 /// saturation Saturation::by_destination (the library resolves it to that default).
-Context conversion_context(FormatId dst, const Dialect& dialect, const std::optional<std::string>& round,
+Context conversion_context(const Format& dst, const Dialect& dialect, const std::optional<std::string>& round,
                            const std::optional<std::string>& sat, const std::string& tininess,
                            std::optional<unsigned> rbits);
+inline Context conversion_context(FormatId dst, const Dialect& dialect, const std::optional<std::string>& round,
+                                  const std::optional<std::string>& sat, const std::string& tininess,
+                                  std::optional<unsigned> rbits) {
+  return conversion_context(format(dst), dialect, round, sat, tininess, rbits);
+}
 
 /// The bytes of the storage type of `f` (1, 2, 4, 8).
-std::size_t storage_bytes(FormatId f);
+std::size_t storage_bytes(const Format& f);
+inline std::size_t storage_bytes(FormatId f) { return storage_bytes(format(f)); }
 /// A numpy dtype for unsigned integers of `bytes` bytes.
 py::dtype storage_dtype(std::size_t bytes);
 
@@ -65,7 +75,8 @@ py::array new_array(const std::vector<std::size_t>& shape, std::size_t bytes);
 
 /// ValueError when a code in `a` (storage of `f`, n items) has bits above the format's width.
 /// Safe without the GIL (it touches no Python object).
-void check_codes(const void* data, std::size_t n, FormatId f, const char* what);
+void check_codes(const void* data, std::size_t n, const Format& f, const char* what);
+inline void check_codes(const void* data, std::size_t n, FormatId f, const char* what) { check_codes(data, n, format(f), what); }
 /// ValueError when a random value is at or above 2^width.
 void check_random(const std::uint64_t* r, std::size_t n, unsigned width);
 
@@ -80,5 +91,6 @@ void bind_convert(py::module_& m);
 void bind_block(py::module_& m);
 void bind_dot(py::module_& m);
 void bind_stats(py::module_& m);
+void bind_vectors(py::module_& m);
 
 }  // namespace softmx::py_binding

@@ -10,7 +10,11 @@ X = np.linspace(-500, 500, 96, dtype=np.float32).reshape(3, 32)
 
 
 @pytest.mark.parametrize("call,exc,message", [
-    (lambda: softmx.convert(X, "e9m9"), ValueError, r"unknown format 'e9m9' for to \(expected one of f64, f32"),
+    (lambda: softmx.convert(X, "e9m9"), ValueError, r"bad format spec 'e9m9' for to: exp: expected 0 to 8 exponent "
+                                                  r"bits, got 9 \(a named format: f64, f32"),
+    (lambda: softmx.convert(X, "e4m3:bias=x"), ValueError, r"bad format spec 'e4m3:bias=x' for to: bias: expected an "
+                                                           r"integer"),
+    (lambda: softmx.quantize(X, "e4m3fnuz"), ValueError, r"the runtime format 'e4m3fnuz' is not supported for to"),
     (lambda: softmx.convert(X, "e4m3", round="nearest"), ValueError, r"unknown rounding mode 'nearest' for round "
                                                                      r"\(expected rne, rna, rz, ru, rd, ro or rs\)"),
     (lambda: softmx.convert(X, "e4m3", sat="clip"), ValueError, r"unknown saturation 'clip' for sat \(expected "

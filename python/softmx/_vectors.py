@@ -1,0 +1,558 @@
+"""The vector engine and the explanation of a conversion: gen, verify, identify, sweep, explain.
+
+Each is the library's own engine (include/softmx/vectors/*.hpp, softmx/explain_report.hpp), the
+one the `softmx` command runs: the options take the CLI's names and defaults (src is --from),
+the files read and written are the CLI's byte for byte, and each call returns an object with
+the results as data. vectors/README.md describes the file format.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tempfile
+from typing import Any, Dict, List, Optional, Tuple, Union
+
+import numpy as np
+
+from . import _softmx
+from ._arrays import int_arg, name_arg, threads_arg
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def _path_arg(path, what: str) -> str:
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"{what} must be a path (str or os.PathLike), got {type(path).__name__}")
+    return os.fspath(path)
+
+
+def _input_file(path, what: str = "path") -> str:
+    """An existing regular file to read, or FileNotFoundError / IsADirectoryError naming it."""
+    p = _path_arg(path, what)
+    if not os.path.exists(p):
+        raise FileNotFoundError(2, f"{what}: no such vector file: {p!r}", p)
+    if os.path.isdir(p):
+        raise IsADirectoryError(21, f"{what}: {p!r} is a folder, expected a vector file", p)
+    return p
+
+
+def _uint_arg(value, what: str, optional: bool = True) -> Optional[int]:
+    v = int_arg(value, what, optional)
+    if v is not None and v < 0:
+        raise ValueError(f"{what} must be a non-negative integer, got {v}")
+    return v
+
+
+def _bool_arg(value, what: str, optional: bool = False) -> Optional[bool]:
+    if value is None and optional:
+        return None
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{what} must be True or False{' or None' if optional else ''}, got {type(value).__name__}")
+    return bool(value)
+
+
+def _max_errors(value, default: int) -> int:
+    v = int_arg(value, "max_errors", optional=True)
+    if v is None:
+        return default
+    if v < 0:
+        raise ValueError(f"max_errors must be 0 or more (how many disagreements to keep), got {v}")
+    return v
+
+
+# ---- gen ----
+
+@dataclasses.dataclass(frozen=True)
+class GenResult:
+    """What gen wrote: `cases` data lines under `header` (the file's header lines), to `path`, or
+    as `text` when no path was given. str() is the file's text (read back from path)."""
+
+    cases: int
+    header: str
+    description: str
+    path: Optional[str]
+    text: Optional[str]
+
+    def __str__(self) -> str:
+        if self.text is not None:
+            return self.text
+        with open(self.path, encoding="ascii") as f:
+            return f.read()
+
+
+def gen(operation: str, *, src: Optional[str] = None, to: Optional[str] = None, a: Optional[str] = None,
+        b: Optional[str] = None, block: Optional[int] = None, blocks: Optional[int] = None, acc: Optional[str] = None,
+        scale: Optional[str] = None, round: Optional[str] = None, sat: Optional[str] = None,
+        tininess: Optional[str] = None, dialect: Optional[str] = None, rbits: Optional[int] = None, level: int = 1,
+        seed: int = 1, count: Optional[int] = None, inputs_only: bool = False, export: Optional[str] = None,
+        accumulator: Optional[str] = None, addend: Optional[bool] = None, model: Optional[str] = None,
+        out: Optional[PathLike] = None) -> GenResult:
+    """Test vectors with softmx's results: `softmx gen OPERATION` (vectors/README.md section 6).
+
+    operation: "convert", "quantize", "dequantize", "dot" or "mma". The options are the CLI's,
+    with the same defaults (None: the option not given), and apply as they do there:
+        convert     src, to (any format spec), round, sat, tininess, dialect, rbits
+        quantize    to (element), src (f64/f32/f16/bf16, default f32), block (32), scale, round,
+                    sat, tininess, dialect, rbits: unset ones are the dialect's block defaults
+        dequantize  src (element), to (host, default f32), round, sat, tininess, dialect
+        dot         a, b (elements), block (32), blocks (1), acc ("exact"), round, sat ("none"), tininess
+        mma         a, b (elements), block (32), accumulator ("f32"), addend (True), model
+                    ("hopper-fp8-mma")
+    and for all: level (1 or 2), seed (0..2**64-1), count (level 2's random cases),
+    inputs_only (operands only), export ("readmemh").
+    out: the file to write (atomically, as the CLI's -o; its bytes are the CLI's). None: the
+    text is returned in the result instead.
+
+    Raises ValueError for unknown names and options that do not apply (naming them), OSError
+    when `out` cannot be written.
+    """
+    op = name_arg(operation, "operation")
+    path = None if out is None else _path_arg(out, "out")
+    if level is None or isinstance(level, bool) or not isinstance(level, (int, np.integer)):
+        raise TypeError(f"level must be an int (1 or 2), got {type(level).__name__}")
+    seed = _uint_arg(seed, "seed", optional=False)
+    if seed >= 1 << 64:
+        raise ValueError(f"seed must be below 2**64, got {seed}")
+    args = dict(src=name_arg(src, "src", True), to=name_arg(to, "to", True), a=name_arg(a, "a", True),
+                b=name_arg(b, "b", True), block=_uint_arg(block, "block"), blocks=_uint_arg(blocks, "blocks"),
+                acc=name_arg(acc, "acc", True), scale=name_arg(scale, "scale", True),
+                round=name_arg(round, "round", True), sat=name_arg(sat, "sat", True),
+                tininess=name_arg(tininess, "tininess", True), dialect=name_arg(dialect, "dialect", True),
+                rbits=_uint_arg(rbits, "rbits"), level=int(level), seed=seed, count=_uint_arg(count, "count"),
+                inputs_only=_bool_arg(inputs_only, "inputs_only"), export=name_arg(export, "export", True),
+                accumulator=name_arg(accumulator, "accumulator", True), addend=_bool_arg(addend, "addend", True),
+                model=name_arg(model, "model", True))
+    if path is not None:
+        r = _softmx.gen(op, path, **args)
+        return GenResult(r["cases"], r["header"], r["description"], path, None)
+    with tempfile.TemporaryDirectory(prefix="softmx-gen-") as d:
+        tmp = os.path.join(d, "out.vec")
+        r = _softmx.gen(op, tmp, **args)
+        with open(tmp, encoding="ascii") as f:
+            text = f.read()
+    return GenResult(r["cases"], r["header"], r["description"], None, text)
+
+
+# ---- verify ----
+
+@dataclasses.dataclass(frozen=True)
+class Mismatch:
+    """One disagreement between a device's file and softmx.
+
+    A cases file: `line` (from 1; `where` is "FILE line N"), its `operands`, the device's results (`device`) and softmx's
+    (`expected`), each a list of ints in the file's columns; a run table: the input range
+    `first`..`last` (`count` inputs) over which the table says `device[0]` and softmx
+    `expected[0]`. device_flags is None when the file gives no flags. result_differs is False
+    when only the flags differ. report: the CLI's text for it (values decomposed, the flags
+    spelled out, which settings would give the device's result)."""
+
+    device: List[int]
+    expected: List[int]
+    device_flags: Optional[int]
+    expected_flags: int
+    result_differs: bool
+    report: str
+    line: Optional[int] = None
+    where: Optional[str] = None
+    operands: Optional[List[int]] = None
+    first: Optional[int] = None
+    last: Optional[int] = None
+    count: Optional[int] = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Completeness:
+    """Whether a file holds every case it must, once, in order (vectors/README.md 8).
+
+    status: "complete", "incomplete" or "unchecked" (nothing says which cases it must hold);
+    basis: "regenerated", "regenerated-open", "header", "runs" or "none"; expected and present
+    counts; missing, extra, duplicated, out_of_order (known when `located`), the first of each
+    (dicts with line, case, other_line, other_case, operands; None when none); the digests;
+    notes: why something was not checked; text: the CLI's lines."""
+
+    status: str
+    complete: bool
+    checked: bool
+    basis: str
+    source: str
+    expected: Optional[int]
+    present: int
+    located: bool
+    missing: int
+    extra: int
+    duplicated: int
+    out_of_order: int
+    first_missing: Optional[Dict[str, Any]]
+    first_extra: Optional[Dict[str, Any]]
+    first_duplicated: Optional[Dict[str, Any]]
+    first_out_of_order: Optional[Dict[str, Any]]
+    sha256: str
+    expected_sha256: str
+    notes: List[str]
+    text: str
+
+
+@dataclasses.dataclass(frozen=True)
+class VerifyResult:
+    """`softmx verify` as data: the file's `cases` (inputs, for a run table, in `runs` runs),
+    the counts of mismatches (results, flags only; `ranges` for a run table), the first
+    max_errors `mismatches`, and the file's `completeness`. `passed`: no mismatch and complete
+    (the CLI's exit status 0)."""
+
+    file: str
+    operation: str
+    layout: str
+    cases: int
+    runs: int
+    result_mismatches: int
+    flags_only_mismatches: int
+    flags_compared: int
+    ranges: int
+    completeness: Completeness
+    mismatches: List[Mismatch]
+
+    @property
+    def mismatched(self) -> int:
+        return self.result_mismatches + self.flags_only_mismatches
+
+    @property
+    def matched(self) -> int:
+        return self.cases - self.mismatched
+
+    @property
+    def passed(self) -> bool:
+        return self.mismatched == 0 and self.completeness.complete
+
+    def __bool__(self) -> bool:
+        return self.passed
+
+    def __str__(self) -> str:
+        unit = "inputs" if self.layout == "runs" else "cases"
+        s = f"verify: {self.file}: {self.operation}: {self.cases} {unit}"
+        if self.layout == "runs":
+            s += f" in {self.runs} runs"
+        s += (", all match" if self.completeness.complete else ", none mismatched") if not self.mismatched else \
+            f", {self.mismatched} mismatch{'es' if self.mismatched != 1 else ''} ({self.result_mismatches} in results, " \
+            f"{self.flags_only_mismatches} in flags only)"
+        return "".join(m.report for m in self.mismatches) + s + "\n" + f"verify: {self.file}: " + self.completeness.text
+
+
+def _completeness(d) -> Completeness:
+    return Completeness(**d)
+
+
+def _mismatch(d) -> Mismatch:
+    return Mismatch(**d)
+
+
+def _source(path, text) -> Tuple[str, Optional[str]]:
+    """(name, text): a file to read, or text in memory named by `path` (default "<text>")."""
+    if text is None:
+        return _input_file(path), None
+    if isinstance(text, bytes):
+        text = text.decode("ascii", errors="replace")
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str or bytes (a vector file's contents), got {type(text).__name__}")
+    return ("<text>" if path is None else _path_arg(path, "path")), text
+
+
+def verify(path: Optional[PathLike] = None, *, text=None, max_errors: Optional[int] = 20,
+           threads: Optional[int] = None) -> VerifyResult:
+    """Checks a file of device results (or a run table) against softmx: `softmx verify FILE`.
+
+    Every line (every input of every run) is recomputed under the file's header, and the file's
+    completeness is judged (vectors/README.md 8). max_errors: the mismatches kept in the result
+    (default 20, as the CLI; None keeps 20, 0 keeps none; the counts are always complete).
+    threads: for run tables; None uses every core. text: the file's contents instead of a file
+    (str or bytes, as gen and sweep return them; `path`, if given, names it in messages).
+
+    Raises FileNotFoundError / IsADirectoryError naming the path, ValueError naming the file and
+    line for a malformed file.
+    """
+    p, t = _source(path, text)
+    r = _softmx.verify(p, t, _max_errors(max_errors, 20), threads_arg(threads))
+    r["completeness"] = _completeness(r["completeness"])
+    r["mismatches"] = [_mismatch(m) for m in r["mismatches"]]
+    return VerifyResult(**r)
+
+
+# ---- identify ----
+
+@dataclasses.dataclass(frozen=True)
+class Candidate:
+    """One setting softmx models for the file's operation, with its score: agree of total cases
+    (inputs; sample points while not `exact`), its settings (dialect, rounding, saturation,
+    tininess, scale, accumulation), `key` (the settings without the dialect), `differences` from
+    the file's header, and its first disagreements (each a Mismatch)."""
+
+    operation: str
+    dialect: str
+    rounding: str
+    saturation: str
+    tininess: str
+    scale: str
+    accumulation: str
+    description: str
+    key: str
+    agree: int
+    total: int
+    exact: bool
+    percent: str
+    exact_disagree: int
+    ranges: int
+    differences: str
+    distance: int
+    disagreements: List[Mismatch]
+
+
+@dataclasses.dataclass(frozen=True)
+class IdentifyResult:
+    """`softmx identify` as data: every candidate setting, best first (`ranking`), the CLI's
+    groups of equal scores (`groups`: agree, total, exact, percent, settings text), whether the
+    best agrees everywhere (`agrees`) and the file is complete too (`identified`)."""
+
+    file: str
+    header: Dict[str, str]
+    runs: bool
+    lines: int
+    with_flags: int
+    completeness: Completeness
+    agrees: bool
+    identified: bool
+    all_exact: bool
+    ranking: List[Candidate]
+    groups: List[Dict[str, Any]]
+    policy_differences: List[str]
+
+    @property
+    def best(self) -> Candidate:
+        return self.ranking[0]
+
+    def __str__(self) -> str:
+        lines = [f"identify: {self.file}: {self.header['description']} (the header's settings)"]
+        for i, g in enumerate(self.groups[:5], 1):
+            agreement = f"{g['agree']}/{g['total']} ({g['percent']})" + ("" if g["exact"] else " sampled")
+            lines.append(f"  {i:<5} {agreement:<32} {g['settings']}")
+        b = self.best
+        lines.append(f"best: {b.description}: " + ("identified" if self.identified else "not identified") +
+                     (f"; differs from the header: {b.differences}" if b.differences else ""))
+        return "\n".join(lines) + "\n"
+
+
+def identify(path: Optional[PathLike] = None, *, text=None, exact: int = 3, max_errors: int = 10,
+             threads: Optional[int] = None) -> IdentifyResult:
+    """Which implementation does a device's file match? `softmx identify FILE`.
+
+    Every setting softmx models for the file's operation is scored by the cases (inputs) it
+    agrees on and ranked (include/softmx/vectors/identify.hpp). exact: for run tables of more
+    than 2**20 inputs, how many of the best sampled scores are checked on every input (3, as the
+    CLI); max_errors: disagreements kept per candidate (10); threads: None uses every core;
+    text: the file's contents instead of a file, as for verify.
+
+    Raises FileNotFoundError / IsADirectoryError naming the path, ValueError for a malformed file.
+    """
+    p, t = _source(path, text)
+    ex = int_arg(exact, "exact")
+    if ex < 1:
+        raise ValueError(f"exact must be an integer from 1 to 100000, got {ex}")
+    r = _softmx.identify(p, t, ex, _max_errors(max_errors, 10), threads_arg(threads))
+    r["completeness"] = _completeness(r["completeness"])
+    ranking = []
+    for c in r["ranking"]:
+        c = dict(c)
+        c["disagreements"] = [_mismatch(m) for m in c["disagreements"]]
+        ranking.append(Candidate(**c))
+    r["ranking"] = ranking
+    return IdentifyResult(**r)
+
+
+# ---- sweep ----
+
+@dataclasses.dataclass(frozen=True)
+class RunTable:
+    """A run table (vectors/README.md 5): every input of `first`..`last` converted, as maximal
+    runs of equal results. `lines`: data lines (runs); `header`: its header lines; `path` where it
+    was written, or `text` (bytes) when no path was given. runs() reads the runs as numpy arrays.
+    str() is the table's text."""
+
+    lines: int
+    header: str
+    description: str
+    first: int
+    last: int
+    path: Optional[str]
+    text: Optional[bytes]
+
+    def runs(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(first, last, code, flags): uint64, uint64, uint64 and int16 arrays, one entry per run
+        (flags -1 where the table gives none)."""
+        if self.text is not None:
+            return _softmx.read_runs("<sweep>", self.text.decode("ascii"))
+        return _softmx.read_runs(_input_file(self.path), None)
+
+    def __str__(self) -> str:
+        if self.text is not None:
+            return self.text.decode("ascii")
+        with open(self.path, encoding="ascii") as f:
+            return f.read()
+
+
+def sweep(src: str, to: str, *, round: Optional[str] = None, sat: Optional[str] = None, tininess: str = "after",
+          dialect: str = "ocp", threads: Optional[int] = None, shard=None, out: Optional[PathLike] = None) -> RunTable:
+    """Every input of `src` converted into `to`: the run table `softmx sweep` writes.
+
+    src, to: format specs (src of at most 32 bits). round, sat: None is the dialect's default for
+    the destination, as the CLI without --round / --sat. shard: "I/N" or (I, N): shard I of N of
+    the inputs, as --shard. out: the file to write (atomically, the CLI's bytes); None returns
+    the text. threads: None uses every core; the table does not depend on it.
+    """
+    path = None if out is None else _path_arg(out, "out")
+    if shard is not None and not isinstance(shard, str):
+        if not isinstance(shard, (tuple, list)) or len(shard) != 2:
+            raise TypeError(f"shard must be 'I/N' or a pair (I, N), got {shard!r}")
+        i, n = (_uint_arg(v, "shard") for v in shard)
+        shard = f"{i}/{n}"
+    r = _softmx.sweep(name_arg(src, "src"), name_arg(to, "to"), name_arg(round, "round", True),
+                      name_arg(sat, "sat", True), name_arg(tininess, "tininess"), name_arg(dialect, "dialect"),
+                      threads_arg(threads), shard, path)
+    return RunTable(r["lines"], r["header"], r["description"], r["first"], r["last"], path, r["text"])
+
+
+def merge(tables, *, out: Optional[PathLike] = None) -> RunTable:
+    """Run tables of one function (sweep's shards, any order) joined into the canonical table of
+    their union: `softmx merge [-o OUT] TABLE...`. tables: paths. out: the file to write
+    (atomically, the CLI's bytes); None returns the text. ValueError names the tables that do
+    not fit together (other settings, a gap, an overlap)."""
+    if isinstance(tables, (str, bytes, os.PathLike)):
+        raise TypeError("tables must be a list of paths (run tables), not one path")
+    paths = [_input_file(t, "tables") for t in tables]
+    if not paths:
+        raise ValueError("tables: expected at least one run table to merge")
+    path = None if out is None else _path_arg(out, "out")
+    r = _softmx.merge(paths, path)
+    return RunTable(r["lines"], r["header"], r["description"], r["first"], r["last"], path, r["text"])
+
+
+@dataclasses.dataclass(frozen=True)
+class TableDiff:
+    """Where two run tables over the same inputs disagree (`softmx diff A B` as data): `ranges`
+    maximal ranges covering `differing_inputs` of the `inputs`; `differences`: the first
+    max_ranges, each {first, last, count, a_code, a_flags, b_code, b_flags} (flags None when not
+    both tables give them: then only the outputs are compared). `a`, `b`: the headers described.
+    bool() is True when the tables agree on every input."""
+
+    a: str
+    b: str
+    inputs: int
+    ranges: int
+    differing_inputs: int
+    flags_compared: bool
+    a_has_flags: bool
+    b_has_flags: bool
+    differences: List[Dict[str, Any]]
+
+    def __bool__(self) -> bool:
+        return self.ranges == 0
+
+
+def _table_arg(t, what: str) -> Tuple[str, Optional[str]]:
+    if isinstance(t, RunTable):
+        if t.text is not None:
+            return f"<{what}>", t.text.decode("ascii")
+        return _input_file(t.path, what), None
+    return _input_file(t, what), None
+
+
+def diff(a, b, *, max_ranges: Optional[int] = 50) -> TableDiff:
+    """Where two run tables disagree: `softmx diff A B`. a, b: paths or RunTable objects (sweep's
+    results), over the same inputs (source format, first and last); everything else may differ
+    (ocp against cuda, rne against rna, softmx against a device). max_ranges: the differences
+    kept (50, as the CLI; None keeps 50); the counts are always complete."""
+    pa, ta = _table_arg(a, "a")
+    pb, tb = _table_arg(b, "b")
+    return TableDiff(**_softmx.diff(pa, ta, pb, tb, _max_errors(max_ranges, 50)))
+
+
+# ---- explain ----
+
+@dataclasses.dataclass(frozen=True)
+class Explanation:
+    """The anatomy of one conversion: `softmx explain` as data. str() is the CLI's text, byte for
+    byte.
+
+    label: the input as given; src and code when it was a code; exact: its exact value;
+    to: the destination; rounding, saturation, tininess, dialect, rbits: the options (defaults
+    resolved); neighbours: kind ("special", "below_min", "exact", "between"), lo and hi (magnitude
+    codes), d_lo and d_hi (distances in ulps, exact decimals), tie, hi_finite, beyond;
+    result: {code, flags, value} under the options (None where the dialect does not take them:
+    `unsupported` says why); reason: why that is the result; table: every rounding x saturation
+    x dialect cell (code and flags None where n/a); notes: why cells are n/a; stochastic: for
+    an inexact input, rbits, first_bits (F) and the probability of rounding away (None otherwise).
+    """
+
+    text: str
+    label: str
+    to: str
+    src: Optional[str]
+    code: Optional[int]
+    exact: str
+    rounding: str
+    saturation: str
+    tininess: str
+    dialect: str
+    rbits: int
+    neighbours: Dict[str, Any]
+    result: Optional[Dict[str, Any]]
+    unsupported: str
+    reason: str
+    table: List[Dict[str, Any]]
+    notes: List[str]
+    stochastic: Optional[Dict[str, Any]]
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def explain(value, to: str, *, src: Optional[str] = None, round: Optional[str] = None, sat: Optional[str] = None,
+            dialect: str = "ocp", tininess: str = "after", rbits: Optional[int] = None) -> Explanation:
+    """Explains converting one value into `to`: `softmx explain --to TO VALUE`.
+
+    value: a str as the CLI takes it (a decimal or C99 hex float, taken exactly: "0.1" is one
+        tenth, not the f64 nearest it), or with `src`, a raw code of src (a hex str of exactly
+        src's digits, as the CLI takes it, or an int). A Python float is its f64 value exactly
+        (src="f64" and its bits); an int without src is that integer, exactly.
+    to, src: format specs (named or runtime: "e4m3fnuz", "e5m2:bias=16").
+    round, sat: None is the dialect's default for the destination (as the CLI without them);
+    dialect, tininess, rbits: as the CLI's options.
+    """
+    to = name_arg(to, "to")
+    src = name_arg(src, "src", True)
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError("value must be a str, a float or an int, got bool")
+    if src is not None:
+        if isinstance(value, (int, np.integer)):
+            if value < 0:
+                raise ValueError(f"value: a code of {src} is non-negative, got {value}")
+            digits = (_softmx.format_info(src)["width"] + 3) // 4
+            value = format(int(value), f"0{digits}X")
+        elif not isinstance(value, str):
+            raise TypeError(f"value must be a code of {src} (a hex str or an int), got {type(value).__name__}")
+    elif isinstance(value, (float, np.floating)):
+        arr = np.asarray(value)
+        fmt = {np.dtype(np.float64): "f64", np.dtype(np.float32): "f32", np.dtype(np.float16): "f16"}.get(arr.dtype)
+        if fmt is None:
+            raise TypeError(f"value: a float of dtype {arr.dtype} is not taken (float64, float32, float16, or a str)")
+        bits = arr.reshape(1).view({"f64": np.uint64, "f32": np.uint32, "f16": np.uint16}[fmt])[0]
+        src = fmt
+        value = format(int(bits), f"0{arr.dtype.itemsize * 2}X")
+    elif isinstance(value, (int, np.integer)):
+        value = str(int(value))
+    elif not isinstance(value, str):
+        raise TypeError(f"value must be a str (a decimal or hex float), a float or an int, got {type(value).__name__}")
+    r = _softmx.explain(value, src, to, name_arg(round, "round", True), name_arg(sat, "sat", True),
+                        name_arg(tininess, "tininess"), name_arg(dialect, "dialect"),
+                        _uint_arg(rbits, "rbits"))
+    return Explanation(**r)

@@ -1,0 +1,887 @@
+// python/src/bind_vectors.cpp: the vector engine (softmx/vectors/*.hpp) and the explanation of
+// one conversion (softmx/explain_report.hpp) for Python: gen, verify, identify, sweep, explain.
+//
+// Thin: the options are turned into the same vec::Header the CLI builds (tools/softmx/cmd_gen.cpp,
+// cmd_sweep.cpp, cli.cpp conversion_options: the same defaults, the same checks), then the
+// library's own functions run (write_vectors, check_cases / check_runs, identify, sweep_table,
+// explain_conversion) with the GIL released, and their results come back as dicts (the Python
+// layer, python/softmx/_vectors.py, makes objects of them). Files are written with
+// vec::OutputFile, as the CLI writes them, so the bytes are the same.
+#include <pybind11/stl.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <functional>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "binding.hpp"
+#include "softmx/explain.hpp"
+#include "softmx/describe.hpp"
+#include "softmx/explain_report.hpp"
+#include "softmx/flags.hpp"
+#include "softmx/tensor_core.hpp"
+#include "softmx/text.hpp"
+#include "softmx/vectors/candidates.hpp"
+#include "softmx/vectors/case_check.hpp"
+#include "softmx/vectors/completeness.hpp"
+#include "softmx/vectors/generate.hpp"
+#include "softmx/vectors/header.hpp"
+#include "softmx/vectors/identify.hpp"
+#include "softmx/vectors/operation.hpp"
+#include "softmx/vectors/output_file.hpp"
+#include "softmx/vectors/reader.hpp"
+#include "softmx/vectors/report.hpp"
+#include "softmx/vectors/run_check.hpp"
+#include "softmx/vectors/run_table.hpp"
+#include "softmx/vectors/table_diff.hpp"
+
+namespace softmx::py_binding {
+namespace {
+
+using vec::Header;
+using vec::Operation;
+using Opt = std::optional<std::string>;
+
+/// Keeps the interpreter's handlers of SIGINT, SIGTERM and SIGHUP across the construction of a
+/// vec::OutputFile. The library installs, on its first output file, handlers that remove the
+/// temporary and then kill the process with the signal (right for a command); in Python, Ctrl-C
+/// must stay a KeyboardInterrupt (a REPL or notebook survives it). Python's handler only sets a
+/// flag: the write finishes (the GIL is released), the file is committed, and the interrupt is
+/// raised when the call returns; an exception on the way removes the temporary as usual.
+class KeepInterpreterSignals {
+ public:
+  KeepInterpreterSignals() {
+    for (std::size_t i = 0; i < 3; ++i) ::sigaction(kSignals[i], nullptr, &saved_[i]);
+  }
+  ~KeepInterpreterSignals() {
+    for (std::size_t i = 0; i < 3; ++i) ::sigaction(kSignals[i], &saved_[i], nullptr);
+  }
+  KeepInterpreterSignals(const KeepInterpreterSignals&) = delete;
+  KeepInterpreterSignals& operator=(const KeepInterpreterSignals&) = delete;
+
+ private:
+  static constexpr int kSignals[3] = {SIGINT, SIGTERM, SIGHUP};
+  struct sigaction saved_[3] {};
+};
+
+/// Opens `path` as the CLI does (vec::OutputFile), with the interpreter's signal handlers kept.
+void open_output(std::optional<vec::OutputFile>& out, const std::string& path) {
+  KeepInterpreterSignals keep;
+  out.emplace(path);
+}
+
+/// The largest count gen accepts (cmd_gen.cpp kMaxCount).
+constexpr std::uint64_t kMaxCount = 1'000'000'000;
+
+std::string quoted_arg(const std::string& s) { return quote(s, '\''); }
+
+/// An integer option in 1..max (cli::parse_count's range), naming the argument.
+std::uint64_t count_arg(const char* argument, std::optional<std::uint64_t> v, std::uint64_t dflt, std::uint64_t max) {
+  if (!v) return dflt;
+  if (*v < 1 || *v > max)
+    throw py::value_error(std::string(argument) + " must be an integer from 1 to " + std::to_string(max) + ", got " +
+                          std::to_string(*v));
+  return *v;
+}
+
+/// Rounding, saturation, tininess, rbits and dialect as cli::conversion_options reads them: with a
+/// destination `to`, an unset rounding or saturation is the dialect's default for it.
+struct Conversion {
+  Context ctx;
+  const Dialect* dialect = nullptr;
+  bool rounding_given = false;
+};
+
+Conversion conversion(const std::optional<Format>& to, const Opt& round, const Opt& sat, const Opt& tininess,
+                      const Opt& dialect, std::optional<unsigned> rbits) {
+  Conversion o;
+  if (round) {
+    o.ctx.rounding = rounding_arg("round", *round);
+    o.rounding_given = true;
+  }
+  if (sat) o.ctx.saturation = saturation_arg("sat", *sat);
+  if (tininess) o.ctx.tininess = tininess_arg(*tininess);
+  if (rbits) {
+    if (*rbits < 1 || *rbits > 64)
+      throw py::value_error("rbits is the number of random bits, an integer from 1 to 64, got " + std::to_string(*rbits));
+    o.ctx.rbits_width = static_cast<std::uint8_t>(*rbits);
+  }
+  o.dialect = dialect ? &dialect_arg(*dialect) : &ocp_dialect();
+  if (to) {
+    const DestinationSupport& s = support_for(*o.dialect, *to);
+    if (!round) o.ctx.rounding = s.default_rounding;
+    if (!sat) o.ctx.saturation = s.default_saturation;
+  }
+  return o;
+}
+
+void set_context(Header& h, const Conversion& c) {
+  h.ctx.rounding = c.ctx.rounding;
+  h.ctx.saturation = c.ctx.saturation;
+  h.ctx.tininess = c.ctx.tininess;
+  h.ctx.rbits_width = c.ctx.rbits_width;
+  h.dialect = std::string(c.dialect->name);
+}
+
+FormatId element_arg(const char* argument, const Opt& v, const char* role) {
+  if (!v)
+    throw py::value_error(std::string("missing ") + argument + "=FORMAT (" + role + ": e4m3, e5m2, e3m2, e2m3, e2m1 or int8)");
+  return element_format_arg(argument, *v);
+}
+
+/// Everything gen takes; None is "not given" (the CLI's option absent).
+struct GenArgs {
+  std::string operation;
+  Opt src, to, a, b, acc, scale, round, sat, tininess, dialect, accumulator, model, exportf;
+  std::optional<std::uint64_t> block, blocks, count;
+  std::optional<unsigned> rbits;
+  std::optional<bool> addend;
+  int level = 1;
+  std::uint64_t seed = 1;
+  bool inputs_only = false;
+};
+
+/// Which options an operation takes besides the common ones (cmd_gen.cpp own_options).
+std::vector<std::string> given_options(const GenArgs& g) {
+  std::vector<std::string> r;
+  auto add = [&](const char* n, bool given) {
+    if (given) r.emplace_back(n);
+  };
+  add("src", g.src.has_value());
+  add("to", g.to.has_value());
+  add("a", g.a.has_value());
+  add("b", g.b.has_value());
+  add("block", g.block.has_value());
+  add("blocks", g.blocks.has_value());
+  add("acc", g.acc.has_value());
+  add("scale", g.scale.has_value());
+  add("round", g.round.has_value());
+  add("sat", g.sat.has_value());
+  add("tininess", g.tininess.has_value());
+  add("dialect", g.dialect.has_value());
+  add("rbits", g.rbits.has_value());
+  add("accumulator", g.accumulator.has_value());
+  add("addend", g.addend.has_value());
+  add("model", g.model.has_value());
+  return r;
+}
+
+std::vector<std::string> own_options(Operation op) {
+  switch (op) {
+    case Operation::convert: return {"src", "to", "round", "sat", "tininess", "dialect", "rbits"};
+    case Operation::quantize: return {"src", "to", "block", "scale", "round", "sat", "tininess", "dialect", "rbits"};
+    case Operation::dequantize: return {"src", "to", "round", "sat", "tininess", "dialect"};
+    case Operation::dot: return {"a", "b", "block", "blocks", "acc", "round", "sat", "tininess"};
+    case Operation::mma: return {"a", "b", "block", "accumulator", "addend", "model"};
+  }
+  return {};
+}
+
+/// The header `softmx gen OPERATION` builds from the same options (cmd_gen.cpp make_header).
+Header gen_header(Operation op, const GenArgs& g) {
+  const auto own = own_options(op);
+  for (const std::string& n : given_options(g)) {
+    if (std::find(own.begin(), own.end(), n) != own.end()) continue;
+    std::string list;
+    for (const std::string& o : own) list += (list.empty() ? "" : ", ") + o;
+    throw py::value_error(n + " does not apply to gen('" + std::string(vec::name(op)) + "') (it takes " + list +
+                          " and the common level, seed, count, inputs_only, export, out)");
+  }
+  Header h;
+  h.operation = op;
+  switch (op) {
+    case Operation::convert: {
+      if (!g.src) throw py::value_error("missing src=FORMAT (the source format) for gen('convert')");
+      if (!g.to) throw py::value_error("missing to=FORMAT (the destination format) for gen('convert')");
+      h.from = format_spec_arg("src", *g.src);
+      h.to = format_spec_arg("to", *g.to);
+      set_context(h, conversion(Format(h.to), g.round, g.sat, g.tininess, g.dialect, g.rbits));
+      break;
+    }
+    case Operation::quantize: {
+      h.from = g.src ? host_format_arg("src", *g.src) : FormatId::f32;
+      h.to = element_arg("to", g.to, "the element format");
+      const Conversion c = conversion(std::nullopt, g.round, g.sat, g.tininess, g.dialect, g.rbits);
+      const BlockPolicies& bp = c.dialect->block;
+      set_context(h, c);
+      if (!c.rounding_given) h.ctx.rounding = bp.element_rounding;
+      if (!g.sat) h.ctx.saturation = bp.element_saturation;
+      h.block = static_cast<std::uint32_t>(count_arg("block", g.block, 32, 4096));
+      h.scale = g.scale ? scale_rule_arg(*g.scale) : bp.scale_rule;
+      break;
+    }
+    case Operation::dequantize: {
+      h.from = element_arg("src", g.src, "the element format");
+      h.to = g.to ? host_format_arg("to", *g.to) : FormatId::f32;
+      set_context(h, conversion(Format(h.to), g.round, g.sat, g.tininess, g.dialect, std::nullopt));
+      break;
+    }
+    case Operation::dot: {
+      h.from = element_arg("a", g.a, "the A blocks' element format");
+      h.to = element_arg("b", g.b, "the B blocks' element format");
+      h.block = static_cast<std::uint32_t>(count_arg("block", g.block, 32, 4096));
+      h.blocks = static_cast<std::uint32_t>(count_arg("blocks", g.blocks, 1, 1024));
+      const std::string acc = g.acc.value_or("exact");
+      accumulation_arg(acc);  // ValueError for an unknown model, naming the ones known
+      h.accumulation = acc;   // as written, as the CLI does
+      set_context(h, conversion(std::nullopt, g.round, g.sat ? g.sat : Opt("none"), g.tininess, std::nullopt, std::nullopt));
+      h.dialect = "ocp";
+      break;
+    }
+    case Operation::mma: {
+      h.from = element_arg("a", g.a, "A's element format");
+      h.to = element_arg("b", g.b, "B's element format");
+      h.block = static_cast<std::uint32_t>(count_arg("block", g.block, 32, 4096));
+      const std::string acc = g.accumulator.value_or("f32");
+      if (acc != "f32" && acc != "f16")
+        throw py::value_error("accumulator must be 'f32' or 'f16' (the format of C and D), got " + quoted_arg(acc));
+      h.accumulator = acc == "f32" ? FormatId::f32 : FormatId::f16;
+      h.addend = g.addend.value_or(true);
+      h.model = g.model.value_or("hopper-fp8-mma");
+      if (!find_tensor_core_model(h.model))
+        throw py::value_error("unknown tensor-core model " + quoted_arg(h.model) + " for model (expected " +
+                              tensor_core_model_names() + ")");
+      break;
+    }
+  }
+  const bool rs = h.ctx.rounding == Rounding::rs;
+  if (rs && (op == Operation::dequantize || op == Operation::dot))
+    throw py::value_error("round='rs' is not available for gen('" + std::string(vec::name(op)) +
+                          "') (its lines carry no random bits)");
+  if (!rs && g.rbits) throw py::value_error("rbits applies only with round='rs'");
+  h.validate("gen");
+  return h;
+}
+
+vec::GenOptions gen_options(const GenArgs& g, const Header& h) {
+  vec::GenOptions o;
+  if (g.level != 1 && g.level != 2) throw py::value_error("level must be 1 or 2, got " + std::to_string(g.level));
+  o.level = g.level;
+  o.seed = g.seed;
+  if (g.count) {
+    if (o.level != 2) throw py::value_error("count sets the number of random cases of level=2");
+    if (vec::exhaustive(h))
+      throw py::value_error("count does not apply: gen " + vec::describe(h) +
+                            " is exhaustive at every level (vectors/README.md section 6)");
+    o.count = count_arg("count", g.count, 1, kMaxCount);
+  }
+  return o;
+}
+
+py::dict gen(const GenArgs& g, const std::string& path) {
+  const auto op = vec::parse_operation(g.operation);
+  if (!op)
+    throw py::value_error("unknown operation " + quoted_arg(g.operation) +
+                          " for operation (expected convert, quantize, dequantize, dot or mma)");
+  vec::WriteOptions w;
+  w.inputs_only = g.inputs_only;
+  if (g.exportf) {
+    if (*g.exportf != "readmemh")
+      throw py::value_error("unknown export " + quoted_arg(*g.exportf) + " for export (expected 'readmemh' or None)");
+    w.readmemh = true;
+  }
+  const Header h = gen_header(*op, g);
+  const vec::GenOptions o = gen_options(g, h);
+  std::uint64_t cases = 0;
+  {
+    py::gil_scoped_release release;
+    const vec::Evaluator ev(h);  // checks that the dialect supports the operation, before any output
+    std::optional<vec::OutputFile> out;
+    open_output(out, path);
+    cases = vec::write_vectors(ev, o, w, *out);
+    out->commit();
+  }
+  py::dict r;
+  r["cases"] = cases;
+  r["header"] = vec::header_text(h);
+  r["description"] = vec::describe(h);
+  return r;
+}
+
+// ---- reading results: verify, identify ----
+
+std::vector<std::uint64_t> to_vector(std::span<const std::uint64_t> s) { return {s.begin(), s.end()}; }
+
+py::object optional_int(bool has, std::uint64_t v) { return has ? py::object(py::int_(v)) : py::object(py::none()); }
+
+py::object finding_dict(const std::optional<vec::CaseFinding>& f) {
+  if (!f) return py::none();
+  py::dict d;
+  d["line"] = f->line;
+  d["case"] = f->case_number;
+  d["other_line"] = f->other_line;
+  d["other_case"] = f->other_case;
+  d["operands"] = f->operands;
+  return d;
+}
+
+py::dict completeness_dict(const vec::Completeness& c, const vec::LineLayout& l) {
+  py::dict d;
+  d["status"] = !c.checked() ? "unchecked" : c.complete() ? "complete" : "incomplete";
+  d["complete"] = c.complete();
+  d["checked"] = c.checked();
+  d["basis"] = std::string(vec::name(c.basis));
+  d["source"] = c.source;
+  d["expected"] = c.expected ? py::object(py::int_(*c.expected)) : py::object(py::none());
+  d["present"] = c.present;
+  d["located"] = c.located;
+  d["missing"] = c.missing;
+  d["extra"] = c.extra;
+  d["duplicated"] = c.duplicated;
+  d["out_of_order"] = c.out_of_order;
+  d["first_missing"] = finding_dict(c.first_missing);
+  d["first_extra"] = finding_dict(c.first_extra);
+  d["first_duplicated"] = finding_dict(c.first_duplicated);
+  d["first_out_of_order"] = finding_dict(c.first_out_of_order);
+  d["sha256"] = c.sha256;
+  d["expected_sha256"] = c.expected_sha256;
+  d["notes"] = c.notes;
+  d["text"] = vec::completeness_text(c, l);
+  return d;
+}
+
+/// One mismatch, kept while the GIL is released.
+struct MismatchRecord {
+  bool range = false;
+  std::string where;  ///< "file line N" (cases)
+  std::uint64_t line = 0, first = 0, last = 0;
+  std::vector<std::uint64_t> operands, got, want;
+  bool has_flags = false, result_differs = true;
+  Flags got_flags = 0, want_flags = 0;
+  std::string report;
+};
+
+py::dict mismatch_dict(const MismatchRecord& m) {
+  py::dict d;
+  if (m.range) {
+    d["first"] = m.first;
+    d["last"] = m.last;
+    d["count"] = m.last - m.first + 1;
+  } else {
+    d["line"] = m.line;
+    d["where"] = m.where;
+    d["operands"] = m.operands;
+  }
+  d["device"] = m.got;
+  d["expected"] = m.want;
+  d["device_flags"] = optional_int(m.has_flags, m.got_flags);
+  d["expected_flags"] = static_cast<unsigned>(m.want_flags);
+  d["result_differs"] = m.result_differs;
+  d["report"] = m.report;
+  return d;
+}
+
+/// Opens a vector file ("-" is not taken here: Python passes paths, or text via verify_text).
+std::unique_ptr<vec::VectorReader> open_reader(const std::string& path, const std::optional<std::string>& text) {
+  return text ? vec::VectorReader::from_string(*text, path) : vec::VectorReader::open(path);
+}
+
+py::dict verify(const std::string& path, const std::optional<std::string>& text, std::uint64_t max_errors, long threads_in) {
+  const unsigned threads = threads_in > 0 ? static_cast<unsigned>(threads_in) : vec::default_threads();
+  std::vector<MismatchRecord> found;
+  vec::Completeness completeness;
+  std::string name, description, layout_name;
+  std::uint64_t cases = 0, runs = 0, result_mm = 0, flags_mm = 0, flags_compared = 0, ranges = 0;
+  vec::LineLayout layout;
+  {
+    py::gil_scoped_release release;
+    auto reader = open_reader(path, text);
+    const Header& h = reader->header();
+    const vec::Evaluator eval(h);
+    layout = reader->layout();
+    const vec::LineLayout& l = layout;
+    name = reader->name();
+    description = vec::describe(h);
+    layout_name = h.layout == vec::Layout::runs ? "runs" : "cases";
+    std::vector<vec::Candidate> cands;
+    bool built = false;
+    auto candidates = [&](bool flags) -> const std::vector<vec::Candidate>* {
+      if (!built) {
+        cands = vec::make_candidates(h, flags);
+        built = true;
+      }
+      return &cands;
+    };
+    if (h.layout == vec::Layout::runs) {
+      completeness = vec::runs_completeness(h);
+      const vec::RunCheckStats st = vec::check_runs(
+          *reader, h, threads,
+          [&](const vec::RangeMismatch& m) {
+            ++ranges;
+            if (found.size() >= max_errors) return;
+            MismatchRecord r;
+            r.range = true;
+            r.first = m.first;
+            r.last = m.last;
+            r.got = {m.got};
+            r.want = {m.want};
+            r.has_flags = m.has_flags;
+            r.got_flags = m.got_flags;
+            r.want_flags = m.want_flags;
+            r.result_differs = m.got != m.want;
+            r.report = vec::range_report(l, m, candidates(m.has_flags));
+            found.push_back(std::move(r));
+          },
+          false);
+      cases = st.inputs;
+      runs = st.runs;
+      result_mm = st.result_mismatches;
+      flags_mm = st.flags_only_mismatches;
+      flags_compared = st.flags_compared ? st.inputs : 0;
+    } else {
+      const vec::CaseCheck st = vec::check_cases(*reader, eval, [&](const vec::CaseMismatch& m) {
+        if (found.size() >= max_errors) return;
+        MismatchRecord r;
+        r.where = m.where;
+        r.line = m.line;
+        r.operands = to_vector(m.operands);
+        r.got = to_vector(m.got);
+        r.want = to_vector(m.want);
+        r.has_flags = m.has_flags;
+        r.got_flags = m.got_flags;
+        r.want_flags = m.want_flags;
+        r.result_differs = m.result_differs;
+        r.report = vec::case_report(m.where, l, m.operands, m.got, m.has_flags, m.got_flags, m.want, m.want_flags,
+                                    candidates(m.has_flags));
+        if (h.operation == vec::Operation::mma) r.report += vec::mma_trace_report(h, m.operands);
+        found.push_back(std::move(r));
+      });
+      cases = st.cases;
+      result_mm = st.result_mismatches;
+      flags_mm = st.flags_only_mismatches;
+      flags_compared = st.flags_compared;
+      completeness = st.completeness;
+    }
+  }
+  py::dict d;
+  d["file"] = name;
+  d["operation"] = description;
+  d["layout"] = layout_name;
+  d["cases"] = cases;
+  d["runs"] = runs;
+  d["result_mismatches"] = result_mm;
+  d["flags_only_mismatches"] = flags_mm;
+  d["flags_compared"] = flags_compared;
+  d["ranges"] = ranges;
+  d["completeness"] = completeness_dict(completeness, layout);
+  py::list l;
+  for (const MismatchRecord& m : found) l.append(mismatch_dict(m));
+  d["mismatches"] = l;
+  return d;
+}
+
+py::dict header_dict(const Header& h) {
+  py::dict d;
+  d["operation"] = std::string(vec::name(h.operation));
+  d["dialect"] = h.dialect;
+  d["rounding"] = std::string(name(h.ctx.rounding));
+  d["saturation"] = std::string(name(h.ctx.saturation));
+  d["tininess"] = std::string(name(h.ctx.tininess));
+  d["scale"] = std::string(name(h.scale));
+  d["accumulation"] = h.accumulation;
+  d["description"] = vec::describe(h);
+  return d;
+}
+
+py::dict identify(const std::string& path, const std::optional<std::string>& text, std::uint64_t exact,
+                  std::uint64_t max_errors, long threads_in) {
+  vec::IdentifyOptions o;
+  o.exact_groups = static_cast<std::size_t>(count_arg("exact", exact, 3, 100000));
+  o.max_errors = static_cast<std::size_t>(max_errors);
+  o.threads = threads_in > 0 ? static_cast<unsigned>(threads_in) : vec::default_threads();
+  o.progress = false;
+  std::optional<vec::Identification> idopt;
+  {
+    py::gil_scoped_release release;
+    idopt.emplace(vec::identify([&]() { return open_reader(path, text); }, o));
+  }
+  const vec::Identification& id = *idopt;
+  const Header& h = id.header;
+  py::dict d;
+  d["file"] = path;
+  d["header"] = header_dict(h);
+  d["runs"] = id.runs;
+  d["lines"] = id.lines;
+  d["with_flags"] = id.with_flags;
+  d["completeness"] = completeness_dict(id.completeness, id.layout);
+  d["agrees"] = id.agrees();
+  d["identified"] = id.identified();
+  d["all_exact"] = id.all_exact();
+  py::list ranking;
+  for (std::size_t k = 0; k < id.ranking.size(); ++k) {
+    const std::size_t i = id.ranking[k];
+    const vec::Candidate& c = id.candidates[i];
+    const vec::CandidateScore& s = id.scores[i];
+    py::dict e = header_dict(c.header);
+    e["key"] = c.key;
+    e["agree"] = s.agree;
+    e["total"] = s.total;
+    e["exact"] = s.exact;
+    e["percent"] = vec::percent(s.agree, s.total);
+    e["exact_disagree"] = s.exact_disagree;
+    e["ranges"] = s.ranges;
+    e["differences"] = vec::differences(h, c.header);
+    e["distance"] = vec::setting_distance(h, c.header);
+    py::list dis;
+    for (const vec::Disagreement& x : s.cases) {
+      MismatchRecord r;
+      r.where = x.where;  // "FILE line N": the library's Disagreement names its line so
+      const auto sp = x.where.rfind(" line ");
+      if (sp != std::string::npos) r.line = std::stoull(x.where.substr(sp + 6));
+      r.operands = x.rec.operands;
+      r.got = x.rec.results;
+      r.want = x.want;
+      r.has_flags = x.rec.has_flags;
+      r.got_flags = x.rec.flags;
+      r.want_flags = x.want_flags;
+      r.result_differs = x.rec.results != x.want;
+      if (k == 0)
+        r.report = vec::case_report(x.where, id.layout, x.rec.operands, x.rec.results, x.rec.has_flags, x.rec.flags, x.want,
+                                    x.want_flags, &id.candidates);
+      dis.append(mismatch_dict(r));
+    }
+    for (const vec::RangeMismatch& m : s.runs) {
+      MismatchRecord r;
+      r.range = true;
+      r.first = m.first;
+      r.last = m.last;
+      r.got = {m.got};
+      r.want = {m.want};
+      r.has_flags = m.has_flags;
+      r.got_flags = m.got_flags;
+      r.want_flags = m.want_flags;
+      r.result_differs = m.got != m.want;
+      if (k == 0) r.report = vec::range_report(id.layout, m, &id.candidates);
+      dis.append(mismatch_dict(r));
+    }
+    e["disagreements"] = dis;
+    ranking.append(e);
+  }
+  d["ranking"] = ranking;
+  // The CLI's table: consecutive candidates with the same score, as one group's text.
+  py::list groups;
+  for (std::size_t i = 0; i < id.ranking.size();) {
+    const vec::CandidateScore& s0 = id.scores[id.ranking[i]];
+    std::vector<std::size_t> same;
+    while (i < id.ranking.size() && id.scores[id.ranking[i]].exact == s0.exact &&
+           id.scores[id.ranking[i]].agree == s0.agree && id.scores[id.ranking[i]].total == s0.total)
+      same.push_back(id.ranking[i++]);
+    py::dict g;
+    g["agree"] = s0.agree;
+    g["total"] = s0.total;
+    g["exact"] = s0.exact;
+    g["percent"] = vec::percent(s0.agree, s0.total);
+    g["settings"] = vec::group_text(id.candidates, same);
+    g["size"] = same.size();
+    groups.append(g);
+  }
+  d["groups"] = groups;
+  const Header& bh = id.candidates[id.best()].header;
+  py::list pol;
+  if (bh.dialect != h.dialect)
+    for (const std::string& p : vec::policy_differences(h.dialect_ref(), bh.dialect_ref(), h)) pol.append(p);
+  d["policy_differences"] = pol;
+  return d;
+}
+
+// ---- sweep ----
+
+/// "I/N" as cmd_sweep.cpp parse_shard reads it.
+vec::InputRange shard_arg(const std::string& text, int width) {
+  const std::string expected = "shard must be 'I/N' or (I, N), shard I (from 0) of N, with 1 <= N <= 2^" +
+                               std::to_string(width) + " and I < N, got " + quoted_arg(text);
+  const auto slash = text.find('/');
+  if (slash == std::string::npos) throw py::value_error(expected);
+  auto number = [&](std::string_view s) {
+    std::uint64_t v = 0;
+    if (s.empty() || s.size() > 10) throw py::value_error(expected);
+    for (char c : s) {
+      if (c < '0' || c > '9') throw py::value_error(expected);
+      v = v * 10 + static_cast<std::uint64_t>(c - '0');
+    }
+    return v;
+  };
+  const std::uint64_t i = number(std::string_view(text).substr(0, slash));
+  const std::uint64_t n = number(std::string_view(text).substr(slash + 1));
+  if (n == 0 || i >= n || n > (std::uint64_t{1} << width)) throw py::value_error(expected);
+  return vec::shard_range(width, i, n);
+}
+
+py::dict sweep(const std::string& src, const std::string& to, const Opt& round, const Opt& sat, const Opt& tininess,
+               const Opt& dialect, long threads_in, const Opt& shard, const Opt& path) {
+  const Format from = format_spec_arg("src", src);
+  const Format dst = format_spec_arg("to", to);
+  const Conversion c = conversion(dst, round, sat, tininess, dialect, std::nullopt);
+  if (from.width > vec::kMaxSweepWidth)
+    throw py::value_error("cannot sweep " + std::string(from.name) + ": it has 2^" + std::to_string(from.width) +
+                          " inputs (sweep takes sources of up to 32 bits: f32, f16, bf16 and the element formats)");
+  const vec::InputRange range = shard ? shard_arg(*shard, from.width) : vec::InputRange{0, from.code_mask()};
+  const Header h = vec::sweep_header(from, dst, c.ctx, c.dialect->name, range);
+  vec::SweepOptions so;
+  so.threads = threads_in > 0 ? static_cast<unsigned>(threads_in) : std::max(1u, std::thread::hardware_concurrency());
+  std::uint64_t lines = 0;
+  std::string text;
+  {
+    py::gil_scoped_release release;
+    if (path) {
+      std::optional<vec::OutputFile> file;
+      open_output(file, *path);
+      lines = vec::sweep_table(h, so, file->text(), [&] { file->chunk(); });
+      file->commit();
+    } else {
+      lines = vec::sweep_table(h, so, text);
+    }
+  }
+  py::dict r;
+  r["lines"] = lines;
+  r["header"] = vec::header_text(h);
+  r["description"] = vec::describe(h);
+  r["first"] = range.first;
+  r["last"] = range.last;
+  if (path) r["text"] = py::none();
+  else r["text"] = py::bytes(text);
+  return r;
+}
+
+/// `softmx merge`: shards of one function joined into the canonical table (merge_tables), to
+/// `path`, or returned as bytes when `path` is None.
+py::dict merge(const std::vector<std::string>& paths, const Opt& path) {
+  std::string text;
+  std::uint64_t lines = 0;
+  {
+    py::gil_scoped_release release;
+    if (path) {
+      std::optional<vec::OutputFile> file;
+      open_output(file, *path);
+      lines = vec::merge_tables(paths, file->text(), [&] { file->chunk(); });
+      file->commit();
+    } else {
+      lines = vec::merge_tables(paths, text);
+    }
+  }
+  // The merged table's header, read back by the library's reader.
+  auto r = open_reader(path ? *path : std::string("<merged>"), path ? Opt() : Opt(text));
+  const Header& h = r->header();
+  py::dict d;
+  d["lines"] = lines;
+  d["header"] = vec::header_text(h);
+  d["description"] = vec::describe(h);
+  d["first"] = h.first;
+  d["last"] = h.last;
+  d["text"] = path ? py::object(py::none()) : py::object(py::bytes(text));
+  return d;
+}
+
+/// `softmx diff`: where two run tables over the same inputs disagree (RunLockstep). Each table is a
+/// file (text None) or text in memory named by its path. Keeps the first `max_ranges` ranges.
+py::dict diff(const std::string& path_a, const Opt& text_a, const std::string& path_b, const Opt& text_b,
+              std::uint64_t max_ranges) {
+  std::vector<vec::TableDifference> kept;
+  std::uint64_t ranges = 0, inputs = 0, total = 0;
+  bool flags = false, a_flags = false, b_flags = false;
+  std::string desc_a, desc_b;
+  {
+    py::gil_scoped_release release;
+    auto a = open_reader(path_a, text_a);
+    auto b = open_reader(path_b, text_b);
+    vec::require_run_table(*a);
+    vec::require_run_table(*b);
+    vec::require_same_inputs(*a, *b);
+    desc_a = vec::describe(a->header());
+    desc_b = vec::describe(b->header());
+    total = a->header().last - a->header().first + 1;
+    vec::RunLockstep walk(*a, *b);
+    flags = walk.flags_compared();
+    a_flags = walk.a_has_flags();
+    b_flags = walk.b_has_flags();
+    walk.for_each_difference([&](const vec::TableDifference& d) {
+      ++ranges;
+      inputs += d.count();
+      if (kept.size() < max_ranges) kept.push_back(d);
+    });
+  }
+  py::dict r;
+  r["a"] = desc_a;
+  r["b"] = desc_b;
+  r["inputs"] = total;
+  r["ranges"] = ranges;
+  r["differing_inputs"] = inputs;
+  r["flags_compared"] = flags;
+  r["a_has_flags"] = a_flags;
+  r["b_has_flags"] = b_flags;
+  py::list l;
+  for (const vec::TableDifference& d : kept) {
+    py::dict e;
+    e["first"] = d.first;
+    e["last"] = d.last;
+    e["count"] = d.count();
+    e["a_code"] = d.a.code;
+    e["b_code"] = d.b.code;
+    e["a_flags"] = flags ? py::object(py::int_(static_cast<unsigned>(d.a.flags))) : py::object(py::none());
+    e["b_flags"] = flags ? py::object(py::int_(static_cast<unsigned>(d.b.flags))) : py::object(py::none());
+    l.append(e);
+  }
+  r["differences"] = l;
+  return r;
+}
+
+/// The runs of a run table (a file, or text): arrays first, last, code, flags (-1: no flags).
+py::tuple read_runs(const std::string& path, const std::optional<std::string>& text) {
+  std::vector<std::uint64_t> first, last, code;
+  std::vector<std::int16_t> flags;
+  {
+    py::gil_scoped_release release;
+    auto r = open_reader(path, text);
+    vec::Run run;
+    while (r->next_run(run)) {
+      first.push_back(run.first);
+      last.push_back(run.last);
+      code.push_back(run.code);
+      flags.push_back(run.has_flags ? static_cast<std::int16_t>(run.flags) : std::int16_t{-1});
+    }
+  }
+  auto arr = [](const auto& v) {
+    using T = typename std::decay_t<decltype(v)>::value_type;
+    py::array_t<T> a(static_cast<py::ssize_t>(v.size()));
+    std::copy(v.begin(), v.end(), a.mutable_data());
+    return a;
+  };
+  return py::make_tuple(arr(first), arr(last), arr(code), arr(flags));
+}
+
+// ---- explain ----
+
+py::dict result_dict(const Format& dst, const std::optional<Result>& r) {
+  py::dict d;
+  if (!r) return d;
+  d["code"] = r->code;
+  d["flags"] = static_cast<unsigned>(r->flags);
+  d["value"] = value_text(dst, r->code);
+  return d;
+}
+
+py::dict explain(const std::string& value, const Opt& src, const std::string& to, const Opt& round, const Opt& sat,
+                 const Opt& tininess, const Opt& dialect, std::optional<unsigned> rbits) {
+  const Format dst = format_spec_arg("to", to);
+  const Conversion c = conversion(dst, round, sat, tininess, dialect, rbits);
+  ExplainInput in;
+  if (src) {
+    const Format f = format_spec_arg("src", *src);
+    const auto code = parse_hex_exact(value, f.hex_digits());
+    if (!code || *code > f.code_mask())
+      throw py::value_error("value: expected " + expected_code(f) + ", got " + quote(value));
+    in = explain_input_code(f, *code);
+  } else {
+    in = explain_input_text(value);
+  }
+  const ExplainReport rep = explain_conversion(in, dst, c.ctx, *c.dialect);
+  py::dict d;
+  d["text"] = explain_report_text(rep);
+  d["label"] = rep.input.label;
+  d["to"] = std::string(dst.name);
+  d["src"] = rep.input.from ? py::object(py::str(std::string(rep.input.from->name))) : py::object(py::none());
+  d["code"] = rep.input.code ? py::object(py::int_(*rep.input.code)) : py::object(py::none());
+  d["exact"] = to_string(rep.input.exact);
+  d["rounding"] = std::string(name(c.ctx.rounding));
+  d["saturation"] = std::string(name(c.ctx.saturation));
+  d["tininess"] = std::string(name(c.ctx.tininess));
+  d["dialect"] = std::string(c.dialect->name);
+  d["rbits"] = static_cast<unsigned>(c.ctx.rbits_width);
+  const Neighbours& nb = rep.neighbours;
+  py::dict n;
+  n["kind"] = nb.kind == Neighbours::Kind::special   ? "special"
+              : nb.kind == Neighbours::Kind::below_min ? "below_min"
+              : nb.kind == Neighbours::Kind::exact     ? "exact"
+                                                       : "between";
+  n["lo"] = nb.kind == Neighbours::Kind::between || nb.kind == Neighbours::Kind::exact ? py::object(py::int_(nb.lo))
+                                                                                       : py::object(py::none());
+  n["hi"] = nb.kind == Neighbours::Kind::between || nb.kind == Neighbours::Kind::below_min ? py::object(py::int_(nb.hi))
+                                                                                            : py::object(py::none());
+  n["hi_finite"] = nb.hi_finite;
+  n["beyond"] = nb.beyond;
+  n["d_lo"] = nb.d_lo ? py::object(py::str(to_decimal(*nb.d_lo))) : py::object(py::none());
+  n["d_hi"] = nb.d_hi ? py::object(py::str(to_decimal(*nb.d_hi))) : py::object(py::none());
+  n["tie"] = nb.tie();
+  d["neighbours"] = n;
+  d["result"] = rep.result ? py::object(result_dict(dst, rep.result)) : py::object(py::none());
+  d["unsupported"] = rep.unsupported;
+  d["reason"] = rep.reason;
+  py::list rows;
+  for (const ExplainRow& row : rep.rows)
+    for (const ExplainCell& cell : row.cells) {
+      py::dict e;
+      e["rounding"] = std::string(name(row.rounding));
+      e["saturation"] = std::string(name(row.saturation));
+      e["dialect"] = std::string(cell.dialect->name);
+      e["given"] = row.given;
+      if (cell.result) {
+        e["code"] = cell.result->code;
+        e["flags"] = static_cast<unsigned>(cell.result->flags);
+      } else {
+        e["code"] = py::none();
+        e["flags"] = py::none();
+      }
+      rows.append(e);
+    }
+  d["table"] = rows;
+  d["notes"] = rep.notes;
+  if (rep.stochastic) {
+    py::dict s;
+    s["rbits"] = rep.stochastic->rbits;
+    s["first_bits"] = py::int_(py::str(rep.stochastic->first_bits.str()));
+    s["probability"] = to_decimal(rep.stochastic->probability);
+    d["stochastic"] = s;
+  } else {
+    d["stochastic"] = py::none();
+  }
+  return d;
+}
+
+}  // namespace
+
+void bind_vectors(py::module_& m) {
+  // An output that cannot be written (a read-only file, a missing folder, a full disk) is an
+  // OSError naming the path, as the CLI's message does.
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const vec::OutputError& e) {
+      py::object err = py::module_::import("builtins").attr("OSError")(e.error_number(), e.what(), e.path());
+      PyErr_SetObject(PyExc_OSError, err.ptr());
+    }
+  });
+  m.def(
+      "gen",
+      [](const std::string& operation, const std::string& path, const Opt& src, const Opt& to, const Opt& a, const Opt& b,
+         std::optional<std::uint64_t> block, std::optional<std::uint64_t> blocks, const Opt& acc, const Opt& scale,
+         const Opt& round, const Opt& sat, const Opt& tininess, const Opt& dialect, std::optional<unsigned> rbits,
+         int level, std::uint64_t seed, std::optional<std::uint64_t> count, bool inputs_only, const Opt& exportf,
+         const Opt& accumulator, std::optional<bool> addend, const Opt& model) {
+        GenArgs g;
+        g.operation = operation;
+        g.src = src, g.to = to, g.a = a, g.b = b, g.block = block, g.blocks = blocks, g.acc = acc, g.scale = scale;
+        g.round = round, g.sat = sat, g.tininess = tininess, g.dialect = dialect, g.rbits = rbits;
+        g.level = level, g.seed = seed, g.count = count, g.inputs_only = inputs_only, g.exportf = exportf;
+        g.accumulator = accumulator, g.addend = addend, g.model = model;
+        return gen(g, path);
+      },
+      py::arg("operation"), py::arg("path"), py::arg("src"), py::arg("to"), py::arg("a"), py::arg("b"), py::arg("block"),
+      py::arg("blocks"), py::arg("acc"), py::arg("scale"), py::arg("round"), py::arg("sat"), py::arg("tininess"),
+      py::arg("dialect"), py::arg("rbits"), py::arg("level"), py::arg("seed"), py::arg("count"), py::arg("inputs_only"),
+      py::arg("export"), py::arg("accumulator"), py::arg("addend"), py::arg("model"));
+  m.def("verify", &verify, py::arg("path"), py::arg("text"), py::arg("max_errors"), py::arg("threads"));
+  m.def("identify", &identify, py::arg("path"), py::arg("text"), py::arg("exact"), py::arg("max_errors"),
+        py::arg("threads"));
+  m.def("sweep", &sweep, py::arg("src"), py::arg("to"), py::arg("round"), py::arg("sat"), py::arg("tininess"),
+        py::arg("dialect"), py::arg("threads"), py::arg("shard"), py::arg("path"));
+  m.def("read_runs", &read_runs, py::arg("path"), py::arg("text"));
+  m.def("merge", &merge, py::arg("paths"), py::arg("path"));
+  m.def("diff", &diff, py::arg("path_a"), py::arg("text_a"), py::arg("path_b"), py::arg("text_b"), py::arg("max_ranges"));
+  m.def("explain", &explain, py::arg("value"), py::arg("src"), py::arg("to"), py::arg("round"), py::arg("sat"),
+        py::arg("tininess"), py::arg("dialect"), py::arg("rbits"));
+}
+
+}  // namespace softmx::py_binding
