@@ -257,6 +257,20 @@ const Matrix& matrix() {
           if (!id.identified() || best.dialect != dn || best.ctx.rounding != h.ctx.rounding ||
               best.ctx.saturation != h.ctx.saturation || best.scale != h.scale)
             m.failures.push_back(vec::describe(h) + ": best " + vec::describe(best) + (id.identified() ? "" : " (not identified)"));
+          // identify must try every dialect that can compute this file's settings.
+          std::set<std::string> tried;
+          for (const vec::Candidate& c : id.candidates) tried.insert(c.header.dialect);
+          for (const softmx::Dialect& e : softmx::all_dialects()) {
+            vec::Header he = h;
+            he.dialect = std::string(e.name);
+            try {
+              vec::Evaluator probe(he);
+            } catch (const std::exception&) {
+              continue;
+            }
+            if (!tried.count(he.dialect))
+              m.failures.push_back(vec::describe(h) + ": identify has no candidate of dialect " + he.dialect);
+          }
           const std::set<std::string> full = full_agreement(id);
           std::set<std::string> keep;
           std::set_intersection(cover.begin(), cover.end(), full.begin(), full.end(), std::inserter(keep, keep.end()));
