@@ -223,6 +223,7 @@ std::set<std::string> full_agreement(const vec::Identification& id) {
 struct Battery {
   std::vector<vec::Header> headers;
   std::vector<std::string> texts;
+  std::uint64_t cases = 0;
 };
 
 // Everything the pair test measured, computed once for the tests below.
@@ -275,6 +276,7 @@ const Matrix& matrix() {
           std::set<std::string> keep;
           std::set_intersection(cover.begin(), cover.end(), full.begin(), full.end(), std::inserter(keep, keep.end()));
           cover = std::move(keep);
+          b.cases += id.lines;
           b.headers.push_back(h);
           b.texts.push_back(text);
         }
@@ -290,7 +292,12 @@ TEST(IdentifyPairs, EveryDialectIsNamedFirstOnEveryFileItMakes) {
   const Matrix& m = matrix();
   EXPECT_EQ(m.names.size(), softmx::all_dialects().size());
   for (const std::string& f : m.failures) ADD_FAILURE() << f;
-  for (const std::string& n : m.names) EXPECT_FALSE(m.battery.at(n).headers.empty()) << n << " has no operation at all";
+  for (const std::string& n : m.names) {
+    const Battery& b = m.battery.at(n);
+    EXPECT_FALSE(b.headers.empty()) << n << " has no operation at all";
+    std::printf("[ identify pairs ] %s: %zu files, %llu cases, first at 100%% on each\n", n.c_str(), b.headers.size(),
+                static_cast<unsigned long long>(b.cases));
+  }
   std::printf("[ identify pairs ] %zu dialects, %llu files, %llu cases, %llu (setting, case) scores\n", m.names.size(),
               static_cast<unsigned long long>(m.files), static_cast<unsigned long long>(m.cases),
               static_cast<unsigned long long>(m.settings_scored));
