@@ -13,20 +13,26 @@
 // pair says why the two agree; a change to a dialect, to the battery or to identify's
 // candidates that makes a pair newly indistinguishable (or distinguishable) fails the test.
 // A planted check per dialect alters one result of one of D's files to what another dialect
-// gives: D's own setting must then fall below 100% and the file must no longer be identified;
-// one of those files also goes through the real binary (exit status 1).
+// gives: D's own setting must then fall below 100% (identify may still name another setting at
+// 100%: E itself, where E differs from D on that line only); a planted file that no setting
+// matches, and a clean one, also go through the real binary (exit status 1 and 0).
 //
-// The battery: the operations where dialects differ, each file at gen's level 1 (boundary
-// inputs and specials for f32/f64 sources; every input of a 16-bit source; every code for
-// decodes; the structured blocks of quantize):
-//   - convert f32 -> e4m3, e5m2, e3m2, e2m3, e2m1, int8, e8m0, under every rounding (rs
-//     included) and saturation D accepts;
-//   - convert f64 -> e4m3, e5m2, e8m0 (the double paths) and f16 -> e5m2 (every f16 input:
-//     the direct half paths), under D's default rounding, both saturations;
-//   - decode e8m0 -> f32, e5m2 -> f16, e4m3 -> f32, e2m1 -> f32, D's defaults;
+// The battery: the operations where dialects differ, each file as `softmx gen` writes it at
+// level 1 (boundary inputs and specials for f32/f64 sources; every code for decodes; the
+// structured blocks of quantize):
+//   - convert f32 -> e4m3, e5m2, e3m2, e2m3, e2m1, int8, e8m0, e4m3fnuz, e5m2fnuz under every
+//     rounding (rs included) and saturation D accepts;
+//   - convert f64 -> e4m3, e5m2, e8m0 (the double paths), D's default rounding, both
+//     saturations;
+//   - decode e8m0 -> f32, e5m2 -> f16, e4m3 -> f32, e2m1 -> f32, e4m3fnuz -> f32,
+//     e5m2fnuz -> f32, D's defaults (the e5m2 -> f16 decode is what separates ml_dtypes-cpp);
 //   - quantize f32 -> e4m3, e5m2, e2m1, int8 and bf16 -> e4m3, int8 (torchmx reads bf16
-//     only), k = 32, D's default scale rule, rounding and saturation;
-//   - dequantize e2m1 -> f32 (every scale x code), D's defaults.
+//     only), k = 32, D's default scale rule, rounding and saturation; bf16 -> e4m3 at level 2
+//     with 256 random blocks (seed 1), the only ones that put NaN or Inf beside values near
+//     2^120, where torchmx-hw-exact differs from torchmx.
+// Measured (release build): 703 files, 1,942,690 cases, about 14 s of CPU. Left out because
+// they separate no further pair at their cost: every f16 -> e5m2 input (1.8 s), dequantize
+// e2m1 -> f32 (1.4 s).
 // An operation D refuses is not in D's battery; a dialect E that refuses an operation in D's
 // battery has no candidate for it there, so that file tells them apart.
 #include <gtest/gtest.h>
@@ -87,7 +93,10 @@ const std::vector<Covering> kCovering = {
     // decodes; pychop takes those runtime formats with every mode, and both decode with
     // nan_sign positive and the canonical payload (fnuz 0x80 -> f32 0x7FC00000; ocp gives
     // 0xFFC00000). Everything amd-gfx942 can make, pychop makes; pychop's MX formats and blocks,
-    // which amd-gfx942 refuses, tell them apart the other way.
+    // which amd-gfx942 refuses, tell them apart the other way. (pychop takes runtime formats
+    // under the default RuntimeFormatPolicy, every specials kind and mode; research/pychop.md
+    // says its custom specs have no specials. Restricting it to specials=none, rne, finite, as
+    // torchao, would separate this pair and fail this list.)
     {"amd-gfx942", "pychop", "pychop computes every conversion amd-gfx942 offers identically"},
 };
 
@@ -288,8 +297,9 @@ const Matrix& matrix() {
   return m;
 }
 
-TEST(IdentifyPairs, EveryDialectIsNamedFirstOnEveryFileItMakes) {
-  const Matrix& m = matrix();
+// The three checks share one matrix, which takes most of the test's time: they are one TEST, so
+// that ctest (one process per TEST) computes it once.
+void every_dialect_is_named_first(const Matrix& m) {
   EXPECT_EQ(m.names.size(), softmx::all_dialects().size());
   for (const std::string& f : m.failures) ADD_FAILURE() << f;
   for (const std::string& n : m.names) {
@@ -303,8 +313,7 @@ TEST(IdentifyPairs, EveryDialectIsNamedFirstOnEveryFileItMakes) {
               static_cast<unsigned long long>(m.settings_scored));
 }
 
-TEST(IdentifyPairs, OnlyTheListedPairsCannotBeToldApart) {
-  const Matrix& m = matrix();
+void only_the_listed_pairs_cannot_be_told_apart(const Matrix& m) {
   std::set<std::pair<std::string, std::string>> got, want;
   for (const auto& [d, es] : m.covered)
     for (const std::string& e : es) got.insert({d, e});
@@ -362,8 +371,7 @@ std::string plant(const std::string& text, const vec::Header& other) {
   return "";
 }
 
-TEST(IdentifyPairs, OneLineAlteredToAnotherDialectsResultIsNoLongerIdentified) {
-  const Matrix& m = matrix();
+void one_altered_line_drops_the_maker_below_100(const Matrix& m) {
   int planted = 0, unmatched = 0;
   std::string cli_file;
   for (const std::string& dn : m.names) {
@@ -398,7 +406,7 @@ TEST(IdentifyPairs, OneLineAlteredToAnotherDialectsResultIsNoLongerIdentified) {
   EXPECT_EQ(planted, static_cast<int>(m.names.size()));
   std::printf("[ identify pairs ] %d planted files: the maker below 100%% in each; no setting at 100%% in %d\n", planted,
               unmatched);
-  ASSERT_FALSE(cli_file.empty());
+  ASSERT_FALSE(cli_file.empty()) << "no planted file left every setting below 100%";
   // End to end: the first planted file through the real binary.
   const std::string path = softmx::testing::scratch_dir("identify_pairs") + "/planted.vec";
   softmx::testing::write_file(path, cli_file);
@@ -411,6 +419,22 @@ TEST(IdentifyPairs, OneLineAlteredToAnotherDialectsResultIsNoLongerIdentified) {
     return softmx::testing::run_cli("identify --threads 1 " + p);
   }();
   EXPECT_EQ(good.status, 0) << good.out << good.err;
+}
+
+TEST(IdentifyPairs, EveryPairOfDialectsIsToldApartExceptTheListedOnes) {
+  const Matrix& m = matrix();
+  {
+    SCOPED_TRACE("every dialect is named first, at 100%, on every file it makes");
+    every_dialect_is_named_first(m);
+  }
+  {
+    SCOPED_TRACE("only the pairs of kCovering cannot be told apart");
+    only_the_listed_pairs_cannot_be_told_apart(m);
+  }
+  {
+    SCOPED_TRACE("one altered line drops the maker below 100%");
+    one_altered_line_drops_the_maker_below_100(m);
+  }
 }
 
 }  // namespace
