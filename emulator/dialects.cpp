@@ -686,6 +686,14 @@ constexpr Dialect make_pychop() {
   for (FormatId f : {FormatId::e4m3, FormatId::e5m2, FormatId::e3m2, FormatId::e2m3, FormatId::e2m1, FormatId::int8})
     set(d.support, f, {rn, kFinite, why});
   unsupported(d.support, FormatId::e8m0, "pychop keeps each scale as the float 2^s; it has no float-to-E8M0 cast");
+  // Runtime formats: a custom MXSpec (exp_bits, sig_bits) is a format without Inf or NaN (its
+  // all-ones exponent is a binade: research/pychop.md, "Custom specs have no special values"),
+  // rounded by the same np.rint after the same clamp to max; FNUZ and IEEE-style runtime
+  // formats are nothing pychop computes.
+  d.runtime.specials = specials_bit(Specials::none);
+  d.runtime.support = {rn, kFinite,
+                       "pychop's custom MXSpec formats have no Inf or NaN (specials=none); it rounds with np.rint "
+                       "(half to even) after clamping to max (np/mx_formats.py:62-92)"};
   // MXBlock_._quantize (np/mx_formats.py:178-211): all-zero block 2^-127; amax = np.nanmax;
   // NaN among zeros only: the zero block; an infinite amax: 2^127; else np.floor(np.log2(amax))
   // - emax clipped to [-127, 127]; elements: value == 0 and rounded == 0 give +0.0.
