@@ -428,4 +428,18 @@ TEST(IdentifyPairs, EveryPairOfDialectsIsToldApartExceptTheListedOnes) {
   }
 }
 
+// docs/DIALECTS.md's summary table has a row for every dialect ("| `NAME` |"), so that a new
+// dialect cannot be added without its sources, policies, distinguishing case and tests.
+TEST(IdentifyPairs, TheSummaryTableHasARowForEveryDialect) {
+  const std::string doc = slurp(fs::path(SOFTMX_SOURCE_DIR) / "docs" / "DIALECTS.md");
+  ASSERT_FALSE(doc.empty());
+  const std::size_t table = doc.find("## Summary: every system");
+  ASSERT_NE(table, std::string::npos);
+  const std::size_t end = doc.find("\n## ", table + 1);
+  const std::string summary = doc.substr(table, end - table);
+  for (const softmx::Dialect& d : softmx::all_dialects())
+    EXPECT_NE(summary.find("\n| `" + std::string(d.name) + "` |"), std::string::npos)
+        << d.name << " has no row in docs/DIALECTS.md's summary table";
+}
+
 }  // namespace
