@@ -540,6 +540,10 @@ constexpr Dialect make_lut_argmin() {
   set(d.support, FormatId::e8m0,
       {bits({Rounding::rne}), kNone, "PyTorch's float8_e8m0fnu cast rounds to nearest (ties up) and overflows to NaN",
        Rounding::rne, Saturation::none});
+  // E1M2, the script's other table, is no runtime conversion here: include/softmx/lut_argmin.hpp
+  // holds its table, with the argmin's tie and zero rules.
+  d.runtime.refused = "the seed-003 generator converts only through its E2M1 and E1M2 tables; E1M2 is served by "
+                      "softmx gemm-golden --layout lut-argmin (include/softmx/lut_argmin.hpp)";
   // Blocks: the generator's scale is floor(f32 log2(max(amax, 1e-12))) - emax, 0 below f32(1e-12),
   // which no ScaleRule expresses; include/softmx/lut_argmin.hpp models the whole generator.
   d.block.unsupported = "lut-argmin's block scale (floor of the f32 log2, 1e-12 threshold) is the seed-003 "
@@ -630,6 +634,8 @@ constexpr Dialect make_torchmx() {
   unsupported(d.support, FormatId::e8m0,
               "torchmx takes its scales from bf16 exponent fields (mx_quantization_utils.py:527-549); it has no "
               "float-to-E8M0 cast");
+  d.runtime.refused = "torchmx's element dtypes are a closed set: SUPPORTED_ELEM_DTYPES lists float8_e4m3, "
+                      "float6_e3m2, float6_e2m3, float4_e2m1 and int8 (dtypes.py:143-149)";
   // get_e8m0_shared_exponent: max exponent field - emax, clamped to [0, 254] (the top is
   // unreachable from bf16), 0xFF when a field is 255 (Inf or NaN); the NaN scale's elements are
   // +0. int8 has max_pow2 = 6: its elements are integers.
