@@ -540,6 +540,10 @@ constexpr Dialect make_lut_argmin() {
   set(d.support, FormatId::e8m0,
       {bits({Rounding::rne}), kNone, "PyTorch's float8_e8m0fnu cast rounds to nearest (ties up) and overflows to NaN",
        Rounding::rne, Saturation::none});
+  // E1M2, the script's other table, is no runtime conversion here: include/softmx/lut_argmin.hpp
+  // holds its table, with the argmin's tie and zero rules.
+  d.runtime.refused = "the seed-003 generator converts only through its E2M1 and E1M2 tables; E1M2 is served by "
+                      "softmx gemm-golden --layout lut-argmin (include/softmx/lut_argmin.hpp)";
   // Blocks: the generator's scale is floor(f32 log2(max(amax, 1e-12))) - emax, 0 below f32(1e-12),
   // which no ScaleRule expresses; include/softmx/lut_argmin.hpp models the whole generator.
   d.block.unsupported = "lut-argmin's block scale (floor of the f32 log2, 1e-12 threshold) is the seed-003 "
@@ -633,6 +637,8 @@ constexpr Dialect make_torchmx() {
   unsupported(d.support, FormatId::e8m0,
               "torchmx takes its scales from bf16 exponent fields (mx_quantization_utils.py:527-549); it has no "
               "float-to-E8M0 cast");
+  d.runtime.refused = "torchmx's element dtypes are a closed set: SUPPORTED_ELEM_DTYPES lists float8_e4m3, "
+                      "float6_e3m2, float6_e2m3, float4_e2m1 and int8 (dtypes.py:143-149)";
   // get_e8m0_shared_exponent: max exponent field - emax, clamped to [0, 254] (the top is
   // unreachable from bf16), 0xFF when a field is 255 (Inf or NaN); the NaN scale's elements are
   // +0. int8 has max_pow2 = 6: its elements are integers.
@@ -689,6 +695,14 @@ constexpr Dialect make_pychop() {
   for (FormatId f : {FormatId::e4m3, FormatId::e5m2, FormatId::e3m2, FormatId::e2m3, FormatId::e2m1, FormatId::int8})
     set(d.support, f, {rn, kFinite, why});
   unsupported(d.support, FormatId::e8m0, "pychop keeps each scale as the float 2^s; it has no float-to-E8M0 cast");
+  // Runtime formats: a custom MXSpec (exp_bits, sig_bits) is a format without Inf or NaN (its
+  // all-ones exponent is a binade: research/pychop.md, "Custom specs have no special values"),
+  // rounded by the same np.rint after the same clamp to max; FNUZ and IEEE-style runtime
+  // formats are nothing pychop computes.
+  d.runtime.specials = specials_bit(Specials::none);
+  d.runtime.support = {rn, kFinite,
+                       "pychop's custom MXSpec formats have no Inf or NaN (specials=none); it rounds with np.rint "
+                       "(half to even) after clamping to max (np/mx_formats.py:62-92)"};
   // MXBlock_._quantize (np/mx_formats.py:178-211): all-zero block 2^-127; amax = np.nanmax;
   // NaN among zeros only: the zero block; an infinite amax: 2^127; else np.floor(np.log2(amax))
   // - emax clipped to [-127, 127]; elements: value == 0 and rounded == 0 give +0.0.
