@@ -96,6 +96,15 @@ TEST(Cli, Explain) {
   EXPECT_NE(r.out.find("beyond max finite 448"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("n/a: dialect cuda to e4m3: rounding rne only"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("hex float  0x1.dp+8"), std::string::npos) << r.out;
+  {
+    // A runtime format a dialect refuses in every mode: the note gives the refusal's reason, not
+    // a list of modes (it read "rounding rne rna rz ru rd ro only ()").
+    const CliRun rt = run("explain --to e3m4 1.3");
+    ASSERT_EQ(rt.status, 0) << rt.err;
+    EXPECT_NE(rt.out.find("n/a: dialect cuda cannot convert to the runtime format e3m4 (NVIDIA's"), std::string::npos)
+        << rt.out;
+    EXPECT_EQ(rt.out.find(" only ()"), std::string::npos) << rt.out;
+  }
   EXPECT_NE(r.out.find("probability F/2^32 = 0.5"), std::string::npos) << r.out;
   r = run("explain --from f32 --to e8m0 40400000");
   ASSERT_EQ(r.status, 0) << r.err;

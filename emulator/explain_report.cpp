@@ -84,10 +84,22 @@ ExplainReport explain_conversion(const ExplainInput& in, const Format& dst, cons
       for (const Dialect& d : all_dialects()) {
         ExplainCell cellv;
         cellv.dialect = &d;
-        if (unsupported_reason(d, dst, c)) {
+        if (const auto reason = unsupported_reason(d, dst, c)) {
           const DestinationSupport& sup = support_for(d, dst);
           std::string note = "dialect " + std::string(d.name) + " to " + std::string(dst.name) + ": ";
-          if (sup.roundings == 0) {
+          // A runtime format the dialect refuses whatever the mode (runtime.refused, or specials
+          // or a shape it does not list): its reason, not the mode list of formats it does take.
+          bool some_mode = dst.is_named();
+          for (Rounding k : kDeterministicRoundings)
+            for (Saturation z : {Saturation::finite, Saturation::none}) {
+              Context any = c;
+              any.rounding = k;
+              any.saturation = z;
+              some_mode = some_mode || !unsupported_reason(d, dst, any);
+            }
+          if (!some_mode) {
+            note = *reason;
+          } else if (sup.roundings == 0) {
             note += "unsupported";
           } else {
             note += "rounding";
@@ -95,7 +107,7 @@ ExplainReport explain_conversion(const ExplainInput& in, const Format& dst, cons
               if (sup.roundings & rounding_bit(k)) note += " " + std::string(name(k));
             note += " only";
           }
-          note += " (" + std::string(sup.why) + ")";
+          if (some_mode) note += " (" + std::string(sup.why) + ")";
           if (std::find(r.notes.begin(), r.notes.end(), note) == r.notes.end()) r.notes.push_back(note);
         } else {
           std::string why;
