@@ -191,11 +191,21 @@ const char* name(Isa isa) {
 bool isa_supported(Isa isa) {
   switch (isa) {
     case Isa::scalar: return true;
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(SOFTMX_NO_ISA_KERNELS)
-    case Isa::avx2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2");
+#if defined(__x86_64__) && defined(__GNUC__)
+    // A build without an instruction set's kernels (emulator/isa/absent.cpp) never offers it.
+    case Isa::avx2:
+#ifdef SOFTMX_NO_AVX2_KERNELS
+      return false;
+#else
+      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2");
+#endif
     case Isa::avx512:
+#ifdef SOFTMX_NO_AVX512_KERNELS
+      return false;
+#else
       return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
              __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+#endif
 #else
     case Isa::avx2:
     case Isa::avx512: return false;
