@@ -61,7 +61,8 @@ TEST(RecipeNvfp4, GlobalAmax10) {
   EXPECT_EQ(t.rowwise->scales[0], 0x7Eu);
   EXPECT_EQ(t.rowwise->multipliers[0], 0x3F199999u);
   EXPECT_EQ(first(*t.rowwise, 4), B({0x7, 0x1, 0xB, 0x1}));
-  EXPECT_EQ(t.rowwise->scales[16], 0x00u);  // row 1: all zero
+  ASSERT_EQ(t.rowwise->scales.size(), 16u);  // 16 rows of one 1x16 block
+  EXPECT_EQ(t.rowwise->scales[1], 0x00u);     // row 1: all zero (it read scales[16], past the end)
   // Columnwise without RHT: x^T with the same global amax; column 0 = [10, 0, ...].
   EXPECT_EQ(t.columnwise->rows, 16u);
   EXPECT_EQ(t.columnwise->tensor_scale, 0x43866666u);
