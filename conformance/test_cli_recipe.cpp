@@ -4,8 +4,9 @@
 //     rounding with random-bit files, 2-d tiles, HYBRID, power-of-2 scales, a given amax), on
 //     SplitMix64 tensors with specials mixed in: the CLI's output, parsed back, equals
 //     quantize_recipe's on the same input field for field (codes, scales, multipliers, RHT input,
-//     amax, tensor scale and inverse, flags, shapes), and --binary input gives the same bytes as
-//     hex input.
+//     amax, tensor scale and inverse, flags, shapes), te_compact_scales's and gemm_swizzled_scales's
+//     (--layouts) and dequantize_recipe's (--dequantize, into f32, bf16 and f16 in turn), and
+//     --binary input and stdin give the same bytes as a hex file.
 //   - The hand-checked case RecipeNvfp4.GlobalAmax10 (test_recipes_nvfp4.cpp, TE
 //     core_nvfp4.cuh:87-94, 51-52, :549-550) reproduced from the command line.
 //   - Bad input exits 2 naming the argument or the file and line.
@@ -19,6 +20,7 @@
 
 #include "softmx/prng.hpp"
 #include "softmx/recipe.hpp"
+#include "softmx/scale_layout.hpp"
 #include "support/cli_run.hpp"
 
 namespace softmx {
@@ -254,16 +256,35 @@ TEST(CliRecipe, EachRecipeEqualsTheLibrary) {
     const std::size_t shape[2] = {k.rows, k.cols};
     const RecipeTensor t = quantize_recipe(*find_recipe(k.recipe), k.src,
                                            f32 ? static_cast<const void*>(v.data()) : v16.data(), shape, o);
+    const FormatId dst = n % 3 == 0 ? FormatId::f32 : n % 3 == 1 ? FormatId::bf16 : FormatId::f16;
     const std::string common = "recipe " + k.recipe + " --shape " + std::to_string(k.rows) + "x" + std::to_string(k.cols) +
-                               " --from " + std::string(format(k.src).name) + " " + args;
+                               " --from " + std::string(format(k.src).name) + " --layouts --dequantize " +
+                               std::string(format(dst).name) + " " + args;
     const CliRun r = run(common + " '" + in + "'");
     ASSERT_EQ(r.status, 0) << common << ": " << r.err;
     EXPECT_EQ(r.err, "");
     auto p = parse(r.out);
     EXPECT_EQ(p.count("rowwise"), t.rowwise ? 1u : 0u) << common;
     EXPECT_EQ(p.count("columnwise"), t.columnwise ? 1u : 0u) << common;
-    if (t.rowwise) bad += compare(*t.rowwise, p["rowwise"], common + " rowwise");
-    if (t.columnwise) bad += compare(*t.columnwise, p["columnwise"], common + " columnwise");
+    for (RecipeDirection d : {RecipeDirection::rowwise, RecipeDirection::columnwise}) {
+      const auto& out = d == RecipeDirection::rowwise ? t.rowwise : t.columnwise;
+      if (!out) continue;
+      const std::string dn(name(d));
+      Parsed& pd = p[dn];
+      bad += compare(*out, pd, common + " " + dn);
+      // --layouts: TE's compact tensor, the swizzled bytes (MXFP8, NVFP4).
+      const PaddedScales te = te_compact_scales(t, d);
+      bad += pd.matrices["te_scales"] != widen(te.codes) || pd.dims["te_scales"] != std::to_string(te.rows) + "x" + std::to_string(te.cols);
+      if (out->scale_format != FormatId::f32) bad += pd.matrices["swizzled_scales"] != widen(gemm_swizzled_scales(t, d));
+      else bad += pd.matrices.count("swizzled_scales") != 0;
+      // --dequantize: dequantize_recipe's codes.
+      std::vector<std::uint32_t> v32(out->rows * out->cols);
+      std::vector<std::uint16_t> v16(out->rows * out->cols);
+      const bool w32 = dst == FormatId::f32;
+      dequantize_recipe(t, d, dst, w32 ? static_cast<void*>(v32.data()) : v16.data());
+      bad += pd.matrices["dequantized"] != (w32 ? widen(v32) : widen(v16));
+      EXPECT_EQ(bad, 0) << common << " " << dn << " layouts or dequantized";
+    }
     // The header names the resolved settings.
     EXPECT_TRUE(has(r.out, "element=" + std::string(format(t.element).name) + " power_2_scale=" +
                                std::to_string(t.power_2_scale) + " tiles_2d=" + std::to_string(t.tiles_2d) +
@@ -346,6 +367,7 @@ TEST(CliRecipe, BadInputNamesTheArgument) {
       {"recipe te-fp8-current --shape 2x2 --rbits 8", four, "--rbits sets the random bits of --stochastic-form rs"},
       {"recipe te-fp8-current --shape 2x2 --frob 1", four, "unknown option --frob"},
       {"recipe te-fp8-block --shape 2x2 --dialect nope", four, "unknown dialect 'nope' for --dialect"},
+      {"recipe te-fp8-block --shape 2x2 --dequantize e4m3", four, "--dequantize expects f32, bf16 or f16"},
   };
   for (const E& e : errors) {
     const CliRun r = run(e.args, e.input);

@@ -8,7 +8,7 @@ from typing import List, NamedTuple, Optional, Tuple
 import numpy as np
 
 from . import _softmx
-from ._arrays import as_codes, int_arg, name_arg
+from ._arrays import as_codes, as_values, host_target, int_arg, name_arg
 
 
 def _f32_bits(v, what: str) -> int:
@@ -67,13 +67,19 @@ class RecipeOutput:
       multipliers     uint32 f32 bits, one per scale: what each block was multiplied by;
       amax, tensor_scale, tensor_scale_inv   f32 values (and *_bits: their bits);
       rht_input       uint16 bf16 bits of RHT(x^T) (columnwise NVFP4 with RHT), else None;
-      flags           the OR of the element conversions' flags.
+      flags           the OR of the element conversions' flags;
+      te_scales       the scales as TE allocates its compact tensor (transposed where TE
+                      transposes, padded to its multiples with 0; docs/RECIPES.md 6);
+      swizzled_scales te-mxfp8, te-nvfp4: uint8 (1, n), the cuBLAS 128x4 swizzled layout; else None;
+      dequantized     with recipe(..., dequantize=DTYPE): TE's dequantization (float32, float16,
+                      or bf16 bits as uint16), shape (rows, cols); else None.
     """
 
     __slots__ = ("rows", "cols", "element", "codes", "block", "scale_format", "scales", "multipliers", "amax_bits",
-                 "tensor_scale_bits", "tensor_scale_inv_bits", "rht_input", "flags")
+                 "tensor_scale_bits", "tensor_scale_inv_bits", "rht_input", "flags", "te_scales", "swizzled_scales",
+                 "dequantized")
 
-    def __init__(self, d: dict):
+    def __init__(self, d: dict, dequantize: Optional[str] = None):
         self.rows = d["rows"]
         self.cols = d["cols"]
         self.element = d["element"]
@@ -88,6 +94,11 @@ class RecipeOutput:
         r = d.get("rht_input")
         self.rht_input = _ro(r) if r is not None else None
         self.flags = d["flags"]
+        self.te_scales = _ro(d["te_scales"])
+        sw = d.get("swizzled_scales")
+        self.swizzled_scales = _ro(sw) if sw is not None else None
+        dq = d.get("dequantized")
+        self.dequantized = _ro(as_values(dq, dequantize)) if dq is not None else None
 
     @property
     def amax(self) -> float:
@@ -117,12 +128,12 @@ class RecipeResult:
     __slots__ = ("recipe", "impl", "role", "source", "rows", "cols", "element", "power_2_scale", "tiles_2d",
                  "random_hadamard", "stochastic_rounding", "dialect", "rowwise", "columnwise")
 
-    def __init__(self, d: dict):
+    def __init__(self, d: dict, dequantize: Optional[str] = None):
         for k in ("recipe", "impl", "role", "source", "rows", "cols", "element", "power_2_scale", "tiles_2d",
                   "random_hadamard", "stochastic_rounding", "dialect"):
             setattr(self, k, d[k])
-        self.rowwise = RecipeOutput(d["rowwise"]) if d["rowwise"] is not None else None
-        self.columnwise = RecipeOutput(d["columnwise"]) if d["columnwise"] is not None else None
+        self.rowwise = RecipeOutput(d["rowwise"], dequantize) if d["rowwise"] is not None else None
+        self.columnwise = RecipeOutput(d["columnwise"], dequantize) if d["columnwise"] is not None else None
 
     def __repr__(self) -> str:
         return (f"RecipeResult({self.recipe}, {self.impl}, role={self.role}, {self.rows}x{self.cols} {self.source} -> "
@@ -142,7 +153,7 @@ def recipe(name: str, x, *, src: Optional[str] = None, role: str = "input", impl
            amax_epsilon: float = 0.0, amax: Optional[float] = None, rht_amax: Optional[float] = None,
            tiles_2d: Optional[bool] = None, dialect: Optional[str] = None, random_hadamard: Optional[bool] = None,
            rht_signs: int = 0xD7E8, stochastic_rounding: Optional[bool] = None, stochastic_form: str = "software",
-           rbits: int = 8, random_rowwise=None, random_columnwise=None) -> RecipeResult:
+           rbits: int = 8, random_rowwise=None, random_columnwise=None, dequantize=None) -> RecipeResult:
     """Quantizes `x` with TransformerEngine's recipe `name` (docs/RECIPES.md), both outputs from
     one call, bit for bit as TE at d0067d0 (softmx::quantize_recipe).
 
@@ -161,7 +172,9 @@ def recipe(name: str, x, *, src: Optional[str] = None, role: str = "input", impl
       random_hadamard, rht_signs (16-bit mask), stochastic_rounding, stochastic_form
                        ('software' or 'rs'), rbits (rs's width): te-nvfp4;
       random_rowwise, random_columnwise   stochastic rounding: one unsigned value per element of
-                       that output (row-major in its shape), below 2^8 (software) or 2^rbits.
+                       that output (row-major in its shape), below 2^8 (software) or 2^rbits;
+      dequantize       numpy.float32, numpy.float16 or 'bf16' (or 'f32', 'f16'): each output's
+                       .dequantized is TE's dequantization (softmx::dequantize_recipe).
     ValueError for an unknown name or an option the recipe refuses (the library's message);
     TypeError for wrong types.
     """
@@ -173,6 +186,7 @@ def recipe(name: str, x, *, src: Optional[str] = None, role: str = "input", impl
     rs = int_arg(rht_signs, "rht_signs")
     if not 0 <= rs <= 0xFFFF:
         raise ValueError(f"rht_signs is a 16-bit mask (0 to 0xFFFF), got {rs}")
+    dq = None if dequantize is None else host_target(dequantize)
     d = _softmx.recipe_quantize(
         name, codes, fmt, name_arg(role, "role"), name_arg(impl, "impl"), out[0], out[1],
         name_arg(fp8_format, "fp8_format", optional=True), _bool_arg(power_2_scale, "power_2_scale"),
@@ -181,5 +195,5 @@ def recipe(name: str, x, *, src: Optional[str] = None, role: str = "input", impl
         name_arg(dialect, "dialect", optional=True), _bool_arg(random_hadamard, "random_hadamard"), rs,
         _bool_arg(stochastic_rounding, "stochastic_rounding"), name_arg(stochastic_form, "stochastic_form"),
         int_arg(rbits, "rbits"), _random_arg(random_rowwise, "random_rowwise"),
-        _random_arg(random_columnwise, "random_columnwise"))
-    return RecipeResult(d)
+        _random_arg(random_columnwise, "random_columnwise"), dq)
+    return RecipeResult(d, dq)

@@ -18,7 +18,11 @@ py::array matrix(const std::vector<T>& v, std::size_t rows, std::size_t cols) {
   return a;
 }
 
-py::dict output_dict(const RecipeOutput& o) {
+/// One output as a dict; `dst` (f32, bf16, f16) adds its dequantization (dequantize_recipe), and
+/// the scales come also in TE's compact padded tensor and, for MXFP8 and NVFP4, cuBLAS's 128x4
+/// swizzled layout.
+py::dict output_dict(const RecipeTensor& t, RecipeDirection dir, std::optional<FormatId> dst) {
+  const RecipeOutput& o = dir == RecipeDirection::rowwise ? *t.rowwise : *t.columnwise;
   py::dict d;
   d["rows"] = o.rows;
   d["cols"] = o.cols;
@@ -38,6 +42,27 @@ py::dict output_dict(const RecipeOutput& o) {
   d["tensor_scale_inv"] = o.tensor_scale_inv;
   if (!o.rht_input.empty()) d["rht_input"] = matrix(o.rht_input, o.rows, o.cols);
   d["flags"] = static_cast<unsigned>(o.flags);
+  const PaddedScales te = te_compact_scales(t, dir);
+  if (o.scale_format == FormatId::f32) {
+    d["te_scales"] = matrix(te.codes, te.rows, te.cols);
+  } else {
+    std::vector<std::uint8_t> b(te.codes.begin(), te.codes.end());
+    d["te_scales"] = matrix(b, te.rows, te.cols);
+    const std::vector<std::uint8_t> sw = gemm_swizzled_scales(t, dir);
+    d["swizzled_scales"] = matrix(sw, 1, sw.size());
+  }
+  if (dst) {
+    const std::size_t w = storage_bytes(*dst);
+    py::array a = new_array({o.rows, o.cols}, w);
+    void* p = a.mutable_data();
+    Flags f = 0;
+    {
+      py::gil_scoped_release release;
+      f = dequantize_recipe(t, dir, *dst, p);
+    }
+    d["dequantized"] = a;
+    d["dequantize_flags"] = static_cast<unsigned>(f);
+  }
   return d;
 }
 
@@ -64,7 +89,7 @@ py::dict recipe_quantize(const std::string& recipe_name, const py::array& x, con
                          const std::optional<std::string>& dialect, std::optional<bool> random_hadamard,
                          unsigned rht_signs, std::optional<bool> stochastic_rounding, const std::string& stochastic_form,
                          unsigned rbits, const std::optional<py::array>& rbits_rowwise,
-                         const std::optional<py::array>& rbits_columnwise) {
+                         const std::optional<py::array>& rbits_columnwise, const std::optional<std::string>& dequantize) {
   const Recipe* recipe = find_recipe(recipe_name);
   if (!recipe) {
     std::string known;
@@ -99,6 +124,11 @@ py::dict recipe_quantize(const std::string& recipe_name, const py::array& x, con
   const std::uint64_t* rc = rbits_arg(rbits_columnwise, n, "random_columnwise");
   if (rr) o.rbits_rowwise = std::span<const std::uint64_t>(rr, n);
   if (rc) o.rbits_columnwise = std::span<const std::uint64_t>(rc, n);
+  std::optional<FormatId> dst;
+  if (dequantize) {
+    dst = host_format_arg("dequantize", *dequantize);
+    if (*dst == FormatId::f64) throw py::value_error("dequantize: TE dequantizes into f32, bf16 or f16, not f64");
+  }
   const unsigned width = o.stochastic_form == StochasticForm::rs ? rbits : 8;
   const void* data = x.data();
   RecipeTensor t;
@@ -125,8 +155,8 @@ py::dict recipe_quantize(const std::string& recipe_name, const py::array& x, con
   d["random_hadamard"] = t.random_hadamard;
   d["stochastic_rounding"] = t.stochastic_rounding;
   d["dialect"] = t.dialect ? py::object(py::str(std::string(t.dialect->name))) : py::object(py::none());
-  d["rowwise"] = t.rowwise ? py::object(output_dict(*t.rowwise)) : py::object(py::none());
-  d["columnwise"] = t.columnwise ? py::object(output_dict(*t.columnwise)) : py::object(py::none());
+  d["rowwise"] = t.rowwise ? py::object(output_dict(t, RecipeDirection::rowwise, dst)) : py::object(py::none());
+  d["columnwise"] = t.columnwise ? py::object(output_dict(t, RecipeDirection::columnwise, dst)) : py::object(py::none());
   return d;
 }
 
@@ -143,7 +173,7 @@ void bind_recipe(py::module_& m) {
         py::arg("impl"), py::arg("rowwise"), py::arg("columnwise"), py::arg("fp8_format"), py::arg("power_2_scale"),
         py::arg("amax_epsilon"), py::arg("amax"), py::arg("rht_amax"), py::arg("tiles_2d"), py::arg("dialect"),
         py::arg("random_hadamard"), py::arg("rht_signs"), py::arg("stochastic_rounding"), py::arg("stochastic_form"),
-        py::arg("rbits"), py::arg("random_rowwise"), py::arg("random_columnwise"));
+        py::arg("rbits"), py::arg("random_rowwise"), py::arg("random_columnwise"), py::arg("dequantize"));
 }
 
 }  // namespace softmx::py_binding

@@ -8,7 +8,8 @@
 //     quantize_recipe call as text: a "# recipe" header with the resolved settings, then for
 //     each output a "# rowwise"/"# columnwise" line (shape, formats, block, amax, tensor scale and
 //     its inverse, flags) and its sections "codes", "scales", "multipliers" (and "rht_input"),
-//     one matrix row per line in raw hex.
+//     one matrix row per line in raw hex; --layouts adds the scales as TE's compact tensor and
+//     cuBLAS's swizzled layout, --dequantize DST each output's dequantization.
 //   softmx recipes (or softmx recipe --list)
 //     one line per recipe: name, TE class, summary.
 //
@@ -146,8 +147,8 @@ std::vector<std::uint64_t> read_rbits(const std::string& path, const char* opt, 
 }
 
 void write_matrix(std::string& out, const std::string& title, std::size_t rows, std::size_t cols,
-                  const auto& values, int digits) {
-  out += title + " " + std::to_string(rows) + "x" + std::to_string(cols) + "\n";
+                  const auto& values, int digits, const std::string& note = "") {
+  out += title + " " + std::to_string(rows) + "x" + std::to_string(cols) + note + "\n";
   for (std::size_t r = 0; r < rows; ++r) {
     for (std::size_t c = 0; c < cols; ++c) {
       if (c) out += ' ';
@@ -157,7 +158,12 @@ void write_matrix(std::string& out, const std::string& title, std::size_t rows, 
   }
 }
 
-void write_output(Output& output, const char* dir, const RecipeOutput& o) {
+/// One output; with `dst` its dequantization, with `layouts` its scales as TE's compact tensor and
+/// (MXFP8, NVFP4) in the cuBLAS 128x4 swizzled layout.
+void write_output(Output& output, const RecipeTensor& t, RecipeDirection direction, std::optional<FormatId> dst,
+                  bool layouts) {
+  const RecipeOutput& o = direction == RecipeDirection::rowwise ? *t.rowwise : *t.columnwise;
+  const std::string dir(name(direction));
   std::string& out = output.text();
   const int cd = format(o.element).hex_digits();
   const int sd = format(o.scale_format).hex_digits();
@@ -173,6 +179,25 @@ void write_output(Output& output, const char* dir, const RecipeOutput& o) {
   write_matrix(out, std::string(dir) + " multipliers", o.scale_rows, o.scale_cols, o.multipliers, 8);
   if (!o.rht_input.empty()) write_matrix(out, std::string(dir) + " rht_input", o.rows, o.cols, o.rht_input, 4);
   output.chunk();
+  if (layouts) {
+    const PaddedScales te = te_compact_scales(t, direction);
+    write_matrix(out, dir + " te_scales", te.rows, te.cols, te.codes, sd);
+    if (o.scale_format != FormatId::f32) {
+      const std::vector<std::uint8_t> sw = gemm_swizzled_scales(t, direction);
+      write_matrix(out, dir + " swizzled_scales", 1, sw.size(), sw, 2);
+    }
+    output.chunk();
+  }
+  if (dst) {
+    const Format& df = format(*dst);
+    std::vector<std::uint32_t> v32(o.rows * o.cols);
+    std::vector<std::uint16_t> v16(o.rows * o.cols);
+    const Flags f = dequantize_recipe(t, direction, *dst, df.width == 32 ? static_cast<void*>(v32.data()) : v16.data());
+    const std::string note = " to=" + std::string(df.name) + " flags=" + hex(f, 2);
+    if (df.width == 32) write_matrix(out, dir + " dequantized", o.rows, o.cols, v32, 8, note);
+    else write_matrix(out, dir + " dequantized", o.rows, o.cols, v16, 4, note);
+    output.chunk();
+  }
 }
 
 int list_recipes() {
@@ -196,8 +221,9 @@ int cmd_recipe(int argc, char** argv) {
   const Args a = parse_args("recipe", argc, argv, 2,
                             {"shape", "from", "role", "impl", "outputs", "fp8-format", "power-2-scale", "amax-epsilon",
                              "amax", "rht-amax", "tiles-2d", "dialect", "random-hadamard", "rht-signs",
-                             "stochastic-rounding", "stochastic-form", "rbits", "rbits-rowwise", "rbits-columnwise"},
-                            {"list", "binary"});
+                             "stochastic-rounding", "stochastic-form", "rbits", "rbits-rowwise", "rbits-columnwise",
+                             "dequantize"},
+                            {"list", "binary", "layouts"});
   if (a.has_switch("list")) {
     if (!a.positionals.empty() || !a.options.empty())
       throw UsageError("--list takes no other argument");
@@ -261,6 +287,14 @@ int cmd_recipe(int argc, char** argv) {
   if (a.get("rbits") && o.stochastic_form != StochasticForm::rs)
     throw UsageError("--rbits sets the random bits of --stochastic-form rs (the software form takes one byte per element)");
 
+  std::optional<FormatId> dst;
+  if (auto v = a.get("dequantize")) {
+    const auto f = parse_format(*v);
+    if (!f || (*f != FormatId::f32 && *f != FormatId::bf16 && *f != FormatId::f16))
+      throw UsageError("--dequantize expects f32, bf16 or f16 (TE's output dtypes), got " + quote(*v, '\''));
+    dst = *f;
+  }
+
   std::size_t n = 1;
   for (std::size_t d : shape) n *= d;
   const bool binary = a.has_switch("binary");
@@ -292,8 +326,9 @@ int cmd_recipe(int argc, char** argv) {
                 std::string(name(t.role)).c_str(), std::string(format(src).name).c_str(), shape_text->c_str(), t.rows,
                 t.cols, std::string(format(t.element).name).c_str(), t.power_2_scale, t.tiles_2d, t.random_hadamard,
                 t.stochastic_rounding, t.dialect ? std::string(t.dialect->name).c_str() : "-");
-  if (t.rowwise) write_output(output, "rowwise", *t.rowwise);
-  if (t.columnwise) write_output(output, "columnwise", *t.columnwise);
+  const bool layouts = a.has_switch("layouts");
+  if (t.rowwise) write_output(output, t, RecipeDirection::rowwise, dst, layouts);
+  if (t.columnwise) write_output(output, t, RecipeDirection::columnwise, dst, layouts);
   output.commit();
   return 0;
 }

@@ -313,6 +313,10 @@ std::optional<std::string> command_help(std::string_view cmd) {
            "  --rbits-rowwise FILE, --rbits-columnwise FILE\n"
            "                         stochastic rounding: one random value per element of that output,\n"
            "                         row-major in its shape, hex (2 digits; rs: ceil(R/4))\n"
+           "  --layouts              also each output's \"te_scales\" (TE's compact scale tensor, padded\n"
+           "                         with 0) and, te-mxfp8 and te-nvfp4, \"swizzled_scales\" (cuBLAS 128x4)\n"
+           "  --dequantize DST       also each output dequantized as TE does, into f32, bf16 or f16\n"
+           "                         (title \"DIRECTION dequantized RxC to=DST flags=FF\")\n"
            "  --list                 list the recipes (as softmx recipes)\n" +
            std::string(kHelp) + "\n" + status02;
   if (cmd == "recipes")
