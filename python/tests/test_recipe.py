@@ -106,8 +106,10 @@ def test_python_equals_cli(case, tmp_path):
         rf = tmp_path / "r.hex"
         rf.write_text("\n".join(format(int(v), f"0{(width + 3) // 4}X") for v in r) + "\n")
         args = args + ["--rbits-rowwise", str(rf), "--rbits-columnwise", str(rf)]
+    dq, dq_cli = [(np.float32, "f32"), ("bf16", "bf16"), (np.float16, "f16")][case % 3]
+    args = args + ["--layouts", "--dequantize", dq_cli]
     before = np.array(x, copy=True)
-    q = softmx.recipe(name, x, src="bf16" if src == "bf16" else None, **kwargs)
+    q = softmx.recipe(name, x, src="bf16" if src == "bf16" else None, dequantize=dq, **kwargs)
     assert np.array_equal(before.view(np.uint8), np.asarray(x).view(np.uint8))  # unchanged
     f = tmp_path / "x.hex"
     f.write_text(" ".join(format(int(v), f"0{digits}X") for v in codes.reshape(-1)) + "\n")
@@ -135,6 +137,11 @@ def test_python_equals_cli(case, tmp_path):
         assert c["scales"] == o.scales.reshape(-1).tolist()
         assert c["multipliers"] == o.multipliers.reshape(-1).tolist()
         assert c.get("rht_input") == (None if o.rht_input is None else o.rht_input.reshape(-1).tolist())
+        assert c["te_scales"] == o.te_scales.reshape(-1).tolist()
+        assert c.get("swizzled_scales") == (None if o.swizzled_scales is None else o.swizzled_scales.reshape(-1).tolist())
+        assert (o.swizzled_scales is None) == (o.scale_format == "f32")
+        assert o.dequantized.shape == (o.rows, o.cols)
+        assert c["dequantized"] == np.asarray(o.dequantized).view(np.uint32 if dq_cli == "f32" else np.uint16).reshape(-1).tolist()
         assert o.codes.dtype == np.uint8 and not o.codes.flags.writeable
         assert o.scales.dtype == (np.uint32 if o.scale_format == "f32" else np.uint8)
 
@@ -154,6 +161,10 @@ def test_global_amax_10_by_hand():
     c = q.columnwise
     assert (c.rows, c.tensor_scale_bits, int(c.scales[0, 0]), int(c.codes[0, 0])) == (16, 0x43866666, 0x7E, 0x7)
     assert q.recipe == "te-nvfp4" and q.element == "e2m1" and not q.random_hadamard
+    assert r.dequantized is None and r.te_scales.shape == (128, 4) and r.swizzled_scales.shape == (1, 512)
+    # TE's dequantization (dequantize_nvfp4.cuh:65-77): 10 -> 6 * RN(RN(448 * 10) * RN(1/2688)).
+    d = softmx.recipe("te-nvfp4", x, random_hadamard=False, dequantize=np.float32).rowwise.dequantized
+    assert d.dtype == np.float32 and d[0, 0] == np.float32(6) * (np.float32(4480) * np.float32(1 / 2688))
 
 
 def test_recipes_listed():
@@ -196,6 +207,8 @@ def test_readonly_and_noncontiguous_inputs():
     (lambda x: softmx.recipe("te-fp8-current", x.astype(np.float64)), ValueError, "f64"),
     (lambda x: softmx.recipe("te-fp8-current", x.view(np.uint32)), TypeError, "give src=..."),
     (lambda x: softmx.recipe("te-fp8-current", x, dialect="nope"), ValueError, "nope"),
+    (lambda x: softmx.recipe("te-fp8-current", x, dequantize=np.float64), ValueError, "TE dequantizes into f32, bf16 or f16"),
+    (lambda x: softmx.recipe("te-fp8-current", x, dequantize="e4m3"), ValueError, "dtype must be"),
 ])
 def test_errors(call, exc, message):
     x = tensor(3, (32, 32), specials=False).view(np.float32)
