@@ -338,6 +338,12 @@ TEST(CliRecipe, ListsTheRecipes) {
   EXPECT_EQ(run("recipes extra").status, 2);
 }
 
+std::string ones(int n) {
+  std::string t;
+  for (int i = 0; i < n; ++i) t += "3F800000 ";
+  return t;
+}
+
 TEST(CliRecipe, BadInputNamesTheArgument) {
   const std::string dir = testing::scratch_dir("cli_recipe_err");
   const std::string four = "3F800000 40000000\n40400000 40800000\n";
@@ -359,8 +365,12 @@ TEST(CliRecipe, BadInputNamesTheArgument) {
       {"recipe te-fp8-current --shape 2x2 --outputs none", four, "--outputs expects rowwise, columnwise or both"},
       {"recipe te-fp8-current --shape 2x2 --power-2-scale yes", four, "--power-2-scale expects 0 or 1, got 'yes'"},
       {"recipe te-fp8-current --shape 2x2 --amax 1.0", four, "--amax expects 8 hex digits"},
-      {"recipe te-fp8-current --shape 2x2 --tiles-2d 1", four, "2-d tiles apply to te-fp8-block and te-nvfp4 only"},
-      {"recipe te-mxfp8 --shape 2x2", four, "MXFP8 needs both dimensions divisible by 32"},
+      {"recipe te-fp8-current --shape 2x2 --tiles-2d 1", four, "2-d tiles apply to te-fp8-block and te-nvfp4 only (option --tiles-2d)"},
+      {"recipe te-mxfp8 --shape 2x2", four, "MXFP8 needs both dimensions divisible by 32 (quantizer.cpp:1514-1516), got 2 x 2 (option --shape)"},
+      {"recipe te-nvfp4 --shape 16x16", ones(256), "the random Hadamard transform needs bf16 input (quantizer.cpp:2632-2634), got f32; give bf16 data or turn random_hadamard off (option --random-hadamard)"},
+      {"recipe te-fp8-block --shape 2x2 --amax 3F800000", four, "a given amax applies to per-tensor scales (te-fp8-current, te-nvfp4) only (option --amax)"},
+      {"recipe te-mxfp8 --shape 32x32 --impl reference", ones(1024), "only impl kernel (option --impl)"},
+      {"recipe te-fp8-current --shape 2x2 --power-2-scale 1 --fp8-format hybrid --outputs rowwise --amax-epsilon 00000000 --rht-amax 3F800000", four, "rht_amax applies to te-nvfp4 only (option --rht-amax)"},
       {"recipe te-nvfp4 --shape 2x2 --rht-signs 12345", four, "--rht-signs expects 4 hex digits"},
       {"recipe te-fp8-current --shape 2x2 /nonexistent/x.hex", "", "cannot open '/nonexistent/x.hex'"},
       {"recipe te-fp8-current --shape 2x2 --binary", "abc", "<stdin>: expected 16 bytes"},
@@ -388,7 +398,7 @@ TEST(CliRecipe, BadInputNamesTheArgument) {
   EXPECT_TRUE(has(wide.err, "--rbits-rowwise " + dir + "/r2 line 1: expected random bits as 2 hex digits (below 2^8), got \"100\"")) << wide.err;
   const CliRun none = run("recipe te-nvfp4 --shape 16x16 --from bf16 --role gradient", in);
   EXPECT_EQ(none.status, 2);
-  EXPECT_TRUE(has(none.err, "stochastic rounding needs one random value per rowwise element (256), got 0")) << none.err;
+  EXPECT_TRUE(has(none.err, "stochastic rounding needs one random value per rowwise element (256), got 0 (option --rbits-rowwise FILE)")) << none.err;
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 // The command only translates: options into RecipeOptions, the library's std::invalid_argument
 // into a usage error naming the option.
 #include <bit>
+#include <utility>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -200,6 +201,32 @@ void write_output(Output& output, const RecipeTensor& t, RecipeDirection directi
   }
 }
 
+/// The library's message for a refused option, with the command-line option it concerns named
+/// (the library speaks of RecipeOptions fields: "random_hadamard", "a given amax").
+std::string with_option(const std::string& what) {
+  static const std::pair<const char*, const char*> kOptions[] = {
+      {"per rowwise element", "--rbits-rowwise FILE"},
+      {"per columnwise element", "--rbits-columnwise FILE"},
+      {"rht_amax", "--rht-amax"},
+      {"Hadamard", "--random-hadamard"},
+      {"stochastic rounding", "--stochastic-rounding"},
+      {"rbits_width", "--rbits"},
+      {"fp8_format", "--fp8-format"},
+      {"power_2_scale", "--power-2-scale"},
+      {"amax_epsilon", "--amax-epsilon"},
+      {"given amax", "--amax"},
+      {"2-d", "--tiles-2d"},
+      {"dialect", "--dialect"},
+      {"dimensions divisible", "--shape"},
+      {"reference", "--impl"},
+      {"neither the rowwise nor", "--outputs"},
+      {"source must be", "--from"},
+  };
+  for (const auto& [phrase, option] : kOptions)
+    if (what.find(phrase) != std::string::npos) return what + " (option " + option + ")";
+  return what;
+}
+
 int list_recipes() {
   Output out;
   for (const Recipe& r : all_recipes())
@@ -316,7 +343,7 @@ int cmd_recipe(int argc, char** argv) {
   try {
     t = quantize_recipe(*recipe, src, data.data(), shape, o);
   } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
+    throw UsageError(with_option(e.what()));
   }
 
   Output output;
