@@ -9,6 +9,7 @@
 //     --binary input and stdin give the same bytes as a hex file.
 //   - The hand-checked case RecipeNvfp4.GlobalAmax10 (test_recipes_nvfp4.cpp, TE
 //     core_nvfp4.cuh:87-94, 51-52, :549-550) reproduced from the command line.
+//   - -o FILE gets the bytes standard output gets, and a refused run leaves it as it was.
 //   - Bad input exits 2 naming the argument or the file and line.
 #include <gtest/gtest.h>
 
@@ -30,6 +31,12 @@ using testing::CliRun;
 
 CliRun run(const std::string& args, const std::string& input = "") { return testing::run_cli(args, input); }
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+std::string ones(int n) {
+  std::string t;
+  for (int i = 0; i < n; ++i) t += "3F800000 ";
+  return t;
+}
 
 std::string hx(std::uint64_t v, int digits) {
   char buf[32];
@@ -327,6 +334,22 @@ TEST(CliRecipe, GlobalAmax10ByHand) {
   EXPECT_EQ(p["columnwise"].matrices["codes"][0], 0x7u);
 }
 
+TEST(CliRecipe, OutputFile) {
+  // -o FILE and --out FILE write what standard output gets; a refused run leaves the file as it was.
+  const std::string dir = testing::scratch_dir("cli_recipe_out");
+  const std::string in = ones(64);
+  const CliRun plain = run("recipe te-fp8-block --shape 4x16", in);
+  ASSERT_EQ(plain.status, 0) << plain.err;
+  const CliRun o = run("recipe te-fp8-block --shape 4x16 -o " + dir + "/q.txt", in);
+  EXPECT_EQ(o.status, 0) << o.err;
+  EXPECT_EQ(o.out, "");
+  EXPECT_EQ(testing::slurp(dir + "/q.txt"), plain.out);
+  const CliRun bad = run("recipe te-fp8-block --shape 4x17 --out " + dir + "/q.txt", in);
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_EQ(testing::slurp(dir + "/q.txt"), plain.out);
+  EXPECT_TRUE(has(run("recipe te-fp8-block --shape 4x16 -o a -o b", in).err, "option -o given twice"));
+}
+
 TEST(CliRecipe, ListsTheRecipes) {
   const CliRun a = run("recipes"), b = run("recipe --list");
   EXPECT_EQ(a.status, 0);
@@ -336,12 +359,6 @@ TEST(CliRecipe, ListsTheRecipes) {
     EXPECT_TRUE(has(a.out, std::string(r.te_name))) << r.te_name;
   }
   EXPECT_EQ(run("recipes extra").status, 2);
-}
-
-std::string ones(int n) {
-  std::string t;
-  for (int i = 0; i < n; ++i) t += "3F800000 ";
-  return t;
 }
 
 TEST(CliRecipe, BadInputNamesTheArgument) {

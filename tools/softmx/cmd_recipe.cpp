@@ -2,7 +2,7 @@
 // quantization recipes (include/softmx/recipe.hpp does the work; docs/RECIPES.md is the
 // specification).
 //
-//   softmx recipe NAME --shape MxK [--from f32|bf16|f16] [--binary] [options] [FILE|-]
+//   softmx recipe NAME --shape MxK [--from f32|bf16|f16] [--binary] [options] [-o OUT] [FILE|-]
 //     reads the tensor (row-major raw hex codes of --from, whitespace-separated; with --binary
 //     little-endian codes of 2 or 4 bytes) from FILE or stdin and writes both outputs of one
 //     quantize_recipe call as text: a "# recipe" header with the resolved settings, then for
@@ -26,6 +26,7 @@
 #include "cli.hpp"
 #include "commands.hpp"
 #include "softmx/recipe.hpp"
+#include "softmx/vectors/output_file.hpp"
 #include "tokens.hpp"
 
 namespace softmx::cli {
@@ -161,7 +162,7 @@ void write_matrix(std::string& out, const std::string& title, std::size_t rows, 
 
 /// One output; with `dst` its dequantization, with `layouts` its scales as TE's compact tensor and
 /// (MXFP8, NVFP4) in the cuBLAS 128x4 swizzled layout.
-void write_output(Output& output, const RecipeTensor& t, RecipeDirection direction, std::optional<FormatId> dst,
+void write_output(vec::OutputFile& output, const RecipeTensor& t, RecipeDirection direction, std::optional<FormatId> dst,
                   bool layouts) {
   const RecipeOutput& o = direction == RecipeDirection::rowwise ? *t.rowwise : *t.columnwise;
   const std::string dir(name(direction));
@@ -245,11 +246,24 @@ int cmd_recipes(int argc, char** argv) {
 }
 
 int cmd_recipe(int argc, char** argv) {
-  const Args a = parse_args("recipe", argc, argv, 2,
+  // "-o FILE" (before a "--") as gen, sweep and merge take it, beside --out FILE.
+  std::vector<std::string> args(argv, argv + argc);
+  bool short_out = false;
+  for (auto& s : args) {
+    if (s == "--") break;
+    if (s == "-o") {
+      if (short_out) throw UsageError("option -o given twice");
+      s = "--out";
+      short_out = true;
+    }
+  }
+  std::vector<char*> av;
+  for (auto& s : args) av.push_back(s.data());
+  const Args a = parse_args("recipe", static_cast<int>(av.size()), av.data(), 2,
                             {"shape", "from", "role", "impl", "outputs", "fp8-format", "power-2-scale", "amax-epsilon",
                              "amax", "rht-amax", "tiles-2d", "dialect", "random-hadamard", "rht-signs",
                              "stochastic-rounding", "stochastic-form", "rbits", "rbits-rowwise", "rbits-columnwise",
-                             "dequantize"},
+                             "dequantize", "out"},
                             {"list", "binary", "layouts"});
   if (a.has_switch("list")) {
     if (!a.positionals.empty() || !a.options.empty())
@@ -346,13 +360,18 @@ int cmd_recipe(int argc, char** argv) {
     throw UsageError(with_option(e.what()));
   }
 
-  Output output;
-  output.printf("# recipe %s (%s) impl=%s role=%s source=%s shape=%s rows=%zu cols=%zu element=%s power_2_scale=%d "
-                "tiles_2d=%d random_hadamard=%d stochastic_rounding=%d dialect=%s\n",
-                std::string(recipe->name).c_str(), std::string(recipe->te_name).c_str(), std::string(name(t.impl)).c_str(),
-                std::string(name(t.role)).c_str(), std::string(format(src).name).c_str(), shape_text->c_str(), t.rows,
-                t.cols, std::string(format(t.element).name).c_str(), t.power_2_scale, t.tiles_2d, t.random_hadamard,
-                t.stochastic_rounding, t.dialect ? std::string(t.dialect->name).c_str() : "-");
+  // The output file (atomically replaced; standard output for "-" or none), opened only now that
+  // the input was good, so a refused run leaves an existing file as it was.
+  vec::OutputFile output(a.get("out").value_or(std::string(vec::kStandardOutput)));
+  auto b = [](bool v) { return std::string(v ? "1" : "0"); };
+  output.text() += "# recipe " + std::string(recipe->name) + " (" + std::string(recipe->te_name) +
+                   ") impl=" + std::string(name(t.impl)) + " role=" + std::string(name(t.role)) +
+                   " source=" + std::string(format(src).name) + " shape=" + *shape_text +
+                   " rows=" + std::to_string(t.rows) + " cols=" + std::to_string(t.cols) +
+                   " element=" + std::string(format(t.element).name) + " power_2_scale=" + b(t.power_2_scale) +
+                   " tiles_2d=" + b(t.tiles_2d) + " random_hadamard=" + b(t.random_hadamard) +
+                   " stochastic_rounding=" + b(t.stochastic_rounding) +
+                   " dialect=" + (t.dialect ? std::string(t.dialect->name) : std::string("-")) + "\n";
   const bool layouts = a.has_switch("layouts");
   if (t.rowwise) write_output(output, t, RecipeDirection::rowwise, dst, layouts);
   if (t.columnwise) write_output(output, t, RecipeDirection::columnwise, dst, layouts);

@@ -275,7 +275,7 @@ std::optional<std::string> command_help(std::string_view cmd) {
            "exit status: 0 the best setting agrees everywhere and the file is complete; 1 otherwise;\n"
            "2 bad usage or input\n";
   if (cmd == "recipe")
-    return "usage: softmx recipe NAME --shape D0xD1[x...] [--from f32|bf16|f16] [--binary] [options] [FILE|-]\n"
+    return "usage: softmx recipe NAME --shape D0xD1[x...] [--from f32|bf16|f16] [--binary] [options] [-o OUT] [FILE|-]\n"
            "       softmx recipe --list\n"
            "\n"
            "Quantizes a tensor with one of TransformerEngine's recipes (docs/RECIPES.md): te-fp8-current,\n"
@@ -318,7 +318,7 @@ std::optional<std::string> command_help(std::string_view cmd) {
            "  --dequantize DST       also each output dequantized as TE does, into f32, bf16 or f16\n"
            "                         (title \"DIRECTION dequantized RxC to=DST flags=FF\")\n"
            "  --list                 list the recipes (as softmx recipes)\n" +
-           std::string(kHelp) + "\n" + status02;
+           std::string(kOut) + kHelp + "\n" + status02;
   if (cmd == "recipes")
     return "usage: softmx recipes\n"
            "\n"
