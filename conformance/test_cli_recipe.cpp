@@ -395,6 +395,13 @@ TEST(CliRecipe, BadInputNamesTheArgument) {
       {"recipe te-fp8-current --shape 2x2 --frob 1", four, "unknown option --frob"},
       {"recipe te-fp8-block --shape 2x2 --dialect nope", four, "unknown dialect 'nope' for --dialect"},
       {"recipe te-fp8-block --shape 2x2 --dequantize e4m3", four, "--dequantize expects f32, bf16 or f16"},
+      {"recipe te-fp8-current --shape 2x2 --rht-signs D7E8", four, "--rht-signs applies with the random Hadamard transform"},
+      {"recipe te-nvfp4 --shape 16x16 --role weight --rht-signs D7E8", ones(256), "--rht-signs applies with the random Hadamard transform (te-nvfp4, inputs and gradients, or --random-hadamard 1); it is off here"},
+      {"recipe te-nvfp4 --shape 16x16 --from bf16 --stochastic-form rs", [] {
+         std::string t;
+         for (int i = 0; i < 256; ++i) t += "3F80 ";
+         return t;
+       }(), "--stochastic-form applies with stochastic rounding (te-nvfp4 gradients, or --stochastic-rounding 1); it is off here"},
   };
   for (const E& e : errors) {
     const CliRun r = run(e.args, e.input);

@@ -152,8 +152,8 @@ def recipe(name: str, x, *, src: Optional[str] = None, role: str = "input", impl
            outputs: str = "both", fp8_format: Optional[str] = None, power_2_scale: Optional[bool] = None,
            amax_epsilon: float = 0.0, amax: Optional[float] = None, rht_amax: Optional[float] = None,
            tiles_2d: Optional[bool] = None, dialect: Optional[str] = None, random_hadamard: Optional[bool] = None,
-           rht_signs: int = 0xD7E8, stochastic_rounding: Optional[bool] = None, stochastic_form: str = "software",
-           rbits: int = 8, random_rowwise=None, random_columnwise=None, dequantize=None) -> RecipeResult:
+           rht_signs: Optional[int] = None, stochastic_rounding: Optional[bool] = None,
+           stochastic_form: Optional[str] = None, rbits: Optional[int] = None, random_rowwise=None, random_columnwise=None, dequantize=None) -> RecipeResult:
     """Quantizes `x` with TransformerEngine's recipe `name` (docs/RECIPES.md), both outputs from
     one call, bit for bit as TE at d0067d0 (softmx::quantize_recipe).
 
@@ -169,8 +169,10 @@ def recipe(name: str, x, *, src: Optional[str] = None, role: str = "input", impl
       amax, rht_amax   f32 values replacing the computed tensor amax (te-fp8-current, te-nvfp4);
       tiles_2d         te-fp8-block 128x128, te-nvfp4 16x16;
       dialect          te-mxfp8: 'transformer-engine' or 'transformer-engine-2025';
-      random_hadamard, rht_signs (16-bit mask), stochastic_rounding, stochastic_form
-                       ('software' or 'rs'), rbits (rs's width): te-nvfp4;
+      random_hadamard, rht_signs (16-bit mask, bit i set where sign i is -1; None: TE's
+                       0xD7E8), stochastic_rounding, stochastic_form ('software', the default,
+                       or 'rs'), rbits (rs's width, default 8): te-nvfp4; each refused where the
+                       resolved settings would not read it (RHT or stochastic rounding off);
       random_rowwise, random_columnwise   stochastic rounding: one unsigned value per element of
                        that output (row-major in its shape), below 2^8 (software) or 2^rbits;
       dequantize       numpy.float32, numpy.float16 or 'bf16' (or 'f32', 'f16'): each output's
@@ -183,8 +185,8 @@ def recipe(name: str, x, *, src: Optional[str] = None, role: str = "input", impl
     out = _OUTPUTS.get(name_arg(outputs, "outputs"))
     if out is None:
         raise ValueError(f"outputs: expected 'both', 'rowwise' or 'columnwise', got {outputs!r}")
-    rs = int_arg(rht_signs, "rht_signs")
-    if not 0 <= rs <= 0xFFFF:
+    rs = int_arg(rht_signs, "rht_signs", optional=True)
+    if rs is not None and not 0 <= rs <= 0xFFFF:
         raise ValueError(f"rht_signs is a 16-bit mask (0 to 0xFFFF), got {rs}")
     dq = None if dequantize is None else host_target(dequantize)
     d = _softmx.recipe_quantize(
@@ -193,7 +195,7 @@ def recipe(name: str, x, *, src: Optional[str] = None, role: str = "input", impl
         _f32_bits(amax_epsilon, "amax_epsilon"), None if amax is None else _f32_bits(amax, "amax"),
         None if rht_amax is None else _f32_bits(rht_amax, "rht_amax"), _bool_arg(tiles_2d, "tiles_2d"),
         name_arg(dialect, "dialect", optional=True), _bool_arg(random_hadamard, "random_hadamard"), rs,
-        _bool_arg(stochastic_rounding, "stochastic_rounding"), name_arg(stochastic_form, "stochastic_form"),
-        int_arg(rbits, "rbits"), _random_arg(random_rowwise, "random_rowwise"),
+        _bool_arg(stochastic_rounding, "stochastic_rounding"), name_arg(stochastic_form, "stochastic_form", optional=True),
+        int_arg(rbits, "rbits", optional=True), _random_arg(random_rowwise, "random_rowwise"),
         _random_arg(random_columnwise, "random_columnwise"), dq)
     return RecipeResult(d, dq)

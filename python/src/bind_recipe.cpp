@@ -87,8 +87,9 @@ py::dict recipe_quantize(const std::string& recipe_name, const py::array& x, con
                          std::uint32_t amax_epsilon, std::optional<std::uint32_t> amax,
                          std::optional<std::uint32_t> rht_amax, std::optional<bool> tiles_2d,
                          const std::optional<std::string>& dialect, std::optional<bool> random_hadamard,
-                         unsigned rht_signs, std::optional<bool> stochastic_rounding, const std::string& stochastic_form,
-                         unsigned rbits, const std::optional<py::array>& rbits_rowwise,
+                         std::optional<unsigned> rht_signs, std::optional<bool> stochastic_rounding,
+                         const std::optional<std::string>& stochastic_form, std::optional<unsigned> rbits,
+                         const std::optional<py::array>& rbits_rowwise,
                          const std::optional<py::array>& rbits_columnwise, const std::optional<std::string>& dequantize) {
   const Recipe* recipe = find_recipe(recipe_name);
   if (!recipe) {
@@ -114,12 +115,19 @@ py::dict recipe_quantize(const std::string& recipe_name, const py::array& x, con
   o.tiles_2d = tiles_2d;
   if (dialect) o.dialect = &dialect_arg(*dialect);
   o.random_hadamard = random_hadamard;
-  if (rht_signs > 0xFFFF) throw py::value_error("rht_signs is a 16-bit mask (0 to 0xFFFF), got " + std::to_string(rht_signs));
-  o.rht_sign_mask = static_cast<std::uint16_t>(rht_signs);
+  if (rht_signs) {
+    if (*rht_signs > 0xFFFF) throw py::value_error("rht_signs is a 16-bit mask (0 to 0xFFFF), got " + std::to_string(*rht_signs));
+    o.rht_sign_mask = static_cast<std::uint16_t>(*rht_signs);
+  }
   o.stochastic_rounding = stochastic_rounding;
-  o.stochastic_form = enum_arg<StochasticForm>("stochastic_form", stochastic_form, parse_stochastic_form, "'software' or 'rs'");
-  if (rbits < 1 || rbits > 64) throw py::value_error("rbits is the number of random bits, 1 to 64, got " + std::to_string(rbits));
-  o.rbits_width = static_cast<std::uint8_t>(rbits);
+  if (stochastic_form)
+    o.stochastic_form = enum_arg<StochasticForm>("stochastic_form", *stochastic_form, parse_stochastic_form, "'software' or 'rs'");
+  if (rbits) {
+    if (*rbits < 1 || *rbits > 64) throw py::value_error("rbits is the number of random bits, 1 to 64, got " + std::to_string(*rbits));
+    if (o.stochastic_form != StochasticForm::rs)
+      throw py::value_error("rbits is the width of stochastic_form='rs' (the software form takes one byte per element)");
+    o.rbits_width = static_cast<std::uint8_t>(*rbits);
+  }
   const std::uint64_t* rr = rbits_arg(rbits_rowwise, n, "random_rowwise");
   const std::uint64_t* rc = rbits_arg(rbits_columnwise, n, "random_columnwise");
   if (rr) o.rbits_rowwise = std::span<const std::uint64_t>(rr, n);
@@ -129,7 +137,7 @@ py::dict recipe_quantize(const std::string& recipe_name, const py::array& x, con
     dst = host_format_arg("dequantize", *dequantize);
     if (*dst == FormatId::f64) throw py::value_error("dequantize: TE dequantizes into f32, bf16 or f16, not f64");
   }
-  const unsigned width = o.stochastic_form == StochasticForm::rs ? rbits : 8;
+  const unsigned width = o.stochastic_form == StochasticForm::rs ? o.rbits_width : 8;
   const void* data = x.data();
   RecipeTensor t;
   {
@@ -142,6 +150,13 @@ py::dict recipe_quantize(const std::string& recipe_name, const py::array& x, con
       throw py::value_error(e.what());  // translated by pybind11 after the GIL is back
     }
   }
+  // Options TE's recipe would not read under the settings resolved: refused, not ignored.
+  if (!t.random_hadamard && rht_signs)
+    throw py::value_error("rht_signs applies with the random Hadamard transform (te-nvfp4 inputs and gradients, or "
+                          "random_hadamard=True); it is off here");
+  if (!t.stochastic_rounding && (stochastic_form || rbits || rr || rc))
+    throw py::value_error(std::string(stochastic_form ? "stochastic_form" : rbits ? "rbits" : rr ? "random_rowwise" : "random_columnwise") +
+                          " applies with stochastic rounding (te-nvfp4 gradients, or stochastic_rounding=True); it is off here");
   py::dict d;
   d["recipe"] = std::string(recipe->name);
   d["impl"] = std::string(name(t.impl));

@@ -207,6 +207,13 @@ def test_readonly_and_noncontiguous_inputs():
     (lambda x: softmx.recipe("te-fp8-current", x.astype(np.float64)), ValueError, "f64"),
     (lambda x: softmx.recipe("te-fp8-current", x.view(np.uint32)), TypeError, "give src=..."),
     (lambda x: softmx.recipe("te-fp8-current", x, dialect="nope"), ValueError, "nope"),
+    (lambda x: softmx.recipe("te-nvfp4", x, role="weight", rht_signs=0xD7E8), ValueError,
+     "rht_signs applies with the random Hadamard transform"),
+    (lambda x: softmx.recipe("te-nvfp4", x, random_hadamard=False, random_rowwise=np.zeros(1024, np.uint64)), ValueError,
+     "random_rowwise applies with stochastic rounding (te-nvfp4 gradients, or stochastic_rounding=True); it is off here"),
+    (lambda x: softmx.recipe("te-fp8-current", x, stochastic_form="rs"), ValueError, "stochastic_form applies with stochastic rounding"),
+    (lambda x: softmx.recipe("te-nvfp4", x, role="gradient", random_hadamard=False, rbits=12), ValueError,
+     "rbits is the width of stochastic_form='rs'"),
     (lambda x: softmx.recipe("te-fp8-current", x, dequantize=np.float64), ValueError, "TE dequantizes into f32, bf16 or f16"),
     (lambda x: softmx.recipe("te-fp8-current", x, dequantize="e4m3"), ValueError, "dtype must be"),
 ])

@@ -360,6 +360,15 @@ int cmd_recipe(int argc, char** argv) {
     throw UsageError(with_option(e.what()));
   }
 
+  // Options TE's recipe would not read under the settings resolved: refused, not ignored.
+  if (!t.random_hadamard && a.get("rht-signs"))
+    throw UsageError("--rht-signs applies with the random Hadamard transform (te-nvfp4, inputs and gradients, or --random-hadamard 1); it is off here");
+  if (!t.stochastic_rounding)
+    for (const char* opt : {"stochastic-form", "rbits", "rbits-rowwise", "rbits-columnwise"})
+      if (a.get(opt))
+        throw UsageError(std::string("--") + opt +
+                         " applies with stochastic rounding (te-nvfp4 gradients, or --stochastic-rounding 1); it is off here");
+
   // The output file (atomically replaced; standard output for "-" or none), opened only now that
   // the input was good, so a refused run leaves an existing file as it was.
   vec::OutputFile output(a.get("out").value_or(std::string(vec::kStandardOutput)));
