@@ -28,6 +28,8 @@ from ._stats import ErrorStats, error_stats
 from ._vectors import (Candidate, Completeness, Explanation, GenResult, IdentifyResult, Mismatch, RunTable,
                        TableDiff, VerifyResult, diff, explain, gen, identify, merge, sweep, verify)
 
+from ._recipe import RecipeInfo, RecipeOutput, RecipeResult, recipe, recipes
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -37,3 +39,4 @@ __all__ = [
     "gen", "verify", "identify", "sweep", "merge", "diff", "explain", "TableDiff", "GenResult", "VerifyResult", "Mismatch", "Completeness",
     "IdentifyResult", "Candidate", "RunTable", "Explanation",
 ]
+__all__ += ["recipe", "recipes", "RecipeResult", "RecipeOutput", "RecipeInfo"]

@@ -19,5 +19,7 @@ int cmd_sweep(int argc, char** argv);
 int cmd_merge(int argc, char** argv);
 int cmd_diff(int argc, char** argv);
 int cmd_identify(int argc, char** argv);
+int cmd_recipe(int argc, char** argv);   // TransformerEngine's recipes (recipe.hpp)
+int cmd_recipes(int argc, char** argv);
 
 }  // namespace softmx::cli

@@ -56,7 +56,7 @@ constexpr const char* kHelp = "  -h, --help             this help\n";
 const std::vector<std::string_view>& command_names() {
   static const std::vector<std::string_view> names = {
       "convert", "explain", "quantize", "dequantize", "dot", "gemm-golden", "gen",
-      "sweep", "merge", "diff", "verify", "identify", "formats", "dialects", "help"};
+      "sweep", "merge", "diff", "verify", "identify", "recipe", "recipes", "formats", "dialects", "help"};
   return names;
 }
 
@@ -274,6 +274,59 @@ std::optional<std::string> command_help(std::string_view cmd) {
            std::string(kHelp) + "\n" +
            "exit status: 0 the best setting agrees everywhere and the file is complete; 1 otherwise;\n"
            "2 bad usage or input\n";
+  if (cmd == "recipe")
+    return "usage: softmx recipe NAME --shape D0xD1[x...] [--from f32|bf16|f16] [--binary] [options] [-o OUT] [FILE|-]\n"
+           "       softmx recipe --list\n"
+           "\n"
+           "Quantizes a tensor with one of TransformerEngine's recipes (docs/RECIPES.md): te-fp8-current,\n"
+           "te-fp8-block, te-mxfp8, te-nvfp4 (TE's class names work too). Reads the tensor, row-major,\n"
+           "from FILE (or stdin): raw hex codes of --from, whitespace-separated, or with --binary\n"
+           "little-endian codes of 4 (f32) or 2 (bf16, f16) bytes. An N-d shape is flattened to M x K as\n"
+           "TE does. Writes a \"# recipe\" line with the resolved settings, then for each output a\n"
+           "\"# rowwise\" or \"# columnwise\" line (rows, cols, element, block, scale_format, scale_shape,\n"
+           "amax, tensor_scale, tensor_scale_inv as f32 bits; flags) and its matrices, each a title line\n"
+           "\"DIRECTION codes|scales|multipliers|rht_input RxC\" then one row per line in raw hex: element\n"
+           "codes, scales (f32 scale_inv, E8M0 or E4M3), the f32 multiplier of each block, and the bf16\n"
+           "RHT input of a columnwise NVFP4 output with the random Hadamard transform.\n"
+           "\n"
+           "options:\n"
+           "  --shape D0xD1...       the tensor's dimensions (required)\n"
+           "  --from SRC             f32 (default), bf16 or f16\n"
+           "  --binary               FILE holds little-endian codes, not hex text\n"
+           "  --role R               input (default), weight or gradient: TE's per-tensor settings\n"
+           "  --impl I               kernel (default, TE's CUDA kernels), reference or custom-reference\n"
+           "                         (TE's Python references)\n"
+           "  --outputs O            both (default), rowwise or columnwise\n"
+           "  --fp8-format F         e4m3 or hybrid (E5M2 for gradients; default: the recipe's)\n"
+           "  --power-2-scale 0|1    FP8 recipes: round scales down to powers of two\n"
+           "  --amax-epsilon HEX     FP8 recipes: TE's amax_epsilon (f32 bits; default 00000000)\n"
+           "  --amax HEX             te-fp8-current, te-nvfp4: the tensor's amax (f32 bits), as after an\n"
+           "                         all-reduce\n"
+           "  --rht-amax HEX         te-nvfp4 with RHT: the columnwise amax (f32 bits)\n"
+           "  --tiles-2d 0|1         te-fp8-block 128x128, te-nvfp4 16x16 tiles (default: for weights)\n"
+           "  --dialect NAME         te-mxfp8: transformer-engine (default) or transformer-engine-2025\n"
+           "  --random-hadamard 0|1  te-nvfp4: RHT of the columnwise input (default: inputs, gradients)\n"
+           "  --rht-signs HEX        te-nvfp4: the RHT sign mask, 4 hex digits (default D7E8, TE's)\n"
+           "  --stochastic-rounding 0|1  te-nvfp4: stochastic rounding (default: gradients)\n"
+           "  --stochastic-form F    software (default, TE's fallback: one byte per element) or rs\n"
+           "  --rbits R              --stochastic-form rs: random bits per element, 1..64 (default 8)\n"
+           "  --rbits-rowwise FILE, --rbits-columnwise FILE\n"
+           "                         stochastic rounding: one random value per element of that output,\n"
+           "                         row-major in its shape, hex (2 digits; rs: ceil(R/4))\n"
+           "  --layouts              also each output's \"te_scales\" (TE's compact scale tensor, padded\n"
+           "                         with 0) and, te-mxfp8 and te-nvfp4, \"swizzled_scales\" (cuBLAS 128x4)\n"
+           "  --dequantize DST       also each output dequantized as TE does, into f32, bf16 or f16\n"
+           "                         (title \"DIRECTION dequantized RxC to=DST flags=FF\")\n"
+           "  --list                 list the recipes (as softmx recipes)\n" +
+           std::string(kOut) + kHelp + "\n" + status02;
+  if (cmd == "recipes")
+    return "usage: softmx recipes\n"
+           "\n"
+           "TransformerEngine's quantization recipes softmx models: name, TE class, summary\n"
+           "(softmx recipe NAME runs one; docs/RECIPES.md).\n"
+           "\n"
+           "options:\n" +
+           std::string(kHelp) + "\n" + status02;
   if (cmd == "formats")
     return "usage: softmx formats\n"
            "\n"

@@ -46,6 +46,10 @@ constexpr const char* kUsage =
     "                                                         check a device's results (or run table) line by line\n"
     "  softmx identify [--top N] [--exact N] [--max-errors N] RESULTS\n"
     "                                                         which dialect, rounding and saturation a device implements\n"
+    "  softmx recipe NAME --shape MxK [--from f32|bf16|f16] [--role R] [options] [FILE]\n"
+    "                                                         a TransformerEngine recipe: rowwise and columnwise\n"
+    "                                                         codes, scales, amax (docs/RECIPES.md)\n"
+    "  softmx recipes                                         the recipes: te-fp8-current, te-fp8-block, te-mxfp8, te-nvfp4\n"
     "  softmx formats                                         the format table\n"
     "  softmx dialects                                        the dialects and their policies\n"
     "  softmx help CMD                                        CMD's usage and options (also softmx CMD --help, -h)\n"
@@ -117,6 +121,8 @@ int run(const std::string& cmd, int argc, char** argv) {
   if (cmd == "merge") return cmd_merge(argc, argv);
   if (cmd == "diff") return cmd_diff(argc, argv);
   if (cmd == "identify") return cmd_identify(argc, argv);
+  if (cmd == "recipe") return cmd_recipe(argc, argv);
+  if (cmd == "recipes") return cmd_recipes(argc, argv);
   if (cmd == "help") {
     // softmx help [CMD]: CMD's help, or the overview (help --help and -h were answered above).
     const Args a = parse_args(cmd, argc, argv, 2, {});
