@@ -27,6 +27,8 @@ from ._dot import dot, matmul
 from ._stats import ErrorStats, error_stats
 from ._vectors import (Candidate, Completeness, Explanation, GenResult, IdentifyResult, Mismatch, RunTable,
                        TableDiff, VerifyResult, diff, explain, gen, identify, merge, sweep, verify)
+from ._layout import pad_scales, scale_layout_index, scale_layout_size, scale_layouts, swizzle_scales, unswizzle_scales
+from ._golden import LutGolden, lut_argmin_golden, lut_argmin_quantize
 
 __version__ = "0.1.0"
 
@@ -36,4 +38,6 @@ __all__ = [
     "accumulation_models", "scale_rules", "flags_words", "INEXACT", "UNDERFLOW", "OVERFLOW", "INFINITE", "INVALID",
     "gen", "verify", "identify", "sweep", "merge", "diff", "explain", "TableDiff", "GenResult", "VerifyResult", "Mismatch", "Completeness",
     "IdentifyResult", "Candidate", "RunTable", "Explanation",
+    "swizzle_scales", "unswizzle_scales", "scale_layout_size", "scale_layout_index", "scale_layouts", "pad_scales",
+    "lut_argmin_golden", "lut_argmin_quantize", "LutGolden",
 ]

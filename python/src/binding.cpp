@@ -235,4 +235,6 @@ PYBIND11_MODULE(_softmx, m) {
   bind_dot(m);
   bind_stats(m);
   bind_vectors(m);
+  bind_layout(m);
+  bind_golden(m);
 }
