@@ -29,6 +29,8 @@ from ._vectors import (Candidate, Completeness, Explanation, GenResult, Identify
                        TableDiff, VerifyResult, diff, explain, gen, identify, merge, sweep, verify)
 from ._layout import pad_scales, scale_layout_index, scale_layout_size, scale_layouts, swizzle_scales, unswizzle_scales
 from ._golden import LutGolden, lut_argmin_golden, lut_argmin_quantize
+from ._peers import (MXSpec, PychopResult, TorchmxTensor, pychop_mx_quantize, pychop_spec, pychop_specs,
+                     torchmx_dequantize_mx, torchmx_linear, torchmx_matmul, torchmx_quantize_mx, torchmx_to_mx)
 
 __version__ = "0.1.0"
 
@@ -40,4 +42,6 @@ __all__ = [
     "IdentifyResult", "Candidate", "RunTable", "Explanation",
     "swizzle_scales", "unswizzle_scales", "scale_layout_size", "scale_layout_index", "scale_layouts", "pad_scales",
     "lut_argmin_golden", "lut_argmin_quantize", "LutGolden",
+    "torchmx_quantize_mx", "torchmx_to_mx", "torchmx_dequantize_mx", "torchmx_matmul", "torchmx_linear", "TorchmxTensor",
+    "pychop_mx_quantize", "pychop_spec", "pychop_specs", "MXSpec", "PychopResult",
 ]

@@ -237,4 +237,5 @@ PYBIND11_MODULE(_softmx, m) {
   bind_vectors(m);
   bind_layout(m);
   bind_golden(m);
+  bind_peers(m);
 }
