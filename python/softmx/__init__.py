@@ -28,7 +28,7 @@ from ._stats import ErrorStats, error_stats
 from ._vectors import (Candidate, Completeness, Explanation, GenResult, IdentifyResult, Mismatch, RunTable,
                        TableDiff, VerifyResult, diff, explain, gen, identify, merge, sweep, verify)
 from ._layout import pad_scales, scale_layout_index, scale_layout_size, scale_layouts, swizzle_scales, unswizzle_scales
-from ._golden import LutGolden, lut_argmin_golden, lut_argmin_quantize
+from ._golden import LutGolden, gemm_golden_inputs, lut_argmin_golden, lut_argmin_quantize
 from ._peers import (MXSpec, PychopResult, TorchmxTensor, pychop_mx_quantize, pychop_spec, pychop_specs,
                      torchmx_dequantize_mx, torchmx_linear, torchmx_matmul, torchmx_quantize_mx, torchmx_to_mx)
 
@@ -41,7 +41,7 @@ __all__ = [
     "gen", "verify", "identify", "sweep", "merge", "diff", "explain", "TableDiff", "GenResult", "VerifyResult", "Mismatch", "Completeness",
     "IdentifyResult", "Candidate", "RunTable", "Explanation",
     "swizzle_scales", "unswizzle_scales", "scale_layout_size", "scale_layout_index", "scale_layouts", "pad_scales",
-    "lut_argmin_golden", "lut_argmin_quantize", "LutGolden",
+    "lut_argmin_golden", "lut_argmin_quantize", "LutGolden", "gemm_golden_inputs",
     "torchmx_quantize_mx", "torchmx_to_mx", "torchmx_dequantize_mx", "torchmx_matmul", "torchmx_linear", "TorchmxTensor",
     "pychop_mx_quantize", "pychop_spec", "pychop_specs", "MXSpec", "PychopResult",
 ]

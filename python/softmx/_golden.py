@@ -123,6 +123,18 @@ def lut_argmin_golden(m: int = 64, n: int = 64, k: int = 256, *, trans_a=False, 
                      int(flags))
 
 
+def gemm_golden_inputs(seed: int, count: int) -> np.ndarray:
+    """The input values of `softmx gemm-golden` (both layouts): `count` float32 values from
+    SplitMix64(seed), each (sum of 12 draws >> 40, minus 6 * 2^24) * 2^-24 rounded to f32 (rne);
+    A row-major (m * k values) then B (k * n)."""
+    seed, count = int_arg(seed, "seed"), int_arg(count, "count")
+    if not 0 <= seed < 1 << 64:
+        raise ValueError(f"seed expects 0 to 18446744073709551615, got {seed}")
+    if not 0 <= count <= 1 << 28:
+        raise ValueError(f"count expects 0 to 2^28, got {count}")
+    return _softmx.gemm_golden_inputs(seed, count).view(np.float32)
+
+
 def lut_argmin_quantize(x, fmt: str = "e2m1", *, axis: int = 1, log2: str = "rounded"):
     """The generator's _quantize(matrix, fmt, axis): x a 2-d float32 array, blocks of 32 along
     axis 1 (each row) or axis 0 (each column). Returns (index, dequantized, scales): uint8 table

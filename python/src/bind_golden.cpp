@@ -110,6 +110,16 @@ void bind_golden(py::module_& m) {
   m.def("lut_argmin_golden", &golden, py::arg("m"), py::arg("n"), py::arg("k"), py::arg("trans_a"), py::arg("trans_b"),
         py::arg("a"), py::arg("b"), py::arg("seed"), py::arg("log2"), py::arg("a_in"), py::arg("b_in"),
         py::arg("command"), py::arg("out"));
+  m.def("gemm_golden_inputs", [](std::uint64_t seed, std::size_t count) {
+    std::vector<std::uint32_t> v;
+    {
+      py::gil_scoped_release nogil;
+      v = gemm_golden_inputs(seed, count);
+    }
+    py::array a = new_array({count}, 4);
+    if (!v.empty()) std::memcpy(a.mutable_data(), v.data(), v.size() * 4);
+    return a;
+  }, py::arg("seed"), py::arg("count"));
   m.def("lut_argmin_quantize", &quantize, py::arg("x"), py::arg("fmt"), py::arg("axis"), py::arg("log2"));
 }
 

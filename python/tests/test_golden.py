@@ -116,3 +116,15 @@ def test_errors(tmp_path):
     blocker.write_text("x")
     with pytest.raises(OSError, match="file"):
         softmx.lut_argmin_golden(2, 2, 2, out=str(blocker / "sub"))
+
+
+def test_gemm_golden_inputs():
+    """The seeded inputs are gemm_golden_inputs' stream, A then B; a different seed differs."""
+    g = softmx.lut_argmin_golden(3, 4, 5, seed=11)
+    v = softmx.gemm_golden_inputs(11, 3 * 5 + 5 * 4)
+    assert v.dtype == np.float32 and np.abs(v).max() <= 6
+    np.testing.assert_array_equal(v, np.concatenate([g.a_f32.ravel(), g.b_f32.ravel()]))
+    assert not np.array_equal(softmx.gemm_golden_inputs(12, 35), v)
+    assert softmx.gemm_golden_inputs(11, 0).shape == (0,)
+    with pytest.raises(ValueError, match="seed expects 0 to 18446744073709551615, got -1"):
+        softmx.gemm_golden_inputs(-1, 3)
