@@ -10,7 +10,7 @@ from . import _softmx
 from ._arrays import as_codes, as_random, as_values, host_target, int_arg, name_arg, threads_arg
 
 
-def convert(x, to: str, *, src: Optional[str] = None, round: Optional[str] = "rne", sat: Optional[str] = None,
+def convert(x, to: str, *, src: Optional[str] = None, round: Optional[str] = None, sat: Optional[str] = None,
             dialect: str = "ocp", tininess: str = "after", rbits: Optional[int] = None, random=None,
             flags: bool = False, threads: Optional[int] = None):
     """Converts every element of `x` into the format `to`, bit-exact (docs/SEMANTICS.md).
@@ -21,8 +21,11 @@ def convert(x, to: str, *, src: Optional[str] = None, round: Optional[str] = "rn
         src="e4m3"; a signed view of the same size, such as torch's int16, is read as bits).
     to: the destination format's name ("e4m3", "float8_e4m3fn", "fp4", "bf16", "e8m0", ...;
         softmx.formats() lists them).
-    round: "rne" (default), "rna", "rz", "ru", "rd", "ro" or "rs" (stochastic: give `random`);
-        None is the dialect's default for the destination (rne for every built-in dialect).
+    round: "rne", "rna", "rz", "ru", "rd", "ro" or "rs" (stochastic: give `random`); None
+        (default): the dialect's default for the destination, as `softmx convert` without
+        --round (softmx.dialect_info(d).destinations[to]["default_rounding"]: rne under ocp;
+        ru into e8m0 under cuda and transformer-engine; rna into the MX elements under
+        microxcaling).
     sat: "finite" (overflow and Inf give the largest finite value), "none" (overflow gives Inf,
         or NaN where the format has no Inf), or None (default): the CLI's default for the
         destination under the dialect (softmx.dialect_info(d).destinations[to]
@@ -56,7 +59,7 @@ def convert(x, to: str, *, src: Optional[str] = None, round: Optional[str] = "rn
     return (out, fl) if flags else out
 
 
-def decode(codes, src: str, to="f32", *, round: Optional[str] = "rne", sat: Optional[str] = None,
+def decode(codes, src: str, to="f32", *, round: Optional[str] = None, sat: Optional[str] = None,
            dialect: str = "ocp", tininess: str = "after", flags: bool = False, threads: Optional[int] = None):
     """The values of `codes` of the format `src`, as an array of `to`.
 
@@ -64,7 +67,7 @@ def decode(codes, src: str, to="f32", *, round: Optional[str] = "rne", sat: Opti
         whose values are in range).
     to: "f32" (default), "f64", "f16", "bf16", or numpy.float32/float64/float16. Every MX code
         is exact in f32 and f64 (e8m0's 2^-127 too), so those never round; f16 and bf16 may
-        (round, sat and tininess as in convert).
+        (round, sat and tininess as in convert; round=None is the dialect's default).
     Returns a float32/float64/float16 array of codes' shape (bf16: its uint16 bits), or
     (values, flags) with flags=True.
     """

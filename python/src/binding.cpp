@@ -236,4 +236,7 @@ PYBIND11_MODULE(_softmx, m) {
   bind_stats(m);
   bind_vectors(m);
   bind_recipe(m);
+  bind_layout(m);
+  bind_golden(m);
+  bind_peers(m);
 }

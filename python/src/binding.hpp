@@ -93,5 +93,8 @@ void bind_dot(py::module_& m);
 void bind_stats(py::module_& m);
 void bind_vectors(py::module_& m);
 void bind_recipe(py::module_& m);
+void bind_layout(py::module_& m);
+void bind_golden(py::module_& m);
+void bind_peers(py::module_& m);
 
 }  // namespace softmx::py_binding

@@ -1,0 +1,130 @@
+"""Scale layouts GEMM consumers read (include/softmx/scale_layout.hpp, docs/RECIPES.md 6).
+
+A scale matrix S is 2-d, (rows, cols) one-byte codes (E8M0, or E4M3 for NVFP4): a row is a
+row of the operand in its non-blocked dimension (M for A, N for B), a column one block along
+K (so MXArray.scales of A quantized along its last axis is S as it is; B's, quantized along
+axis 0, is S transposed). The layouts:
+
+  "cublas-128x4" (also "swizzled-128x4", "128x4"): cuBLAS/cuDNN's 128x4 tiles; S padded with
+      `pad` (default 0x00) to 128 * ceil(rows / 128) x 4 * ceil(cols / 4); S[r][c] at
+      ((r // 128) * ceil(cols / 4) + c // 4) * 512 + (r % 32) * 16 + ((r % 128) // 32) * 4 + c % 4.
+  "torchao" (also "to_blocked"): torchao's to_blocked / from_blocked, the same bytes with
+      zero padding.
+  "paired" (operand="a" or "b", transposed=trans_a / trans_b): the seed-003 generator's
+      a_scale.bin / b_scale.bin; the K blocks padded to an even count with 0x7F (E8M0 1.0).
+      A's S is (m, nb), B's is (nb, n).
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Tuple
+
+import numpy as np
+
+from . import _softmx
+from ._arrays import as_codes, int_arg, name_arg
+
+_LAYOUTS = ("cublas-128x4", "torchao", "paired")
+
+
+def scale_layouts():
+    """The layout names swizzle_scales and unswizzle_scales take (aliases: swizzled-128x4,
+    128x4, to_blocked)."""
+    return list(_LAYOUTS)
+
+
+def _options(layout, operand, transposed):
+    layout = name_arg(layout, "layout")
+    operand = name_arg(operand, "operand", True)
+    if not isinstance(transposed, (bool, np.bool_)):
+        raise TypeError(f"transposed must be a bool, got {type(transposed).__name__}")
+    return layout, operand, bool(transposed)
+
+
+def _shape(shape) -> Tuple[int, int]:
+    try:
+        rows, cols = shape
+    except (TypeError, ValueError):
+        raise TypeError(f"shape must be (rows, cols), got {shape!r}") from None
+    rows, cols = int_arg(rows, "shape[0]"), int_arg(cols, "shape[1]")
+    if rows < 0 or cols < 0:
+        raise ValueError(f"shape must be non-negative, got ({rows}, {cols})")
+    return rows, cols
+
+
+def swizzle_scales(scales, layout: str = "cublas-128x4", *, operand: Optional[str] = None, transposed: bool = False,
+                   pad: Optional[int] = None) -> np.ndarray:
+    """S (a 2-d array of scale codes, any unsigned-integer dtype with values 0..255) in `layout`:
+    a new 1-d uint8 array of scale_layout_size(S.shape, layout) bytes, padding included.
+
+    layout: "cublas-128x4" (pad: the padding byte, default 0x00), "torchao" or "paired" (with
+    operand="a" or "b" and transposed=True for trans_a / trans_b = 1). See the module docstring.
+    Raises ValueError for an unknown layout, a missing or misplaced operand, a pad the layout
+    does not take, or S not 2-d; TypeError for a float array.
+    """
+    layout, operand, transposed = _options(layout, operand, transposed)
+    s, _ = as_codes(scales, "e8m0", "scales")
+    pad = int_arg(pad, "pad", optional=True)
+    if pad is not None and pad < 0:
+        raise ValueError(f"pad must be a byte, 0 to 255, got {pad}")
+    return _softmx.layout_encode(s, layout, operand, transposed, pad)
+
+
+def unswizzle_scales(buffer, shape, layout: str = "cublas-128x4", *, operand: Optional[str] = None,
+                     transposed: bool = False) -> np.ndarray:
+    """The inverse of swizzle_scales: the (rows, cols) = `shape` matrix S (uint8) from the bytes
+    of `layout` (a 1-d array or bytes of exactly scale_layout_size(shape, layout) bytes); the
+    padding is dropped."""
+    layout, operand, transposed = _options(layout, operand, transposed)
+    rows, cols = _shape(shape)
+    if isinstance(buffer, (bytes, bytearray, memoryview)):
+        buffer = np.frombuffer(buffer, dtype=np.uint8)
+    b, _ = as_codes(buffer, "e8m0", "buffer")
+    return _softmx.layout_decode(b, rows, cols, layout, operand, transposed)
+
+
+def scale_layout_size(shape, layout: str = "cublas-128x4", *, operand: Optional[str] = None) -> int:
+    """Bytes of the `layout` buffer of a (rows, cols) scale matrix (0 for an empty one)."""
+    layout, operand, _ = _options(layout, operand, False)
+    rows, cols = _shape(shape)
+    return _softmx.layout_size(rows, cols, layout, operand)
+
+
+def scale_layout_index(r: int, c: int, shape, layout: str = "cublas-128x4", *, operand: Optional[str] = None,
+                       transposed: bool = False) -> int:
+    """The byte offset of S[r][c] in the `layout` buffer of a (rows, cols) matrix; (r, c) may lie
+    in the padding. ValueError outside the padded matrix."""
+    layout, operand, transposed = _options(layout, operand, transposed)
+    rows, cols = _shape(shape)
+    r, c = int_arg(r, "r"), int_arg(c, "c")
+    if r < 0 or c < 0:
+        raise ValueError(f"index ({r}, {c}) is negative")
+    return _softmx.layout_index(r, c, rows, cols, layout, operand, transposed)
+
+
+def pad_scales(scales, multiple, *, transpose: bool = False, pad: int = 0) -> np.ndarray:
+    """TransformerEngine's compact scale tensors: S (2-d), transposed first if `transpose`, then
+    padded with `pad` to multiples of multiple = (row_multiple, col_multiple) (MXFP8 rowwise
+    (128, 4), columnwise (4, 128)). TE leaves that padding uninitialized; softmx writes `pad`.
+
+    scales: unsigned integers (E8M0 or E4M3 codes) or float32 (FP8 block scales, as their bits);
+    the result has the same dtype. pad: a code of that dtype (a float for float32)."""
+    a = np.asarray(scales)
+    if a.dtype.kind == "f" and a.dtype != np.float32:
+        raise TypeError(f"scales: expected unsigned integers or float32, got dtype {a.dtype}")
+    if a.dtype.kind not in "uif":
+        raise TypeError(f"scales: expected unsigned integers or float32, got dtype {a.dtype}")
+    rm, cm = _shape(multiple)
+    if not isinstance(transpose, (bool, np.bool_)):
+        raise TypeError(f"transpose must be a bool, got {type(transpose).__name__}")
+    if a.dtype == np.float32:
+        bits = np.asarray(a, order="C").view(np.uint32)
+        pad_bits = int(np.array(pad, dtype=np.float32).view(np.uint32))
+        return _softmx.pad_scales(bits, bool(transpose), rm, cm, pad_bits).view(np.float32)
+    bits, _ = as_codes(a, "f32", "scales")
+    pad = int_arg(pad, "pad")
+    hi = np.iinfo(a.dtype).max if a.dtype.kind == "u" else 0xFFFFFFFF
+    if not 0 <= pad <= hi:
+        raise ValueError(f"pad must be 0 to {hi} for {a.dtype} scales, got {pad}")
+    out = _softmx.pad_scales(bits, bool(transpose), rm, cm, pad)
+    return out.astype(a.dtype) if a.dtype.kind == "u" else out
