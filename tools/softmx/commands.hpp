@@ -21,5 +21,6 @@ int cmd_diff(int argc, char** argv);
 int cmd_identify(int argc, char** argv);
 int cmd_recipe(int argc, char** argv);   // TransformerEngine's recipes (recipe.hpp)
 int cmd_recipes(int argc, char** argv);
+int cmd_layout(int argc, char** argv);   // the scale layouts (scale_layout.hpp)
 
 }  // namespace softmx::cli

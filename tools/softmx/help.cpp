@@ -56,7 +56,7 @@ constexpr const char* kHelp = "  -h, --help             this help\n";
 const std::vector<std::string_view>& command_names() {
   static const std::vector<std::string_view> names = {
       "convert", "explain", "quantize", "dequantize", "dot", "gemm-golden", "gen",
-      "sweep", "merge", "diff", "verify", "identify", "recipe", "recipes", "formats", "dialects", "help"};
+      "sweep", "merge", "diff", "verify", "identify", "recipe", "recipes", "layout", "formats", "dialects", "help"};
   return names;
 }
 
@@ -327,6 +327,48 @@ std::optional<std::string> command_help(std::string_view cmd) {
            "\n"
            "options:\n" +
            std::string(kHelp) + "\n" + status02;
+  if (cmd == "layout")
+    return "usage: softmx layout encode --layout L --shape RxC [layout options] [--binary] [--binary-out] [-o OUT] [FILE|-]\n"
+           "       softmx layout decode --layout L --shape RxC [layout options] [--binary] [--binary-out] [-o OUT] [FILE|-]\n"
+           "       softmx layout size --layout L --shape RxC [--operand a|b]\n"
+           "       softmx layout index --layout L --shape RxC [--operand a|b] [--transposed 0|1] R C\n"
+           "\n"
+           "The memory layouts GEMM consumers read block scales in (docs/RECIPES.md 6; Python:\n"
+           "softmx.swizzle_scales, unswizzle_scales, scale_layout_size, scale_layout_index, pad_scales).\n"
+           "S is the scale matrix, R x C one-byte codes (E8M0 or E4M3), row-major: a row per row of the\n"
+           "operand along M (A) or N (B), a column per block along K. encode reads S from FILE (or stdin)\n"
+           "as hex codes (2 digits, whitespace-separated) or with --binary raw bytes, and writes the\n"
+           "layout's buffer, padding included: hex, 16 bytes a line, or with --binary-out the bytes.\n"
+           "decode reads the buffer (exactly size bytes) and writes S, one row a line. size prints the\n"
+           "buffer's bytes; index the offset of S[R][C] (R, C may lie in the padding).\n"
+           "\n"
+           "layouts:\n"
+           "  cublas-128x4           cuBLAS/cuDNN 128x4 tiles (aliases swizzled-128x4, 128x4): S padded\n"
+           "                         to 128*ceil(R/128) x 4*ceil(C/4) with --pad (default 00); S[r][c] at\n"
+           "                         ((r/128)*ceil(C/4) + c/4)*512 + (r%32)*16 + ((r%128)/32)*4 + c%4\n"
+           "  torchao                torchao's to_blocked / from_blocked (alias to_blocked): the same\n"
+           "                         bytes, padding 00\n"
+           "  paired                 the seed-003 generator's a_scale.bin / b_scale.bin: --operand a (S is\n"
+           "                         m x nb) or b (S is nb x n), --transposed trans_a / trans_b; nb padded\n"
+           "                         to even with 7F (E8M0 1.0)\n"
+           "  te-padded              TransformerEngine's compact scale tensor (encode only): S, transposed\n"
+           "                         first with --transposed 1, padded with --pad to multiples of --multiple,\n"
+           "                         one padded row a line\n"
+           "\n"
+           "options:\n"
+           "  --layout L             cublas-128x4, torchao, paired or te-padded (required)\n"
+           "  --shape RxC            S's rows and columns (required; size also takes 0)\n"
+           "  --operand a|b          paired: which operand's scales (required there)\n"
+           "  --transposed 0|1       paired: trans_a / trans_b; te-padded: transpose S first (default 0)\n"
+           "  --pad HEX              encode, cublas-128x4 and te-padded: the padding code (2 hex digits;\n"
+           "                         te-padded --scale-format f32: 8)\n"
+           "  --multiple RMxCM       te-padded: the padding multiples (required; TE MXFP8 rowwise 128x4,\n"
+           "                         columnwise 4x128)\n"
+           "  --scale-format F       te-padded: e8m0 or e4m3 (default; 1-byte codes) or f32 (FP8 block\n"
+           "                         scaling's scale_inv, 4-byte codes: 8 hex digits, --binary little-endian)\n"
+           "  --binary               FILE holds raw bytes, not hex text\n"
+           "  --binary-out           write raw bytes, not hex text\n" +
+           std::string(kOut) + kHelp + "\n" + status02;
   if (cmd == "formats")
     return "usage: softmx formats\n"
            "\n"

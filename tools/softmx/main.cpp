@@ -50,6 +50,10 @@ constexpr const char* kUsage =
     "                                                         a TransformerEngine recipe: rowwise and columnwise\n"
     "                                                         codes, scales, amax (docs/RECIPES.md)\n"
     "  softmx recipes                                         the recipes: te-fp8-current, te-fp8-block, te-mxfp8, te-nvfp4\n"
+    "  softmx layout encode|decode --layout L --shape RxC [--operand a|b] [--transposed 0|1] [--pad HEX]\n"
+    "             [--binary] [--binary-out] [-o OUT] [FILE|-]   scales in a GEMM's layout: cublas-128x4, torchao,\n"
+    "                                                         paired (seed 003), te-padded (encode); and back\n"
+    "  softmx layout size|index --layout L --shape RxC [R C]  a layout's bytes, the offset of S[R][C]\n"
     "  softmx formats                                         the format table\n"
     "  softmx dialects                                        the dialects and their policies\n"
     "  softmx help CMD                                        CMD's usage and options (also softmx CMD --help, -h)\n"
@@ -123,6 +127,7 @@ int run(const std::string& cmd, int argc, char** argv) {
   if (cmd == "identify") return cmd_identify(argc, argv);
   if (cmd == "recipe") return cmd_recipe(argc, argv);
   if (cmd == "recipes") return cmd_recipes(argc, argv);
+  if (cmd == "layout") return cmd_layout(argc, argv);
   if (cmd == "help") {
     // softmx help [CMD]: CMD's help, or the overview (help --help and -h were answered above).
     const Args a = parse_args(cmd, argc, argv, 2, {});
