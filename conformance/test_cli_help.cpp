@@ -46,6 +46,8 @@ const std::vector<Command>& commands() {
                   "--stochastic-rounding", "--stochastic-form", "--rbits", "--rbits-rowwise", "--rbits-columnwise",
                   "--list", "--binary", "--layouts", "--dequantize", "--out", "-o"}},
       {"recipes", {}},
+      {"layout", {"--layout", "--shape", "--operand", "--transposed", "--pad", "--multiple", "--scale-format", "--binary",
+                  "--binary-out", "--out", "-o"}},
       {"formats", {}},
       {"dialects", {}},
       {"help", {}},
