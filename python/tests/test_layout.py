@@ -173,3 +173,33 @@ def test_errors():
         softmx.unswizzle_scales(np.zeros(512, dtype=np.uint8), 3)
     with pytest.raises(ValueError, match="multiple"):
         softmx.pad_scales(s, (0, 4))
+
+
+@pytest.mark.parametrize("layout,shape,kw,cli_opts", [
+    ("cublas-128x4", (130, 7), {"pad": 0x7F}, ["--pad", "7F"]),
+    ("torchao", (100, 2), {}, []),
+    ("paired", (3, 5), {"operand": "a", "transposed": True}, ["--operand", "a", "--transposed", "1"]),
+    ("paired", (5, 3), {"operand": "b"}, ["--operand", "b"]),
+])
+def test_python_equals_cli(cli, layout, shape, kw, cli_opts):
+    """softmx layout encode / decode / size give the bytes swizzle_scales, unswizzle_scales and
+    scale_layout_size give (the same option names on both sides)."""
+    s = np.random.default_rng(sum(shape)).integers(0, 256, shape, dtype=np.uint8)
+    text = " ".join(f"{int(v):02X}" for v in s.ravel())
+    buf = softmx.swizzle_scales(s, layout, **kw)
+    sh = ["--layout", layout, "--shape", f"{shape[0]}x{shape[1]}"]
+    assert [int(t, 16) for t in cli(["layout", "encode"] + sh + cli_opts, text).split()] == buf.tolist()
+    dec_opts = [o for o in cli_opts if o not in ("--pad", "7F")]
+    back = cli(["layout", "decode"] + sh + dec_opts, " ".join(f"{int(v):02X}" for v in buf))
+    assert [int(t, 16) for t in back.split()] == s.ravel().tolist()
+    size_opts = dec_opts[:2] if layout == "paired" else []
+    size_kw = {"operand": kw["operand"]} if layout == "paired" else {}
+    assert int(cli(["layout", "size"] + sh + size_opts)) == softmx.scale_layout_size(shape, layout, **size_kw) == buf.size
+
+
+def test_pad_scales_equals_cli(cli):
+    s = np.random.default_rng(7).integers(0, 256, (5, 3), dtype=np.uint8)
+    want = softmx.pad_scales(s, (4, 128), transpose=True, pad=0x11)
+    out = cli(["layout", "encode", "--layout", "te-padded", "--multiple", "4x128", "--transposed", "1", "--pad", "11",
+               "--shape", "5x3"], " ".join(f"{int(v):02X}" for v in s.ravel()))
+    assert [[int(t, 16) for t in line.split()] for line in out.splitlines()] == want.tolist()
