@@ -354,6 +354,22 @@ struct MismatchRecord {
   std::string report;
 };
 
+/// A run table's range mismatch as a record (its report is the caller's: verify and identify
+/// word it with their own candidates).
+MismatchRecord range_record(const vec::RangeMismatch& m) {
+  MismatchRecord r;
+  r.range = true;
+  r.first = m.first;
+  r.last = m.last;
+  r.got = {m.got};
+  r.want = {m.want};
+  r.has_flags = m.has_flags;
+  r.got_flags = m.got_flags;
+  r.want_flags = m.want_flags;
+  r.result_differs = m.got != m.want;
+  return r;
+}
+
 py::dict mismatch_dict(const MismatchRecord& m) {
   py::dict d;
   if (m.range) {
@@ -412,16 +428,7 @@ py::dict verify(const std::string& path, const std::optional<std::string>& text,
           [&](const vec::RangeMismatch& m) {
             ++ranges;
             if (found.size() >= max_errors) return;
-            MismatchRecord r;
-            r.range = true;
-            r.first = m.first;
-            r.last = m.last;
-            r.got = {m.got};
-            r.want = {m.want};
-            r.has_flags = m.has_flags;
-            r.got_flags = m.got_flags;
-            r.want_flags = m.want_flags;
-            r.result_differs = m.got != m.want;
+            MismatchRecord r = range_record(m);
             r.report = vec::range_report(l, m, candidates(m.has_flags));
             found.push_back(std::move(r));
           },
@@ -544,16 +551,7 @@ py::dict identify(const std::string& path, const std::optional<std::string>& tex
       dis.append(mismatch_dict(r));
     }
     for (const vec::RangeMismatch& m : s.runs) {
-      MismatchRecord r;
-      r.range = true;
-      r.first = m.first;
-      r.last = m.last;
-      r.got = {m.got};
-      r.want = {m.want};
-      r.has_flags = m.has_flags;
-      r.got_flags = m.got_flags;
-      r.want_flags = m.want_flags;
-      r.result_differs = m.got != m.want;
+      MismatchRecord r = range_record(m);
       if (k == 0) r.report = vec::range_report(id.layout, m, &id.candidates);
       dis.append(mismatch_dict(r));
     }

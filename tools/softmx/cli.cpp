@@ -78,6 +78,24 @@ Args parse_args(std::string command, int argc, char** argv, int first,
   return a;
 }
 
+Args parse_args_short_out(std::string command, int argc, char** argv, int first,
+                          std::initializer_list<std::string_view> value_options,
+                          std::initializer_list<std::string_view> switch_options) {
+  std::vector<std::string> args(argv, argv + argc);
+  bool short_out = false;
+  for (auto& s : args) {
+    if (s == "--") break;
+    if (s == "-o") {
+      if (short_out) throw UsageError("option -o given twice");
+      s = "--out";
+      short_out = true;
+    }
+  }
+  std::vector<char*> av;
+  for (auto& s : args) av.push_back(s.data());
+  return parse_args(std::move(command), static_cast<int>(av.size()), av.data(), first, value_options, switch_options);
+}
+
 namespace {
 std::string named_format_list() {
   std::string known;

@@ -59,6 +59,11 @@ struct Args {
 Args parse_args(std::string command, int argc, char** argv, int first,
                 std::initializer_list<std::string_view> value_options,
                 std::initializer_list<std::string_view> switch_options = {});
+/// parse_args with "-o FILE" (before a "--") taken as "--out FILE", as recipe and layout accept
+/// it beside --out (value_options must hold "out"). UsageError when "-o" is given twice.
+Args parse_args_short_out(std::string command, int argc, char** argv, int first,
+                          std::initializer_list<std::string_view> value_options,
+                          std::initializer_list<std::string_view> switch_options = {});
 
 /// The options every conversion command shares.
 struct ConversionOptions {

@@ -219,21 +219,9 @@ std::string shape_text(std::size_t rows, std::size_t cols) { return std::to_stri
 
 /// -o FILE as --out FILE (before a "--"), as recipe, gen, sweep and merge take it.
 Args parse_layout_args(int argc, char** argv) {
-  std::vector<std::string> args(argv, argv + argc);
-  bool short_out = false;
-  for (auto& s : args) {
-    if (s == "--") break;
-    if (s == "-o") {
-      if (short_out) throw UsageError("option -o given twice");
-      s = "--out";
-      short_out = true;
-    }
-  }
-  std::vector<char*> av;
-  for (auto& s : args) av.push_back(s.data());
-  return parse_args("layout", static_cast<int>(av.size()), av.data(), 2,
-                    {"layout", "shape", "operand", "transposed", "pad", "multiple", "scale-format", "out"},
-                    {"binary", "binary-out"});
+  return parse_args_short_out("layout", argc, argv, 2,
+                              {"layout", "shape", "operand", "transposed", "pad", "multiple", "scale-format", "out"},
+                              {"binary", "binary-out"});
 }
 
 int layout_encode_decode(const Args& a, bool decode) {

@@ -247,19 +247,7 @@ int cmd_recipes(int argc, char** argv) {
 
 int cmd_recipe(int argc, char** argv) {
   // "-o FILE" (before a "--") as gen, sweep and merge take it, beside --out FILE.
-  std::vector<std::string> args(argv, argv + argc);
-  bool short_out = false;
-  for (auto& s : args) {
-    if (s == "--") break;
-    if (s == "-o") {
-      if (short_out) throw UsageError("option -o given twice");
-      s = "--out";
-      short_out = true;
-    }
-  }
-  std::vector<char*> av;
-  for (auto& s : args) av.push_back(s.data());
-  const Args a = parse_args("recipe", static_cast<int>(av.size()), av.data(), 2,
+  const Args a = parse_args_short_out("recipe", argc, argv, 2,
                             {"shape", "from", "role", "impl", "outputs", "fp8-format", "power-2-scale", "amax-epsilon",
                              "amax", "rht-amax", "tiles-2d", "dialect", "random-hadamard", "rht-signs",
                              "stochastic-rounding", "stochastic-form", "rbits", "rbits-rowwise", "rbits-columnwise",
