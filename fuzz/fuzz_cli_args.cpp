@@ -198,7 +198,20 @@ void check_positional(const std::string& p, bool& error_paths_done) {
   if (parse_format(p) || error_paths) {
     try {
       const FormatId f = cli::parse_named_format_arg("to", p);
-      if (parse_format(p) != f) fail("parse_named_format_arg and parse_format disagree on '" + p + "'");
+      if (const auto n = parse_format(p)) {
+        if (*n != f) fail("parse_named_format_arg and parse_format disagree on '" + p + "'");
+      } else {
+        // Not a name, but a spec that denotes a named format (e04m3, e4m3:bias=7): it must be
+        // the format the spec parser gives, never another.
+        Format g;
+        try {
+          g = parse_format_spec(p);
+        } catch (const FormatError&) {
+          fail("parse_named_format_arg accepted '" + p + "', which is neither a name nor a spec");
+        }
+        if (!g.is_named() || g.id != f)
+          fail("parse_named_format_arg and parse_format_spec disagree on '" + p + "'");
+      }
     } catch (const UsageError&) {
       if (parse_format(p)) fail("parse_named_format_arg rejected the format '" + p + "'");
     }
