@@ -8,6 +8,7 @@
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -245,6 +246,17 @@ TEST(EngineApi, IdentifyNamesTheRoundingADeviceUsed) {
   EXPECT_LT(own.agree, own.total);
   EXPECT_FALSE(own.cases.empty());
   EXPECT_LE(own.cases.size(), o.max_errors);
+  // Each disagreement's line is the file's own line number (header lines counted), the N of
+  // its "device.vec line N", and that line of the text holds the disagreeing operands.
+  for (const vec::Disagreement& d : own.cases) {
+    EXPECT_EQ(d.where, "device.vec line " + std::to_string(d.line));
+    std::size_t pos = 0;
+    for (std::uint64_t n = 1; n < d.line; ++n) pos = text.find('\n', pos) + 1;
+    const std::string line = text.substr(pos, text.find('\n', pos) - pos);
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "%02X ", static_cast<unsigned>(d.rec.operands.at(0)));
+    EXPECT_EQ(line.rfind(hex, 0), 0u) << d.where << ": " << line;
+  }
 
   EXPECT_EQ(vec::percent(65535, 65536), "99.99%");
   EXPECT_EQ(vec::percent(1, 1000000), "0.0001%");

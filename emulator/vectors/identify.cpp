@@ -82,7 +82,7 @@ void score_cases(VectorReader& reader, const IdentifyOptions& o, Identification&
       if (f && got == r.results && (!r.has_flags || *f == r.flags)) {
         ++s.agree;
       } else if (f && s.cases.size() < o.max_errors) {
-        s.cases.push_back(Disagreement{reader.where(), r, got, *f});
+        s.cases.push_back(Disagreement{reader.where(), reader.file_line(), r, got, *f});
       }
     }
   }

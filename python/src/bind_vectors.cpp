@@ -535,9 +535,8 @@ py::dict identify(const std::string& path, const std::optional<std::string>& tex
     py::list dis;
     for (const vec::Disagreement& x : s.cases) {
       MismatchRecord r;
-      r.where = x.where;  // "FILE line N": the library's Disagreement names its line so
-      const auto sp = x.where.rfind(" line ");
-      if (sp != std::string::npos) r.line = std::stoull(x.where.substr(sp + 6));
+      r.where = x.where;
+      r.line = x.line;
       r.operands = x.rec.operands;
       r.got = x.rec.results;
       r.want = x.want;

@@ -42,6 +42,7 @@ struct IdentifyOptions {
 /// the candidate's (want, want_flags).
 struct Disagreement {
   std::string where;  ///< "file line N"
+  std::uint64_t line = 0;  ///< N of `where`: the 1-based line of the file that disagrees
   Record rec;
   std::vector<std::uint64_t> want;
   Flags want_flags = 0;

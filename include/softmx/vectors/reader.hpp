@@ -58,6 +58,9 @@ class VectorReader {
   bool next_run(Run& r);
   /// "name line N" of the last line returned.
   std::string where() const { return lines_.where(); }
+  /// The file's line number (1-based, header and comment lines counted) of the last line
+  /// returned: the N of where().
+  std::uint64_t file_line() const { return lines_.line(); }
   /// Lines read so far.
   std::uint64_t line() const { return line_no_; }
 
