@@ -528,6 +528,195 @@ TEST(Gemm, AccumulatorOverflowsUnderEveryMode) {
   tally.report();
 }
 
+// ---- GST-FDPA: blackwell-mxf4, blackwell-nvf4 ----------------------------------------------------
+
+// The GST models take E2M1 blocks, a multiple of 16 long, with k a multiple of the block (the
+// reference refuses anything else). Their kernel (gst_tile) against the reference on: every code
+// pair with companions in the other groups of the instruction, every E8M0 scale pair (NaN
+// included), and random matrices with adversarial features: scales over E8M0's whole range (a
+// chained C near 2^128 and in the subnormals, cut to nothing or overflowing), NaN scales,
+// all-zero groups of mixed or negative signs (zero results -0 only when every product is a
+// negative zero), groups that cancel (their offer stays x_a + x_b), a previous instruction's
+// result that the next one cancels (a zero C), k of 1..13 groups (not a multiple of 32 or 64),
+// blocks of 16, 32, 48 and 64, m and n not multiples of any tile, B as rows or columns.
+std::vector<ModelCase> gst_cases() {
+  Context none;
+  none.saturation = Saturation::none;
+  std::vector<ModelCase> v;
+  for (const TensorCoreModel* m : tensor_core_models())
+    if (m->params().scale_application == ScaleApplication::per_group) v.push_back({m, none, std::string(m->name())});
+  return v;
+}
+
+constexpr std::uint8_t kE2m1One = 0x2, kE2m1Six = 0x7, kE2m1Half = 0x1;
+
+TEST(Gemm, GstEveryCodePair) {
+  Tally tally("gemm GST every e2m1 code pair x companions, every kernel");
+  // Output (i, j): a_i * b_j in group 0, then companions in groups 1-3 (one instruction of 64)
+  // and a second instruction: +-1 x 1 under scales that put the pair's term at, above and
+  // below the others' quantum.
+  for (const std::uint8_t sc : {std::uint8_t{127}, std::uint8_t{90}, std::uint8_t{160}}) {
+    Mats m;
+    m.fa = m.fb = FormatId::e2m1;
+    m.M = 16;
+    m.N = 16;
+    m.K = 128;
+    m.block = 16;
+    m.b_rows = true;
+    m.alloc();
+    for (std::size_t i = 0; i < 16; ++i) {
+      m.ac(i, 0) = static_cast<std::uint8_t>(i);
+      m.ac(i, 16) = kE2m1Six;
+      m.ac(i, 33) = 0x8 | kE2m1Half;  // -0.5
+      m.ac(i, 64) = kE2m1One;
+      m.ac(i, 100) = static_cast<std::uint8_t>(i);
+      for (std::size_t b = 0; b < m.nb(); ++b) m.asc(i, b) = b == 1 ? sc : 127;
+    }
+    for (std::size_t j = 0; j < 16; ++j) {
+      m.bc(0, j) = static_cast<std::uint8_t>(j);
+      m.bc(16, j) = kE2m1Six;
+      m.bc(33, j) = kE2m1One;
+      m.bc(64, j) = 0x8 | kE2m1One;
+      m.bc(100, j) = static_cast<std::uint8_t>(15 - j);
+      for (std::size_t b = 0; b < m.nb(); ++b) m.bsc(b, j) = b == 1 ? static_cast<std::uint8_t>(sc ^ 1) : 127;
+    }
+    for (const ModelCase& mc : gst_cases()) compare(m, mc, tally);
+  }
+  tally.report();
+}
+
+TEST(Gemm, GstEveryScalePair) {
+  Tally tally("gemm GST every E8M0 scale pair (NaN included), every kernel");
+  Mats m;
+  m.fa = m.fb = FormatId::e2m1;
+  m.M = m.N = 256;
+  m.K = 32;
+  m.block = 16;
+  m.b_rows = true;
+  m.alloc();
+  // Block 0 under the scale pair, block 1 at scale 1: 6 * 6 * 16 and 0.5 * 0.5 - 6 * 6.
+  for (std::size_t i = 0; i < 256; ++i) {
+    for (std::size_t t = 0; t < 16; ++t) m.ac(i, t) = t % 5 ? kE2m1Six : kE2m1Half;
+    m.ac(i, 16) = kE2m1Half;
+    m.ac(i, 17) = 0x8 | kE2m1Six;
+    m.asc(i, 0) = static_cast<std::uint8_t>(i);
+    m.asc(i, 1) = 127;
+  }
+  for (std::size_t j = 0; j < 256; ++j) {
+    for (std::size_t t = 0; t < 16; ++t) m.bc(t, j) = t % 3 ? kE2m1Six : (0x8 | kE2m1One);
+    m.bc(16, j) = kE2m1Half;
+    m.bc(17, j) = kE2m1Six;
+    m.bsc(0, j) = static_cast<std::uint8_t>(j);
+    m.bsc(1, j) = 127;
+  }
+  for (const ModelCase& mc : gst_cases()) compare(m, mc, tally, true);
+  tally.report();
+}
+
+Mats gst_random(SplitMix64& rng, int spread) {
+  Mats m;
+  m.fa = m.fb = FormatId::e2m1;
+  m.M = 1 + rng.below(37);
+  m.N = 1 + rng.below(37);
+  const std::size_t blocks[] = {16, 16, 32, 32, 48, 64};
+  m.block = blocks[rng.below(6)];
+  m.K = m.block * (1 + rng.below(std::max<std::size_t>(1, 208 / m.block)));
+  m.b_rows = rng.below(3) == 0;
+  m.alloc();
+  auto u = [&] { return static_cast<double>(rng.next() >> 11) * 0x1p-53; };
+  auto code = [&] {
+    const double x = u();
+    if (x < 0.15) return static_cast<std::uint8_t>(rng.below(2) ? 0x8 : 0x0);  // signed zeros
+    return static_cast<std::uint8_t>(rng.below(16));
+  };
+  const double zero_group = u() * 0.5, negzero = u(), nan_scale = u() < 0.3 ? 0.01 : 0.0;
+  for (std::size_t i = 0; i < m.M; ++i)
+    for (std::size_t t = 0; t < m.K; ++t) m.ac(i, t) = code();
+  for (std::size_t j = 0; j < m.N; ++j)
+    for (std::size_t t = 0; t < m.K; ++t) m.bc(t, j) = code();
+  // Whole zero groups, mostly negative zeros (A -0 against B +0 and the reverse).
+  for (std::size_t g = 0; g < m.K / 16; ++g) {
+    for (std::size_t i = 0; i < m.M; ++i)
+      if (u() < zero_group)
+        for (std::size_t t = g * 16; t < g * 16 + 16; ++t) m.ac(i, t) = u() < negzero ? 0x8 : 0x0;
+    for (std::size_t j = 0; j < m.N; ++j)
+      if (u() < zero_group)
+        for (std::size_t t = g * 16; t < g * 16 + 16; ++t) m.bc(t, j) = u() < negzero ? 0x0 : 0x8;
+  }
+  auto scale = [&] {
+    if (u() < nan_scale) return std::uint8_t{0xFF};
+    const int s = 127 + static_cast<int>(rng.below(2 * static_cast<std::uint64_t>(spread) + 1)) - spread;
+    return static_cast<std::uint8_t>(std::clamp(s, 0, 254));
+  };
+  const int base_a = static_cast<int>(rng.below(3)) - 1, base_b = static_cast<int>(rng.below(3)) - 1;
+  auto shifted = [&](std::uint8_t s, int base) {  // whole matrices near the top or bottom of E8M0
+    if (s == 0xFF || base == 0) return s;
+    return static_cast<std::uint8_t>(std::clamp(static_cast<int>(s) + base * 100, 0, 254));
+  };
+  for (std::size_t i = 0; i < m.M; ++i)
+    for (std::size_t b = 0; b < m.nb(); ++b) m.asc(i, b) = shifted(scale(), base_a);
+  for (std::size_t j = 0; j < m.N; ++j)
+    for (std::size_t b = 0; b < m.nb(); ++b) m.bsc(b, j) = shifted(scale(), base_b);
+  // Cancellation: B vector j the negation of A vector i (same scales): output (i, j) is
+  // -sum a^2; or the second half of the k range repeating the first with B negated, so that a
+  // later instruction cancels an earlier one's result (a zero C, or a C that the cut leaves).
+  for (std::size_t j = 0; j < m.N; ++j) {
+    const double x = u();
+    if (x > 0.3) continue;
+    const std::size_t i = rng.below(m.M);
+    for (std::size_t t = 0; t < m.K; ++t) m.bc(t, j) = static_cast<std::uint8_t>(m.ac(i, t) ^ (x < 0.1 ? 0x8 : 0x0));
+    for (std::size_t b = 0; b < m.nb(); ++b) m.bsc(b, j) = m.asc(i, b);
+    if (x >= 0.1) {
+      const std::size_t h = m.K / 2 / 16 * 16;
+      for (std::size_t t = 0; t < h && h + t < m.K; ++t) {
+        m.ac(i, h + t) = m.ac(i, t);
+        m.bc(h + t, j) = static_cast<std::uint8_t>(m.bc(t, j) ^ 0x8);
+      }
+      for (std::size_t b = 0; b < m.nb(); ++b)
+        if ((b * m.block) >= h) {
+          m.asc(i, b) = m.asc(i, (b * m.block - h) / m.block);
+          m.bsc(b, j) = m.bsc((b * m.block - h) / m.block, j);
+        }
+    }
+  }
+  return m;
+}
+
+void gst_random_matrices(std::uint64_t seed, int count, int spread, const std::string& what) {
+  Tally tally("gemm GST random matrices, " + what);
+  Tally pairs("dot_pairs GST random pairs, " + what);
+  SplitMix64 rng(seed);
+  if (kLong) count *= 8;
+  for (int n = 0; n < count; ++n) {
+    Mats m = gst_random(rng, spread);
+    for (const ModelCase& mc : gst_cases()) compare(m, mc, tally);
+    m.N = m.M;  // dot_pairs: the first M vectors of a fresh B of M
+    Mats p = gst_random(rng, spread);
+    p.M = p.N = m.M;
+    p.K = m.K;
+    p.block = m.block;
+    p.b_rows = m.b_rows;
+    const std::vector<std::uint8_t> a = m.a, as = m.as;
+    p.alloc();
+    p.a.assign(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(p.a.size()));
+    p.as.assign(as.begin(), as.begin() + static_cast<std::ptrdiff_t>(p.as.size()));
+    for (std::size_t j = 0; j < p.N; ++j) {
+      for (std::size_t t = 0; t < p.K; ++t) p.bc(t, j) = static_cast<std::uint8_t>(rng.below(16));
+      for (std::size_t b = 0; b < p.nb(); ++b) p.bsc(b, j) = static_cast<std::uint8_t>(120 + rng.below(15));
+      if (j % 3 == 0)  // a negated copy: the pair cancels
+        for (std::size_t t = 0; t < p.K; ++t) p.bc(t, j) = static_cast<std::uint8_t>(p.ac(j, t) ^ 0x8);
+    }
+    for (const ModelCase& mc : gst_cases()) compare(p, mc, pairs, true, true);
+  }
+  tally.report();
+  pairs.report();
+}
+
+TEST(Gemm, GstRandomOrdinary) { gst_random_matrices(0x6E17, 8, 4, "ordinary (scales 127 +- 4)"); }
+TEST(Gemm, GstRandomAdversarial) {
+  gst_random_matrices(0x6E18, 14, 40, "adversarial (spread 40, matrices near E8M0's ends, NaN scales, zero groups, cancellation)");
+}
+
 // ---- dot_pairs ---------------------------------------------------------------------------------------
 
 // Independent dot products, one pair per lane: the kernels against the reference, and the

@@ -537,7 +537,7 @@ struct SeqWork {
 /// operand-exponent reference, 2^(F + 1) for the product's own; 2^(F + 1) bounds the running
 /// value's term, and each cut may round up by one unit.
 int tc_lanes(const TensorCoreParams& p, const Side& a, const Side& b) {
-  if (p.alignment_bits > 90 || p.scale_application == ScaleApplication::per_group) return 0;  // GST: the reference
+  if (p.alignment_bits > 90 || p.scale_application == ScaleApplication::per_group) return 0;  // GST: gst_kernel_fits
   auto maxn = [](const Side& s) {
     std::int64_t m = 0;
     for (std::int32_t n : s.tab.tc_n) m = std::max<std::int64_t>(m, n < 0 ? -std::int64_t{n} : n);
@@ -696,6 +696,146 @@ struct TcWork {
   }
 };
 
+// ---- GST-FDPA (blackwell-mxf4, blackwell-nvf4) -------------------------------------------------
+
+/// Whether the GST kernel computes this problem (ScaleApplication::per_group; otherwise the
+/// reference, which refuses what DotGeneral refuses). It needs E2M1-like operands of one part
+/// each, whole groups (k a multiple of the block, the block a multiple of scale_group), the f32
+/// grid with RZ (23 bits), and these bounds, with q_a + q_b the products' quantum (E2M1: -2):
+///  - a group's sum S = sum N_a N_b over scale_group products, |S| <= G max|N_a| max|N_b| (E2M1:
+///    16 * 12 * 12 = 2304 < 2^12), below 2^24, so that float multiply-adds are exact;
+///  - in units of the quantum 2^(E - F) with E >= x_a + x_b, a group's cut term is at most
+///    |S| 2^(F + q_a + q_b) (its offer is E's floor), C's at most 2^24 2^(F - 23) (C's exponent
+///    is E's floor), so the instruction's sum is below
+///    (group_size / G) * max|S| * 2^max(F + q_a + q_b, 0) + 2^(24 + max(F - 23, 0)); with the
+///    named models' F = 35, 4 groups: 4 * 2304 * 2^33 + 2^36 < 2^47, far below the 2^62 that
+///    64-bit lanes and flog2 take.
+bool gst_kernel_fits(const TensorCoreParams& p, const Problem& P) {
+  if (p.scale_application != ScaleApplication::per_group || p.f32.fraction_bits != 23 || p.f32.mode != Rounding::rz ||
+      !p.product_order.empty() || !p.addend_in_group || p.addend_stage != AddendStage::first_group)
+    return false;
+  const std::size_t G = static_cast<std::size_t>(p.scale_group), L = static_cast<std::size_t>(p.group_size);
+  if (P.a.op->format != FormatId::e2m1 || P.b.op->format != FormatId::e2m1 || P.K % P.block != 0 ||
+      P.block % G != 0 || G != 16 || L % G != 0 || L / G > 64 || p.alignment_bits > 200)
+    return false;
+  if (P.a.tab.parts.size() != 1 || P.b.tab.parts.size() != 1) return false;
+  auto maxn = [](const Side& s) {
+    double m = 0;
+    for (double n : s.tab.parts[0].n) m = std::max(m, n < 0 ? -n : n);
+    return static_cast<i128>(m);
+  };
+  const i128 smax = static_cast<i128>(G) * maxn(P.a) * maxn(P.b);
+  if (smax >= (i128{1} << 24)) return false;
+  const int pl = std::max(p.alignment_bits + P.a.tab.parts[0].q + P.b.tab.parts[0].q, 0);
+  const int cl = std::max(p.alignment_bits - 23, 0);
+  if (pl > 62 || cl > 36) return false;
+  const i128 bound = static_cast<i128>(L / G) * (smax << pl) + (i128{1} << (24 + cl));
+  return bound < (i128{1} << 62);
+}
+
+struct GstWork {
+  GstWork(const Problem* p, const TensorCoreParams* t, Blocking b) : P(p), tp(t), bl(b) {}
+  const Problem* P;
+  const TensorCoreParams* tp;
+  Blocking bl;
+  GstParams prm{};
+  RefScratch s;
+  std::optional<ExactBlock> ex;
+  std::size_t kc = 0;
+  bool fpu_ok = true;
+  std::vector<float> av, bv;
+  std::vector<std::int32_t> am, ax, bm, bx;
+  std::vector<std::uint32_t> acc, state;
+
+  void begin() {
+    ex.emplace(*P);
+    fpu_ok = fpu_default();
+    const std::size_t L = static_cast<std::size_t>(tp->group_size);
+    kc = std::max<std::size_t>(1, 256 / L) * L;  // whole instructions
+  }
+
+  /// Rows r0 .. r1 - 1 (panels of w, zeros past r1), elements t0 .. t1 - 1: the values as
+  /// [panel][t][w], the group masks and scale exponents as [panel][group][w].
+  void pack(const Side& sd, std::size_t r0, std::size_t r1, std::size_t w, std::size_t t0, std::size_t t1,
+            std::vector<float>& v, std::vector<std::int32_t>& m, std::vector<std::int32_t>& x) const {
+    const std::size_t panels = (r1 - r0 + w - 1) / w, len = t1 - t0, ng = len / 16;
+    v.assign(panels * len * w, 0.0f);
+    m.assign(panels * ng * w, 0);
+    x.assign(panels * ng * w, 0);
+    const Component& part = sd.tab.parts[0];
+    for (std::size_t p = 0; p < panels; ++p)
+      for (std::size_t l = 0; l < w; ++l) {
+        const std::size_t r = r0 + p * w + l;
+        if (r >= r1) continue;
+        for (std::size_t gi = 0; gi < ng; ++gi) {
+          std::uint32_t mask = 0;
+          for (std::size_t q = 0; q < 16; ++q) {
+            const std::size_t t = t0 + gi * 16 + q;
+            const std::uint8_t c = sd.code(r, t);
+            const double n = part.n[c];
+            v[(p * len + gi * 16 + q) * w + l] = static_cast<float>(n);
+            mask |= (n != 0 ? 1u : 0u) << q | static_cast<std::uint32_t>(sd.tab.sign[c]) << (16 + q);
+          }
+          m[(p * ng + gi) * w + l] = static_cast<std::int32_t>(mask);
+          x[(p * ng + gi) * w + l] = sd.scale(r, (t0 + gi * 16) / P->block) - 127;
+        }
+      }
+  }
+
+  void operator()(std::size_t w, Flags& any) {
+    const Blocking::Range rg = bl.range(*P, w);  // (no structured bindings: lambdas capture these)
+    const std::size_t i0 = rg.i0, i1 = rg.i1, j0 = rg.j0, j1 = rg.j1;
+    if (!fpu_ok) {
+      each_output(*P, i0, i1, j0, j1, [&](std::size_t i, std::size_t j) { put(*P, i, j, reference_output(*P, i, j, s), any); });
+      return;
+    }
+    ex->run(i0, i1, j0, j1);  // the exact sums, for the flags
+    const Kernels& K = *P->kern;
+    const Tiles T(P->pairs, K.gst_mr, K.gst_nr, i1 - i0, j1 - j0);
+    acc.assign(T.cells(), 0);  // +0: no C (kernel_api.hpp)
+    state.assign(T.cells(), 0);
+    const GstFn fn = P->pairs ? K.gst_pairs : K.gst;
+    for (std::size_t t0 = 0; t0 < P->K; t0 += kc) {
+      const std::size_t t1 = std::min(P->K, t0 + kc), len = t1 - t0, ng = len / 16;
+      pack(P->a, i0, i1, T.mr, t0, t1, av, am, ax);
+      pack(P->b, j0, j1, T.nr, t0, t1, bv, bm, bx);
+      T.each([&](std::size_t x, std::size_t y) {
+        const std::size_t ao = x * len * T.mr, bo = y * len * T.nr, ag = x * ng * T.mr, bg = y * ng * T.nr;
+        const std::size_t at = T.tile(x, y);
+        fn(GstTile{av.data() + ao, bv.data() + bo, am.data() + ag, ax.data() + ag, bm.data() + bg, bx.data() + bg, ng,
+                   acc.data() + at, state.data() + at, T.ld, &prm});
+      });
+    }
+    each_output(*P, i0, i1, j0, j1, [&](std::size_t i, std::size_t j) {
+      const std::size_t at = T.at(i - i0, j - j0);
+      if (P->a.special[i] || P->b.special[j] || (state[at] & kGstReference) || !ex->fits(i, j))
+        put(*P, i, j, reference_output(*P, i, j, s), any);
+      else
+        put(*P, i, j, finish(i, j, acc[at]), any);
+    });
+  }
+
+  /// The f32 code with the flags against the exact sum (as run_gst: inexact when they differ,
+  /// underflow too when the result is zero or subnormal).
+  Result finish(std::size_t i, std::size_t j, std::uint32_t code) const {
+    const i128 v = ex->sum(i, j);
+    const std::uint32_t mag = code & 0x7FFFFFFF;
+    if (mag == 0) return Result{code, static_cast<Flags>(v != 0 ? (flag::inexact | flag::underflow) : 0)};
+    const std::uint32_t bexp = mag >> 23;
+    const std::uint32_t k = (mag & 0x7FFFFF) | (bexp ? 0x800000u : 0);
+    const int msb = static_cast<int>(std::bit_width(k)) - 1;
+    const int lead = static_cast<int>(std::max<std::uint32_t>(bexp, 1)) - 150 + msb;
+    bool exact = false;
+    if (v != 0) {
+      const Unpacked u = unpacked_of(v, ex->unit(i, j));
+      exact = !u.sticky && u.sign == ((code >> 31) != 0) && u.exp == lead &&
+              u.sig == (static_cast<std::uint64_t>(k) << (63 - msb));
+    }
+    if (exact) return Result{code, 0};
+    return Result{code, static_cast<Flags>(flag::inexact | (bexp == 0 ? flag::underflow : 0))};
+  }
+};
+
 // ---- kernels by instruction set -----------------------------------------------------------------
 
 const Kernels& kernels_for(GemmKernel k) {
@@ -803,8 +943,11 @@ Flags gemm_detail::gemm_on(const Kernels* kern, bool pairs, const GemmOperand& a
 
   const auto* tc = dynamic_cast<const TensorCoreModel*>(&model);
   Problem P;
-  P.a = make_side(a, false, tc && tc->params().flush_subnormal_inputs);
-  P.b = make_side(b, true, tc && tc->params().flush_subnormal_inputs);
+  // GST (run_gst) reads every element as it is: flush_subnormal_inputs does not apply.
+  const bool flush = tc && tc->params().flush_subnormal_inputs &&
+                     tc->params().scale_application != ScaleApplication::per_group;
+  P.a = make_side(a, false, flush);
+  P.b = make_side(b, true, flush);
   P.M = a.rows;
   P.N = b.rows;
   P.K = a.k;
@@ -823,8 +966,22 @@ Flags gemm_detail::gemm_on(const Kernels* kern, bool pairs, const GemmOperand& a
   // fp32-sequential has kernels for every deterministic mode (rs: the reference, with ctx.rbits).
   const bool is_seq = &model == &fp32_sequential_accumulation() && options.out.rounding != Rounding::rs;
   const int lanes = tc ? tc_lanes(tc->params(), P.a, P.b) : 0;
-  if (!P.kern || (!is_exact && !is_seq && lanes == 0))
+  const bool is_gst = tc && gst_kernel_fits(tc->params(), P);
+  if (!P.kern || (!is_exact && !is_seq && !is_gst && lanes == 0))
     return parallel(threads, P.M, ReferenceWork(&P));
+  if (is_gst) {
+    const TensorCoreParams& tp = tc->params();
+    GstWork w(&P, &tp, blocking(P, P.kern->gst_mr, P.kern->gst_nr, 64, 128, threads));
+    w.prm.F = tp.alignment_bits;
+    w.prm.gpi = tp.group_size / tp.scale_group;
+    const int pq = tp.alignment_bits + P.a.tab.parts[0].q + P.b.tab.parts[0].q;  // F + q_a + q_b
+    w.prm.pl = std::max(pq, 0);
+    w.prm.pr = std::max(-pq, 0);
+    w.prm.cl = std::max(tp.alignment_bits - 23, 0);
+    w.prm.cr = std::max(23 - tp.alignment_bits, 0);
+    w.prm.zexp = tp.zero_exponent ? *tp.zero_exponent : kZeroExponent;
+    return parallel(threads, w.bl.items(), w);
+  }
   if (is_exact) {
     const Blocking bl = blocking(P, P.kern->exact_mr, P.kern->exact_nr, 64, 96, threads);
     return parallel(threads, bl.items(), ExactWork(&P, bl));

@@ -113,9 +113,44 @@ struct TcTile {
   const TcParams* prm;
 };
 
+// ---- GST-FDPA (ScaleApplication::per_group: blackwell-mxf4, blackwell-nvf4) -------------------
+// The chunk is a run of whole instructions (group_size products each, the last one possibly
+// short), each a run of groups of scale_group products (every group full: the driver runs the
+// kernel only when k is a multiple of the block and the block a multiple of scale_group). A
+// and B hold each element as its integer value in units of its format's part quantum 2^q (the
+// exact model's table: E2M1 times 2, -12..12), as a float; a group's sum of products is an
+// integer below 2^24 in units of 2^(q_a + q_b), so the float multiply-adds are exact. Per group
+// and vector: m, the element mask (bit i: position i of the group holds a non-zero element; bit
+// 16 + i: its sign bit), and x, the block scale's exponent (code - 127). Per output: acc, the
+// accumulator as f32 bits (C; +0 before the first instruction, which has no C: either way a
+// zero sum is -0 only when C is -0 and every product of the instruction a negative zero, so
+// only after a sum that RZ took to -0), and state bits.
+inline constexpr std::uint32_t kGstReference = 1;  // overflow: the output goes to the reference
+struct GstParams {
+  int F;                // alignment_bits
+  int gpi;              // groups per instruction (group_size / scale_group)
+  int pl, pr;           // a group sum S in units of 2^(E - F): |S| << pl >> (E - x + pr)
+  int cl, cr;           // C = n * 2^(e - 23) in units of 2^(E - F): n << cl >> (E - e + cr)
+  std::int32_t zexp;    // the exponent a zero group or zero C offers (kZeroExponent: none)
+};
+struct GstTile {
+  const float* a;         // [t][MR]
+  const float* b;         // [t][NR]
+  const std::int32_t* ma; // [group][MR] element masks
+  const std::int32_t* xa; // [group][MR] scale exponents
+  const std::int32_t* mb; // [group][NR]
+  const std::int32_t* xb;
+  std::size_t groups;     // in the chunk, which starts an instruction
+  std::uint32_t* acc;     // f32 bits
+  std::uint32_t* state;
+  std::size_t stride;
+  const GstParams* prm;
+};
+
 using ExactFn = void (*)(const ExactTile&);
 using SeqFn = void (*)(const SeqTile&);
 using TcFn = void (*)(const TcTile&);
+using GstFn = void (*)(const GstTile&);
 
 /// One instruction set's kernels and their tile shapes.
 struct Kernels {
@@ -125,11 +160,14 @@ struct Kernels {
   SeqFn seq[6];  // by Rounding (rne, rna, rz, ru, rd, ro)
   int tc_mr, tc_nr;
   TcFn tc[2][2][2];  // [product reference][nearest-even alignment][64-bit group sums]
+  int gst_mr, gst_nr;
+  GstFn gst;
   // dot_pairs: tiles of 1 x NR pairs (the same NR), A packed like B ([t][NR], its vectors
   // being the pairs' own), the shifts and scale exponents of A per lane ([NR]).
   ExactFn exact_pairs;
   SeqFn seq_pairs[6];
   TcFn tc_pairs[2][2][2];
+  GstFn gst_pairs;
 };
 
 const Kernels& kernels_portable();
