@@ -1,5 +1,6 @@
 // bench/bench_gemm.cpp: MX GEMM throughput per accumulation model (softmx::gemm, softmx/gemm.hpp),
-// E4M3 x E4M3 with k = 32 blocks, against two peers in the same process:
+// E4M3 x E4M3 with k = 32 blocks (E2M1 x E2M1 for the GST models blackwell-mxf4 and
+// blackwell-nvf4, which take nothing else), against two peers in the same process:
 //   - the scalar path it replaces: dot_general() per output (GemmKernel::reference), one thread;
 //   - OpenBLAS sgemm (Debian's libopenblas-dev) on the same operands dequantized to f32, one
 //     thread: the fast, inexact product users reach for today.
@@ -38,18 +39,20 @@ using softmx::FormatId;
 /// f32 dequantizations.
 struct Operands {
   std::size_t M, N, K;
+  FormatId fmt;
   softmx::MxTensor qa, qb;
   std::vector<float> fa, fb;
-  softmx::GemmOperand A() const { return softmx::gemm_rows(FormatId::e4m3, M, K, 32, qa.codes, qa.scales); }
-  softmx::GemmOperand B() const { return softmx::gemm_columns(FormatId::e4m3, K, N, 32, qb.codes, qb.scales); }
+  softmx::GemmOperand A() const { return softmx::gemm_rows(fmt, M, K, 32, qa.codes, qa.scales); }
+  softmx::GemmOperand B() const { return softmx::gemm_columns(fmt, K, N, 32, qb.codes, qb.scales); }
 };
 
-const Operands& operands(std::size_t M, std::size_t N, std::size_t K) {
-  static std::map<std::size_t, Operands> all;
+const Operands& operands(std::size_t M, std::size_t N, std::size_t K, FormatId fmt = FormatId::e4m3) {
+  static std::map<std::pair<std::size_t, FormatId>, Operands> all;
   const std::size_t key = (M << 40) ^ (N << 20) ^ K;
-  auto it = all.find(key);
+  auto it = all.find({key, fmt});
   if (it != all.end()) return it->second;
-  Operands& o = all[key];
+  Operands& o = all[{key, fmt}];
+  o.fmt = fmt;
   o.M = M;
   o.N = N;
   o.K = K;
@@ -64,7 +67,7 @@ const Operands& operands(std::size_t M, std::size_t N, std::size_t K) {
   for (auto& x : a) x = draw();
   for (auto& x : b) x = draw();
   softmx::BlockOptions bo;
-  bo.element = FormatId::e4m3;
+  bo.element = fmt;
   const std::size_t as[2] = {M, K}, bs[2] = {K, N};
   o.qa = softmx::quantize_tensor(FormatId::f32, a.data(), as, 1, 32, bo);
   o.qb = softmx::quantize_tensor(FormatId::f32, b.data(), bs, 0, 32, bo);
@@ -81,9 +84,9 @@ softmx::Context out_context() {
   return c;
 }
 
-void run_gemm(benchmark::State& st, const softmx::AccumulationModel* model, softmx::GemmKernel kernel, std::size_t M,
-              std::size_t N, std::size_t K, unsigned threads) {
-  const Operands& o = operands(M, N, K);
+void run_gemm(benchmark::State& st, const softmx::AccumulationModel* model, FormatId fmt, softmx::GemmKernel kernel,
+              std::size_t M, std::size_t N, std::size_t K, unsigned threads) {
+  const Operands& o = operands(M, N, K, fmt);
   std::vector<std::uint32_t> c(M * N);
   std::vector<softmx::Flags> f(M * N);
   softmx::GemmOptions opt;
@@ -116,6 +119,7 @@ void openblas_sgemm(benchmark::State& st, std::size_t n) {
 struct Model {
   std::string name;
   const softmx::AccumulationModel* model;
+  FormatId fmt = FormatId::e4m3;  // the GST models take E2M1 only
 };
 
 std::vector<Model> models() {
@@ -124,7 +128,9 @@ std::vector<Model> models() {
           {"hopper-fp8-mma", &softmx::hopper_fp8_mma_model()},
           {"hopper-fp8-wgmma", &softmx::hopper_fp8_wgmma_model()},
           {"blackwell-mxf8f6f4", &softmx::blackwell_mxf8f6f4_model()},
-          {"ada-fp8-mma", &softmx::ada_fp8_mma_model()}};
+          {"ada-fp8-mma", &softmx::ada_fp8_mma_model()},
+          {"blackwell-mxf4", &softmx::blackwell_mxf4_model(), FormatId::e2m1},
+          {"blackwell-nvf4", &softmx::blackwell_nvf4_model(), FormatId::e2m1}};
 }
 
 }  // namespace
@@ -135,11 +141,11 @@ int main(int argc, char** argv) {
   for (const Model& m : models()) {
     for (softmx::GemmKernel k : softmx::supported_gemm_kernels()) {
       if (k == softmx::GemmKernel::reference) continue;
-      benchmark::RegisterBenchmark(("gemm_1024/" + m.name + "/" + softmx::name(k)).c_str(), run_gemm, m.model, k, n, n, n, 1u)
+      benchmark::RegisterBenchmark(("gemm_1024/" + m.name + "/" + softmx::name(k)).c_str(), run_gemm, m.model, m.fmt, k, n, n, n, 1u)
           ->Unit(benchmark::kMillisecond)
           ->MinTime(1.0);
     }
-    benchmark::RegisterBenchmark(("dot_general_per_output/" + m.name).c_str(), run_gemm, m.model,
+    benchmark::RegisterBenchmark(("dot_general_per_output/" + m.name).c_str(), run_gemm, m.model, m.fmt,
                                  softmx::GemmKernel::reference, rn, rn, n, 1u)
         ->Unit(benchmark::kMillisecond);
   }
@@ -149,7 +155,7 @@ int main(int argc, char** argv) {
   for (const Model& m : models())
     for (softmx::GemmKernel k : {softmx::GemmKernel::reference, best})
       benchmark::RegisterBenchmark(("issue17_256x256x2048/" + m.name + "/" + softmx::name(k)).c_str(), run_gemm, m.model,
-                                   k, 256, 256, 2048, 1u)
+                                   m.fmt, k, 256, 256, 2048, 1u)
           ->Unit(benchmark::kSecond)
           ->Iterations(1)
           ->UseRealTime();
@@ -158,7 +164,7 @@ int main(int argc, char** argv) {
 #endif
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   for (const Model& m : models())
-    benchmark::RegisterBenchmark(("gemm_2048_all_cores/" + m.name).c_str(), run_gemm, m.model, best, 2048, 2048, 2048,
+    benchmark::RegisterBenchmark(("gemm_2048_all_cores/" + m.name).c_str(), run_gemm, m.model, m.fmt, best, 2048, 2048, 2048,
                                  cores)
         ->Unit(benchmark::kSecond)
         ->Iterations(1)
@@ -185,7 +191,8 @@ int main(int argc, char** argv) {
     for (softmx::GemmKernel k : softmx::supported_gemm_kernels()) {
       const double r = rate("gemm_1024/" + m.name + "/" + softmx::name(k));
       if (r <= 0) continue;
-      std::printf("  %-20s %-8s %10.3f", m.name.c_str(), softmx::name(k), r / 1e9);
+      std::printf("  %-20s %-8s %10.3f", (m.name + (m.fmt == FormatId::e2m1 ? " (e2m1)" : "")).c_str(),
+                  softmx::name(k), r / 1e9);
       if (sg > 0) std::printf(" %11.4fx", r / sg);
       else std::printf(" %12s", "-");
       if (ref > 0) std::printf(" %15.1fx", r / ref);

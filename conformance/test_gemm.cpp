@@ -89,7 +89,9 @@ std::string hex8(std::uint64_t x) {
 }
 
 /// One model on one pair of matrices: the reference, then every kernel with 1 and 3 threads.
-void compare(const Mats& m, const ModelCase& mc, Tally& tally, bool one_thread_only = false, bool pairs = false) {
+/// ref_out: when given, receives the reference's codes.
+void compare(const Mats& m, const ModelCase& mc, Tally& tally, bool one_thread_only = false, bool pairs = false,
+             std::vector<std::uint32_t>* ref_out = nullptr) {
   GemmOptions o;
   o.model = mc.model;
   o.out = mc.ctx;
@@ -98,6 +100,7 @@ void compare(const Mats& m, const ModelCase& mc, Tally& tally, bool one_thread_o
   std::vector<std::uint32_t> rc(n), kc(n);
   std::vector<Flags> rf(n), kf(n);
   const Flags rany = gemm_detail::gemm_on(nullptr, pairs, m.A(), m.B(), o, rc, rf);
+  if (ref_out) *ref_out = rc;
   for (const Kern& k : kernels_under_test())
     for (unsigned th : {1u, 3u}) {
       if (one_thread_only && th != 1) continue;
@@ -552,10 +555,11 @@ constexpr std::uint8_t kE2m1One = 0x2, kE2m1Six = 0x7, kE2m1Half = 0x1;
 
 TEST(Gemm, GstEveryCodePair) {
   Tally tally("gemm GST every e2m1 code pair x companions, every kernel");
-  // Output (i, j): a_i * b_j in group 0, then companions in groups 1-3 (one instruction of 64)
-  // and a second instruction: +-1 x 1 under scales that put the pair's term at, above and
-  // below the others' quantum.
-  for (const std::uint8_t sc : {std::uint8_t{127}, std::uint8_t{90}, std::uint8_t{160}}) {
+  // Output (i, j): a_i * b_j in group 0 (scale 1), 6 * 6 in group 1 under 2^x and -0.5 * 1 in
+  // group 2 (one instruction of 64); then the next instruction's C is the first one's result,
+  // with a_i * b_(15 - j) and -1 * 1 at scale 1. x puts the pair's term on, next to and below the
+  // quantum 2^(E - 35) (E = x + 0 for the group term 36 * 2^x: 2^(x + 5)), and C's cut below.
+  for (const int x : {0, 33, 34, 35, 36, 37, 38, 40, 60, -60}) {
     Mats m;
     m.fa = m.fb = FormatId::e2m1;
     m.M = 16;
@@ -566,19 +570,19 @@ TEST(Gemm, GstEveryCodePair) {
     m.alloc();
     for (std::size_t i = 0; i < 16; ++i) {
       m.ac(i, 0) = static_cast<std::uint8_t>(i);
-      m.ac(i, 16) = kE2m1Six;
+      for (std::size_t t = 16; t < 32; t += 5) m.ac(i, t) = kE2m1Six;
       m.ac(i, 33) = 0x8 | kE2m1Half;  // -0.5
       m.ac(i, 64) = kE2m1One;
       m.ac(i, 100) = static_cast<std::uint8_t>(i);
-      for (std::size_t b = 0; b < m.nb(); ++b) m.asc(i, b) = b == 1 ? sc : 127;
+      m.asc(i, 1) = static_cast<std::uint8_t>(127 + x / 2);
     }
     for (std::size_t j = 0; j < 16; ++j) {
       m.bc(0, j) = static_cast<std::uint8_t>(j);
-      m.bc(16, j) = kE2m1Six;
+      for (std::size_t t = 16; t < 32; t += 5) m.bc(t, j) = kE2m1Six;
       m.bc(33, j) = kE2m1One;
       m.bc(64, j) = 0x8 | kE2m1One;
       m.bc(100, j) = static_cast<std::uint8_t>(15 - j);
-      for (std::size_t b = 0; b < m.nb(); ++b) m.bsc(b, j) = b == 1 ? static_cast<std::uint8_t>(sc ^ 1) : 127;
+      m.bsc(1, j) = static_cast<std::uint8_t>(127 + x - x / 2);
     }
     for (const ModelCase& mc : gst_cases()) compare(m, mc, tally);
   }
@@ -648,7 +652,9 @@ Mats gst_random(SplitMix64& rng, int spread) {
     const int s = 127 + static_cast<int>(rng.below(2 * static_cast<std::uint64_t>(spread) + 1)) - spread;
     return static_cast<std::uint8_t>(std::clamp(s, 0, 254));
   };
-  const int base_a = static_cast<int>(rng.below(3)) - 1, base_b = static_cast<int>(rng.below(3)) - 1;
+  // Adversarial (spread > 20): whole matrices near the top or bottom of E8M0 too.
+  const int base_a = spread > 20 ? static_cast<int>(rng.below(3)) - 1 : 0;
+  const int base_b = spread > 20 ? static_cast<int>(rng.below(3)) - 1 : 0;
   auto shifted = [&](std::uint8_t s, int base) {  // whole matrices near the top or bottom of E8M0
     if (s == 0xFF || base == 0) return s;
     return static_cast<std::uint8_t>(std::clamp(static_cast<int>(s) + base * 100, 0, 254));
@@ -687,9 +693,23 @@ void gst_random_matrices(std::uint64_t seed, int count, int spread, const std::s
   Tally pairs("dot_pairs GST random pairs, " + what);
   SplitMix64 rng(seed);
   if (kLong) count *= 8;
+  // What the reference's results hold (so that the features are seen to occur): -0, +0, the
+  // subnormals, Inf, NaN.
+  std::size_t negzero = 0, poszero = 0, subnormal = 0, inf = 0, nan = 0, finite = 0;
+  std::vector<std::uint32_t> rc;
   for (int n = 0; n < count; ++n) {
     Mats m = gst_random(rng, spread);
-    for (const ModelCase& mc : gst_cases()) compare(m, mc, tally);
+    for (const ModelCase& mc : gst_cases()) {
+      compare(m, mc, tally, false, false, &rc);
+      for (const std::uint32_t c : rc) {
+        const std::uint32_t e = (c >> 23) & 255, f = c & 0x7FFFFF;
+        if (c == 0x80000000u) ++negzero;
+        else if (c == 0) ++poszero;
+        else if (e == 0) ++subnormal;
+        else if (e == 255) ++(f ? nan : inf);
+        else ++finite;
+      }
+    }
     m.N = m.M;  // dot_pairs: the first M vectors of a fresh B of M
     Mats p = gst_random(rng, spread);
     p.M = p.N = m.M;
@@ -708,6 +728,15 @@ void gst_random_matrices(std::uint64_t seed, int count, int spread, const std::s
     }
     for (const ModelCase& mc : gst_cases()) compare(p, mc, pairs, true, true);
   }
+  std::printf("[ features ] %s: reference results -0 %zu, +0 %zu, subnormal %zu, Inf %zu, NaN %zu, normal %zu\n",
+              what.c_str(), negzero, poszero, subnormal, inf, nan, finite);
+  if (spread > 20) {
+    EXPECT_GT(negzero, 0u);
+    EXPECT_GT(subnormal, 0u);
+    EXPECT_GT(inf, 0u);
+    EXPECT_GT(nan, 0u);
+  }
+  EXPECT_GT(poszero, 0u);
   tally.report();
   pairs.report();
 }
