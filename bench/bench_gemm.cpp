@@ -174,11 +174,17 @@ int main(int argc, char** argv) {
   benchmark::RunSpecifiedBenchmarks(&rep);
   benchmark::Shutdown();
 
-  // Names as registered; Google Benchmark appends "/min_time:...", "/iterations:1", "/real_time".
+  // Names as registered; Google Benchmark appends "/min_time:...", "/iterations:1", "/real_time",
+  // and with --benchmark_repetitions=N the aggregates "_mean", "_median", ...: the median when
+  // there is one, else the run itself (the first match in name order, before its aggregates).
   auto rate = [&](const std::string& name) {
+    double run = 0.0;
     for (const auto& [k, v] : rep.rate)
-      if (k == name || k.rfind(name + "/", 0) == 0) return v;
-    return 0.0;
+      if (k == name || k.rfind(name + "/", 0) == 0) {
+        if (k.size() > 7 && k.compare(k.size() - 7, 7, "_median") == 0) return v;
+        if (run == 0.0) run = v;
+      }
+    return run;
   };
   const double sg = rate("openblas_sgemm_1024/f32");
   std::printf("\nMX GEMM, E4M3 x E4M3, k = 32 blocks, m = n = k = 1024, one thread (G element products/s; ratios in "

@@ -617,6 +617,51 @@ TEST(Gemm, GstEveryScalePair) {
   tally.report();
 }
 
+// The sign of a zero result (run_gst): a sum the cut leaves at zero is +0 in the first
+// instruction (no C) and -0 only when C is -0 and every product of the instruction is a negative
+// zero; a non-zero sum below 2^-149 truncates (RZ) to a zero of its own sign, which then is the
+// next instruction's C. One scale (2^-80) for every block, so that the kernel, not the
+// reference, decides every output: A row 0 starts with -0.5 (B's 0.5: a product -2^-162, which
+// truncates to -0), row 1 with +0.5 (+0), row 2 with zeros only, row 3 with a pair of products
+// that cancel; then two instructions of zeros: row 0 all -0, rows 1-3 +0 and -0 alternating.
+// B column 0 is all +0 after its 0.5, column 1 all -0, column 2 alternating, column 3 all +0
+// with the 0.5 moved to the last instruction (a term below the quantum of nothing).
+TEST(Gemm, GstSignOfZero) {
+  Tally tally("gemm GST the sign of zero results, every kernel");
+  Mats m;
+  m.fa = m.fb = FormatId::e2m1;
+  m.M = 4;
+  m.N = 4;
+  m.K = 192;
+  m.block = 16;
+  m.alloc();
+  const std::uint8_t pz = 0x0, nz = 0x8, half = kE2m1Half, nhalf = 0x8 | kE2m1Half;
+  for (std::size_t i = 0; i < 4; ++i) {
+    for (std::size_t t = 0; t < m.K; ++t) m.ac(i, t) = i == 0 || t % 2 ? nz : pz;
+    for (std::size_t b = 0; b < m.nb(); ++b) m.asc(i, b) = 47;
+  }
+  m.ac(0, 0) = nhalf;
+  m.ac(1, 0) = half;
+  m.ac(3, 0) = half;
+  m.ac(3, 1) = nhalf;
+  for (std::size_t j = 0; j < 4; ++j) {
+    for (std::size_t t = 0; t < m.K; ++t) m.bc(t, j) = j == 1 || (j == 2 && t % 3 == 0) ? nz : pz;
+    for (std::size_t b = 0; b < m.nb(); ++b) m.bsc(b, j) = 47;
+    m.bc(j == 3 ? 150 : 0, j) = half;
+    m.bc(1, j) = half;
+  }
+  std::vector<std::uint32_t> rc;
+  std::size_t neg = 0, pos = 0;
+  for (const ModelCase& mc : gst_cases()) {
+    compare(m, mc, tally, false, false, &rc);
+    for (const std::uint32_t c : rc) (c == 0x80000000u ? neg : c == 0 ? pos : pos) += c == 0x80000000u || c == 0;
+  }
+  EXPECT_GT(neg, 0u) << "no -0 result: the case lost its point";
+  EXPECT_GT(pos, 0u);
+  std::printf("[ features ] zero results: -0 %zu, +0 %zu\n", neg, pos);
+  tally.report();
+}
+
 Mats gst_random(SplitMix64& rng, int spread) {
   Mats m;
   m.fa = m.fb = FormatId::e2m1;
