@@ -30,7 +30,11 @@
 //   tensor-core      (TensorCoreModel, any TensorCoreParams with addend_in_group) per group
 //                    the largest exponent, every product shifted and cut in 32-bit integer
 //                    lanes, the group sum normalised and rounded onto the accumulator grid; the
-//                    exact sum decides the flags.
+//                    exact sum decides the flags;
+//   GST-FDPA         (blackwell-mxf4, blackwell-nvf4: E2M1 groups of 16 under their block
+//                    scales) each group's exact sum in float lanes, E from C and the groups'
+//                    scale exponents, the group terms and C cut in 64-bit lanes, RZ to f32, the
+//                    result the next instruction's C; the exact sum decides the flags.
 // Outputs whose inputs hold NaN or Inf codes or NaN scales, outputs that reach the edges of
 // f32's range (overflow, subnormal steps), exact-zero sums (whose sign follows every zero
 // product), and any model without a kernel (another AccumulationModel) are computed by
@@ -100,7 +104,8 @@ std::span<const GemmKernel> supported_gemm_kernels();
 
 struct GemmOptions {
   /// The accumulation model; nullptr: exact. Models without a kernel (anything but exact,
-  /// fp32-sequential and a TensorCoreModel with addend_in_group) run the reference per output.
+  /// fp32-sequential and a TensorCoreModel with addend_in_group; GST models on E2M1 with k a
+  /// multiple of the block and the block a multiple of 16) run the reference per output.
   const AccumulationModel* model = nullptr;
   /// The f32 output context, as dot_general() takes it (saturation by destination: none, IEEE
   /// overflow to Inf; the tensor-core models ignore it).
