@@ -60,10 +60,19 @@ struct Mats {
   FormatId fa = FormatId::e4m3, fb = FormatId::e4m3;
   std::size_t M = 0, N = 0, K = 0, block = 32;
   bool b_rows = false;
+  FormatId sf = FormatId::e8m0;  // the scales' format (e4m3: UE4M3, GST models only)
   std::vector<std::uint8_t> a, as, b, bs;
   std::size_t nb() const { return (K + block - 1) / block; }
-  GemmOperand A() const { return gemm_rows(fa, M, K, block, a, as); }
-  GemmOperand B() const { return b_rows ? gemm_rows(fb, N, K, block, b, bs) : gemm_columns(fb, K, N, block, b, bs); }
+  GemmOperand A() const {
+    GemmOperand o = gemm_rows(fa, M, K, block, a, as);
+    o.scale_format = sf;
+    return o;
+  }
+  GemmOperand B() const {
+    GemmOperand o = b_rows ? gemm_rows(fb, N, K, block, b, bs) : gemm_columns(fb, K, N, block, b, bs);
+    o.scale_format = sf;
+    return o;
+  }
   void alloc() {
     a.assign(M * K, 0);
     as.assign(M * nb(), 127);
@@ -120,7 +129,7 @@ void compare(const Mats& m, const ModelCase& mc, Tally& tally, bool one_thread_o
       std::ostringstream s;
       s << (pairs ? "dot_pairs " : "") << mc.label << " kernel " << k.name << " threads " << th << ": " << bad << " of " << n << " outputs differ ("
         << format(m.fa).name << " x " << format(m.fb).name << ", M " << m.M << " N " << m.N << " K " << m.K << " block "
-        << m.block << (m.b_rows ? ", B as rows" : "") << ")";
+        << m.block << (m.b_rows ? ", B as rows" : "") << (m.sf == FormatId::e4m3 ? ", UE4M3 scales" : "") << ")";
       if (bad) {
         const std::size_t i = pairs ? first : first / m.N, j = pairs ? first : first % m.N;
         s << "; first (" << i << ", " << j << "): kernel " << hex8(kc[first]) << "/" << int(kf[first]) << ", reference "
@@ -589,8 +598,9 @@ TEST(Gemm, GstEveryCodePair) {
   tally.report();
 }
 
-TEST(Gemm, GstEveryScalePair) {
-  Tally tally("gemm GST every E8M0 scale pair (NaN included), every kernel");
+/// A and B of 256 vectors whose block 0 carries every scale code (block 1 at code 127: E8M0 1,
+/// UE4M3 480... any finite scale): 6 * 6 and 0.5 * -1 in block 0, 0.5 * 0.5 - 6 * 6 in block 1.
+Mats gst_scale_pair_mats() {
   Mats m;
   m.fa = m.fb = FormatId::e2m1;
   m.M = m.N = 256;
@@ -598,7 +608,6 @@ TEST(Gemm, GstEveryScalePair) {
   m.block = 16;
   m.b_rows = true;
   m.alloc();
-  // Block 0 under the scale pair, block 1 at scale 1: 6 * 6 * 16 and 0.5 * 0.5 - 6 * 6.
   for (std::size_t i = 0; i < 256; ++i) {
     for (std::size_t t = 0; t < 16; ++t) m.ac(i, t) = t % 5 ? kE2m1Six : kE2m1Half;
     m.ac(i, 16) = kE2m1Half;
@@ -613,6 +622,22 @@ TEST(Gemm, GstEveryScalePair) {
     m.bsc(0, j) = static_cast<std::uint8_t>(j);
     m.bsc(1, j) = 127;
   }
+  return m;
+}
+
+TEST(Gemm, GstEveryScalePair) {
+  Tally tally("gemm GST every E8M0 scale pair (NaN included), every kernel");
+  const Mats m = gst_scale_pair_mats();
+  for (const ModelCase& mc : gst_cases()) compare(m, mc, tally, true);
+  tally.report();
+}
+
+// The same with UE4M3 scales (kind::mxf4nvf4 4X): every pair of the 256 codes (the sign bit
+// ignored, 0x7F/0xFF NaN, 0x00/0x80 zero: the group offers -139 and adds nothing).
+TEST(Gemm, GstEveryScalePairUe4m3) {
+  Tally tally("gemm GST every UE4M3 scale pair (NaN and zero included), every kernel");
+  Mats m = gst_scale_pair_mats();
+  m.sf = FormatId::e4m3;
   for (const ModelCase& mc : gst_cases()) compare(m, mc, tally, true);
   tally.report();
 }
@@ -662,9 +687,10 @@ TEST(Gemm, GstSignOfZero) {
   tally.report();
 }
 
-Mats gst_random(SplitMix64& rng, int spread) {
+Mats gst_random(SplitMix64& rng, int spread, FormatId sf = FormatId::e8m0) {
   Mats m;
   m.fa = m.fb = FormatId::e2m1;
+  m.sf = sf;
   m.M = 1 + rng.below(37);
   m.N = 1 + rng.below(37);
   const std::size_t blocks[] = {16, 16, 32, 32, 48, 64};
@@ -693,6 +719,11 @@ Mats gst_random(SplitMix64& rng, int spread) {
         for (std::size_t t = g * 16; t < g * 16 + 16; ++t) m.bc(t, j) = u() < negzero ? 0x0 : 0x8;
   }
   auto scale = [&] {
+    if (sf == FormatId::e4m3) {  // UE4M3: any code, the sign bit set or not, NaN 0x7F/0xFF and zeros rarer
+      const std::uint8_t c = static_cast<std::uint8_t>(rng.below(256));
+      if ((c & 0x7F) == 0x7F && u() >= nan_scale * 50) return static_cast<std::uint8_t>(c ^ 0x01);
+      return c;
+    }
     if (u() < nan_scale) return std::uint8_t{0xFF};
     const int s = 127 + static_cast<int>(rng.below(2 * static_cast<std::uint64_t>(spread) + 1)) - spread;
     return static_cast<std::uint8_t>(std::clamp(s, 0, 254));
@@ -701,7 +732,7 @@ Mats gst_random(SplitMix64& rng, int spread) {
   const int base_a = spread > 20 ? static_cast<int>(rng.below(3)) - 1 : 0;
   const int base_b = spread > 20 ? static_cast<int>(rng.below(3)) - 1 : 0;
   auto shifted = [&](std::uint8_t s, int base) {  // whole matrices near the top or bottom of E8M0
-    if (s == 0xFF || base == 0) return s;
+    if (s == 0xFF || base == 0 || sf == FormatId::e4m3) return s;
     return static_cast<std::uint8_t>(std::clamp(static_cast<int>(s) + base * 100, 0, 254));
   };
   for (std::size_t i = 0; i < m.M; ++i)
@@ -733,7 +764,8 @@ Mats gst_random(SplitMix64& rng, int spread) {
   return m;
 }
 
-void gst_random_matrices(std::uint64_t seed, int count, int spread, const std::string& what) {
+void gst_random_matrices(std::uint64_t seed, int count, int spread, const std::string& what,
+                         FormatId sf = FormatId::e8m0) {
   Tally tally("gemm GST random matrices, " + what);
   Tally pairs("dot_pairs GST random pairs, " + what);
   SplitMix64 rng(seed);
@@ -743,7 +775,7 @@ void gst_random_matrices(std::uint64_t seed, int count, int spread, const std::s
   std::size_t negzero = 0, poszero = 0, subnormal = 0, inf = 0, nan = 0, finite = 0;
   std::vector<std::uint32_t> rc;
   for (int n = 0; n < count; ++n) {
-    Mats m = gst_random(rng, spread);
+    Mats m = gst_random(rng, spread, sf);
     for (const ModelCase& mc : gst_cases()) {
       compare(m, mc, tally, false, false, &rc);
       for (const std::uint32_t c : rc) {
@@ -756,7 +788,7 @@ void gst_random_matrices(std::uint64_t seed, int count, int spread, const std::s
       }
     }
     m.N = m.M;  // dot_pairs: the first M vectors of a fresh B of M
-    Mats p = gst_random(rng, spread);
+    Mats p = gst_random(rng, spread, sf);
     p.M = p.N = m.M;
     p.K = m.K;
     p.block = m.block;
@@ -767,7 +799,8 @@ void gst_random_matrices(std::uint64_t seed, int count, int spread, const std::s
     p.as.assign(as.begin(), as.begin() + static_cast<std::ptrdiff_t>(p.as.size()));
     for (std::size_t j = 0; j < p.N; ++j) {
       for (std::size_t t = 0; t < p.K; ++t) p.bc(t, j) = static_cast<std::uint8_t>(rng.below(16));
-      for (std::size_t b = 0; b < p.nb(); ++b) p.bsc(b, j) = static_cast<std::uint8_t>(120 + rng.below(15));
+      for (std::size_t b = 0; b < p.nb(); ++b)
+        p.bsc(b, j) = static_cast<std::uint8_t>(sf == FormatId::e4m3 ? rng.below(0x7F) : 120 + rng.below(15));
       if (j % 3 == 0)  // a negated copy: the pair cancels
         for (std::size_t t = 0; t < p.K; ++t) p.bc(t, j) = static_cast<std::uint8_t>(p.ac(j, t) ^ 0x8);
     }
@@ -775,7 +808,7 @@ void gst_random_matrices(std::uint64_t seed, int count, int spread, const std::s
   }
   std::printf("[ features ] %s: reference results -0 %zu, +0 %zu, subnormal %zu, Inf %zu, NaN %zu, normal %zu\n",
               what.c_str(), negzero, poszero, subnormal, inf, nan, finite);
-  if (spread > 20) {
+  if (spread > 20 && sf == FormatId::e8m0) {
     EXPECT_GT(negzero, 0u);
     EXPECT_GT(subnormal, 0u);
     EXPECT_GT(inf, 0u);
@@ -787,6 +820,10 @@ void gst_random_matrices(std::uint64_t seed, int count, int spread, const std::s
 }
 
 TEST(Gemm, GstRandomOrdinary) { gst_random_matrices(0x6E17, 8, 4, "ordinary (scales 127 +- 4)"); }
+TEST(Gemm, GstRandomUe4m3) {
+  gst_random_matrices(0x6E19, 14, 0, "UE4M3 scales (every code, NaN 0x7F/0xFF, zeros, zero groups, cancellation)",
+                      FormatId::e4m3);
+}
 TEST(Gemm, GstRandomAdversarial) {
   gst_random_matrices(0x6E18, 14, 40, "adversarial (spread 40, matrices near E8M0's ends, NaN scales, zero groups, cancellation)");
 }
@@ -903,6 +940,14 @@ TEST(Gemm, BadInputIsRefused) {
   expect(A, B, std::span(c.data(), 3), "c holds 3");
   expect(gemm_rows(FormatId::e4m3, 0, 32, 32, a, as), B, c, "rows is 0");
   expect(gemm_rows(FormatId::e4m3, 2, 32, 0, a, as), B, c, "block is 0");
+  GemmOperand U = A;
+  U.scale_format = FormatId::e4m3;
+  expect(U, B, c, "need the same scale format");
+  GemmOperand V = B;
+  V.scale_format = FormatId::e4m3;
+  expect(U, V, c, "UE4M3 (e4m3) scales need a model with per-group scales");
+  U.scale_format = V.scale_format = FormatId::e5m2;
+  expect(U, V, c, "is not a block scale format");
   EXPECT_EQ(bad[0], 0x40);  // inputs are never modified
 }
 

@@ -682,23 +682,7 @@ TensorCoreModel::TensorCoreModel(TensorCoreParams p) : p_(std::move(p)) {
 }
 
 Result TensorCoreModel::dot_general(std::span<const BlockRef> a, std::span<const BlockRef> b, const Context&) const {
-  if (p_.scale_application == ScaleApplication::per_group) {
-    // GST over the blocks: E2M1 blocks of one size, a multiple of scale_group, E8M0 scales.
-    std::vector<std::uint8_t> ca, cb, sa, sb;
-    const std::size_t k = a.empty() ? 0 : a[0].codes.size();
-    for (std::size_t j = 0; j < a.size(); ++j) {
-      if (a[j].format != FormatId::e2m1 || b[j].format != FormatId::e2m1 || a[j].codes.size() != k ||
-          b[j].codes.size() != k || k % static_cast<std::size_t>(p_.scale_group) != 0)
-        throw std::invalid_argument(bad(p_, "DotGeneral takes e2m1 blocks of one size, a multiple of " +
-                                                std::to_string(p_.scale_group)));
-      ca.insert(ca.end(), a[j].codes.begin(), a[j].codes.end());
-      cb.insert(cb.end(), b[j].codes.begin(), b[j].codes.end());
-      sa.push_back(a[j].scale);
-      sb.push_back(b[j].scale);
-    }
-    if (ca.empty()) return Result{0, 0};
-    return run_gst(p_, FormatId::e2m1, ca, FormatId::e2m1, cb, MmaScales{FormatId::e8m0, k, sa, sb}, 0, false);
-  }
+  if (p_.scale_application == ScaleApplication::per_group) return dot_general_gst(a, b, FormatId::e8m0);
   std::vector<Product> products;
   bool nan_scale = false;
   for (std::size_t j = 0; j < a.size(); ++j) {
@@ -712,6 +696,33 @@ Result TensorCoreModel::dot_general(std::span<const BlockRef> a, std::span<const
   if (nan_scale) products.push_back(Product{ValueClass::nan, false, false, 0, 0, 0});
   Evaluation ev(p_, FormatId::f32, nullptr);
   return ev.run(products, 0, false);
+}
+
+Result TensorCoreModel::dot_general_gst(std::span<const BlockRef> a, std::span<const BlockRef> b,
+                                        FormatId scale_format) const {
+  if (p_.scale_application != ScaleApplication::per_group)
+    throw std::invalid_argument(bad(p_, "block scales per group (UE4M3 or UE8M0) need a GST model (per_group)"));
+  if (scale_format != FormatId::e8m0 && scale_format != FormatId::e4m3)
+    throw std::invalid_argument(bad(p_, "the scales are e8m0 (UE8M0) or e4m3 (UE4M3), not " +
+                                        std::string(format(scale_format).name)));
+  if (a.size() != b.size())
+    throw std::invalid_argument(bad(p_, "DotGeneral: A has " + std::to_string(a.size()) + " blocks and B " +
+                                        std::to_string(b.size())));
+  // GST over the blocks: E2M1 blocks of one size, a multiple of scale_group.
+  std::vector<std::uint8_t> ca, cb, sa, sb;
+  const std::size_t k = a.empty() ? 0 : a[0].codes.size();
+  for (std::size_t j = 0; j < a.size(); ++j) {
+    if (a[j].format != FormatId::e2m1 || b[j].format != FormatId::e2m1 || a[j].codes.size() != k ||
+        b[j].codes.size() != k || k % static_cast<std::size_t>(p_.scale_group) != 0)
+      throw std::invalid_argument(bad(p_, "DotGeneral takes e2m1 blocks of one size, a multiple of " +
+                                              std::to_string(p_.scale_group)));
+    ca.insert(ca.end(), a[j].codes.begin(), a[j].codes.end());
+    cb.insert(cb.end(), b[j].codes.begin(), b[j].codes.end());
+    sa.push_back(a[j].scale);
+    sb.push_back(b[j].scale);
+  }
+  if (ca.empty()) return Result{0, 0};
+  return run_gst(p_, FormatId::e2m1, ca, FormatId::e2m1, cb, MmaScales{scale_format, k, sa, sb}, 0, false);
 }
 
 Result TensorCoreModel::mma(FormatId a_format, std::span<const std::uint8_t> a, FormatId b_format,

@@ -10,6 +10,7 @@
 #include "softmx/gemm.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <bit>
 #include <exception>
@@ -62,6 +63,9 @@ void check_shape(const GemmOperand& o, bool is_b) {
                                 std::to_string(o.rows) + " vectors of " + std::to_string(o.k) + " codes with strides " +
                                 std::to_string(o.row_stride) + " (vector) and " + std::to_string(o.k_stride) +
                                 " (element) need at least " + std::to_string(last + 1));
+  if (o.scale_format != FormatId::e8m0 && o.scale_format != FormatId::e4m3)
+    throw std::invalid_argument(w + "scale_format " + std::string(format(o.scale_format).name) +
+                                " is not a block scale format (e8m0, or e4m3 for UE4M3)");
   const std::size_t nb = o.blocks();
   if (!mul_add(o.rows - 1, o.scale_row_stride, 0, last) || !mul_add(nb - 1, o.scale_block_stride, last, last) ||
       last >= o.scales.size())
@@ -115,8 +119,8 @@ Side make_side(const GemmOperand& o, bool is_b, bool flush) {
                                       ") is out of range for " + std::string(format(o.format).name));
     for (std::size_t b = 0; b < s.nb; ++b) {
       const std::uint8_t x = s.scale(r, b);
-      if (x == 0xFF) {
-        sp = true;  // OCP MX 6.2: a NaN scale makes every element NaN
+      if (o.scale_format == FormatId::e8m0 ? x == 0xFF : (x & 0x7F) == 0x7F) {
+        sp = true;  // OCP MX 6.2: a NaN scale makes every element NaN (UE4M3: 0x7F, 0xFF)
         continue;
       }
       s.smin[r] = std::min<std::int32_t>(s.smin[r], x);
@@ -146,6 +150,7 @@ struct Problem {
   Flags* flags = nullptr;  // may be null
   const Kernels* kern = nullptr;
   bool pairs = false;  // dot_pairs: output l is (l, l), at c[l]
+  const TensorCoreModel* ue4m3 = nullptr;  // UE4M3 scales: the GST model that reads them
 };
 
 /// Per-thread buffers for the reference's block lists.
@@ -168,6 +173,7 @@ Result reference_output(const Problem& P, std::size_t i, std::size_t j, RefScrat
     s.ra[blk] = BlockRef{P.a.op->format, P.a.scale(i, blk), std::span(s.a.data() + first, n)};
     s.rb[blk] = BlockRef{P.b.op->format, P.b.scale(j, blk), std::span(s.b.data() + first, n)};
   }
+  if (P.ue4m3) return P.ue4m3->dot_general_gst(s.ra, s.rb, FormatId::e4m3);
   return P.model->dot_general(s.ra, s.rb, P.ctx);
 }
 
@@ -709,7 +715,7 @@ struct TcWork {
 ///    is E's floor), so the instruction's sum is below
 ///    (group_size / G) * max|S| * 2^max(F + q_a + q_b, 0) + 2^(24 + max(F - 23, 0)); with the
 ///    named models' F = 35, 4 groups: 4 * 2304 * 2^33 + 2^36 < 2^47, far below the 2^62 that
-///    64-bit lanes and flog2 take.
+///    64-bit lanes and flog2 take (UE4M3 scales: |S| times 15 * 15 and 2^-6, below 2^55).
 bool gst_kernel_fits(const TensorCoreParams& p, const Problem& P) {
   if (p.scale_application != ScaleApplication::per_group || p.f32.fraction_bits != 23 || p.f32.mode != Rounding::rz ||
       !p.product_order.empty() || !p.addend_in_group || p.addend_stage != AddendStage::first_group)
@@ -726,10 +732,16 @@ bool gst_kernel_fits(const TensorCoreParams& p, const Problem& P) {
   };
   const i128 smax = static_cast<i128>(G) * maxn(P.a) * maxn(P.b);
   if (smax >= (i128{1} << 24)) return false;
+  // UE4M3: S n_a n_b with 4-bit significands (E2M1: 2304 * 225 < 2^19); the exact sum in 64-bit
+  // lanes, each group's S n_a n_b shifted by x_a + x_b - 6 + 18 in 0 .. 28 (x = the e4m3
+  // exponents, -6 .. 8), stays below 2^62 for k / 16 groups.
+  const bool ue4m3 = P.a.op->scale_format == FormatId::e4m3;
+  const i128 sn = ue4m3 ? smax * 15 * 15 : smax;
+  if (ue4m3 && static_cast<i128>(P.K / G) * (sn << 28) >= (i128{1} << 62)) return false;
   const int pl = std::max(p.alignment_bits + P.a.tab.parts[0].q + P.b.tab.parts[0].q, 0);
   const int cl = std::max(p.alignment_bits - 23, 0);
   if (pl > 62 || cl > 36) return false;
-  const i128 bound = static_cast<i128>(L / G) * (smax << pl) + (i128{1} << (24 + cl));
+  const i128 bound = static_cast<i128>(L / G) * (sn << pl) + (i128{1} << (24 + cl));
   return bound < (i128{1} << 62);
 }
 
@@ -744,24 +756,41 @@ struct GstWork {
   std::size_t kc = 0;
   bool fpu_ok = true;
   std::vector<float> av, bv;
-  std::vector<std::int32_t> am, ax, bm, bx;
+  std::vector<std::int32_t> am, ax, an, bm, bx, bn;
   std::vector<std::uint32_t> acc, state;
+  std::vector<std::int64_t> exact;  // UE4M3: the exact sums, in units of 2^(q_a + q_b - xo)
+  std::array<std::int32_t, 256> sn{}, sx{};  // per scale code: significand n and exponent x
 
   void begin() {
-    ex.emplace(*P);
+    if (!prm.exact) ex.emplace(*P);
+    for (int c = 0; c < 256; ++c) {
+      if (!P->ue4m3) {  // UE8M0: 2^(c - 127)
+        sn[c] = 1;
+        sx[c] = c - 127;
+        continue;
+      }
+      // UE4M3: the e4m3 value of c & 0x7F = n * 2^(x - 3), x clamped at -6 (run_gst's
+      // group_scale); NaN codes never reach the kernel (the row is special).
+      const Unpacked u = unpack(format(FormatId::e4m3), static_cast<std::uint64_t>(c & 0x7F));
+      if (u.cls != ValueClass::finite) continue;  // zero (n = 0) or NaN
+      sx[c] = std::max(u.exp, -6);
+      sn[c] = static_cast<std::int32_t>(u.sig >> (63 - 3 - (u.exp - sx[c])));
+    }
     fpu_ok = fpu_default();
     const std::size_t L = static_cast<std::size_t>(tp->group_size);
     kc = std::max<std::size_t>(1, 256 / L) * L;  // whole instructions
   }
 
   /// Rows r0 .. r1 - 1 (panels of w, zeros past r1), elements t0 .. t1 - 1: the values as
-  /// [panel][t][w], the group masks and scale exponents as [panel][group][w].
+  /// [panel][t][w], the group masks, scale exponents and significands as [panel][group][w].
   void pack(const Side& sd, std::size_t r0, std::size_t r1, std::size_t w, std::size_t t0, std::size_t t1,
-            std::vector<float>& v, std::vector<std::int32_t>& m, std::vector<std::int32_t>& x) const {
+            std::vector<float>& v, std::vector<std::int32_t>& m, std::vector<std::int32_t>& x,
+            std::vector<std::int32_t>& ns) const {
     const std::size_t panels = (r1 - r0 + w - 1) / w, len = t1 - t0, ng = len / 16;
     v.assign(panels * len * w, 0.0f);
     m.assign(panels * ng * w, 0);
     x.assign(panels * ng * w, 0);
+    ns.assign(panels * ng * w, 0);
     const Component& part = sd.tab.parts[0];
     for (std::size_t p = 0; p < panels; ++p)
       for (std::size_t l = 0; l < w; ++l) {
@@ -777,7 +806,9 @@ struct GstWork {
             mask |= (n != 0 ? 1u : 0u) << q | static_cast<std::uint32_t>(sd.tab.sign[c]) << (16 + q);
           }
           m[(p * ng + gi) * w + l] = static_cast<std::int32_t>(mask);
-          x[(p * ng + gi) * w + l] = sd.scale(r, (t0 + gi * 16) / P->block) - 127;
+          const std::uint8_t sc = sd.scale(r, (t0 + gi * 16) / P->block);
+          x[(p * ng + gi) * w + l] = sx[sc];
+          ns[(p * ng + gi) * w + l] = sn[sc];
         }
       }
   }
@@ -789,49 +820,53 @@ struct GstWork {
       each_output(*P, i0, i1, j0, j1, [&](std::size_t i, std::size_t j) { put(*P, i, j, reference_output(*P, i, j, s), any); });
       return;
     }
-    ex->run(i0, i1, j0, j1);  // the exact sums, for the flags
+    if (ex) ex->run(i0, i1, j0, j1);  // the exact sums, for the flags (UE8M0; UE4M3: the kernel's)
     const Kernels& K = *P->kern;
     const Tiles T(P->pairs, K.gst_mr, K.gst_nr, i1 - i0, j1 - j0);
+    if (prm.exact) exact.assign(T.cells(), 0);
     acc.assign(T.cells(), 0);  // +0: no C (kernel_api.hpp)
     state.assign(T.cells(), 0);
     const GstFn fn = P->pairs ? K.gst_pairs : K.gst;
     for (std::size_t t0 = 0; t0 < P->K; t0 += kc) {
       const std::size_t t1 = std::min(P->K, t0 + kc), len = t1 - t0, ng = len / 16;
-      pack(P->a, i0, i1, T.mr, t0, t1, av, am, ax);
-      pack(P->b, j0, j1, T.nr, t0, t1, bv, bm, bx);
+      pack(P->a, i0, i1, T.mr, t0, t1, av, am, ax, an);
+      pack(P->b, j0, j1, T.nr, t0, t1, bv, bm, bx, bn);
       T.each([&](std::size_t x, std::size_t y) {
         const std::size_t ao = x * len * T.mr, bo = y * len * T.nr, ag = x * ng * T.mr, bg = y * ng * T.nr;
         const std::size_t at = T.tile(x, y);
-        fn(GstTile{av.data() + ao, bv.data() + bo, am.data() + ag, ax.data() + ag, bm.data() + bg, bx.data() + bg, ng,
-                   acc.data() + at, state.data() + at, T.ld, &prm});
+        fn(GstTile{av.data() + ao, bv.data() + bo, am.data() + ag, ax.data() + ag, bm.data() + bg, bx.data() + bg,
+                   an.data() + ag, bn.data() + bg, ng, acc.data() + at, state.data() + at,
+                   prm.exact ? exact.data() + at : nullptr, T.ld, &prm});
       });
     }
     each_output(*P, i0, i1, j0, j1, [&](std::size_t i, std::size_t j) {
       const std::size_t at = T.at(i - i0, j - j0);
-      if (P->a.special[i] || P->b.special[j] || (state[at] & kGstReference) || !ex->fits(i, j))
+      if (P->a.special[i] || P->b.special[j] || (state[at] & kGstReference) || (ex && !ex->fits(i, j)))
         put(*P, i, j, reference_output(*P, i, j, s), any);
       else
-        put(*P, i, j, finish(i, j, acc[at]), any);
+        put(*P, i, j, finish(i, j, at), any);
     });
   }
 
   /// The f32 code with the flags against the exact sum (as run_gst: inexact when they differ,
   /// underflow too when the result is zero or subnormal).
-  Result finish(std::size_t i, std::size_t j, std::uint32_t code) const {
-    const i128 v = ex->sum(i, j);
+  Result finish(std::size_t i, std::size_t j, std::size_t at) const {
+    const std::uint32_t code = acc[at];
+    const i128 v = ex ? ex->sum(i, j) : i128{exact[at]};
+    const int unit = ex ? ex->unit(i, j) : P->a.tab.parts[0].q + P->b.tab.parts[0].q - prm.xo;
     const std::uint32_t mag = code & 0x7FFFFFFF;
     if (mag == 0) return Result{code, static_cast<Flags>(v != 0 ? (flag::inexact | flag::underflow) : 0)};
     const std::uint32_t bexp = mag >> 23;
     const std::uint32_t k = (mag & 0x7FFFFF) | (bexp ? 0x800000u : 0);
     const int msb = static_cast<int>(std::bit_width(k)) - 1;
     const int lead = static_cast<int>(std::max<std::uint32_t>(bexp, 1)) - 150 + msb;
-    bool exact = false;
+    bool same = false;
     if (v != 0) {
-      const Unpacked u = unpacked_of(v, ex->unit(i, j));
-      exact = !u.sticky && u.sign == ((code >> 31) != 0) && u.exp == lead &&
+      const Unpacked u = unpacked_of(v, unit);
+      same = !u.sticky && u.sign == ((code >> 31) != 0) && u.exp == lead &&
               u.sig == (static_cast<std::uint64_t>(k) << (63 - msb));
     }
-    if (exact) return Result{code, 0};
+    if (same) return Result{code, 0};
     return Result{code, static_cast<Flags>(flag::inexact | (bexp == 0 ? flag::underflow : 0))};
   }
 };
@@ -942,6 +977,12 @@ Flags gemm_detail::gemm_on(const Kernels* kern, bool pairs, const GemmOperand& a
   const AccumulationModel& model = options.model ? *options.model : exact_accumulation();
 
   const auto* tc = dynamic_cast<const TensorCoreModel*>(&model);
+  if (a.scale_format != b.scale_format)
+    throw std::invalid_argument(what + ": A's scales are " + std::string(format(a.scale_format).name) + " and B's " +
+                                std::string(format(b.scale_format).name) + "; they need the same scale format");
+  if (a.scale_format == FormatId::e4m3 && !(tc && tc->params().scale_application == ScaleApplication::per_group))
+    throw std::invalid_argument(what + ": UE4M3 (e4m3) scales need a model with per-group scales (" +
+                                "blackwell-mxf4, blackwell-nvf4), not " + std::string(model.name()));
   Problem P;
   // GST (run_gst) reads every element as it is: flush_subnormal_inputs does not apply.
   const bool flush = tc && tc->params().flush_subnormal_inputs &&
@@ -960,6 +1001,7 @@ Flags gemm_detail::gemm_on(const Kernels* kern, bool pairs, const GemmOperand& a
   P.flags = flags.empty() ? nullptr : flags.data();
   P.kern = kern;
   P.pairs = pairs;
+  if (a.scale_format == FormatId::e4m3) P.ue4m3 = tc;
   const unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
 
   const bool is_exact = &model == &exact_accumulation();
@@ -980,6 +1022,9 @@ Flags gemm_detail::gemm_on(const Kernels* kern, bool pairs, const GemmOperand& a
     w.prm.cl = std::max(tp.alignment_bits - 23, 0);
     w.prm.cr = std::max(23 - tp.alignment_bits, 0);
     w.prm.zexp = tp.zero_exponent ? *tp.zero_exponent : kZeroExponent;
+    w.prm.exact = P.ue4m3 != nullptr;  // UE4M3: the kernel keeps the exact sums (ExactBlock reads E8M0)
+    w.prm.qoff = P.ue4m3 ? -6 : 0;
+    w.prm.xo = 18;
     return parallel(threads, w.bl.items(), w);
   }
   if (is_exact) {

@@ -121,7 +121,10 @@ struct TcTile {
 // exact model's table: E2M1 times 2, -12..12), as a float; a group's sum of products is an
 // integer below 2^24 in units of 2^(q_a + q_b), so the float multiply-adds are exact. Per group
 // and vector: m, the element mask (bit i: position i of the group holds a non-zero element; bit
-// 16 + i: its sign bit), and x, the block scale's exponent (code - 127). Per output: acc, the
+// 16 + i: its sign bit), and the block scale sigma = n * 2^(x + qoff / 2): x its exponent, the
+// group's offer (UE8M0: code - 127, n = 1, qoff 0; UE4M3: the e4m3 exponent, -6 for its
+// subnormals, n its 4-bit significand, 0 for a zero scale, which makes the group offer zexp;
+// qoff -6 for the pair). Per output: acc, the
 // accumulator as f32 bits (C; +0 before the first instruction, which has no C: either way a
 // zero sum is -0 only when C is -0 and every product of the instruction a negative zero, so
 // only after a sum that RZ took to -0), and state bits.
@@ -131,6 +134,9 @@ struct GstParams {
   int gpi;              // groups per instruction (group_size / scale_group)
   int pl, pr;           // a group sum S in units of 2^(E - F): |S| << pl >> (E - x + pr)
   int cl, cr;           // C = n * 2^(e - 23) in units of 2^(E - F): n << cl >> (E - e + cr)
+  int qoff;             // sigma_a sigma_b = n_a n_b 2^(x_a + x_b + qoff): S n_a n_b << pl >> (E - x - qoff + pr)
+  bool exact;           // keep the exact sum: exact += S n_a n_b << (x_a + x_b + qoff + xo) (UE4M3)
+  int xo;               // its unit: 2^(q_a + q_b - xo)
   std::int32_t zexp;    // the exponent a zero group or zero C offers (kZeroExponent: none)
 };
 struct GstTile {
@@ -140,9 +146,12 @@ struct GstTile {
   const std::int32_t* xa; // [group][MR] scale exponents
   const std::int32_t* mb; // [group][NR]
   const std::int32_t* xb;
+  const std::int32_t* na; // [group][MR] scale significands
+  const std::int32_t* nb; // [group][NR]
   std::size_t groups;     // in the chunk, which starts an instruction
   std::uint32_t* acc;     // f32 bits
   std::uint32_t* state;
+  std::int64_t* exact;    // the exact sums (GstParams::exact), else unused
   std::size_t stride;
   const GstParams* prm;
 };

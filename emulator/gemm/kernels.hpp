@@ -575,7 +575,7 @@ void gst_tile(const GstTile& g) {
   for (std::size_t g0 = 0; g0 < g.groups; g0 += static_cast<std::size_t>(P.gpi)) {
     const std::size_t g1 = g0 + static_cast<std::size_t>(P.gpi) < g.groups ? g0 + static_cast<std::size_t>(P.gpi) : g.groups;
     vi E[MR][NV], anz[MR][NV];
-    vw T[MR][NV];
+    vw T[MR][NV], X[MR][NV];
     // C: its term, and pass 1.
     for (int r = 0; r < MR; ++r)
       for (int v = 0; v < NV; ++v) {
@@ -588,13 +588,14 @@ void gst_tile(const GstTile& g) {
         vi all = splat(-1);
         for (std::size_t gi = g0; gi < g1; ++gi) {
           const vi mb = load<vi>(g.mb + gi * NR + v * kF), ma = Ai(g.ma, gi, r, v);
-          const vi any = ((ma & mb) & lo16) != 0;
+          const vi any = (((ma & mb) & lo16) != 0) & ((Ai(g.na, gi, r, v) * load<vi>(g.nb + gi * NR + v * kF)) != 0);
           const vi x = Ai(g.xa, gi, r, v) + load<vi>(g.xb + gi * NR + v * kF);
           e = vmax(e, any ? x : splat(P.zexp));
-          all &= ~any & (((ma ^ mb) & hi16) == hi16);
+          all &= (((ma & mb) & lo16) == 0) & (((ma ^ mb) & hi16) == hi16);
         }
         E[r][v] = e;
         anz[r][v] = all;
+        X[r][v] = P.exact ? load<vw>(g.exact + at) : vw{};
         const vi cn = (c & 0x7FFFFF) | ((bexp != 0) & 0x800000);
         const vw mag = lshr(lshl(from32<vw>(cn), cl), from32<vw>(vmin(vmax(e - ce, splat(0)) + P.cr, splat(63))));
         const vw m = from32<vw>(c >> 31);
@@ -613,13 +614,14 @@ void gst_tile(const GstTile& g) {
       }
       for (int r = 0; r < MR; ++r)
         for (int v = 0; v < NV; ++v) {
-          const vi S = __builtin_convertvector(s[r][v], vi);
+          const vi S = __builtin_convertvector(s[r][v], vi) * Ai(g.na, gi, r, v) * load<vi>(g.nb + gi * NR + v * kF);
           const vi x = Ai(g.xa, gi, r, v) + load<vi>(g.xb + gi * NR + v * kF);
-          // E - x >= 0 for a group with a non-zero product; S = 0 for the others.
-          const vi d = vmin(vmax(E[r][v] - x, splat(0)) + P.pr, splat(63));
+          // E - x >= 0 for a group that offers x; S = 0 for the others.
+          const vi d = vmin(vmax(E[r][v] - x, splat(0)) - P.qoff + P.pr, splat(63));
           const vw mag = lshr(lshl(from32<vw>(vabs(S)), pl), from32<vw>(d));
           const vw m = from32<vw>(S >> 31);
           T[r][v] += (mag ^ m) - m;
+          if (P.exact) X[r][v] += lshl(from32<vw>(S), from32<vw>(vmin(vmax(x + P.qoff + P.xo, splat(0)), splat(63))));
         }
     }
     // RZ onto the f32 grid: quantum 2^max(lead - 23, -149).
@@ -640,6 +642,7 @@ void gst_tile(const GstTile& g) {
         const vu prev = load<vu>(g.acc + at);
         const vu zbits = reinterpret_cast<vu>((prev == 0x80000000u) & anz[r][v]) & 0x80000000u;
         store(g.acc + at, zero ? zbits : bits);
+        if (P.exact) store(g.exact + at, X[r][v]);
         vu st = load<vu>(g.state + at);
         st |= reinterpret_cast<vu>(~zero & (lead > 127)) & kGstReference;
         store(g.state + at, st);

@@ -56,7 +56,9 @@ namespace softmx {
 
 /// One operand of a GEMM: `rows` vectors of `k` element codes each (one code per byte,
 /// unpacked), blocked along k in blocks of `block` codes (the last block holds
-/// k - (ceil(k / block) - 1) * block codes), one E8M0 scale code per block.
+/// k - (ceil(k / block) - 1) * block codes), one scale code per block: E8M0 (UE8M0), or for the
+/// GST models (blackwell-mxf4, blackwell-nvf4) UE4M3 (scale_format e4m3: the e4m3 value of
+/// code & 0x7F, 0x7F and 0xFF NaN, as TensorCoreModel::mma_scaled reads it; kind::mxf4nvf4 4X).
 ///
 /// Element t of vector r is codes[r * row_stride + t * k_stride]; the scale of block b of
 /// vector r is scales[r * scale_row_stride + b * scale_block_stride]. gemm_rows() and
@@ -70,6 +72,8 @@ struct GemmOperand {
   std::size_t row_stride = 0, k_stride = 1;
   std::span<const std::uint8_t> scales;
   std::size_t scale_row_stride = 0, scale_block_stride = 1;
+  /// e8m0, or e4m3 (UE4M3) with a ScaleApplication::per_group model only; A and B the same.
+  FormatId scale_format = FormatId::e8m0;
 
   /// ceil(k / block).
   std::size_t blocks() const { return block ? (k + block - 1) / block : 0; }
@@ -123,7 +127,8 @@ struct GemmOptions {
 /// not an MX element format; rows, k or block is 0; A and B differ in k or block; a span is
 /// too small for the rows, strides and blocks it must hold; a code is out of its format's
 /// range; c (or a non-empty flags) holds fewer than M * N entries; the kernel is not supported
-/// by this CPU.
+/// by this CPU; the scale formats differ or are not e8m0 / e4m3, or e4m3 meets a model without
+/// per-group scales.
 Flags gemm(const GemmOperand& a, const GemmOperand& b, const GemmOptions& options, std::span<std::uint32_t> c,
            std::span<Flags> flags = {});
 

@@ -212,6 +212,14 @@ class TensorCoreModel final : public AccumulationModel {
   /// accumulator. `out` is not used: the model's own rounding decides (hardware has no modes).
   Result dot_general(std::span<const BlockRef> a, std::span<const BlockRef> b, const Context& out) const override;
 
+  /// DotGeneral for ScaleApplication::per_group models with the block scales read as
+  /// scale_format: e8m0 (UE8M0, as dot_general() reads them) or e4m3 (UE4M3: the e4m3 value of
+  /// code & 0x7F, 0x7F and 0xFF NaN, as mma_scaled() reads them; kind::mxf4nvf4 4X). C is +0
+  /// and absent, as in dot_general(). Throws std::invalid_argument for another model or scale
+  /// format, and as dot_general() for blocks it cannot take (e2m1 blocks of one size, a
+  /// multiple of scale_group).
+  Result dot_general_gst(std::span<const BlockRef> a, std::span<const BlockRef> b, FormatId scale_format) const;
+
   /// One output element of an mma: D = model(sum_k a_k * b_k + C). Preconditions (checked,
   /// std::invalid_argument): a.size() == b.size() >= 1; a_format and b_format MX element
   /// formats with every code in range; acc is f32 or f16 and c a code of it. The result is a
