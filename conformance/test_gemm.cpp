@@ -598,9 +598,9 @@ TEST(Gemm, GstEveryCodePair) {
   tally.report();
 }
 
-/// A and B of 256 vectors whose block 0 carries every scale code (block 1 at code 127: E8M0 1,
-/// UE4M3 480... any finite scale): 6 * 6 and 0.5 * -1 in block 0, 0.5 * 0.5 - 6 * 6 in block 1.
-Mats gst_scale_pair_mats() {
+/// A and B of 256 vectors whose block 0 carries every scale code (block 1 at the code of 1: E8M0
+/// 127, UE4M3 0x38): 6 * 6 and 0.5 * -1 in block 0, 0.5 * 0.5 - 6 * 6 in block 1.
+Mats gst_scale_pair_mats(std::uint8_t one) {
   Mats m;
   m.fa = m.fb = FormatId::e2m1;
   m.M = m.N = 256;
@@ -613,21 +613,21 @@ Mats gst_scale_pair_mats() {
     m.ac(i, 16) = kE2m1Half;
     m.ac(i, 17) = 0x8 | kE2m1Six;
     m.asc(i, 0) = static_cast<std::uint8_t>(i);
-    m.asc(i, 1) = 127;
+    m.asc(i, 1) = one;
   }
   for (std::size_t j = 0; j < 256; ++j) {
     for (std::size_t t = 0; t < 16; ++t) m.bc(t, j) = t % 3 ? kE2m1Six : (0x8 | kE2m1One);
     m.bc(16, j) = kE2m1Half;
     m.bc(17, j) = kE2m1Six;
     m.bsc(0, j) = static_cast<std::uint8_t>(j);
-    m.bsc(1, j) = 127;
+    m.bsc(1, j) = one;
   }
   return m;
 }
 
 TEST(Gemm, GstEveryScalePair) {
   Tally tally("gemm GST every E8M0 scale pair (NaN included), every kernel");
-  const Mats m = gst_scale_pair_mats();
+  const Mats m = gst_scale_pair_mats(127);
   for (const ModelCase& mc : gst_cases()) compare(m, mc, tally, true);
   tally.report();
 }
@@ -636,9 +636,16 @@ TEST(Gemm, GstEveryScalePair) {
 // ignored, 0x7F/0xFF NaN, 0x00/0x80 zero: the group offers -139 and adds nothing).
 TEST(Gemm, GstEveryScalePairUe4m3) {
   Tally tally("gemm GST every UE4M3 scale pair (NaN and zero included), every kernel");
-  Mats m = gst_scale_pair_mats();
+  Mats m = gst_scale_pair_mats(0x38);
   m.sf = FormatId::e4m3;
-  for (const ModelCase& mc : gst_cases()) compare(m, mc, tally, true);
+  std::vector<std::uint32_t> rc;
+  std::size_t nan = 0;
+  for (const ModelCase& mc : gst_cases()) {
+    compare(m, mc, tally, true, false, &rc);
+    for (const std::uint32_t c : rc) nan += (c & 0x7FFFFFFF) > 0x7F800000u;
+  }
+  // NaN exactly for the rows and columns of 0x7F and 0xFF (2 of 256 each): the others reach the kernel.
+  EXPECT_EQ(nan, gst_cases().size() * (256 * 256 - 254 * 254));
   tally.report();
 }
 
