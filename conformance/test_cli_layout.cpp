@@ -195,9 +195,25 @@ TEST(CliLayout, TePadded) {
         EXPECT_EQ(std::count(o.out.begin(), o.out.end(), '\n'), static_cast<long>(p.rows)) << cmd;
         EXPECT_EQ(run(cmd + " --binary --binary-out", bytes_of(s8)).out,
                   bytes_of(std::vector<std::uint8_t>(p.codes.begin(), p.codes.end()))) << cmd;
+        // decode is the library's unpad_scales and gives S back (one row of S a line).
+        const std::string dcmd = "layout decode --layout te-padded --multiple " + shape(rm, cm) + " --transposed " +
+                                 std::to_string(t) + " --shape " + shape(r, c);
+        const CliRun d = run(dcmd, o.out);
+        ASSERT_EQ(d.status, 0) << dcmd << ": " << d.err;
+        EXPECT_EQ(parse_hex(d.out), unpad_scales(p.codes, std::size_t(r), std::size_t(c), t == 1, std::size_t(rm), std::size_t(cm)));
+        EXPECT_EQ(parse_hex(d.out), s) << dcmd;
+        EXPECT_EQ(std::count(d.out.begin(), d.out.end(), '\n'), static_cast<long>(r)) << dcmd;
+        EXPECT_EQ(run("layout size --layout te-padded --multiple " + shape(rm, cm) + " --transposed " + std::to_string(t) +
+                      " --shape " + shape(r, c)).out,
+                  std::to_string(p.codes.size()) + "\n");
         ++n;
       }
   EXPECT_EQ(n, 16);
+  // Decode by hand: TE FP8 1x128 rowwise, q (3, 256), compact [2, roundup(3, 4)] = S transposed;
+  // TE reads it back as scale_inv[:, :q_M].transpose(-2, -1)
+  // (float8_blockwise_tensor_storage.py:292-295). Column 3 is padding: whatever it holds is dropped.
+  EXPECT_EQ(run("layout decode --layout te-padded --multiple 1x4 --transposed 1 --shape 3x2", "0A 0B 0C EE 14 15 16 EE").out,
+            "0A 14\n0B 15\n0C 16\n");
   // f32 scales (FP8 block scaling's scale_inv): 8 hex digits, 4 little-endian bytes.
   const std::vector<std::uint32_t> f = {0x3F800000u, 0x40000000u, 0x3C000000u};
   const PaddedScales p = pad_scales(f, 3, 1, false, 4, 1, 0x7FC00000u);
@@ -205,6 +221,8 @@ TEST(CliLayout, TePadded) {
                        "3F800000 40000000 3C000000");
   EXPECT_EQ(o.out, "3F800000\n40000000\n3C000000\n7FC00000\n") << o.err;
   EXPECT_EQ(parse_hex(o.out), p.codes);
+  EXPECT_EQ(run("layout decode --layout te-padded --scale-format f32 --multiple 4x1 --shape 3x1", o.out).out,
+            "3F800000\n40000000\n3C000000\n");
   EXPECT_EQ(run("layout encode --layout te-padded --scale-format f32 --multiple 4x1 --shape 3x1 --binary --binary-out",
                 std::string("\x00\x00\x80\x3F\x00\x00\x00\x40\x00\x00\x00\x3C", 12)).out,
             std::string("\x00\x00\x80\x3F\x00\x00\x00\x40\x00\x00\x00\x3C\x00\x00\x00\x00", 16));
@@ -267,7 +285,9 @@ TEST(CliLayout, ErrorsNameTheArgument) {
       {"layout encode --layout te-padded --multiple 4x0 --shape 1x1", "00", "--multiple expects RMxCM"},
       {"layout encode --layout te-padded --multiple 4x4 --scale-format f16 --shape 1x1", "00", "--scale-format expects e8m0, e4m3 (1-byte codes) or f32"},
       {"layout encode --layout te-padded --multiple 4x4 --scale-format f32 --shape 1x1", "00", "<stdin> line 1: expected a code as 8 hex digits, got '00'"},
-      {"layout decode --layout te-padded --multiple 4x4 --shape 1x1", "00", "--layout te-padded is encode only"},
+      {"layout decode --layout te-padded --multiple 4x4 --shape 1x1", "00", "<stdin>: expected 16 values (the te-padded buffer of a 1x1 scale matrix, --shape), got 1"},
+      {"layout decode --layout te-padded --multiple 4x4 --shape 1x1 --pad 00", "00", "--pad applies to encode only"},
+      {"layout index --layout te-padded --multiple 4x4 --shape 1x1 0 0", "", "--layout te-padded: index applies to cublas-128x4, torchao and paired"},
       {"layout encode --layout torchao --multiple 4x4 --shape 1x1", "00", "--multiple applies to --layout te-padded only"},
       {"layout encode --layout 128x4 --shape 1x268435456", "", "gives a cublas-128x4 buffer of 34359738368 codes, more than 2^28"},
       {"layout encode --layout 128x4 --shape 1x1 a b", "", "unexpected argument 'b'"},

@@ -214,5 +214,54 @@ TEST(PadScales, TransposeAndPad) {
   EXPECT_THROW(pad_scales(s, 2, 3, false, 0, 1), std::invalid_argument);
 }
 
+// TE's FP8 1x128 dequantize of a rowwise tensor, by hand: q of shape (q_M, q_K) = (3, 256) has
+// ceil(256/128) = 2 blocks a row, so its compact scale_inv is [2, roundup(3, 4)] = [2, 4], S
+// transposed (docs/research/scale-layouts.md section 2, quantizer.cpp:1441-1490). TE reads it
+// back in float8_blockwise_tensor_storage.py (commit d0067d0d): :261 `scales_tiled_dim,
+// scales_untiled_dim = scale_inv.shape` = (2, 4); :292-294 `if scales_untiled_dim > q_M:
+// scale_inv = scale_inv[:, :q_M]` (4 > 3: drop column 3, the padding); :295 `dq_scale =
+// scale_inv.transpose(-2, -1)...reshape(q_M, scales_tiled_dim, 1)`, so row m, block k of q is
+// scaled by compact[k][m]. The padding (column 3) holds junk, as TE's at::empty leaves it.
+TEST(UnpadScales, HandComputedFp8BlockRowwise) {
+  const std::uint32_t junk = 0xDEADBEEFu;
+  const std::vector<std::uint32_t> compact = {10, 11, 12, junk,   // block 0 of rows 0, 1, 2
+                                              20, 21, 22, junk};  // block 1
+  EXPECT_EQ(padded_scales_shape(3, 2, true, 1, 4), (std::pair<std::size_t, std::size_t>{2, 4}));
+  EXPECT_EQ(unpad_scales(compact, 3, 2, true, 1, 4), (std::vector<std::uint32_t>{10, 20, 11, 21, 12, 22}));
+  // MXFP8 rowwise, as tests/pytorch/test_mxfp8_2d_quantize.py:36-38 crops it: data (2, 64) has
+  // S of 2 x ceil(64/32) = 2 x 2 in a compact [roundup(2, 128), roundup(2, 4)] = [128, 4]
+  // tensor, and `scale[:rows, :ceil(cols/32)]` is its top-left corner.
+  std::vector<std::uint32_t> mx(128 * 4, junk);
+  mx[0] = 0x7F, mx[1] = 0x80, mx[4] = 0x01, mx[5] = 0xFE;
+  EXPECT_EQ(unpad_scales(mx, 2, 2, false, 128, 4), (std::vector<std::uint32_t>{0x7F, 0x80, 0x01, 0xFE}));
+}
+
+// decode(encode(S)) == S for every shape up to 9 x 9, both orientations and several multiples,
+// whatever the padding holds; a buffer of the wrong size is refused.
+TEST(UnpadScales, RoundTripsAndIgnoresThePadding) {
+  int cases = 0;
+  for (std::size_t rows = 0; rows <= 9; ++rows)
+    for (std::size_t cols = 0; cols <= 9; ++cols)
+      for (const bool t : {false, true})
+        for (const auto& [rm, cm] : {std::pair<std::size_t, std::size_t>{1, 1}, {1, 4}, {4, 1}, {3, 5}, {128, 4}, {4, 128}}) {
+          std::vector<std::uint32_t> s(rows * cols);
+          for (std::size_t i = 0; i < s.size(); ++i) s[i] = static_cast<std::uint32_t>(i * 2654435761u);
+          const PaddedScales p = pad_scales(s, rows, cols, t, rm, cm, 0x55);
+          ASSERT_EQ(padded_scales_shape(rows, cols, t, rm, cm), (std::pair<std::size_t, std::size_t>{p.rows, p.cols}));
+          ASSERT_EQ(unpad_scales(p.codes, rows, cols, t, rm, cm), s) << rows << "x" << cols << " t=" << t;
+          const PaddedScales q = pad_scales(s, rows, cols, t, rm, cm, 0xAAAAAAAAu);
+          ASSERT_EQ(unpad_scales(q.codes, rows, cols, t, rm, cm), s);
+          if (rows * cols != 0 && (p.rows != (t ? cols : rows) || p.cols != (t ? rows : cols))) {
+            ASSERT_NE(p.codes, q.codes);  // the padding really is there, and really is skipped
+          }
+          ++cases;
+        }
+  EXPECT_EQ(cases, 10 * 10 * 2 * 6);
+  const std::vector<std::uint32_t> v(12);
+  EXPECT_THROW(unpad_scales(v, 2, 3, true, 1, 5), std::invalid_argument);  // wants 3 x 5 = 15
+  EXPECT_THROW(unpad_scales(v, 2, 3, false, 0, 1), std::invalid_argument);
+  EXPECT_NO_THROW(unpad_scales(v, 2, 3, true, 1, 4));
+}
+
 }  // namespace
 }  // namespace softmx

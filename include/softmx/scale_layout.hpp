@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace softmx {
@@ -112,5 +113,23 @@ struct PaddedScales {
 /// Throws std::invalid_argument if scales.size() != rows * cols or a multiple is 0.
 PaddedScales pad_scales(std::span<const std::uint32_t> scales, std::size_t rows, std::size_t cols, bool transpose,
                         std::size_t row_multiple, std::size_t col_multiple, std::uint32_t pad = 0);
+
+/// The padded shape pad_scales gives S (rows x cols) with these arguments: {rows', cols'} =
+/// (transpose ? cols x rows : rows x cols) rounded up to row_multiple x col_multiple. Throws
+/// std::invalid_argument if a multiple is 0 or the padded tensor has more than SIZE_MAX codes.
+std::pair<std::size_t, std::size_t> padded_scales_shape(std::size_t rows, std::size_t cols, bool transpose,
+                                                        std::size_t row_multiple, std::size_t col_multiple);
+
+/// The inverse of pad_scales: from TE's compact tensor (padded_scales_shape(rows, cols, ...)
+/// codes, row-major) the rows x cols matrix S, row-major. The padding is dropped and never read
+/// (TE leaves it uninitialized), and where `transpose` the tensor is transposed back. This is
+/// how TE's own readers take a compact tensor apart: crop the leading extent, then transpose
+/// (pytorch/tensor/storage/float8_blockwise_tensor_storage.py:292-295, `scale_inv[:, :q_M]`
+/// then `.transpose(-2, -1)`; tests/pytorch/test_mxfp8_2d_quantize.py:36-43 for the plain crop;
+/// docs/research/scale-layouts.md section 2). decode(encode(S)) == S for every shape and pad.
+/// Throws std::invalid_argument if padded.size() is not the padded shape's size or a multiple
+/// is 0.
+std::vector<std::uint32_t> unpad_scales(std::span<const std::uint32_t> padded, std::size_t rows, std::size_t cols,
+                                        bool transpose, std::size_t row_multiple, std::size_t col_multiple);
 
 }  // namespace softmx

@@ -27,7 +27,8 @@ from ._dot import dot, matmul
 from ._stats import ErrorStats, error_stats
 from ._vectors import (Candidate, Completeness, Explanation, GenResult, IdentifyResult, Mismatch, RunTable,
                        TableDiff, VerifyResult, diff, explain, gen, identify, merge, sweep, verify)
-from ._layout import pad_scales, scale_layout_index, scale_layout_size, scale_layouts, swizzle_scales, unswizzle_scales
+from ._layout import (pad_scales, scale_layout_index, scale_layout_size, scale_layouts, swizzle_scales, unpad_scales,
+                      unswizzle_scales)
 from ._golden import LutGolden, gemm_golden_inputs, lut_argmin_golden, lut_argmin_quantize
 from ._peers import (MXSpec, PychopResult, TorchmxTensor, pychop_mx_quantize, pychop_spec, pychop_specs,
                      torchmx_dequantize_mx, torchmx_linear, torchmx_matmul, torchmx_quantize_mx, torchmx_to_mx)
@@ -43,6 +44,7 @@ __all__ = [
     "gen", "verify", "identify", "sweep", "merge", "diff", "explain", "TableDiff", "GenResult", "VerifyResult", "Mismatch", "Completeness",
     "IdentifyResult", "Candidate", "RunTable", "Explanation",
     "swizzle_scales", "unswizzle_scales", "scale_layout_size", "scale_layout_index", "scale_layouts", "pad_scales",
+    "unpad_scales",
     "lut_argmin_golden", "lut_argmin_quantize", "LutGolden", "gemm_golden_inputs",
     "torchmx_quantize_mx", "torchmx_to_mx", "torchmx_dequantize_mx", "torchmx_matmul", "torchmx_linear", "TorchmxTensor",
     "pychop_mx_quantize", "pychop_spec", "pychop_specs", "MXSpec", "PychopResult",

@@ -13,6 +13,9 @@ axis 0, is S transposed). The layouts:
   "paired" (operand="a" or "b", transposed=trans_a / trans_b): the seed-003 generator's
       a_scale.bin / b_scale.bin; the K blocks padded to an even count with 0x7F (E8M0 1.0).
       A's S is (m, nb), B's is (nb, n).
+
+TransformerEngine's compact tensors are pad_scales (S, transposed or not, padded to multiples)
+and its inverse unpad_scales.
 """
 
 from __future__ import annotations
@@ -127,4 +130,28 @@ def pad_scales(scales, multiple, *, transpose: bool = False, pad: int = 0) -> np
     if not 0 <= pad <= hi:
         raise ValueError(f"pad must be 0 to {hi} for {a.dtype} scales, got {pad}")
     out = _softmx.pad_scales(bits, bool(transpose), rm, cm, pad)
+    return out.astype(a.dtype) if a.dtype.kind == "u" else out
+
+
+def unpad_scales(padded, shape, multiple, *, transpose: bool = False) -> np.ndarray:
+    """The inverse of pad_scales: S, the (rows, cols) = `shape` scale matrix, from TE's compact
+    tensor `padded` (2-d, exactly pad_scales' shape for these arguments). The padding is never
+    read (TE leaves it uninitialized); where `transpose`, the tensor is transposed back. This is
+    how TE's dequantize reads it (float8_blockwise_tensor_storage.py:292-295: crop, then
+    transpose). Same dtypes as pad_scales: unsigned integers or float32 (bits kept, NaN payloads
+    included); the result has padded's dtype. ValueError for a shape that does not match."""
+    a = np.asarray(padded)
+    if a.dtype.kind not in "uif" or (a.dtype.kind == "f" and a.dtype != np.float32):
+        raise TypeError(f"padded: expected unsigned integers or float32, got dtype {a.dtype}")
+    rows, cols = _shape(shape)
+    rm, cm = _shape(multiple)
+    if not isinstance(transpose, (bool, np.bool_)):
+        raise TypeError(f"transpose must be a bool, got {type(transpose).__name__}")
+    if a.ndim != 2:
+        raise ValueError(f"padded must be a 2-d (rows, cols) tensor, got {a.ndim} dimensions")
+    if a.dtype == np.float32:
+        bits = np.ascontiguousarray(a).view(np.uint32)
+        return _softmx.unpad_scales(bits, rows, cols, bool(transpose), rm, cm).view(np.float32)
+    bits, _ = as_codes(a, "f32", "padded")
+    out = _softmx.unpad_scales(bits, rows, cols, bool(transpose), rm, cm)
     return out.astype(a.dtype) if a.dtype.kind == "u" else out

@@ -149,6 +149,26 @@ py::array pad_scale_matrix(const py::array& scales, bool transpose, std::size_t 
   return a;
 }
 
+py::array unpad_scale_matrix(const py::array& padded, std::size_t rows, std::size_t cols, bool transpose,
+                             std::size_t row_multiple, std::size_t col_multiple) {
+  require_storage(padded, 4, "padded");
+  if (padded.ndim() != 2)
+    throw py::value_error("padded must be a 2-d (rows, cols) tensor, got " + std::to_string(padded.ndim()) + " dimensions");
+  const auto shape = shape_of(padded);
+  const auto want = library([&] { return padded_scales_shape(rows, cols, transpose, row_multiple, col_multiple); });
+  if (shape[0] != want.first || shape[1] != want.second)
+    throw py::value_error("padded has shape (" + std::to_string(shape[0]) + ", " + std::to_string(shape[1]) +
+                          "), but a (" + std::to_string(rows) + ", " + std::to_string(cols) + ") scale matrix" +
+                          (transpose ? " transposed" : "") + " padded to multiples of (" + std::to_string(row_multiple) +
+                          ", " + std::to_string(col_multiple) + ") has (" + std::to_string(want.first) + ", " +
+                          std::to_string(want.second) + ")");
+  const std::span<const std::uint32_t> p(static_cast<const std::uint32_t*>(padded.data()), static_cast<std::size_t>(padded.size()));
+  const std::vector<std::uint32_t> s = library([&] { return unpad_scales(p, rows, cols, transpose, row_multiple, col_multiple); });
+  py::array a = new_array({rows, cols}, 4);
+  if (!s.empty()) std::memcpy(a.mutable_data(), s.data(), s.size() * 4);
+  return a;
+}
+
 }  // namespace
 
 void bind_layout(py::module_& m) {
@@ -161,6 +181,8 @@ void bind_layout(py::module_& m) {
         py::arg("operand"), py::arg("transposed"));
   m.def("pad_scales", &pad_scale_matrix, py::arg("scales"), py::arg("transpose"), py::arg("row_multiple"),
         py::arg("col_multiple"), py::arg("pad"));
+  m.def("unpad_scales", &unpad_scale_matrix, py::arg("padded"), py::arg("rows"), py::arg("cols"), py::arg("transpose"),
+        py::arg("row_multiple"), py::arg("col_multiple"));
 }
 
 }  // namespace softmx::py_binding

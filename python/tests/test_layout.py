@@ -203,3 +203,44 @@ def test_pad_scales_equals_cli(cli):
     out = cli(["layout", "encode", "--layout", "te-padded", "--multiple", "4x128", "--transposed", "1", "--pad", "11",
                "--shape", "5x3"], " ".join(f"{int(v):02X}" for v in s.ravel()))
     assert [[int(t, 16) for t in line.split()] for line in out.splitlines()] == want.tolist()
+
+
+def test_unpad_scales():
+    # TE FP8 1x128 rowwise, q of shape (3, 256): compact scale_inv [2, roundup(3, 4)] (S
+    # transposed), read back by float8_blockwise_tensor_storage.py:292-295 (scale_inv[:, :q_M],
+    # then transpose); column 3 is padding TE leaves uninitialized.
+    junk = 0xDEADBEEF
+    compact = np.array([[10, 11, 12, junk], [20, 21, 22, junk]], dtype=np.uint32)
+    s = softmx.unpad_scales(compact, (3, 2), (1, 4), transpose=True)
+    assert s.dtype == np.uint32 and s.tolist() == [[10, 20], [11, 21], [12, 22]]
+    rng = np.random.default_rng(3)
+    for shape, mult, t in [((5, 3), (4, 128), True), ((130, 7), (128, 4), False), ((1, 1), (1, 1), False)]:
+        u = rng.integers(0, 256, shape, dtype=np.uint8)
+        p = softmx.pad_scales(u, mult, transpose=t, pad=0xAB)
+        back = softmx.unpad_scales(p, shape, mult, transpose=t)
+        assert back.dtype == np.uint8
+        np.testing.assert_array_equal(back, u)
+    f = np.array([[0.5, 2.0 ** -20]], dtype=np.float32)
+    f = np.concatenate([f, np.array([[0x7FC00001]], dtype=np.uint32).view(np.float32)], axis=1)  # a NaN payload
+    pf = softmx.pad_scales(f, (4, 1), transpose=True, pad=np.nan)
+    back = softmx.unpad_scales(pf, (1, 3), (4, 1), transpose=True)
+    assert back.dtype == np.float32 and back.view(np.uint32).tolist() == f.view(np.uint32).tolist()
+    with pytest.raises(ValueError, match=r"padded has shape \(2, 4\), but a \(3, 2\) scale matrix padded to multiples "
+                                         r"of \(1, 4\) has \(3, 4\)"):
+        softmx.unpad_scales(compact, (3, 2), (1, 4))
+    with pytest.raises(ValueError, match="padding multiples must be at least 1"):
+        softmx.unpad_scales(compact, (3, 2), (0, 4), transpose=True)
+    with pytest.raises(ValueError, match="2-d"):
+        softmx.unpad_scales(compact.ravel(), (3, 2), (1, 4), transpose=True)
+    with pytest.raises(TypeError, match="float16"):
+        softmx.unpad_scales(np.zeros((2, 4), dtype=np.float16), (3, 2), (1, 4), transpose=True)
+    assert compact[0, 3] == junk  # the input is not modified
+
+
+def test_unpad_scales_equals_cli(cli):
+    s = np.random.default_rng(8).integers(0, 256, (5, 3), dtype=np.uint8)
+    p = softmx.pad_scales(s, (4, 128), transpose=True, pad=0x11)
+    out = cli(["layout", "decode", "--layout", "te-padded", "--multiple", "4x128", "--transposed", "1", "--shape", "5x3"],
+              " ".join(f"{int(v):02X}" for v in p.ravel()))
+    assert [[int(t, 16) for t in line.split()] for line in out.splitlines()] == s.tolist()
+    np.testing.assert_array_equal(softmx.unpad_scales(p, (5, 3), (4, 128), transpose=True), s)

@@ -11,8 +11,9 @@
 //
 // The names are the Python module's (python/src/bind_layout.cpp): cublas-128x4 (aliases
 // swizzled-128x4, 128x4), torchao (to_blocked), paired with --operand a|b and --transposed 0|1
-// (trans_a / trans_b), --pad for cublas-128x4; te-padded is softmx.pad_scales (TE's compact
-// tensor: --multiple RMxCM, --transposed, --pad; encode only, as the library has no inverse).
+// (trans_a / trans_b), --pad for cublas-128x4; te-padded is softmx.pad_scales / unpad_scales
+// (TE's compact tensor: --multiple RMxCM, --transposed, --pad for encode; decode crops the
+// padding and transposes back, as TE's readers do).
 //
 // The command only translates: options into the library's arguments, its std::invalid_argument
 // into a usage error. Sizes are checked here first so the error can name the file and --shape.
@@ -112,9 +113,6 @@ LayoutOptions layout_options(const Args& a, bool decode) {
     else if (*t != "0") throw UsageError("--transposed expects 0 or 1, got " + quote(*t, '\''));
   }
   if (o.layout == Layout::te_padded) {
-    if (decode)
-      throw UsageError("--layout te-padded is encode only (the library has no inverse: the first rows x cols of the "
-                       "padded tensor, transposed back where --transposed 1, are S)");
     const auto m = parse_pair(a, "multiple", "RMxCM (the padding multiples, for example 128x4)", false);
     o.row_multiple = m.first;
     o.col_multiple = m.second;
@@ -144,8 +142,8 @@ std::uint64_t buffer_size(const LayoutOptions& o, std::size_t rows, std::size_t 
   switch (o.layout) {
     case Layout::paired: return paired_size(o.operand, rows, cols);
     case Layout::te_padded: {
-      const std::size_t r = o.transposed ? cols : rows, c = o.transposed ? rows : cols;
-      return (r + o.row_multiple - 1) / o.row_multiple * o.row_multiple * ((c + o.col_multiple - 1) / o.col_multiple * o.col_multiple);
+      const auto [r, c] = padded_scales_shape(rows, cols, o.transposed, o.row_multiple, o.col_multiple);
+      return std::uint64_t{r} * c;  // both under 2^30 (parse_pair), so no overflow
     }
     default: return swizzled_128x4_size(rows, cols);
   }
@@ -246,6 +244,7 @@ int layout_encode_decode(const Args& a, bool decode) {
 
   std::vector<std::uint8_t> result;
   PaddedScales padded;
+  std::vector<std::uint32_t> unpadded;
   try {
     switch (o.layout) {
       case Layout::swizzled_128x4:
@@ -260,7 +259,8 @@ int layout_encode_decode(const Args& a, bool decode) {
                         : encode_paired(bytes, rows, cols, o.operand, o.transposed);
         break;
       case Layout::te_padded:
-        padded = pad_scales(codes, rows, cols, o.transposed, o.row_multiple, o.col_multiple, o.pad.value_or(0));
+        if (decode) unpadded = unpad_scales(codes, rows, cols, o.transposed, o.row_multiple, o.col_multiple);
+        else padded = pad_scales(codes, rows, cols, o.transposed, o.row_multiple, o.col_multiple, o.pad.value_or(0));
         break;
     }
   } catch (const std::invalid_argument& e) {
@@ -270,7 +270,8 @@ int layout_encode_decode(const Args& a, bool decode) {
   // The output (atomically replaced; standard output for "-" or none), opened only now that the
   // input was good, so a refused run leaves an existing file as it was.
   vec::OutputFile out(a.get("out").value_or(std::string(vec::kStandardOutput)));
-  if (o.layout == Layout::te_padded) write_codes(out, padded.codes, width, binary_out, padded.cols);
+  if (o.layout == Layout::te_padded && decode) write_codes(out, unpadded, width, binary_out, cols);
+  else if (o.layout == Layout::te_padded) write_codes(out, padded.codes, width, binary_out, padded.cols);
   else write_codes(out, result, 1, binary_out, decode ? cols : 16);
   out.commit();
   return 0;
@@ -278,7 +279,7 @@ int layout_encode_decode(const Args& a, bool decode) {
 
 int layout_size_index(const Args& a, bool index) {
   const LayoutOptions o = layout_options(a, false);
-  if (o.layout == Layout::te_padded) throw UsageError("--layout te-padded: size and index apply to cublas-128x4, torchao and paired");
+  if (o.layout == Layout::te_padded && index) throw UsageError("--layout te-padded: index applies to cublas-128x4, torchao and paired");
   if (!index && a.get("transposed") && o.layout == Layout::paired)
     throw UsageError("--transposed does not change the size; it applies to encode, decode and index");
   if (a.get("pad")) throw UsageError("--pad applies to encode only");

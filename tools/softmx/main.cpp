@@ -52,7 +52,7 @@ constexpr const char* kUsage =
     "  softmx recipes                                         the recipes: te-fp8-current, te-fp8-block, te-mxfp8, te-nvfp4\n"
     "  softmx layout encode|decode --layout L --shape RxC [--operand a|b] [--transposed 0|1] [--pad HEX]\n"
     "             [--binary] [--binary-out] [-o OUT] [FILE|-]   scales in a GEMM's layout: cublas-128x4, torchao,\n"
-    "                                                         paired (seed 003), te-padded (encode); and back\n"
+    "                                                         paired (seed 003), te-padded; and back\n"
     "  softmx layout size|index --layout L --shape RxC [R C]  a layout's bytes, the offset of S[R][C]\n"
     "  softmx formats                                         the format table\n"
     "  softmx dialects                                        the dialects and their policies\n"
