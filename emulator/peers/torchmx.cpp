@@ -10,6 +10,7 @@
 #include "softmx/block.hpp"
 #include "softmx/convert.hpp"
 #include "softmx/dialect.hpp"
+#include "softmx/text.hpp"
 
 namespace softmx {
 namespace {
@@ -356,7 +357,7 @@ Flags torchmx_dequantize_mx(std::span<const std::uint8_t> data_lp, std::span<con
         } else {
           code = data_lp[(o * len + i) * inner + n];
           if (format(e).width == 6 && code > 0x3F)
-            fail("data_lp byte " + std::to_string((o * len + i) * inner + n) + " (0x" + std::to_string(code) +
+            fail("data_lp byte " + std::to_string((o * len + i) * inner + n) + " (0x" + hex(code, 2) +
                  ") has bits above the 6-bit " + std::string(elem_dtype_name) + " code");
         }
         const Result r = dq(scale[(o * nb + i / block_size) * inner + n], code);

@@ -29,6 +29,7 @@
 #include "commands.hpp"
 #include "softmx/scale_layout.hpp"
 #include "softmx/vectors/output_file.hpp"
+#include "tensor_io.hpp"
 #include "tokens.hpp"
 
 namespace softmx::cli {
@@ -148,21 +149,6 @@ std::uint64_t buffer_size(const LayoutOptions& o, std::size_t rows, std::size_t 
     default: return swizzled_128x4_size(rows, cols);
   }
 }
-
-/// Opens FILE (or stdin for "-" or none); `name` is what errors call it.
-struct InputStream {
-  std::ifstream file;
-  std::istream* in = &std::cin;
-  std::string name = "<stdin>";
-  InputStream(const std::optional<std::string>& path, bool binary) {
-    if (!path || *path == "-") return;
-    errno = 0;
-    file.open(*path, binary ? std::ios::in | std::ios::binary : std::ios::in);
-    if (!file) throw UsageError("cannot open " + quote(*path, '\'') + ": " + std::strerror(errno ? errno : ENOENT));
-    in = &file;
-    name = *path;
-  }
-};
 
 /// Exactly `n` codes of `width` bytes: hex tokens of 2 * width digits, or with `binary` raw
 /// little-endian bytes. `what` says what they are, for the errors.

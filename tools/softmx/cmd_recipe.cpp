@@ -27,6 +27,7 @@
 #include "commands.hpp"
 #include "softmx/recipe.hpp"
 #include "softmx/vectors/output_file.hpp"
+#include "tensor_io.hpp"
 #include "tokens.hpp"
 
 namespace softmx::cli {
@@ -52,43 +53,6 @@ std::uint32_t f32_bits_arg(const std::string& v, const char* opt, const char* wh
   if (!b) throw UsageError(std::string("--") + opt + " expects 8 hex digits (the f32 bits of " + what + "), got " + quote(v, '\''));
   return static_cast<std::uint32_t>(*b);
 }
-
-/// --shape D0xD1x...: each a positive integer; the product at most 2^28.
-std::vector<std::size_t> parse_shape(const std::string& v) {
-  std::vector<std::size_t> shape;
-  std::uint64_t n = 1;
-  std::size_t pos = 0;
-  const std::string bad = "--shape expects dimensions as positive integers joined by x (for example 128x256), got " +
-                          quote(v, '\'');
-  for (;;) {
-    const std::size_t x = v.find('x', pos);
-    const std::string d = v.substr(pos, x == std::string::npos ? std::string::npos : x - pos);
-    if (d.empty() || d.size() > 9 || d.find_first_not_of("0123456789") != std::string::npos) throw UsageError(bad);
-    const std::uint64_t k = std::stoull(d);
-    if (k == 0) throw UsageError(bad);
-    n *= k;
-    if (n > (std::uint64_t{1} << 28))
-      throw UsageError("--shape " + quote(v, '\'') + " has more than 2^28 elements (the command's limit)");
-    shape.push_back(static_cast<std::size_t>(k));
-    if (x == std::string::npos) break;
-    pos = x + 1;
-  }
-  return shape;
-}
-
-/// Opens FILE (or stdin for "-" or none); `name` is what errors call it.
-struct InputStream {
-  std::ifstream file;
-  std::istream* in = &std::cin;
-  std::string name = "<stdin>";
-  InputStream(const std::optional<std::string>& path, bool binary) {
-    if (!path || *path == "-") return;
-    file.open(*path, binary ? std::ios::in | std::ios::binary : std::ios::in);
-    if (!file) throw UsageError("cannot open " + quote(*path, '\'') + ": " + std::strerror(errno));
-    in = &file;
-    name = *path;
-  }
-};
 
 /// `n` codes of `src` (2 or 4 bytes each) as hex text tokens or little-endian bytes.
 std::vector<std::uint8_t> read_tensor(InputStream& s, FormatId src, std::size_t n, bool binary) {
@@ -264,7 +228,7 @@ int cmd_recipe(int argc, char** argv) {
   if (!recipe) throw UsageError("unknown recipe " + quote(a.positionals[0], '\'') + " (expected one of " + recipe_names() + ")");
   const auto shape_text = a.get("shape");
   if (!shape_text) throw UsageError("missing --shape MxK (the tensor's dimensions, row-major; for example 128x256)");
-  const std::vector<std::size_t> shape = parse_shape(*shape_text);
+  const std::vector<std::size_t> shape = parse_dims(*shape_text);
   const FormatId src = a.get("from") ? parse_named_format_arg("from", *a.get("from")) : FormatId::f32;
   if (src != FormatId::f32 && src != FormatId::bf16 && src != FormatId::f16)
     throw UsageError("--from must be f32, bf16 or f16 (TE's input dtypes), not " + *a.get("from"));

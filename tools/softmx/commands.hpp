@@ -22,5 +22,7 @@ int cmd_identify(int argc, char** argv);
 int cmd_recipe(int argc, char** argv);   // TransformerEngine's recipes (recipe.hpp)
 int cmd_recipes(int argc, char** argv);
 int cmd_layout(int argc, char** argv);   // the scale layouts (scale_layout.hpp)
+int cmd_torchmx(int argc, char** argv);  // torchmx's entry points (torchmx.hpp)
+int cmd_pychop(int argc, char** argv);   // pychop's mx_quantize (pychop.hpp)
 
 }  // namespace softmx::cli

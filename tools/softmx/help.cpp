@@ -56,7 +56,7 @@ constexpr const char* kHelp = "  -h, --help             this help\n";
 const std::vector<std::string_view>& command_names() {
   static const std::vector<std::string_view> names = {
       "convert", "explain", "quantize", "dequantize", "dot", "gemm-golden", "gen",
-      "sweep", "merge", "diff", "verify", "identify", "recipe", "recipes", "layout", "formats", "dialects", "help"};
+      "sweep", "merge", "diff", "verify", "identify", "recipe", "recipes", "layout", "torchmx", "pychop", "formats", "dialects", "help"};
   return names;
 }
 
@@ -334,7 +334,8 @@ std::optional<std::string> command_help(std::string_view cmd) {
            "       softmx layout index --layout L --shape RxC [--operand a|b] [--transposed 0|1] R C\n"
            "\n"
            "The memory layouts GEMM consumers read block scales in (docs/RECIPES.md 6; Python:\n"
-           "softmx.swizzle_scales, unswizzle_scales, scale_layout_size, scale_layout_index, pad_scales).\n"
+           "softmx.swizzle_scales, unswizzle_scales, scale_layout_size, scale_layout_index, pad_scales,\n"
+           "unpad_scales).\n"
            "S is the scale matrix, R x C one-byte codes (E8M0 or E4M3), row-major: a row per row of the\n"
            "operand along M (A) or N (B), a column per block along K. encode reads S from FILE (or stdin)\n"
            "as hex codes (2 digits, whitespace-separated) or with --binary raw bytes, and writes the\n"
@@ -369,6 +370,81 @@ std::optional<std::string> command_help(std::string_view cmd) {
            "                         scaling's scale_inv, 4-byte codes: 8 hex digits, --binary little-endian)\n"
            "  --binary               FILE holds raw bytes, not hex text\n"
            "  --binary-out           write raw bytes, not hex text\n" +
+           std::string(kOut) + kHelp + "\n" + status02;
+  if (cmd == "torchmx")
+    return "usage: softmx torchmx quantize-mx --elem NAME --shape D0x..xDn [--block K] [--path P] [--to-dtype T]\n"
+           "                         [--binary] [-o OUT] [FILE|-]\n"
+           "       softmx torchmx to-mx (options as quantize-mx)\n"
+           "       softmx torchmx dequantize-mx --elem NAME --data-shape SHAPE --scale-shape SHAPE --scales FILE\n"
+           "                         [--block K] [--target T] [--block-dim D] [--binary] [-o OUT] [FILE|-]\n"
+           "       softmx torchmx matmul --elem NAME [--elem-b NAME] --shape MxK --shape-b KxN [--block K]\n"
+           "                         [--path P] [--acc A] [--binary] [-o OUT] A B\n"
+           "       softmx torchmx linear (as matmul, --shape-b NxK: C = A W^T) [--bias FILE] A W\n"
+           "\n"
+           "rain-neuromorphics/torchmx's own entry points, bit for bit (docs/DIALECTS.md \"torchmx\";\n"
+           "Python: softmx.torchmx_quantize_mx, torchmx_to_mx, torchmx_dequantize_mx, TorchmxTensor.to_dtype,\n"
+           "torchmx_matmul, torchmx_linear). Tensors are read as bf16 codes (4 hex digits, whitespace-\n"
+           "separated; with --binary 2 little-endian bytes), row-major; blocks run along the last dimension.\n"
+           "  quantize-mx    torchmx.quantize_mx(data_hp, elem_dtype_name, block_size): the last dimension\n"
+           "                 a multiple of K. Writes a \"# torchmx\" header, then \"scale SHAPE\" (E8M0) and\n"
+           "                 \"data SHAPE\" (data_lp bytes: FP4 two codes a byte, element 2i in the high\n"
+           "                 nibble; int8 two's complement), one row of the last dimension a line in hex\n"
+           "  to-mx          MXTensor.to_mx: each row padded with +0.0 to a multiple of K first\n"
+           "  dequantize-mx  torchmx.dequantize_mx on arbitrary bytes: data_lp from FILE (hex bytes),\n"
+           "                 the scale from --scales FILE; writes \"dequantized SHAPE to=T flags=FF\"\n"
+           "  matmul         torch.matmul of two MXTensors (A [M,K] and B [K,N], each to_mx along its\n"
+           "                 last dimension): \"c MxN\", bf16 codes\n"
+           "  linear         F.linear(A, W, bias): A [M,K], W [N,K], an optional bf16 bias of N values\n"
+           "\n"
+           "options:\n"
+           "  --elem NAME            element dtype: float8_e4m3, float6_e3m2, float6_e2m3, float4_e2m1,\n"
+           "                         int8 (torchmx has no e5m2); matmul/linear: A's\n"
+           "  --elem-b NAME          matmul/linear: B's (W's) element dtype (default --elem)\n"
+           "  --shape D0x..xDn       the input tensor's shape (matmul/linear: A's, MxK)\n"
+           "  --shape-b SHAPE        matmul: B's, KxN; linear: W's, NxK\n"
+           "  --block K              block_size, 1..65536 (default 32)\n"
+           "  --path P               simulated (default) or hardware-exact (MX_HARDWARE_EXACT_QUANTIZATION)\n"
+           "  --to-dtype T           quantize-mx/to-mx: also MXTensor.to_dtype(T), bf16 or f32\n"
+           "  --target T             dequantize-mx: target_dtype, bf16 (default) or f32\n"
+           "  --block-dim D          dequantize-mx: block_dim, -rank..rank-1 (default -1)\n"
+           "  --data-shape SHAPE     dequantize-mx: data_lp's shape (FP4: packed)\n"
+           "  --scale-shape SHAPE    dequantize-mx: the scale tensor's shape\n"
+           "  --scales FILE          dequantize-mx: the E8M0 scale bytes (hex, or --binary raw)\n"
+           "  --acc A                matmul/linear: exact-f32 (default; the exact sum rounded to f32, then\n"
+           "                         bf16) or fp32-sequential (an f32 FMA per term in k order)\n"
+           "  --bias FILE            linear: the bias, N bf16 codes\n"
+           "  --binary               the input files hold raw little-endian codes, not hex text\n" +
+           std::string(kOut) + kHelp + "\n" + status02;
+  if (cmd == "pychop")
+    return "usage: softmx pychop quantize --shape D0x..xDn [--from f64|f32] [--format KEY|E,S | --spec SPEC]\n"
+           "                      [--block K] [--scale-exp-bits B] [--scale-sig-bits B] [--backend B]\n"
+           "                      [--numpy 2|1] [--binary] [-o OUT] [FILE|-]\n"
+           "       softmx pychop specs\n"
+           "\n"
+           "inEXASCALE/pychop's mx_quantize, bit for bit (docs/DIALECTS.md \"pychop\"; Python:\n"
+           "softmx.pychop_mx_quantize, pychop_spec, pychop_specs). quantize reads f64 (16 hex digits) or f32\n"
+           "(8) codes, row-major (--binary: little-endian bytes); pychop flattens the array into blocks,\n"
+           "padded with +0.0. Writes a \"# pychop\" header (the resolved spec), \"values SHAPE\" (what\n"
+           "mx_quantize returns, in the dtype NumPy's promotion gives), \"scales N\" (E8M0, one per block),\n"
+           "\"codes BxK\" (the element codes, one block a line), \"uncoded N\" (flat indices whose value no\n"
+           "element code carries: NaN into a format without NaN, MXINT8 -0), and \"statistics\"\n"
+           "(MXTensor.statistics(), one key a line; floats as Python prints them). specs lists MX_FORMATS.\n"
+           "\n"
+           "options:\n"
+           "  --shape D0x..xDn       the array's shape (required)\n"
+           "  --from f64|f32         the input dtype (default f64)\n"
+           "  --format KEY|E,S       mx_quantize's format: a key of MX_FORMATS (mxfp8_e4m3 (default),\n"
+           "                         mxfp8_e5m2, mxfp6_e3m2, mxfp6_e2m3, mxfp4_e2m1, mxint8; any case) or\n"
+           "                         an (exp_bits, sig_bits) tuple\n"
+           "  --spec E,S[,BLOCK[,SCALE_EXP_BITS[,NAME]]]\n"
+           "                         an MXSpec from create_mx_spec (its block size wins over --block)\n"
+           "  --block K              mx_quantize's block_size, 1..65536 (default 32; the torch and jax\n"
+           "                         backends keep a named format's 32)\n"
+           "  --scale-exp-bits B     the scale's exponent bits, 1..8 (default: the spec's, 8)\n"
+           "  --scale-sig-bits B     counted in the statistics only (default: the spec's, 0)\n"
+           "  --backend B            numpy (default), torch or jax\n"
+           "  --numpy 2|1            NumPy's promotion rules: 2 (default, NEP 50) or 1 (float32 values)\n"
+           "  --binary               FILE holds raw little-endian codes, not hex text\n" +
            std::string(kOut) + kHelp + "\n" + status02;
   if (cmd == "formats")
     return "usage: softmx formats\n"

@@ -54,6 +54,10 @@ constexpr const char* kUsage =
     "             [--binary] [--binary-out] [-o OUT] [FILE|-]   scales in a GEMM's layout: cublas-128x4, torchao,\n"
     "                                                         paired (seed 003), te-padded; and back\n"
     "  softmx layout size|index --layout L --shape RxC [R C]  a layout's bytes, the offset of S[R][C]\n"
+    "  softmx torchmx quantize-mx|to-mx|dequantize-mx|matmul|linear [options] [FILE...]\n"
+    "                                                         torchmx's own entry points, bit for bit\n"
+    "  softmx pychop quantize|specs [--format KEY|E,S] [options] [FILE]\n"
+    "                                                         pychop's mx_quantize and statistics()\n"
     "  softmx formats                                         the format table\n"
     "  softmx dialects                                        the dialects and their policies\n"
     "  softmx help CMD                                        CMD's usage and options (also softmx CMD --help, -h)\n"
@@ -128,6 +132,8 @@ int run(const std::string& cmd, int argc, char** argv) {
   if (cmd == "recipe") return cmd_recipe(argc, argv);
   if (cmd == "recipes") return cmd_recipes(argc, argv);
   if (cmd == "layout") return cmd_layout(argc, argv);
+  if (cmd == "torchmx") return cmd_torchmx(argc, argv);
+  if (cmd == "pychop") return cmd_pychop(argc, argv);
   if (cmd == "help") {
     // softmx help [CMD]: CMD's help, or the overview (help --help and -h were answered above).
     const Args a = parse_args(cmd, argc, argv, 2, {});
