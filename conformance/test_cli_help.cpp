@@ -44,7 +44,7 @@ const std::vector<Command>& commands() {
       {"recipe", {"--shape", "--from", "--role", "--impl", "--outputs", "--fp8-format", "--power-2-scale", "--amax-epsilon",
                   "--amax", "--rht-amax", "--tiles-2d", "--dialect", "--random-hadamard", "--rht-signs",
                   "--stochastic-rounding", "--stochastic-form", "--rbits", "--rbits-rowwise", "--rbits-columnwise",
-                  "--list", "--binary", "--layouts", "--dequantize", "--out", "-o"}},
+                  "--list", "--binary", "--layouts", "--dequantize", "--seed", "--out", "-o"}},
       {"recipes", {}},
       {"layout", {"--layout", "--shape", "--operand", "--transposed", "--pad", "--multiple", "--scale-format", "--binary",
                   "--binary-out", "--out", "-o"}},

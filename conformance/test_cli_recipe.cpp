@@ -13,10 +13,12 @@
 //   - Bad input exits 2 naming the argument or the file and line.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "softmx/prng.hpp"
@@ -307,6 +309,89 @@ TEST(CliRecipe, EachRecipeEqualsTheLibrary) {
   }
   EXPECT_EQ(bad, 0);
   EXPECT_EQ(n, 22);
+}
+
+// recipe_test_input, the input of --seed and of the committed sets under vectors/recipes/: finite
+// normal numbers of the source (or ±0), the base binade per 16 values within 2^-7..2^12 and each
+// value at most 7 binades below the group's largest, about one zero in 41; the same seed gives
+// the same codes, another seed others.
+TEST(CliRecipe, TestInputProperties) {
+  for (const FormatId src : {FormatId::f32, FormatId::bf16, FormatId::f16}) {
+    const int mant = src == FormatId::f32 ? 23 : src == FormatId::bf16 ? 7 : 10;
+    const int bias = src == FormatId::f16 ? 15 : 127, ebits = src == FormatId::f16 ? 5 : 8;
+    const std::size_t n = 16 * 512;
+    const std::vector<std::uint32_t> v = recipe_test_input(src, n, 1);
+    ASSERT_EQ(v.size(), n);
+    EXPECT_EQ(v, recipe_test_input(src, n, 1));
+    EXPECT_NE(v, recipe_test_input(src, n, 2));
+    std::size_t zeros = 0, negative = 0;
+    for (std::size_t g = 0; g < n; g += 16) {
+      int lo = 99, hi = -99;
+      for (std::size_t i = g; i < g + 16; ++i) {
+        ASSERT_EQ(std::uint64_t{v[i]} >> (1 + ebits + mant), 0u) << i;  // no bits above the source's width
+        negative += v[i] >> (ebits + mant);
+        const std::uint32_t mag = v[i] & ((1u << (ebits + mant)) - 1);
+        if (mag == 0) {
+          ++zeros;
+          continue;
+        }
+        const int e = static_cast<int>(mag >> mant) - bias;
+        ASSERT_GE(e, -14) << i;  // a normal number of f16, bf16 and f32
+        ASSERT_LE(e, 12) << i;
+        lo = std::min(lo, e);
+        hi = std::max(hi, e);
+      }
+      if (hi >= lo) {
+        EXPECT_LE(hi - lo, 7) << g;
+      }
+    }
+    EXPECT_GT(zeros, n / 41 / 2);
+    EXPECT_LT(zeros, n / 41 * 2);
+    EXPECT_GT(negative, n / 3);
+    EXPECT_LT(negative, 2 * n / 3);
+  }
+  EXPECT_THROW(recipe_test_input(FormatId::f64, 4, 1), std::invalid_argument);
+}
+
+// --seed S quantizes recipe_test_input(--from, M*K, S): the same output as that tensor given as
+// a file (one seed per recipe, the settings of the committed sets), with seed=S in the header.
+TEST(CliRecipe, SeedIsTheLibrarysTestInput) {
+  const std::string dir = testing::scratch_dir("cli_recipe_seed");
+  int n = 0;
+  for (const auto& [recipe, src, shape] : {std::tuple{"te-fp8-current", FormatId::f32, "16x64"},
+                                           std::tuple{"te-fp8-block", FormatId::f16, "4x256"},
+                                           std::tuple{"te-mxfp8", FormatId::bf16, "32x32"},
+                                           std::tuple{"te-nvfp4", FormatId::bf16, "32x32"}}) {
+    const std::size_t count = 1024;  // every shape here
+    const std::vector<std::uint32_t> v = recipe_test_input(src, count, 5 + n);
+    std::string text;
+    for (std::uint32_t x : v) text += hx(x, src == FormatId::f32 ? 8 : 4) + " ";
+    const std::string file = dir + "/in" + std::to_string(n);
+    testing::write_file(file, text);
+    const std::string common = std::string("recipe ") + recipe + " --shape " + shape + " --from " +
+                               std::string(format(src).name) + " --layouts";
+    const CliRun seeded = run(common + " --seed " + std::to_string(5 + n));
+    const CliRun given = run(common + " " + file);
+    ASSERT_EQ(seeded.status, 0) << seeded.err;
+    ASSERT_EQ(given.status, 0) << given.err;
+    const std::string tag = " seed=" + std::to_string(5 + n) + "\n";
+    const std::size_t eol = seeded.out.find('\n');
+    ASSERT_NE(eol, std::string::npos);
+    EXPECT_EQ(seeded.out.substr(0, eol + 1).size() - tag.size() + 1, given.out.find('\n') + 1);
+    EXPECT_EQ(seeded.out.substr(eol + 1 - tag.size(), tag.size()), tag);
+    EXPECT_EQ(seeded.out.substr(eol + 1), given.out.substr(given.out.find('\n') + 1)) << recipe;
+    ++n;
+  }
+  EXPECT_EQ(n, 4);
+  const CliRun file = run("recipe te-fp8-current --shape 2x2 --seed 1 x.hex");
+  EXPECT_EQ(file.status, 2);
+  EXPECT_TRUE(has(file.err, "--seed makes the input tensor: no FILE ('x.hex') with it")) << file.err;
+  const CliRun bin = run("recipe te-fp8-current --shape 2x2 --seed 1 --binary");
+  EXPECT_EQ(bin.status, 2);
+  EXPECT_TRUE(has(bin.err, "--binary describes an input FILE; --seed makes the input tensor")) << bin.err;
+  const CliRun bad = run("recipe te-fp8-current --shape 2x2 --seed -1");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_TRUE(has(bad.err, "--seed")) << bad.err;
 }
 
 TEST(CliRecipe, GlobalAmax10ByHand) {

@@ -41,6 +41,19 @@ make() {
   if [ -t 2 ]; then printf '\rmake-vectors: %d files, %ds' "$count" $((SECONDS - start)) >&2; fi
 }
 
+# make_dir DIR ARGS...: runs `softmx ARGS -o DIR` in $out (a command that writes a folder) and
+# records every file under DIR, each with that command.
+make_dir() {
+  local dir=$1 f
+  shift
+  mkdir -p "$out/$(dirname "$dir")"
+  (cd "$out" && "$softmx" "$@" -o "$dir" > /dev/null)
+  while IFS= read -r f; do
+    printf '%s\t%s\tsoftmx %s -o %s\n' "$(sha256sum "$out/$f" | cut -d' ' -f1)" "$f" "$*" "$dir" >> "$manifest_tmp"
+    count=$((count + 1))
+  done < <(cd "$out" && find "$dir" -type f | sort)
+}
+
 elements="e4m3 e5m2 e3m2 e2m3 e2m1 int8 e8m0"
 modes="rne rna rz ru rd ro"
 
@@ -93,6 +106,29 @@ for pair in e4m3:e4m3 e5m2:e5m2 e4m3:e5m2 e3m2:e2m3 e2m1:e2m1 int8:int8; do
     done
   done
 done
+
+# TransformerEngine's recipes (docs/RECIPES.md): one quantize per recipe and role of interest, on
+# the library's deterministic test tensor (recipe_test_input, seed 1), both outputs of the one
+# call; --layouts adds TE's compact scale tensors and the cuBLAS 128x4 layout (MXFP8, NVFP4).
+make recipes/te-fp8-current-f32-16x64-input.txt recipe te-fp8-current --shape 16x64 --from f32 --role input --seed 1
+make recipes/te-fp8-current-bf16-16x64-gradient.txt recipe te-fp8-current --shape 16x64 --from bf16 --role gradient \
+  --seed 1
+make recipes/te-fp8-block-f32-4x256-input.txt recipe te-fp8-block --shape 4x256 --from f32 --role input --layouts --seed 1
+make recipes/te-fp8-block-f32-8x128-weight.txt recipe te-fp8-block --shape 8x128 --from f32 --role weight --layouts \
+  --seed 1
+make recipes/te-mxfp8-bf16-32x32-input.txt recipe te-mxfp8 --shape 32x32 --from bf16 --role input --layouts --seed 1
+make recipes/te-nvfp4-bf16-32x32-input.txt recipe te-nvfp4 --shape 32x32 --from bf16 --role input --layouts --seed 1
+make recipes/te-nvfp4-bf16-32x32-weight.txt recipe te-nvfp4 --shape 32x32 --from bf16 --role weight --layouts --seed 1
+
+# The seed-003 MX-FP4 GEMM golden generator's files (gemm-golden --layout lut-argmin) for a few
+# shapes: odd K-block counts (scale padding), odd row lengths (nibble padding), both trans flags,
+# both FP4 tables.
+make_dir gemm/lut-argmin-m2-n2-k32-t00 gemm-golden --layout lut-argmin --m 2 --n 2 --k 32 --trans-a 0 --trans-b 0 --seed 1
+make_dir gemm/lut-argmin-m4-n3-k96-t10 gemm-golden --layout lut-argmin --m 4 --n 3 --k 96 --trans-a 1 --trans-b 0 --seed 1
+make_dir gemm/lut-argmin-m5-n4-k64-t01-e1m2 gemm-golden --layout lut-argmin --m 5 --n 4 --k 64 --trans-a 0 --trans-b 1 \
+  --a e1m2 --b e1m2 --seed 1
+make_dir gemm/lut-argmin-m3-n5-k128-t11 gemm-golden --layout lut-argmin --m 3 --n 5 --k 128 --trans-a 1 --trans-b 1 \
+  --a e1m2 --seed 2
 
 {
   echo "# softmx canonical vectors (vectors/README.md): SHA-256, path, and the command that makes the"

@@ -205,6 +205,16 @@ PaddedScales te_compact_scales(const RecipeTensor& t, RecipeDirection direction,
 /// recipes (f32 scales).
 std::vector<std::uint8_t> gemm_swizzled_scales(const RecipeTensor& t, RecipeDirection direction);
 
+/// A deterministic, finite test tensor for the recipes (`softmx recipe --seed S`, Python
+/// softmx.recipe_test_input, the committed sets under vectors/recipes/): `count` codes of `source`
+/// (f32, bf16 or f16; returned as std::uint32_t each) drawn from SplitMix64(seed). Every 16
+/// values share a base binade 2^b, b uniform in -7..12; each value is a random sign times a
+/// random mantissa (all of the source's bits) times 2^(b - d), d uniform in 0..7, so every value
+/// is a normal number of all three sources (2^-14 .. < 2^13); one value in 41 on average is ±0. No
+/// Inf or NaN: one of them would make a per-tensor recipe's output degenerate. Throws
+/// std::invalid_argument for another source.
+std::vector<std::uint32_t> recipe_test_input(FormatId source, std::size_t count, std::uint64_t seed);
+
 /// Canonical names: "kernel" "reference" "custom-reference"; "input" "weight" "gradient";
 /// "e4m3" "hybrid"; "software" "rs"; "rowwise" "columnwise".
 std::string_view name(RecipeImpl);

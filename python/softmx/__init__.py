@@ -33,7 +33,7 @@ from ._golden import LutGolden, gemm_golden_inputs, lut_argmin_golden, lut_argmi
 from ._peers import (MXSpec, PychopResult, TorchmxTensor, pychop_mx_quantize, pychop_spec, pychop_specs,
                      torchmx_dequantize_mx, torchmx_linear, torchmx_matmul, torchmx_quantize_mx, torchmx_to_mx)
 
-from ._recipe import RecipeInfo, RecipeOutput, RecipeResult, recipe, recipes
+from ._recipe import RecipeInfo, RecipeOutput, RecipeResult, recipe, recipe_test_input, recipes
 
 __version__ = "0.1.0"
 
@@ -49,4 +49,4 @@ __all__ = [
     "torchmx_quantize_mx", "torchmx_to_mx", "torchmx_dequantize_mx", "torchmx_matmul", "torchmx_linear", "TorchmxTensor",
     "pychop_mx_quantize", "pychop_spec", "pychop_specs", "MXSpec", "PychopResult",
 ]
-__all__ += ["recipe", "recipes", "RecipeResult", "RecipeOutput", "RecipeInfo"]
+__all__ += ["recipe", "recipes", "recipe_test_input", "RecipeResult", "RecipeOutput", "RecipeInfo"]

@@ -145,6 +145,29 @@ def recipes() -> List[RecipeInfo]:
     return [RecipeInfo(*r) for r in _softmx.recipes()]
 
 
+def recipe_test_input(shape, src: str = "f32", seed: int = 1) -> np.ndarray:
+    """The library's deterministic test tensor for the recipes (softmx::recipe_test_input, what
+    `softmx recipe --seed S` quantizes and the committed sets under vectors/recipes/ hold):
+    finite values, a new base binade every 16 values (2^-7 .. 2^12), up to 7 binades below it,
+    about one in 41 a signed zero, from SplitMix64(seed). src: 'f32' (a float32 array), 'f16'
+    (float16) or 'bf16' (the bits as uint16, for recipe(..., src='bf16')); shape: an int or a
+    tuple, filled row-major."""
+    if isinstance(shape, (int, np.integer)):
+        shape = (int(shape),)
+    shape = tuple(int_arg(d, "shape") for d in shape)
+    if not shape or any(d < 1 for d in shape):
+        raise ValueError(f"shape must have positive dimensions, got {shape}")
+    seed = int_arg(seed, "seed")
+    if not 0 <= seed < 1 << 64:
+        raise ValueError(f"seed must be 0 to 2**64 - 1, got {seed}")
+    src = name_arg(src, "src")
+    n = int(np.prod(shape))
+    v = _softmx.recipe_test_input(src, n, seed).reshape(shape)
+    if v.dtype == np.uint32:
+        return v.view(np.float32)
+    return v if src.lower() in ("bf16", "bfloat16") else v.view(np.float16)
+
+
 _OUTPUTS = {"both": (True, True), "rowwise": (True, False), "columnwise": (False, True)}
 
 

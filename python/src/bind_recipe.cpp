@@ -178,6 +178,18 @@ py::dict recipe_quantize(const std::string& recipe_name, const py::array& x, con
 }  // namespace
 
 void bind_recipe(py::module_& m) {
+  m.def("recipe_test_input", [](const std::string& src, std::size_t count, std::uint64_t seed) {
+    const FormatId s = host_format_arg("src", src);
+    std::vector<std::uint32_t> v;
+    try {
+      v = recipe_test_input(s, count, seed);
+    } catch (const std::invalid_argument& e) {
+      throw py::value_error(e.what());
+    }
+    if (s == FormatId::f32) return matrix(v, 1, count);
+    std::vector<std::uint16_t> h(v.begin(), v.end());
+    return matrix(h, 1, count);
+  }, py::arg("src"), py::arg("count"), py::arg("seed"));
   m.def("recipes", [] {
     py::list l;
     for (const Recipe& r : all_recipes())

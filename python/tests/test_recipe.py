@@ -243,3 +243,55 @@ def test_gil_released_threads_agree():
     for r in res:
         assert np.array_equal(r.columnwise.codes, one.columnwise.codes)
         assert np.array_equal(r.columnwise.rht_input, one.columnwise.rht_input)
+
+
+# The committed recipe sets (vectors/recipes/, made by `softmx recipe ... --seed 1`): Python's
+# recipe() on recipe_test_input gives the same codes, scales and layouts, file by file.
+COMMITTED = [
+    ("te-fp8-current-f32-16x64-input.txt", "te-fp8-current", "f32", (16, 64), {}),
+    ("te-fp8-current-bf16-16x64-gradient.txt", "te-fp8-current", "bf16", (16, 64), {"role": "gradient"}),
+    ("te-fp8-block-f32-4x256-input.txt", "te-fp8-block", "f32", (4, 256), {}),
+    ("te-fp8-block-f32-8x128-weight.txt", "te-fp8-block", "f32", (8, 128), {"role": "weight"}),
+    ("te-mxfp8-bf16-32x32-input.txt", "te-mxfp8", "bf16", (32, 32), {}),
+    ("te-nvfp4-bf16-32x32-input.txt", "te-nvfp4", "bf16", (32, 32), {}),
+    ("te-nvfp4-bf16-32x32-weight.txt", "te-nvfp4", "bf16", (32, 32), {"role": "weight"}),
+]
+
+
+@pytest.mark.parametrize("case", COMMITTED, ids=[c[0] for c in COMMITTED])
+def test_committed_sets_equal_python(case):
+    fname, name, src, shape, kw = case
+    path = os.path.join(os.environ.get("SOFTMX_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", "..")),
+                        "vectors", "recipes", fname)
+    with open(path) as f:
+        text = f.read()
+    assert text.splitlines()[0].endswith(" seed=1")
+    x = softmx.recipe_test_input(shape, src, seed=1)
+    assert x.shape == shape and x.dtype == (np.uint16 if src == "bf16" else np.float32)
+    q = softmx.recipe(name, x, src="bf16" if src == "bf16" else None, **kw)
+    cli = parse_cli(text)
+    for d in ("rowwise", "columnwise"):
+        o, c = getattr(q, d), cli[d]
+        assert c["codes"] == o.codes.reshape(-1).tolist()
+        assert c["scales"] == o.scales.reshape(-1).tolist()
+        assert c["multipliers"] == o.multipliers.reshape(-1).tolist()
+        assert int(c["fields"]["amax"], 16) == o.amax_bits
+        if "te_scales" in c:
+            assert c["te_scales"] == o.te_scales.reshape(-1).tolist()
+
+
+def test_recipe_test_input():
+    a = softmx.recipe_test_input((4, 16), "f32", seed=3)
+    b = softmx.recipe_test_input(64, "f32", seed=3)
+    assert a.dtype == np.float32 and np.array_equal(a.reshape(-1).view(np.uint32), b.view(np.uint32))
+    assert np.isfinite(a).all() and not np.array_equal(a, softmx.recipe_test_input((4, 16), "f32", seed=4))
+    h = softmx.recipe_test_input(64, "f16", seed=3)
+    assert h.dtype == np.float16 and np.isfinite(h).all()
+    nz = np.abs(h[h != 0])
+    assert nz.min() >= 2.0 ** -14 and nz.max() < 2.0 ** 13
+    with pytest.raises(ValueError, match="must be f32, bf16 or f16"):
+        softmx.recipe_test_input(4, "f64")
+    with pytest.raises(ValueError, match="positive"):
+        softmx.recipe_test_input((0, 4))
+    with pytest.raises(ValueError, match="seed"):
+        softmx.recipe_test_input(4, seed=-1)

@@ -10,6 +10,7 @@
 //     its inverse, flags) and its sections "codes", "scales", "multipliers" (and "rht_input"),
 //     one matrix row per line in raw hex; --layouts adds the scales as TE's compact tensor and
 //     cuBLAS's swizzled layout, --dequantize DST each output's dequantization.
+//     With --seed S the input is the library's recipe_test_input(--from, M*K, S) instead.
 //   softmx recipes (or softmx recipe --list)
 //     one line per recipe: name, TE class, summary.
 //
@@ -215,7 +216,7 @@ int cmd_recipe(int argc, char** argv) {
                             {"shape", "from", "role", "impl", "outputs", "fp8-format", "power-2-scale", "amax-epsilon",
                              "amax", "rht-amax", "tiles-2d", "dialect", "random-hadamard", "rht-signs",
                              "stochastic-rounding", "stochastic-form", "rbits", "rbits-rowwise", "rbits-columnwise",
-                             "dequantize", "out"},
+                             "dequantize", "seed", "out"},
                             {"list", "binary", "layouts"});
   if (a.has_switch("list")) {
     if (!a.positionals.empty() || !a.options.empty())
@@ -291,8 +292,24 @@ int cmd_recipe(int argc, char** argv) {
   std::size_t n = 1;
   for (std::size_t d : shape) n *= d;
   const bool binary = a.has_switch("binary");
-  InputStream in(a.positionals.size() > 1 ? std::optional<std::string>(a.positionals[1]) : std::nullopt, binary);
-  const std::vector<std::uint8_t> data = read_tensor(in, src, n, binary);
+  std::vector<std::uint8_t> data;
+  const std::optional<std::uint64_t> seed = a.get("seed") ? std::optional(parse_seed(a, 1)) : std::nullopt;
+  if (seed) {
+    // The library's test tensor instead of an input (recipe_test_input), in host order.
+    if (a.positionals.size() > 1)
+      throw UsageError("--seed makes the input tensor: no FILE (" + quote(a.positionals[1], '\'') + ") with it");
+    if (binary) throw UsageError("--binary describes an input FILE; --seed makes the input tensor");
+    const std::vector<std::uint32_t> v = recipe_test_input(src, n, *seed);
+    const std::size_t w = format(src).width / 8;
+    data.resize(n * w);
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto v16 = static_cast<std::uint16_t>(v[i]);
+      std::memcpy(&data[i * w], w == 4 ? static_cast<const void*>(&v[i]) : &v16, w);
+    }
+  } else {
+    InputStream in(a.positionals.size() > 1 ? std::optional<std::string>(a.positionals[1]) : std::nullopt, binary);
+    data = read_tensor(in, src, n, binary);
+  }
 
   const unsigned width = o.stochastic_form == StochasticForm::rs ? o.rbits_width : 8;
   std::vector<std::uint64_t> rrow, rcol;
@@ -332,7 +349,8 @@ int cmd_recipe(int argc, char** argv) {
                    " element=" + std::string(format(t.element).name) + " power_2_scale=" + b(t.power_2_scale) +
                    " tiles_2d=" + b(t.tiles_2d) + " random_hadamard=" + b(t.random_hadamard) +
                    " stochastic_rounding=" + b(t.stochastic_rounding) +
-                   " dialect=" + (t.dialect ? std::string(t.dialect->name) : std::string("-")) + "\n";
+                   " dialect=" + (t.dialect ? std::string(t.dialect->name) : std::string("-")) +
+                   (seed ? " seed=" + std::to_string(*seed) : std::string()) + "\n";
   const bool layouts = a.has_switch("layouts");
   if (t.rowwise) write_output(output, t, RecipeDirection::rowwise, dst, layouts);
   if (t.columnwise) write_output(output, t, RecipeDirection::columnwise, dst, layouts);

@@ -276,6 +276,7 @@ std::optional<std::string> command_help(std::string_view cmd) {
            "2 bad usage or input\n";
   if (cmd == "recipe")
     return "usage: softmx recipe NAME --shape D0xD1[x...] [--from f32|bf16|f16] [--binary] [options] [-o OUT] [FILE|-]\n"
+           "       softmx recipe NAME --shape D0xD1[x...] [--from f32|bf16|f16] --seed S [options] [-o OUT]\n"
            "       softmx recipe --list\n"
            "\n"
            "Quantizes a tensor with one of TransformerEngine's recipes (docs/RECIPES.md): te-fp8-current,\n"
@@ -317,6 +318,9 @@ std::optional<std::string> command_help(std::string_view cmd) {
            "                         with 0) and, te-mxfp8 and te-nvfp4, \"swizzled_scales\" (cuBLAS 128x4)\n"
            "  --dequantize DST       also each output dequantized as TE does, into f32, bf16 or f16\n"
            "                         (title \"DIRECTION dequantized RxC to=DST flags=FF\")\n"
+           "  --seed S               make the input instead of reading FILE: the library's deterministic\n"
+           "                         test tensor (recipe_test_input: finite, a new binade every 16 values,\n"
+           "                         some zeros) from SplitMix64 seed S, 0..2^64-1; the header says seed=S\n"
            "  --list                 list the recipes (as softmx recipes)\n" +
            std::string(kOut) + kHelp + "\n" + status02;
   if (cmd == "recipes")
