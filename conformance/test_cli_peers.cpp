@@ -415,6 +415,8 @@ TEST(CliPeers, ErrorsNameTheArgument) {
       {"pychop quantize --shape 2", "3FF0000000000000", "<stdin>: expected 2 values (f64 codes, --shape 2), got 1"},
       {"pychop quantize --shape 1 --from f32", "3F80", "<stdin> line 1: expected 8 hex digits"},
       {"pychop quantize --shape 1 --from f32 --binary", "\x01\x02", "<stdin>: expected 4 bytes (1 f32 codes of 4 bytes"},
+      {"pychop quantize --shape 1 --from f32 --binary", "\x01\x02\x03\x04\x05", "<stdin>: expected 4 bytes (1 f32 codes of 4 bytes, little-endian, f32 codes, --shape 1), got more"},
+      {"torchmx quantize-mx --elem int8 --shape 1x2 --block 2 --binary", "\x80\x3F\x01", "<stdin>: expected 4 bytes (2 bf16 codes of 2 bytes, little-endian, bf16 codes, --shape 1x2), got 3"},
       {"pychop quantize --shape 1 --bogus 1", "", "unknown option --bogus"},
   };
   for (const Bad& b : bad) {

@@ -1,6 +1,7 @@
 // tools/softmx/tensor_io.cpp: see tensor_io.hpp.
 #include "tensor_io.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <iostream>
@@ -60,26 +61,36 @@ template <class Parse>
 std::vector<std::uint64_t> read_codes(InputStream& s, unsigned width, const std::string& code_name, std::size_t n,
                                       bool binary, const std::string& what, Parse parse) {
   std::vector<std::uint64_t> v;
-  v.reserve(n);
+  v.reserve(std::min<std::size_t>(n, std::size_t{1} << 20));  // grows with what is really there
   if (binary) {
+    // Read in chunks of whole codes (no buffer of the full size), then one byte more to tell a
+    // longer input.
     const std::size_t w = (width + 7) / 8;
-    std::vector<char> buf(n * w + 1);
-    s.in->read(buf.data(), static_cast<std::streamsize>(buf.size()));
-    const auto got = static_cast<std::size_t>(s.in->gcount());
-    if (s.in->bad()) throw UsageError(s.name + ": read error");
-    if (got != n * w)
-      throw UsageError(s.name + ": expected " + std::to_string(n * w) + " bytes (" + std::to_string(n) + " " + code_name +
-                       "s of " + std::to_string(w) + (w == 1 ? " byte" : " bytes, little-endian") + ", " + what +
-                       "), got " + (got > n * w ? "more" : std::to_string(got)));
     const std::uint64_t mask = width >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << width) - 1;
-    for (std::size_t i = 0; i < n; ++i) {
-      std::uint64_t c = 0;
-      for (std::size_t b = 0; b < w; ++b) c |= std::uint64_t{static_cast<unsigned char>(buf[i * w + b])} << (8 * b);
-      if (c > mask)
-        throw UsageError(s.name + ": value " + std::to_string(i) + " (" + hex(c, static_cast<int>(2 * w)) +
-                         ") has bits above the " + std::to_string(width) + "-bit " + code_name);
-      v.push_back(c);
+    const auto wrong_size = [&](const std::string& got) {
+      return UsageError(s.name + ": expected " + std::to_string(n * w) + " bytes (" + std::to_string(n) + " " + code_name +
+                        "s of " + std::to_string(w) + (w == 1 ? " byte" : " bytes, little-endian") + ", " + what +
+                        "), got " + got);
+    };
+    std::vector<char> buf(std::size_t{1} << 16);
+    while (v.size() < n) {
+      const std::size_t want = std::min(n - v.size(), buf.size() / w) * w;
+      s.in->read(buf.data(), static_cast<std::streamsize>(want));
+      const auto got = static_cast<std::size_t>(s.in->gcount());
+      if (s.in->bad()) throw UsageError(s.name + ": read error");
+      for (std::size_t i = 0; i + w <= got; i += w) {
+        std::uint64_t c = 0;
+        for (std::size_t b = 0; b < w; ++b) c |= std::uint64_t{static_cast<unsigned char>(buf[i + b])} << (8 * b);
+        if (c > mask)
+          throw UsageError(s.name + ": value " + std::to_string(v.size()) + " (" + hex(c, static_cast<int>(2 * w)) +
+                           ") has bits above the " + std::to_string(width) + "-bit " + code_name);
+        v.push_back(c);
+      }
+      if (got != want) throw wrong_size(std::to_string(v.size() * w + got % w));
     }
+    char extra;
+    if (s.in->read(&extra, 1).gcount() != 0) throw wrong_size("more");
+    if (s.in->bad()) throw UsageError(s.name + ": read error");
     return v;
   }
   TokenReader tr(*s.in, s.name);
