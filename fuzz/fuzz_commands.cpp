@@ -189,6 +189,10 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
     write_file(g_files + "/b", b);
     write_file(g_files + "/s", "7F 80\n");
     write_file(g_files + "/z", "");
+    std::atexit([] {
+      for (const char* f : {"/a", "/b", "/s", "/z"}) ::unlink((g_files + f).c_str());
+      ::rmdir(g_files.c_str());
+    });
   }
   // The commands write their results to stdout; libFuzzer reports on stderr.
   const int devnull = open("/dev/null", O_WRONLY);
