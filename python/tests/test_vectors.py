@@ -22,7 +22,9 @@ VECTORS = SOURCE / "vectors"
 
 
 def _manifest():
-    """(path, long): every file vectors/MANIFEST lists; the run tables of all 2^32 f32 inputs are
+    """(path, long): every vector file vectors/MANIFEST lists (made by softmx gen or sweep; the
+    recipe outputs under recipes/ and the GEMM golden files under gemm/ are other formats, checked
+    by test_recipe.py and test_committed_vectors); the run tables of all 2^32 f32 inputs are
     long (about 2 s of CPU each; ctest -L long), except one kept in the default run."""
     out = []
     kept_f32 = False
@@ -30,6 +32,8 @@ def _manifest():
         if not line or line.startswith("#"):
             continue
         _sha, path, command = line.split("\t")
+        if not command.startswith(("softmx gen ", "softmx sweep ")):
+            continue
         f32_sweep = command.startswith("softmx sweep") and " --from f32 " in command
         long = f32_sweep and kept_f32
         kept_f32 |= f32_sweep
