@@ -475,6 +475,33 @@ inline bool fpu_is_default() {
 #endif
 }
 
+/// N lanes, four times, stored as 4N codes (T: std::uint8_t or std::uint16_t, every value below
+/// 2^(8 sizeof(T))). On AVX2 the four vectors share their narrowing: two saturating packs and
+/// one permutation give 32 bytes (one store) where store_codes takes five instructions a vector.
+template <class T>
+SOFTMX_LANES_INLINE void store_codes4(T* out, u32v c0, u32v c1, u32v c2, u32v c3) {
+#if defined(__AVX2__) && SOFTMX_SIMD_LANES == 8
+  // packus_epi32 interleaves the 128-bit halves: [c0 lanes 0-3, c1 0-3, c0 4-7, c1 4-7].
+  const __m256i w01 = _mm256_packus_epi32(reinterpret_cast<__m256i>(c0), reinterpret_cast<__m256i>(c1));
+  const __m256i w23 = _mm256_packus_epi32(reinterpret_cast<__m256i>(c2), reinterpret_cast<__m256i>(c3));
+  if constexpr (sizeof(T) == 1) {
+    // Bytes in 32-bit groups: c0 0-3, c1 0-3, c2 0-3, c3 0-3, c0 4-7, c1 4-7, c2 4-7, c3 4-7.
+    const __m256i b = _mm256_packus_epi16(w01, w23);
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_permutevar8x32_epi32(b, order));
+  } else {
+    static_assert(sizeof(T) == 2);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_permute4x64_epi64(w01, 0xD8));  // 64-bit words 0 2 1 3
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 2 * N), _mm256_permute4x64_epi64(w23, 0xD8));
+  }
+  return;
+#endif
+  store_codes(out, c0);
+  store_codes(out + N, c1);
+  store_codes(out + 2 * N, c2);
+  store_codes(out + 3 * N, c3);
+}
+
 /// rne without flags from f32 (or bf16, widened by a shift) into a destination with
 /// subnormals, using the FPU's own round-to-nearest-even for the destination's subnormal range
 /// and the classic integer rounding of the f32 bit pattern for its normal range:
@@ -482,31 +509,39 @@ inline bool fpu_is_default() {
 ///                  (the f32 sum's last bit is worth one destination subnormal quantum);
 ///   |x| >= 2^emin: code = (bits + 2^(22 - m) - 1 + last kept bit) >> (23 - m), rebiased
 ///                  (a carry runs into the exponent field, as round_pack's base + n).
-/// About half the operations of the general kernel; same results (test_batch_simd*.cpp), and
-/// only used while the FPU is in its default mode (fpu_is_default).
+/// Zeros, infinities and NaNs take the Plan's class results (as VectorKernel); only a NaN whose
+/// payload reaches the result (!nan_by_class) needs the scalar kernel. About half the operations
+/// of the general kernel; same results (test_batch_simd*.cpp), and only used while the FPU is in
+/// its default mode (fpu_is_default).
 template <int D>
-void convert_rne_float(const Plan& p, const void* in, void* out_v, std::size_t n) {
+struct RneFloatKernel {
   using T = DstTraits<D>;
   static_assert(!T::no_subnormals);
-  const LanePlan lp(p);  // a runtime destination's fields (rne_float_serves checked them)
-  const int m = T::m(lp);
-  const std::uint32_t magic = static_cast<std::uint32_t>(T::emin(lp) - m + 23 + 127) << 23;
-  const std::uint32_t min_normal = static_cast<std::uint32_t>(T::emin(lp) + 127) << 23;
-  const std::uint32_t rebias = static_cast<std::uint32_t>(127 - T::bias(lp)) << m;
   using Out = OutOf<D>;
-  Out* out = static_cast<Out*>(out_v);
-  const bool in32 = p.src_width == 32;
-  const u32v max0 = splat(p.max_mag[0]), max1 = splat(p.max_mag[1]), ovf0 = splat(p.ovf_code[0]),
-             ovf1 = splat(p.ovf_code[1]);
-  const bool ovf_is_max = p.ovf_is_max;
-  const bool neg_const = p.neg_const;
-  const u32v neg_code = splat(p.neg.code[1]);
-  const u32v inf_minus_1 = splat(0x7F7FFFFFu);
-  auto scalar = [&](std::size_t j) { out[j] = static_cast<Out>(p.call(load_one(in, j, in32)).code); };
-  std::size_t i = 0;
-  for (; i + N <= n; i += N) {
-    u32v x = load_lanes(in, i, in32);
-    if (!in32) x <<= 16;  // bf16 is the top half of an f32
+  const Plan& p;
+  const LanePlan lp;  // a runtime destination's fields (rne_float_serves checked them)
+  const std::uint32_t magic, min_normal, rebias;
+  const u32v max0, max1, ovf0, ovf1, neg_code;
+  const bool ovf_is_max, neg_const;
+
+  explicit RneFloatKernel(const Plan& plan)
+      : p(plan),
+        lp(plan),
+        magic(static_cast<std::uint32_t>(T::emin(lp) - T::m(lp) + 23 + 127) << 23),
+        min_normal(static_cast<std::uint32_t>(T::emin(lp) + 127) << 23),
+        rebias(static_cast<std::uint32_t>(127 - T::bias(lp)) << T::m(lp)),
+        max0(splat(plan.max_mag[0])),
+        max1(splat(plan.max_mag[1])),
+        ovf0(splat(plan.ovf_code[0])),
+        ovf1(splat(plan.ovf_code[1])),
+        neg_code(splat(plan.neg.code[1])),
+        ovf_is_max(plan.ovf_is_max),
+        neg_const(plan.neg_const) {}
+
+  /// Source codes as f32 bit patterns (bf16 already shifted up): the codes of finite non-zero
+  /// lanes (zeros, infinities and NaNs are settled by classes()).
+  SOFTMX_LANES_INLINE u32v operator()(u32v x) const {
+    const int m = T::m(lp);
     const u32v a = x & 0x7FFFFFFFu;
     const u32v sub = reinterpret_cast<u32v>(reinterpret_cast<f32v>(a) + reinterpret_cast<f32v>(splat(magic))) - magic;
     const u32v nor = ((a + ((1u << (22 - m)) - 1) + ((a >> (23 - m)) & 1u)) >> (23 - m)) - rebias;
@@ -529,14 +564,86 @@ void convert_rne_float(const Plan& p, const void* in, void* out_v, std::size_t n
     if constexpr (T::unsigned_dst) {
       if (neg_const) code = neg ? neg_code : code;
     }
-    store_codes(out + i, code);
-    // Zeros, infinities and NaNs: the scalar kernel (their class results, or a NaN payload).
-    if (any_at_least(a - 1, inf_minus_1)) [[unlikely]] {
-      for (unsigned lanes = lane_bits((a - 1) >= inf_minus_1); lanes; lanes &= lanes - 1)
-        scalar(i + static_cast<std::size_t>(__builtin_ctz(lanes)));
+    return code;
+  }
+
+  /// Lanes that are zeros, infinities or NaNs (one unsigned compare: a - 1 wraps for zeros).
+  static SOFTMX_LANES_INLINE i32v special(u32v x) { return ((x & 0x7FFFFFFFu) - 1) >= 0x7F7FFFFFu; }
+
+  /// `code` with the special lanes of x given their class's result (zeros, infinities, NaNs by
+  /// quiet bit and sign), as VectorKernel does; the classes decide before the negative class.
+  /// Sets `payload` to the NaN lanes whose result depends on the payload (!nan_by_class).
+  SOFTMX_LANES_INLINE u32v classes(u32v x, u32v code, i32v& payload) const {
+    const u32v a = x & 0x7FFFFFFFu;
+    const i32v neg = reinterpret_cast<i32v>(x) < 0;
+    const i32v special = a >= 0x7F800000u;
+    const i32v is_nan = a > 0x7F800000u;
+    const i32v quiet = (x & 0x400000u) != 0;
+    const u32v nan_code =
+        sel(quiet, by_sign(neg, p.qnan.code[0], p.qnan.code[1]), by_sign(neg, p.snan.code[0], p.snan.code[1]));
+    const u32v special_code = sel(is_nan, nan_code, by_sign(neg, p.inf.code[0], p.inf.code[1]));
+    payload = p.nan_by_class ? splat_i(0) : is_nan;
+    return sel(special, special_code, sel(a == 0, by_sign(neg, p.zero.code[0], p.zero.code[1]), code));
+  }
+};
+
+/// convert_rne_float's loop over 4N codes at a time from position i; stops before the first
+/// group with a lane for the scalar kernel (a payload NaN) and returns its position (or the
+/// position after the last whole group). No call in the loop, so the constants stay in registers.
+template <int D, bool In32>
+std::size_t convert_rne_float_groups(const RneFloatKernel<D>& k, const void* in, OutOf<D>* out, std::size_t i,
+                                     std::size_t n) {
+  auto load = [&](std::size_t j) {
+    u32v x = load_lanes(in, j, In32);
+    if constexpr (!In32) x <<= 16;  // bf16 is the top half of an f32
+    return x;
+  };
+  for (; i + 4 * N <= n; i += 4 * N) {
+    const u32v x0 = load(i), x1 = load(i + N), x2 = load(i + 2 * N), x3 = load(i + 3 * N);
+    u32v c0 = k(x0), c1 = k(x1), c2 = k(x2), c3 = k(x3);
+    const i32v s0 = k.special(x0), s1 = k.special(x1), s2 = k.special(x2), s3 = k.special(x3);
+    if (lane_bits(s0 | s1 | s2 | s3)) [[unlikely]] {
+      i32v p0, p1, p2, p3;
+      c0 = k.classes(x0, c0, p0);
+      c1 = k.classes(x1, c1, p1);
+      c2 = k.classes(x2, c2, p2);
+      c3 = k.classes(x3, c3, p3);
+      if (lane_bits(p0 | p1 | p2 | p3)) return i;
     }
+    store_codes4(out + i, c0, c1, c2, c3);
+  }
+  return i;
+}
+
+template <int D, bool In32>
+void convert_rne_float_from(const Plan& p, const void* in, void* out_v, std::size_t n) {
+  using Out = OutOf<D>;
+  Out* out = static_cast<Out*>(out_v);
+  const RneFloatKernel<D> k(p);
+  auto scalar = [&](std::size_t j) { out[j] = static_cast<Out>(p.call(load_one(in, j, In32)).code); };
+  std::size_t i = 0;
+  for (;;) {
+    i = convert_rne_float_groups<D, In32>(k, in, out, i, n);
+    if (i + 4 * N > n) break;
+    for (const std::size_t end = i + 4 * N; i < end; ++i) scalar(i);  // a group with a payload NaN
+  }
+  for (; i + N <= n; i += N) {  // fewer than 4N left: a vector at a time, then the scalar kernel
+    u32v x = load_lanes(in, i, In32);
+    if constexpr (!In32) x <<= 16;
+    u32v code = k(x);
+    i32v payload = splat_i(0);
+    if (lane_bits(k.special(x))) code = k.classes(x, code, payload);
+    store_codes(out + i, code);
+    for (unsigned lanes = lane_bits(payload); lanes; lanes &= lanes - 1)
+      scalar(i + static_cast<std::size_t>(__builtin_ctz(lanes)));
   }
   for (; i < n; ++i) scalar(i);
+}
+
+template <int D>
+void convert_rne_float(const Plan& p, const void* in, void* out, std::size_t n) {
+  if (p.src_width == 32) return convert_rne_float_from<D, true>(p, in, out, n);
+  convert_rne_float_from<D, false>(p, in, out, n);
 }
 
 /// E8M0 without flags from f32 (or bf16, widened by a shift): a normal source's code is its
