@@ -136,13 +136,12 @@ void score_runs(VectorReader& reader, const std::function<std::unique_ptr<Vector
     }
     auto rd = open();
     CandidateScore& s = id.scores[idx];
-    const RunCheckStats st = check_runs(
-        *rd, id.candidates[idx].header, o.threads,
-        [&](const RangeMismatch& m) {
-          ++s.ranges;
-          if (s.runs.size() < o.max_errors) s.runs.push_back(m);
-        },
-        o.progress);
+    const std::function<void(const RangeMismatch&)> keep = [&](const RangeMismatch& m) {
+      ++s.ranges;
+      if (s.runs.size() < o.max_errors) s.runs.push_back(m);
+    };
+    const RunCheckStats st = o.on_progress ? check_runs(*rd, id.candidates[idx].header, o.threads, keep, o.on_progress)
+                                           : check_runs(*rd, id.candidates[idx].header, o.threads, keep, o.progress);
     s.exact = true;
     s.exact_disagree = st.result_mismatches + st.flags_only_mismatches;
     s.agree = st.inputs - s.exact_disagree;

@@ -25,6 +25,25 @@ unsigned default_threads() {
 
 RunCheckStats check_runs(VectorReader& table, const Header& settings, unsigned threads,
                          const std::function<void(const RangeMismatch&)>& on_mismatch, bool progress) {
+  std::function<void(std::uint64_t, std::uint64_t)> report;
+  if (progress && ::isatty(2)) {
+    auto last_report = std::chrono::steady_clock::now();
+    report = [last_report](std::uint64_t done, std::uint64_t total) mutable {
+      const auto now = std::chrono::steady_clock::now();
+      if (now - last_report < std::chrono::milliseconds(250)) return;
+      last_report = now;
+      std::fprintf(stderr, "\rverify: %5.1f%% of %llu inputs", 100.0 * static_cast<double>(done) / static_cast<double>(total),
+                   static_cast<unsigned long long>(total));
+    };
+  }
+  const RunCheckStats st = check_runs(table, settings, threads, on_mismatch, report);
+  if (report) std::fprintf(stderr, "\r%60s\r", "");
+  return st;
+}
+
+RunCheckStats check_runs(VectorReader& table, const Header& settings, unsigned threads,
+                         const std::function<void(const RangeMismatch&)>& on_mismatch,
+                         const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
   RunCheckStats st;
   Run dev;
   table.next_run(dev);  // a table has at least one run (the reader checks)
@@ -65,20 +84,10 @@ RunCheckStats check_runs(VectorReader& table, const Header& settings, unsigned t
 
   SweepOptions o;
   o.threads = threads;
-  if (progress && ::isatty(2)) {
-    auto last_report = std::chrono::steady_clock::now();
-    o.progress = [last_report](std::uint64_t done, std::uint64_t total) mutable {
-      const auto now = std::chrono::steady_clock::now();
-      if (now - last_report < std::chrono::milliseconds(250)) return;
-      last_report = now;
-      std::fprintf(stderr, "\rverify: %5.1f%% of %llu inputs", 100.0 * static_cast<double>(done) / static_cast<double>(total),
-                   static_cast<unsigned long long>(total));
-    };
-  }
+  o.progress = progress;
   sweep(settings, o, compare);
   while (table.next_run(dev)) ++st.runs;  // none left: the reader stops runs at the header's last
   if (has_pending) on_mismatch(pending);
-  if (o.progress) std::fprintf(stderr, "\r%60s\r", "");
   return st;
 }
 

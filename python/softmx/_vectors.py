@@ -17,6 +17,7 @@ import numpy as np
 
 from . import _softmx
 from ._arrays import int_arg, name_arg, threads_arg
+from ._progress import run_with_progress
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -260,7 +261,7 @@ def _source(path, text) -> Tuple[str, Optional[str]]:
 
 
 def verify(path: Optional[PathLike] = None, *, text=None, max_errors: Optional[int] = 20,
-           threads: Optional[int] = None) -> VerifyResult:
+           threads: Optional[int] = None, progress=None) -> VerifyResult:
     """Checks a file of device results (or a run table) against softmx: `softmx verify FILE`.
 
     Every line (every input of every run) is recomputed under the file's header, and the file's
@@ -268,12 +269,18 @@ def verify(path: Optional[PathLike] = None, *, text=None, max_errors: Optional[i
     (default 20, as the CLI; None keeps 20, 0 keeps none; the counts are always complete).
     threads: for run tables; None uses every core. text: the file's contents instead of a file
     (str or bytes, as gen and sweep return them; `path`, if given, names it in messages).
+    progress (run tables; files of cases report none): None (default) shows a progress line on
+        sys.stderr while it is a terminal, as the CLI does; True or False: always or never; or a
+        callable progress(done, total), called with the inputs checked so far (increasing; the
+        last call has done == total). Ctrl-C stops a run table's check at the next chunk with
+        KeyboardInterrupt. The result does not depend on it.
 
     Raises FileNotFoundError / IsADirectoryError naming the path, ValueError naming the file and
     line for a malformed file.
     """
     p, t = _source(path, text)
-    r = _softmx.verify(p, t, _max_errors(max_errors, 20), threads_arg(threads))
+    me, th = _max_errors(max_errors, 20), threads_arg(threads)
+    r = run_with_progress(lambda cb: _softmx.verify(p, t, me, th, cb), progress, f"verify {p}")
     r["completeness"] = _completeness(r["completeness"])
     r["mismatches"] = [_mismatch(m) for m in r["mismatches"]]
     return VerifyResult(**r)
@@ -343,7 +350,7 @@ class IdentifyResult:
 
 
 def identify(path: Optional[PathLike] = None, *, text=None, exact: int = 3, max_errors: int = 10,
-             threads: Optional[int] = None) -> IdentifyResult:
+             threads: Optional[int] = None, progress=None) -> IdentifyResult:
     """Which implementation does a device's file match? `softmx identify FILE`.
 
     Every setting softmx models for the file's operation is scored by the cases (inputs) it
@@ -351,6 +358,12 @@ def identify(path: Optional[PathLike] = None, *, text=None, exact: int = 3, max_
     than 2**20 inputs, how many of the best sampled scores are checked on every input (3, as the
     CLI); max_errors: disagreements kept per candidate (10); threads: None uses every core;
     text: the file's contents instead of a file, as for verify.
+    progress (the exact checks of a run table): None (default) shows a progress line on
+        sys.stderr while it is a terminal; True or False: always or never; or a callable
+        progress(done, total), called with the inputs checked so far for each candidate checked
+        on every input (increasing, up to done == total, then from the start for the next).
+        Ctrl-C stops the check at the next chunk with KeyboardInterrupt. The result does not
+        depend on it.
 
     Raises FileNotFoundError / IsADirectoryError naming the path, ValueError for a malformed file.
     """
@@ -358,7 +371,8 @@ def identify(path: Optional[PathLike] = None, *, text=None, exact: int = 3, max_
     ex = int_arg(exact, "exact")
     if ex < 1:
         raise ValueError(f"exact must be an integer from 1 to 100000, got {ex}")
-    r = _softmx.identify(p, t, ex, _max_errors(max_errors, 10), threads_arg(threads))
+    me, th = _max_errors(max_errors, 10), threads_arg(threads)
+    r = run_with_progress(lambda cb: _softmx.identify(p, t, ex, me, th, cb), progress, f"identify {p}")
     r["completeness"] = _completeness(r["completeness"])
     ranking = []
     for c in r["ranking"]:
@@ -401,13 +415,19 @@ class RunTable:
 
 
 def sweep(src: str, to: str, *, round: Optional[str] = None, sat: Optional[str] = None, tininess: str = "after",
-          dialect: str = "ocp", threads: Optional[int] = None, shard=None, out: Optional[PathLike] = None) -> RunTable:
+          dialect: str = "ocp", threads: Optional[int] = None, shard=None, out: Optional[PathLike] = None,
+          progress=None) -> RunTable:
     """Every input of `src` converted into `to`: the run table `softmx sweep` writes.
 
     src, to: format specs (src of at most 32 bits). round, sat: None is the dialect's default for
     the destination, as the CLI without --round / --sat. shard: "I/N" or (I, N): shard I of N of
     the inputs, as --shard. out: the file to write (atomically, the CLI's bytes); None returns
     the text. threads: None uses every core; the table does not depend on it.
+    progress: None (default) shows the CLI's progress line on sys.stderr while it is a
+        terminal; True or False: always or never; or a callable progress(done, total), called
+        after each chunk of 2**20 inputs with the inputs converted so far (increasing; the last
+        call has done == total). Ctrl-C stops the sweep at the next chunk with KeyboardInterrupt
+        (`out` is then not written). The table does not depend on it.
     """
     path = None if out is None else _path_arg(out, "out")
     if shard is not None and not isinstance(shard, str):
@@ -415,9 +435,9 @@ def sweep(src: str, to: str, *, round: Optional[str] = None, sat: Optional[str] 
             raise TypeError(f"shard must be 'I/N' or a pair (I, N), got {shard!r}")
         i, n = (_uint_arg(v, "shard") for v in shard)
         shard = f"{i}/{n}"
-    r = _softmx.sweep(name_arg(src, "src"), name_arg(to, "to"), name_arg(round, "round", True),
-                      name_arg(sat, "sat", True), name_arg(tininess, "tininess"), name_arg(dialect, "dialect"),
-                      threads_arg(threads), shard, path)
+    args = (name_arg(src, "src"), name_arg(to, "to"), name_arg(round, "round", True), name_arg(sat, "sat", True),
+            name_arg(tininess, "tininess"), name_arg(dialect, "dialect"), threads_arg(threads), shard, path)
+    r = run_with_progress(lambda cb: _softmx.sweep(*args, cb), progress, f"sweep {args[0]} -> {args[1]}")
     return RunTable(r["lines"], r["header"], r["description"], r["first"], r["last"], path, r["text"])
 
 

@@ -73,6 +73,22 @@ void open_output(std::optional<vec::OutputFile>& out, const std::string& path) {
   out.emplace(path);
 }
 
+/// The library's progress callback for a long call (sweep; verify and identify of run tables),
+/// called on the calling thread after each chunk, which runs with the GIL released. It takes the
+/// GIL, raises a pending signal's exception (Ctrl-C: the library stops its workers and rethrows,
+/// an output file's temporary is removed), then calls `callback(done, total)` unless it is None
+/// (the Python layer gives None when progress is off, or a callable: its own stderr line or the
+/// user's). `callback` is a reference: it outlives the call, and copies of the function made
+/// inside the library hold no Python reference.
+using ProgressFn = std::function<void(std::uint64_t done, std::uint64_t total)>;
+ProgressFn progress_fn(const py::object& callback) {
+  return [&callback](std::uint64_t done, std::uint64_t total) {
+    py::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+    if (!callback.is_none()) callback(done, total);
+  };
+}
+
 /// The largest count gen accepts (cmd_gen.cpp kMaxCount).
 constexpr std::uint64_t kMaxCount = 1'000'000'000;
 
@@ -395,8 +411,10 @@ std::unique_ptr<vec::VectorReader> open_reader(const std::string& path, const st
   return text ? vec::VectorReader::from_string(*text, path) : vec::VectorReader::open(path);
 }
 
-py::dict verify(const std::string& path, const std::optional<std::string>& text, std::uint64_t max_errors, long threads_in) {
+py::dict verify(const std::string& path, const std::optional<std::string>& text, std::uint64_t max_errors, long threads_in,
+                const py::object& progress) {
   const unsigned threads = threads_in > 0 ? static_cast<unsigned>(threads_in) : vec::default_threads();
+  const ProgressFn report = progress_fn(progress);
   std::vector<MismatchRecord> found;
   vec::Completeness completeness;
   std::string name, description, layout_name;
@@ -432,7 +450,7 @@ py::dict verify(const std::string& path, const std::optional<std::string>& text,
             r.report = vec::range_report(l, m, candidates(m.has_flags));
             found.push_back(std::move(r));
           },
-          false);
+          report);
       cases = st.inputs;
       runs = st.runs;
       result_mm = st.result_mismatches;
@@ -494,12 +512,13 @@ py::dict header_dict(const Header& h) {
 }
 
 py::dict identify(const std::string& path, const std::optional<std::string>& text, std::uint64_t exact,
-                  std::uint64_t max_errors, long threads_in) {
+                  std::uint64_t max_errors, long threads_in, const py::object& progress) {
   vec::IdentifyOptions o;
   o.exact_groups = static_cast<std::size_t>(count_arg("exact", exact, 3, 100000));
   o.max_errors = static_cast<std::size_t>(max_errors);
   o.threads = threads_in > 0 ? static_cast<unsigned>(threads_in) : vec::default_threads();
   o.progress = false;
+  o.on_progress = progress_fn(progress);
   std::optional<vec::Identification> idopt;
   {
     py::gil_scoped_release release;
@@ -608,7 +627,7 @@ vec::InputRange shard_arg(const std::string& text, int width) {
 }
 
 py::dict sweep(const std::string& src, const std::string& to, const Opt& round, const Opt& sat, const Opt& tininess,
-               const Opt& dialect, long threads_in, const Opt& shard, const Opt& path) {
+               const Opt& dialect, long threads_in, const Opt& shard, const Opt& path, const py::object& progress) {
   const Format from = format_spec_arg("src", src);
   const Format dst = format_spec_arg("to", to);
   const Conversion c = conversion(dst, round, sat, tininess, dialect, std::nullopt);
@@ -619,6 +638,7 @@ py::dict sweep(const std::string& src, const std::string& to, const Opt& round, 
   const Header h = vec::sweep_header(from, dst, c.ctx, c.dialect->name, range);
   vec::SweepOptions so;
   so.threads = threads_in > 0 ? static_cast<unsigned>(threads_in) : std::max(1u, std::thread::hardware_concurrency());
+  so.progress = progress_fn(progress);
   std::uint64_t lines = 0;
   std::string text;
   {
@@ -869,11 +889,12 @@ void bind_vectors(py::module_& m) {
       py::arg("blocks"), py::arg("acc"), py::arg("scale"), py::arg("round"), py::arg("sat"), py::arg("tininess"),
       py::arg("dialect"), py::arg("rbits"), py::arg("level"), py::arg("seed"), py::arg("count"), py::arg("inputs_only"),
       py::arg("export"), py::arg("accumulator"), py::arg("addend"), py::arg("model"));
-  m.def("verify", &verify, py::arg("path"), py::arg("text"), py::arg("max_errors"), py::arg("threads"));
+  m.def("verify", &verify, py::arg("path"), py::arg("text"), py::arg("max_errors"), py::arg("threads"),
+        py::arg("progress"));
   m.def("identify", &identify, py::arg("path"), py::arg("text"), py::arg("exact"), py::arg("max_errors"),
-        py::arg("threads"));
+        py::arg("threads"), py::arg("progress"));
   m.def("sweep", &sweep, py::arg("src"), py::arg("to"), py::arg("round"), py::arg("sat"), py::arg("tininess"),
-        py::arg("dialect"), py::arg("threads"), py::arg("shard"), py::arg("path"));
+        py::arg("dialect"), py::arg("threads"), py::arg("shard"), py::arg("path"), py::arg("progress"));
   m.def("read_runs", &read_runs, py::arg("path"), py::arg("text"));
   m.def("merge", &merge, py::arg("paths"), py::arg("path"));
   m.def("diff", &diff, py::arg("path_a"), py::arg("text_a"), py::arg("path_b"), py::arg("text_b"), py::arg("max_ranges"));

@@ -36,6 +36,10 @@ struct IdentifyOptions {
   unsigned threads = 1;
   /// Progress on stderr (when it is a terminal) during the exact checks of a run table.
   bool progress = true;
+  /// When set, replaces `progress`: called during each exact check of a run table, on the
+  /// calling thread, with the inputs checked so far and the total (check_runs' progress: the
+  /// counts start again for each candidate checked). Whatever it throws stops identify.
+  std::function<void(std::uint64_t done, std::uint64_t total)> on_progress;
 };
 
 /// A case a candidate disagrees on: the line, its operands and the device's results (rec) and

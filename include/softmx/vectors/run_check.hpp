@@ -37,6 +37,14 @@ struct RunCheckStats {
 /// size. Progress goes to stderr when it is a terminal and `progress` is set.
 RunCheckStats check_runs(VectorReader& table, const Header& settings, unsigned threads,
                          const std::function<void(const RangeMismatch&)>& on_mismatch, bool progress = true);
+/// The same, reporting progress to `progress` (may be empty) instead of stderr: called on the
+/// calling thread after each chunk of softmx's conversions was compared, with the inputs done
+/// (increasing, the last call's equal to the total) and the total (the header's inputs). Whatever
+/// it throws stops the check and is rethrown (the Python module's Ctrl-C). The results do not
+/// depend on it.
+RunCheckStats check_runs(VectorReader& table, const Header& settings, unsigned threads,
+                         const std::function<void(const RangeMismatch&)>& on_mismatch,
+                         const std::function<void(std::uint64_t done, std::uint64_t total)>& progress);
 
 /// The number of threads to use by default: every core.
 unsigned default_threads();
