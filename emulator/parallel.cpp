@@ -2,6 +2,7 @@
 #include "softmx/parallel.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
 #include <thread>
 #include <vector>
@@ -56,9 +57,22 @@ void run_parallel(const Converter& conv, const void* in, void* out, Flags* flags
                   const std::uint64_t* rbits, unsigned threads) {
   // The descriptors, not the ids: a runtime format has no table entry (format(FormatId::runtime) throws).
   const std::size_t ib = detail::storage_bytes(conv.source_format()), ob = detail::storage_bytes(conv.destination_format());
-  parallel_ranges(n, threads, std::size_t{1} << 16, 64, [&](std::size_t first, std::size_t last) {
+  auto convert = [&](std::size_t first, std::size_t last) {
     conv.run(static_cast<const unsigned char*>(in) + first * ib, static_cast<unsigned char*>(out) + first * ob,
              flags ? flags + first : nullptr, last - first, rbits ? rbits + first : nullptr);
+  };
+  // Chunks of 2^16 codes (a chunk's source and codes stay in L2; its boundaries are multiples of
+  // 64 bytes in every storage type), claimed in turn by each worker until none is left. Equal
+  // fixed shares would make the call wait for the slowest thread: on a machine whose cores are
+  // busy, one descheduled worker held a whole share back (two threads came out slower than one).
+  constexpr std::size_t kChunk = std::size_t{1} << 16;
+  const std::size_t chunks = (n + kChunk - 1) / kChunk;
+  const std::size_t workers = std::min<std::size_t>(worker_count(threads), std::max<std::size_t>(1, n / kChunk));
+  if (workers <= 1) return convert(0, n);
+  std::atomic<std::size_t> next{0};
+  parallel_ranges(workers, static_cast<unsigned>(workers), 1, 1, [&](std::size_t, std::size_t) {
+    for (std::size_t k; (k = next.fetch_add(1, std::memory_order_relaxed)) < chunks;)
+      convert(k * kChunk, std::min(n, (k + 1) * kChunk));
   });
 }
 

@@ -31,9 +31,10 @@ unsigned worker_count(unsigned threads);
 void parallel_ranges(std::size_t n, unsigned threads, std::size_t min_items, std::size_t align,
                      const std::function<void(std::size_t first, std::size_t last)>& fn);
 
-/// Converter::run over n codes on worker_count(threads) threads (ranges of at least 2^16
-/// codes): the same codes and flags as conv.run(in, out, flags, n, rbits), for any thread
-/// count. Storage types as Converter::run.
+/// Converter::run over n codes on worker_count(threads) threads, at most n / 2^16 of them (at
+/// least one), each claiming chunks of 2^16 codes in turn until none is left: the same codes and
+/// flags as conv.run(in, out, flags, n, rbits), for any thread count and any scheduling.
+/// Storage types as Converter::run.
 void run_parallel(const Converter& conv, const void* in, void* out, Flags* flags, std::size_t n,
                   const std::uint64_t* rbits = nullptr, unsigned threads = 0);
 
