@@ -523,6 +523,11 @@ struct RneFloatKernel {
   const std::uint32_t magic, min_normal, rebias;
   const u32v max0, max1, ovf0, ovf1, neg_code;
   const bool ovf_is_max, neg_const;
+  /// special(): lanes with (|x| - zero_off) >= special_min go to classes(). zero_off = 1 makes
+  /// zeros wrap into them; 0 leaves zeros to operator(), when it gives the zero class's codes
+  /// (checked in the constructor: +0 and -0 through operator()), which spares data with many
+  /// zeros (activations after a ReLU) the classes() step.
+  u32v zero_off = splat(1), special_min = splat(0x7F7FFFFFu);
 
   explicit RneFloatKernel(const Plan& plan)
       : p(plan),
@@ -536,10 +541,18 @@ struct RneFloatKernel {
         ovf1(splat(plan.ovf_code[1])),
         neg_code(splat(plan.neg.code[1])),
         ovf_is_max(plan.ovf_is_max),
-        neg_const(plan.neg_const) {}
+        neg_const(plan.neg_const) {
+    u32v signed_zeros;  // +0 in even lanes, -0 in odd ones
+    for (int j = 0; j < N; ++j) signed_zeros[j] = (j & 1) ? 0x80000000u : 0u;
+    const u32v zeros = (*this)(signed_zeros);
+    bool same = true;
+    for (int j = 0; j < N; ++j) same = same && zeros[j] == p.zero.code[j & 1];
+    if (same) zero_off = splat(0), special_min = splat(0x7F800000u);
+  }
 
-  /// Source codes as f32 bit patterns (bf16 already shifted up): the codes of finite non-zero
-  /// lanes (zeros, infinities and NaNs are settled by classes()).
+  /// Source codes as f32 bit patterns (bf16 already shifted up): the codes of finite lanes
+  /// (non-zero ones; zeros too where the constructor found them right), the rest settled by
+  /// classes().
   SOFTMX_LANES_INLINE u32v operator()(u32v x) const {
     const int m = T::m(lp);
     const u32v a = x & 0x7FFFFFFFu;
@@ -567,8 +580,9 @@ struct RneFloatKernel {
     return code;
   }
 
-  /// Lanes that are zeros, infinities or NaNs (one unsigned compare: a - 1 wraps for zeros).
-  static SOFTMX_LANES_INLINE i32v special(u32v x) { return ((x & 0x7FFFFFFFu) - 1) >= 0x7F7FFFFFu; }
+  /// Lanes that are infinities or NaNs, and zeros unless operator() gives their class's codes
+  /// (one unsigned compare: |x| - 1 wraps for zeros).
+  SOFTMX_LANES_INLINE i32v special(u32v x) const { return ((x & 0x7FFFFFFFu) - zero_off) >= special_min; }
 
   /// `code` with the special lanes of x given their class's result (zeros, infinities, NaNs by
   /// quiet bit and sign), as VectorKernel does; the classes decide before the negative class.
