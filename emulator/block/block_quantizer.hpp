@@ -41,15 +41,21 @@ class BlockQuantizer {
   };
   ScaleChoice finite_scale(const Unpacked& amax) const;
 
+  /// One element rounded into ef_: the named kernel, or round_pack reading the descriptor.
+  Result round_element(const Unpacked& u, const Context& c) const {
+    return round_pack_ ? round_pack_(u, c, d_) : round_pack(ef_, u, c, d_);
+  }
+
   FormatId src_;
   const BlockOptions& o_;
   const Dialect& d_;
+  Format ef_;  // the element format (canonical: ElementFormat holds it so)
   Context ctx_;
   ScaleRule rule_;
   int shift_ = 0;              // int8_integer_elements: elements are scaled by 2^-(s + 6)
   int precision_ = 24;         // the precision floor_log2_rn rounds log2 amax to
   std::uint8_t negative_zero_ = 0;  // ZeroSign::positive: the -0 code to turn into +0 (0: none)
-  RoundPackKernel round_pack_;
+  RoundPackKernel round_pack_ = nullptr;  // null: a runtime element (round_element)
   std::vector<Unpacked> v_;  // scratch, reused across blocks
   // The vector path (null scaled_: none serves these options).
   Isa isa_ = Isa::scalar;

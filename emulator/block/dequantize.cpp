@@ -17,10 +17,17 @@ namespace softmx {
 
 Result dequantize_element(FormatId element, std::uint8_t scale, std::uint8_t code, FormatId dst, const Context& given,
                           const Dialect& dialect) {
+  return dequantize_element(format(element), scale, code, dst, given, dialect);
+}
+
+// Named and runtime elements alike: the element's value read from its descriptor, then one
+// round_pack into dst.
+Result dequantize_element(const Format& element, std::uint8_t scale, std::uint8_t code, FormatId dst,
+                          const Context& given, const Dialect& dialect) {
   const Context ctx = resolve(dialect, dst, given);  // by_destination: IEEE overflow into f32 (SEMANTICS 4.1)
-  Unpacked u = unpack(format(element), code);
+  Unpacked u = unpack(element, code);
   // MXINT8 as integers (torchmx): value(code) * 2^6 is the integer the scale multiplies.
-  if (element == FormatId::int8 && dialect.block.int8_integer_elements && u.cls == ValueClass::finite) u.exp += 6;
+  if (element.id == FormatId::int8 && dialect.block.int8_integer_elements && u.cls == ValueClass::finite) u.exp += 6;
   const DequantScaling ds = dialect.block.dequant_scaling;
   if (ds == DequantScaling::te_bits || ds == DequantScaling::te_exp2f) {
     // TransformerEngine: float(scale) * float(element) in f32, then cast to the destination.
@@ -61,13 +68,16 @@ Result dequantize_element(FormatId element, std::uint8_t scale, std::uint8_t cod
 }
 
 Dequantizer::Dequantizer(FormatId element, FormatId dst, const Context& ctx, const Dialect& dialect)
-    : element_(element), dst_(dst), ctx_(resolve(dialect, dst, ctx)), dialect_(&dialect), rows_(256), uses_(256, 0), isa_(default_isa()) {
-  if (format(element).width > 8)
-    throw std::invalid_argument("dequantize: " + std::string(format(element).name) +
-                                " is not an element format of at most 8 bits");
+    : Dequantizer(format(element), dst, ctx, dialect) {}
+
+Dequantizer::Dequantizer(const Format& element, FormatId dst, const Context& ctx, const Dialect& dialect)
+    : ef_(canonical_format(element)), dst_(dst), ctx_(resolve(dialect, dst, ctx)), dialect_(&dialect), rows_(256),
+      uses_(256, 0), isa_(default_isa()) {
+  if (ef_.width > 8)
+    throw std::invalid_argument("dequantize: " + std::string(ef_.name) + " is not an element format of at most 8 bits");
   if (format(dst).width > 64)
     throw std::invalid_argument("dequantize: " + std::string(format(dst).name) + " is wider than 64 bits");
-  codes_ = std::size_t{1} << format(element).width;
+  codes_ = std::size_t{1} << ef_.width;
   // TransformerEngine's scalings (te_bits, te_exp2f) round through f32 first: their rows are made by reference calls.
   shiftable_ = is_ieee_host_format(dst) && dialect.block.dequant_scaling == DequantScaling::exact;
 }
@@ -90,11 +100,11 @@ const Dequantizer::Row* Dequantizer::shifted_row(std::uint8_t scale) {
     unit_lo_ = static_cast<int>(field_mask);
     unit_hi_ = 0;
     for (std::size_t c = 0; c < codes_; ++c) {
-      const Result x = dequantize_element(element_, 127, static_cast<std::uint8_t>(c), dst_, ctx_, *dialect_);
+      const Result x = dequantize_element(ef_, 127, static_cast<std::uint8_t>(c), dst_, ctx_, *dialect_);
       unit_->codes[c] = x.code;
       unit_->flags[c] = x.flags;
       unit_->any |= x.flags;
-      if (unpack(format(element_), c).cls != ValueClass::finite) continue;
+      if (unpack(ef_, c).cls != ValueClass::finite) continue;
       const int field = static_cast<int>((x.code >> d.man_bits) & field_mask);
       if (x.flags || field == 0 || field == static_cast<int>(field_mask)) {
         shiftable_ = false;  // a finite result that is not an exact normal number (f16 from e5m2's subnormals)
@@ -122,7 +132,7 @@ bool Dequantizer::lanes_ok() {
   if (lanes_ >= 0) return lanes_ == 1;
   if (!unit_) return false;  // asked again once the row of scale 127 exists
   lanes_ = 0;
-  const Format& e = format(element_);
+  const Format& e = ef_;
   if (dst_ != FormatId::f32 || !simd::dequant_kernel(isa_) || !unit_ || !shiftable_ || e.sign != SignEncoding::magnitude ||
       !e.subnormals)
     return false;
@@ -168,7 +178,7 @@ const Dequantizer::Row* Dequantizer::row(std::uint8_t scale, std::size_t uses) {
   r->codes.resize(codes_);
   r->flags.resize(codes_);
   for (std::size_t c = 0; c < codes_; ++c) {
-    const Result x = dequantize_element(element_, scale, static_cast<std::uint8_t>(c), dst_, ctx_, *dialect_);
+    const Result x = dequantize_element(ef_, scale, static_cast<std::uint8_t>(c), dst_, ctx_, *dialect_);
     r->codes[c] = x.code;
     r->flags[c] = x.flags;
     r->any |= x.flags;
@@ -179,7 +189,7 @@ const Dequantizer::Row* Dequantizer::row(std::uint8_t scale, std::size_t uses) {
 
 Result Dequantizer::operator()(std::uint8_t scale, std::uint8_t code) {
   if (const Row* r = row(scale, 1); r && code < codes_) return Result{r->codes[code], r->flags[code]};
-  return dequantize_element(element_, scale, code, dst_, ctx_, *dialect_);
+  return dequantize_element(ef_, scale, code, dst_, ctx_, *dialect_);
 }
 
 namespace {
@@ -227,7 +237,7 @@ Flags Dequantizer::run(const std::uint8_t* scales, const std::uint8_t* codes, st
   simd::DequantFn kernel = nullptr;
   auto arm = [&] {
     if (kernel || !fast || !lanes_ok()) return;
-    const Format& e = format(element_);
+    const Format& e = ef_;
     kernel = simd::dequant_kernel(isa_);
     lanes = simd::DequantLanes{e.width, e.man_bits, e.bias, e.specials, 1 - unit_lo_, 254 - unit_hi_, tabs.data()};
   };
@@ -256,7 +266,7 @@ Flags Dequantizer::run(const std::uint8_t* scales, const std::uint8_t* codes, st
       continue;
     }
     for (std::size_t i = first; i < first + len; ++i) {
-      const Result x = dequantize_element(element_, scales[b], codes[i], dst_, ctx_, *dialect_);
+      const Result x = dequantize_element(ef_, scales[b], codes[i], dst_, ctx_, *dialect_);
       detail::store_code(dst_, out, i, x.code);
       if (flags) flags[i] = x.flags;
       all |= x.flags;

@@ -40,8 +40,8 @@ Context rne_none() {
 Unpacked to_f32(const Unpacked& x) { return unpack(f32(), round_pack(f32(), x, rne_none(), ocp_dialect()).code); }
 
 // RN_f32(1 / max_E): the reciprocal an implementation stores as a float constant.
-Unpacked f32_reciprocal_of_max(FormatId element) {
-  const Unpacked max = unpack(format(element), format(element).max_finite_magnitude());
+Unpacked f32_reciprocal_of_max(const Format& element) {
+  const Unpacked max = unpack(element, element.max_finite_magnitude());
   const std::uint64_t m = max.sig >> std::countr_zero(max.sig);  // odd integer significand
   const int e = max.exp - (63 - std::countr_zero(max.sig));       // max = m * 2^e
   // 1/max = 2^127 / m * 2^(-127 - e): a 128-by-64-bit division keeps 64+ bits and a sticky.
@@ -79,7 +79,7 @@ struct Scale {
   bool nan = false;
 };
 
-Scale block_scale(const Unpacked& amax, ScaleRule rule, FormatId element, const BlockPolicies& p, int precision) {
+Scale block_scale(const Unpacked& amax, ScaleRule rule, const Format& element, const BlockPolicies& p, int precision) {
   if (rule == ScaleRule::rceil && p.rceil_f32_reciprocal) {
     // descale = RN_f32(amax_f32 * RN_f32(1 / max_E)), then rounded up to a power of two.
     const Unpacked a = to_f32(amax);
@@ -94,10 +94,10 @@ Scale block_scale(const Unpacked& amax, ScaleRule rule, FormatId element, const 
   return {scale_exponent(rule, amax, element, precision), false};
 }
 
-// The -0 code of a sign-magnitude element format with a zero, or 0 when it has none (MXINT8).
-std::uint8_t negative_zero_code(FormatId element) {
-  const Format& f = format(element);
-  return f.sign == SignEncoding::magnitude && f.has_zero() ? static_cast<std::uint8_t>(1u << (f.width - 1)) : 0;
+// The -0 code of a sign-magnitude element format with a zero, or 0 when it has none (MXINT8;
+// an fnuz format, whose sign bit alone is its NaN).
+std::uint8_t negative_zero_code(const Format& f) {
+  return f.has_negative_zero() ? static_cast<std::uint8_t>(1u << (f.width - 1)) : 0;
 }
 
 // ZeroSign::positive: every -0 code becomes +0 (flags unchanged: a negative value that rounds
@@ -110,12 +110,40 @@ void positive_zeros(std::uint8_t* codes, std::size_t n, std::uint8_t negative_ze
 
 }  // namespace
 
-int element_emax(FormatId element) {
-  const Format& f = format(element);
-  return static_cast<int>(f.max_finite_magnitude() >> f.man_bits) - f.bias;
+int element_emax(FormatId element) { return element_emax(format(element)); }
+
+// floor(log2 max_E). For a largest magnitude that is normal: its exponent field minus the bias;
+// for a subnormal one (a format without normals, or ieee specials with one exponent bit): the
+// position of its leading fraction bit, emin - m + floor(log2 fraction).
+int element_emax(const Format& f) {
+  const std::uint64_t max = f.max_finite_magnitude();
+  if (max == 0) return 0;  // no finite non-zero value (mx_element_reason refuses it)
+  const int field = static_cast<int>(max >> f.man_bits);
+  if (field > 0) return field - f.bias;
+  return static_cast<int>(std::bit_width(max)) - 1 + f.emin() - f.man_bits;
+}
+
+std::optional<std::string> mx_element_reason(const Format& f) {
+  const std::string n(f.name);
+  if (f.is_named()) {
+    if (is_mx_element(f.id)) return std::nullopt;
+    return n + " is not an MX element format (e4m3, e5m2, e3m2, e2m3, e2m1, int8, or a runtime spec of at most 8 bits)";
+  }
+  const std::string head = "the runtime format " + n + " cannot be an MX element: ";
+  if (f.width > 8)
+    return head + "width: " + std::to_string(f.width) + " bits, an MX element has at most 8 (codes are bytes)";
+  if (!f.is_signed()) return head + "sign: it is unsigned, and a block's values may be negative";
+  if (!f.subnormals) return head + "subnormals: exponent field 0 must hold zero (a block's zeros need a code)";
+  if (f.max_finite_magnitude() == 0 || unpack(f, f.max_finite_magnitude()).cls != ValueClass::finite)
+    return head + "specials: it has no finite non-zero value to scale to";
+  return std::nullopt;
 }
 
 int scale_exponent(ScaleRule rule, const Unpacked& amax, FormatId element, int precision) {
+  return scale_exponent(rule, amax, format(element), precision);
+}
+
+int scale_exponent(ScaleRule rule, const Unpacked& amax, const Format& element, int precision) {
   const int emax = element_emax(element);
   switch (rule) {
     case ScaleRule::floor_log2_rn: return floor_log2_rounded(amax, precision) - emax;
@@ -127,14 +155,14 @@ int scale_exponent(ScaleRule rule, const Unpacked& amax, FormatId element, int p
     case ScaleRule::even: {
       // Round amax to m_E + 1 significant bits, ties away: a carry into the next binade
       // happens iff those bits are all ones and the next bit is one.
-      const int m = format(element).man_bits;
+      const int m = element.man_bits;
       const std::uint64_t kept_and_half = amax.sig >> (62 - m);  // m + 2 bits
       const bool carry = kept_and_half == (std::uint64_t{1} << (m + 2)) - 1;
       return amax.exp + (carry ? 1 : 0) - emax;
     }
     case ScaleRule::rceil: {
       // Smallest s with max_E * 2^s >= amax.
-      const Unpacked max = unpack(format(element), format(element).max_finite_magnitude());
+      const Unpacked max = unpack(element, element.max_finite_magnitude());
       return amax.exp - max.exp + (fraction_greater(amax, max) ? 1 : 0);
     }
   }
@@ -149,8 +177,7 @@ namespace {
 std::optional<std::string> unsupported(FormatId src, const BlockOptions& o, const Dialect& d, const Context& ctx) {
   if (!is_ieee_host_format(src))
     return "quantize: the source must be f64, f32, f16 or bf16, not " + std::string(format(src).name);
-  if (!is_mx_element(o.element))
-    return "quantize: " + std::string(format(o.element).name) + " is not an MX element format";
+  if (auto why = mx_element_reason(o.element)) return "quantize: " + *why;
   if (!d.block.unsupported.empty()) return "quantize: dialect " + std::string(d.name) + ": " + std::string(d.block.unsupported);
   if (!(d.block.sources & format_bit(src)))
     return "quantize: dialect " + std::string(d.name) + " does not quantize " + std::string(format(src).name) + " data (" +
@@ -175,31 +202,34 @@ Context element_context(const BlockOptions& o, const Dialect& d) {
 }  // namespace
 
 BlockQuantizer::BlockQuantizer(FormatId src, const BlockOptions& o)
-    : src_(src), o_(o), d_(o.dialect ? *o.dialect : ocp_dialect()) {
+    : src_(src), o_(o), d_(o.dialect ? *o.dialect : ocp_dialect()), ef_(o.element.format()) {
   ctx_ = element_context(o, d_);
   if (auto why = unsupported(src, o, d_, ctx_)) {
     // A source or element that is no MX operation at all, or a bad scale range: invalid_argument;
     // what this dialect refuses (its blocks, sources or element modes): Unsupported.
-    const bool bad_input = !is_ieee_host_format(src) || !is_mx_element(o.element) ||
+    const bool bad_input = !is_ieee_host_format(src) || mx_element_reason(o.element) ||
                            o.scale_min < -127 || o.scale_max > 127 || o.scale_min > o.scale_max;
     if (bad_input) throw std::invalid_argument(*why);
     throw Unsupported(*why);
   }
   rule_ = o.rule.value_or(d_.block.scale_rule);
-  round_pack_ = round_pack_kernel_for(o.element, ctx_.rounding);
+  // A named element rounds through its specialised kernel, a runtime one through round_pack
+  // reading the descriptor: the same round_pack_inline (round_element()).
+  if (ef_.is_named()) round_pack_ = round_pack_kernel_for(ef_.id, ctx_.rounding);
   // MXINT8 as integers (torchmx): the scale is 2^6 finer than OCP's for the same elements.
   shift_ = o.element == FormatId::int8 && d_.block.int8_integer_elements ? 6 : 0;
   // The precision of the values the scale rule sees (floor_log2_rn): dialects that compute in
   // f32 round f64 data to f32 first.
   const bool f32_data = d_.block.element_scaling != ElementScaling::exact && format(src).width > 32;
   precision_ = f32_data ? 24 : format(src).man_bits + 1;
-  negative_zero_ = d_.block.zero_sign == ZeroSign::positive ? negative_zero_code(o.element) : 0;
+  negative_zero_ = d_.block.zero_sign == ZeroSign::positive ? negative_zero_code(ef_) : 0;
   isa_ = o.isa.value_or(default_isa());
   if (!isa_supported(isa_)) throw Unsupported(std::string("quantize: this CPU cannot run ") + name(isa_));
-  if (d_.block.element_scaling == ElementScaling::exact && isa_ != Isa::scalar &&
+  // The vector kernels serve the named elements; a runtime element takes run()'s scalar steps.
+  if (d_.block.element_scaling == ElementScaling::exact && isa_ != Isa::scalar && ef_.is_named() &&
       (src == FormatId::f32 || src == FormatId::f16 || src == FormatId::bf16)) {
-    plan_ = simd::make_plan(format(src), format(o.element), ctx_, d_,
-                            kernels_from(src)[static_cast<int>(o.element)][static_cast<int>(ctx_.rounding)].one);
+    plan_ = simd::make_plan(format(src), ef_, ctx_, d_,
+                            kernels_from(src)[static_cast<int>(ef_.id)][static_cast<int>(ctx_.rounding)].one);
     if (plan_) {
       scaled_ = simd::batch_kernel(*plan_, isa_, true, true);
       // The block kernel writes scale code s + 127 for elements scaled by 2^-s: not for the
@@ -223,7 +253,7 @@ void BlockQuantizer::run_blocks(const void* values, std::size_t blocks, std::siz
   hooks.ctx = this;
   // The kernel's own floor scale clamps at -127 only: not under a narrower scale range.
   if (rule_ == ScaleRule::floor && !o_.custom_rule && o_.scale_min == -127 && o_.scale_max == 127)
-    hooks.floor_emax = element_emax(o_.element);
+    hooks.floor_emax = element_emax(ef_);
   hooks.scale = [](void* self, std::uint32_t amax_bits, int& s) {
     auto& q = *static_cast<BlockQuantizer*>(self);
     if (amax_bits >= q.inf_bits_) return false;
@@ -246,9 +276,9 @@ BlockQuantizer::ScaleChoice BlockQuantizer::finite_scale(const Unpacked& amax) c
     return r;
   }
   if (o_.custom_rule) {
-    r.s = o_.custom_rule(amax, format(o_.element));
+    r.s = o_.custom_rule(amax, ef_);
   } else {
-    const Scale sc = block_scale(amax, rule_, o_.element, bp, precision_);
+    const Scale sc = block_scale(amax, rule_, ef_, bp, precision_);
     r.s = sc.s;
     r.nan = sc.nan;
   }
@@ -359,7 +389,7 @@ std::uint8_t BlockQuantizer::run(const void* values, std::size_t count, const st
       case NanScaleElements::hw_exact_subnormals: {
         // torchmx's hardware-exact path: new_exp = E_x - 255 + bias, i.e. V as if scaled by
         // 2^128, sign forced to 0; only its subnormal codes survive the underflow mask.
-        const Format& ef = format(o_.element);
+        const Format& ef = ef_;
         Context c = ctx_;
         c.saturation = Saturation::finite;
         for (std::size_t i = 0; i < count; ++i) {
@@ -368,7 +398,7 @@ std::uint8_t BlockQuantizer::run(const void* values, std::size_t count, const st
           Unpacked u = v[i];
           u.sign = false;
           u.exp -= 128;
-          const std::uint64_t code = round_pack_(u, c, d).code;
+          const std::uint64_t code = round_element(u, c).code;
           if (code != 0 && (code >> ef.man_bits) == 0) codes[i] = static_cast<std::uint8_t>(code);
         }
         return S;
@@ -379,11 +409,11 @@ std::uint8_t BlockQuantizer::run(const void* values, std::size_t count, const st
   }
 
   // An implementation that cannot encode a NaN element raises (gfloat: "No NaN in format").
-  if (d.nan_to_finite == NanToFinite::error && !format(o_.element).has_nan())
+  if (d.nan_to_finite == NanToFinite::error && !ef_.has_nan())
     for (std::size_t i = 0; i < count; ++i)
       if (v[i].cls == ValueClass::nan)
         throw Unsupported("quantize: dialect " + std::string(d.name) + " cannot encode NaN in " +
-                                    std::string(format(o_.element).name) + " (it raises \"No NaN in format\")");
+                                    std::string(ef_.name) + " (it raises \"No NaN in format\")");
 
   // Step 5: the elements: V / X (exactly, or as the dialect's arithmetic forms it), rounded
   // once into the element format.
@@ -417,7 +447,7 @@ std::uint8_t BlockQuantizer::run(const void* values, std::size_t count, const st
         break;
     }
     if (stochastic()) c.rbits = rbits[i];
-    const Result r = round_pack_(u, c, d);
+    const Result r = round_element(u, c);
     codes[i] = static_cast<std::uint8_t>(r.code);
     flags |= r.flags;
   }

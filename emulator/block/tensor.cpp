@@ -146,14 +146,13 @@ Flags dequantize_tensor(const MxTensorRef& t, FormatId dst, void* out, const Con
                         unsigned threads) {
   const Geometry g = geometry(t.shape, t.axis, "dequantize");
   if (t.block == 0) throw std::invalid_argument("dequantize: the block size must be at least 1");
-  if (!is_mx_element(t.element))
-    throw std::invalid_argument("dequantize: " + std::string(format(t.element).name) + " is not an MX element format");
+  if (auto why = mx_element_reason(t.element)) throw std::invalid_argument("dequantize: " + *why);
   const std::size_t nb = (g.len + t.block - 1) / t.block;
   if (t.scales.size() != g.outer * nb * g.inner || t.codes.size() != g.outer * g.len * g.inner)
     throw std::invalid_argument("dequantize: the tensor's shape needs " + std::to_string(g.outer * g.len * g.inner) +
                                 " codes and " + std::to_string(g.outer * nb * g.inner) + " scales, got " +
                                 std::to_string(t.codes.size()) + " and " + std::to_string(t.scales.size()));
-  const Format& ef = format(t.element);
+  const Format& ef = t.element.format();
   {
     std::uint8_t any = 0;
     const std::uint8_t above = static_cast<std::uint8_t>(~ef.code_mask());
@@ -165,7 +164,7 @@ Flags dequantize_tensor(const MxTensorRef& t, FormatId dst, void* out, const Con
                                       std::to_string(i) + " is out of range for " + std::string(ef.name) +
                                       " (0.." + std::to_string(ef.code_mask()) + ")");
   }
-  (void)Dequantizer(t.element, dst, ctx, dialect);  // validates the destination before any thread starts
+  (void)Dequantizer(t.element.format(), dst, ctx, dialect);  // validates the destination before any thread starts
   if (t.codes.empty()) return 0;  // a shape with a 0 extent: nothing to do (and g.inner may be 0)
   const std::size_t ob = storage_bytes(dst);
   std::atomic<unsigned> all_flags{0};
@@ -173,7 +172,7 @@ Flags dequantize_tensor(const MxTensorRef& t, FormatId dst, void* out, const Con
     const std::size_t k = t.block;
     parallel_ranges(g.outer * nb, threads, std::max<std::size_t>(1, kMinElementsPerThread / k), 8,
                     [&](std::size_t first, std::size_t last) {
-                      Dequantizer dq(t.element, dst, ctx, dialect);
+                      Dequantizer dq(t.element.format(), dst, ctx, dialect);
                       Flags f = 0;
                       for (std::size_t j = first; j < last;) {
                         const std::size_t o = j / nb, b = j % nb;
@@ -189,7 +188,7 @@ Flags dequantize_tensor(const MxTensorRef& t, FormatId dst, void* out, const Con
   }
   parallel_ranges(g.outer * g.len, threads, std::max<std::size_t>(1, kMinElementsPerThread / g.inner), 1,
                   [&](std::size_t first, std::size_t last) {
-                    Dequantizer dq(t.element, dst, ctx, dialect);
+                    Dequantizer dq(t.element.format(), dst, ctx, dialect);
                     Flags f = 0;
                     for (std::size_t row = first; row < last; ++row) {  // row = o * len + i
                       const std::size_t o = row / g.len, i = row % g.len;

@@ -4,6 +4,7 @@
 //   BlockOptions opt;                     // element e4m3, the dialect's scale rule and rounding
 //   QuantizedBlock q = quantize_block(FormatId::f32, inputs, 32, opt);
 //   // q.scale: the E8M0 code; q.codes: 32 element codes; q.flags: OR of the element flags
+//   opt.element = parse_format_spec("e1m2");   // any runtime element of at most 8 bits
 #pragma once
 
 #include <cstddef>
@@ -30,13 +31,48 @@ namespace softmx {
 /// format, the scale exponent s (X = 2^s) before clamping into E8M0's range.
 using CustomScaleRule = std::function<int(const Unpacked& amax, const Format& element)>;
 
-/// emax_E of BLOCKS.md 1 (e4m3 8, e5m2 15, e3m2 4, e2m3 2, e2m1 2, int8 0): the exponent of
-/// the element format's largest binade.
+/// emax_E of BLOCKS.md 1 (e4m3 8, e5m2 15, e3m2 4, e2m3 2, e2m1 2, int8 0; runtime e1m2 0,
+/// e2m2 2, e3m4 3, e4m3fnuz 7, e5m2fnuz 15): the exponent of the element format's largest
+/// binade, floor(log2 max_E), read from the descriptor.
 int element_emax(FormatId element);
+int element_emax(const Format& element);
+
+/// Why `f` cannot be the element format of an MX block, or nullopt when it can (BLOCKS.md 1.1):
+/// a named one must be e4m3, e5m2, e3m2, e2m3, e2m1 or int8 ("f16 is not an MX element
+/// format"); a runtime one must have at most 8 bits ("width"), a sign ("sign": unsigned formats
+/// cannot hold a block's negative values), a zero ("subnormals": exponent field 0 must hold
+/// zero and the subnormals) and a finite non-zero maximum ("specials"). The message names the
+/// descriptor field that fails.
+std::optional<std::string> mx_element_reason(const Format& f);
+
+/// The element format of an MX block: a named MX element format or a runtime descriptor of at
+/// most 8 bits (parse_format_spec, docs/SEMANTICS.md 1.2), held canonical (a runtime descriptor
+/// equal to a named format is that format, with its fast paths). Converts implicitly from a
+/// FormatId and from a Format, so `options.element = FormatId::e2m1` and
+/// `options.element = parse_format_spec("e1m2")` both work; reads as a `const Format&`. Whether
+/// it is a valid element is checked where it is used (mx_element_reason).
+class ElementFormat {
+ public:
+  ElementFormat(FormatId id = FormatId::e4m3) : f_(softmx::format(id)) {}  // NOLINT: implicit by design
+  /// Throws FormatError for a bad descriptor (canonical_format).
+  ElementFormat(const Format& f) : f_(canonical_format(f)) {}  // NOLINT: implicit by design
+  const Format& format() const { return f_; }
+  operator const Format&() const { return f_; }  // NOLINT: implicit by design
+  /// The FormatId (FormatId::runtime for a runtime descriptor).
+  FormatId id() const { return f_.id; }
+  bool is_named() const { return f_.is_named(); }
+  std::string_view name() const { return f_.name; }
+  friend bool operator==(const ElementFormat& a, FormatId b) { return a.f_.id == b; }
+  friend bool operator==(const ElementFormat& a, const ElementFormat& b) { return a.f_ == b.f_; }
+
+ private:
+  Format f_;
+};
 
 /// Options of a block quantization. Unset fields take the dialect's defaults.
 struct BlockOptions {
-  FormatId element = FormatId::e4m3;
+  /// The element format: a named MX element format or a runtime descriptor (ElementFormat).
+  ElementFormat element = FormatId::e4m3;
   const Dialect* dialect = nullptr;              ///< nullptr: ocp
   std::optional<ScaleRule> rule;                 ///< default: the dialect's
   CustomScaleRule custom_rule;                   ///< overrides `rule` when set
@@ -71,6 +107,8 @@ struct QuantizedBlock {
 /// format's (24 for f32, 53 for f64, 11 for f16, 8 for bf16); the other rules ignore it. Throws
 /// std::invalid_argument for floor_log2_rn with p outside 2..64.
 int scale_exponent(ScaleRule rule, const Unpacked& amax, FormatId element, int precision = 64);
+/// The same for any element format (named or runtime); its emax and max_E come from the descriptor.
+int scale_exponent(ScaleRule rule, const Unpacked& amax, const Format& element, int precision = 64);
 
 /// floor(RN_p(log2 x)) for a finite x > 0 (x.sticky false: an exact value), with RN_p round to
 /// nearest at precision p (2..64) and an unbounded exponent range: floor(log2 x), or that plus
@@ -97,6 +135,10 @@ QuantizedBlock quantize_block(FormatId src, const void* values, std::size_t coun
 /// (BLOCKS.md 2). A NaN scale (0xFF) gives NaN.
 Result dequantize_element(FormatId element, std::uint8_t scale, std::uint8_t code, FormatId dst, const Context& ctx,
                           const Dialect& dialect = ocp_dialect());
+/// The same for any element format of at most 8 bits (named or runtime; canonical, as
+/// ElementFormat holds it). Precondition: code <= element.code_mask().
+Result dequantize_element(const Format& element, std::uint8_t scale, std::uint8_t code, FormatId dst,
+                          const Context& ctx, const Dialect& dialect = ocp_dialect());
 
 /// Dequantizes element codes with their blocks' scales many at a time: the batch form of
 /// dequantize_element, with the same results and flags bit for bit.
@@ -115,6 +157,10 @@ class Dequantizer {
   /// Throws std::invalid_argument when `element` is wider than 8 bits (not an MX element or
   /// E8M0-sized format) or `dst` is wider than 64 bits.
   Dequantizer(FormatId element, FormatId dst, const Context& ctx, const Dialect& dialect = ocp_dialect());
+  /// Any element format of at most 8 bits, named or runtime (made canonical first: a runtime
+  /// descriptor equal to a named format runs as that format). Throws as above, and FormatError
+  /// for a bad descriptor.
+  Dequantizer(const Format& element, FormatId dst, const Context& ctx, const Dialect& dialect = ocp_dialect());
 
   /// One element: dequantize_element(element, scale, code, dst, ctx, dialect).
   Result operator()(std::uint8_t scale, std::uint8_t code);
@@ -126,7 +172,9 @@ class Dequantizer {
   Flags run(const std::uint8_t* scales, const std::uint8_t* codes, std::size_t n, std::size_t k, void* out,
             Flags* flags = nullptr);
 
-  FormatId element() const { return element_; }
+  /// The element's FormatId (FormatId::runtime for a runtime format: see element_format()).
+  FormatId element() const { return ef_.id; }
+  const Format& element_format() const { return ef_; }
   FormatId destination() const { return dst_; }
 
   /// The instruction set of run()'s f32 lanes (simd/dequant_lanes.hpp; default: default_isa()).
@@ -148,7 +196,8 @@ class Dequantizer {
   const Row* row(std::uint8_t scale, std::size_t uses);
   const Row* shifted_row(std::uint8_t scale);
 
-  FormatId element_, dst_;
+  Format ef_;  // the element format (canonical)
+  FormatId dst_;
   Context ctx_;
   const Dialect* dialect_;
   std::size_t codes_;                                  // 2^width of the element format
@@ -168,7 +217,7 @@ class Dequantizer {
 
 /// An N-d row-major tensor quantized along one axis (BLOCKS.md 3).
 struct MxTensor {
-  FormatId element = FormatId::e4m3;
+  ElementFormat element = FormatId::e4m3;
   std::vector<std::size_t> shape;          ///< the data's shape
   std::size_t axis = 0;                    ///< the blocked axis
   std::size_t block = 32;                  ///< k
@@ -206,7 +255,7 @@ Flags quantize_tensor_into(FormatId src, const void* data, std::span<const std::
 /// program): the element format, the data's shape, the blocked axis, k, the scales row-major
 /// in scale_shape(shape, axis, block) and the codes (one per byte) row-major in shape.
 struct MxTensorRef {
-  FormatId element = FormatId::e4m3;
+  ElementFormat element = FormatId::e4m3;
   std::span<const std::size_t> shape;
   std::size_t axis = 0;
   std::size_t block = 32;

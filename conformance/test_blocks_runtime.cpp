@@ -1,0 +1,402 @@
+// conformance/test_blocks_runtime.cpp: MX blocks whose element format is a runtime descriptor
+// (docs/BLOCKS.md 1.1): the seed's E1M2 blocks pinned by hand, and a family of formats against
+// the MPFR oracle.
+//
+// The oracle side never asks softmx for a value: emax_E is read from the oracle's own decoding
+// of every code (the largest finite value), amax is the exact double of the f32 inputs, the
+// element is the oracle's rounding of V * 2^-s (an exact MPFR value), and a dequantized element
+// is the oracle's decoding of the code times 2^(S - 127), rounded by the oracle into f32.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <mpfr.h>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "softmx/block.hpp"
+#include "softmx/prng.hpp"
+#include "support/bridge.hpp"
+#include "support/report.hpp"
+
+namespace softmx {
+namespace {
+
+std::uint32_t f32_bits(float x) { return std::bit_cast<std::uint32_t>(x); }
+float f32_of(std::uint32_t b) { return std::bit_cast<float>(b); }
+
+const Format& e1m2() {
+  static const Format f = parse_format_spec("e1m2");
+  return f;
+}
+
+// ---- the seed's E1M2 (shared/seeds 003: exp_bits 1, mantissa_bits 2, bias 1, emax 0, max 1.75) ----
+//
+// E1M2 codes: bit 3 the sign, bit 2 the exponent field, bits 1-0 the fraction, bias 1. Field 0
+// is subnormal: f/4 * 2^(1-1) = f/4; field 1 is normal: (1 + f/4) * 2^0. So the magnitudes of
+// codes 0..7 are 0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75, and code 8 + c is -(value of c).
+// emax_E = floor(log2 1.75) = 0. Under ocp (floor rule, rne, saturation finite), s =
+// floor(log2 amax) - 0 and the scale code is S = s + 127.
+
+struct HandBlock {
+  const char* why;
+  std::vector<float> x;
+  std::uint8_t scale;
+  std::vector<std::uint8_t> codes;
+  Flags flags;
+};
+
+std::vector<HandBlock> hand_blocks() {
+  return {
+      // amax 3.5 = 1.75 * 2^1: s = 1, S = 0x80, X = 2. 3.5/2 = 1.75 -> code 7; 1/2 = 0.5 -> 2;
+      // -0.5/2 = -0.25 -> 0x8|1 = 9; 0.75/2 = 0.375, halfway between 0.25 (code 1, odd) and 0.5
+      // (code 2, even): rne gives 2, inexact, and underflow: 0.375 lies below E1M2's smallest
+      // normal 1.0 (exponent field 1), and a tiny inexact result underflows.
+      {"amax 3.5", {3.5f, 1.0f, -0.5f, 0.75f}, 0x80, {0x7, 0x2, 0x9, 0x2}, flag::inexact | flag::underflow},
+      // amax 1.75 (exactly max_E): s = 0, S = 0x7F, X = 1. 1.25 -> 5; -1.75 -> 0xF; 0.25 -> 1;
+      // -0 keeps its sign: 0x8. Exact.
+      {"amax 1.75", {1.25f, -1.75f, 0.25f, -0.0f}, 0x7F, {0x5, 0xF, 0x1, 0x8}, 0},
+      // amax 7.5: floor(log2 7.5) = 2, s = 2, S = 0x81, X = 4. 7.5/4 = 1.875 lies above max 1.75
+      // and rounds (rne, to 3 significant bits) to 2.0: overflow, saturated to 1.75 (code 7),
+      // flags overflow and inexact. 6/4 = 1.5 -> 6; -3/4 = -0.75 -> 0xB; 0.5/4 = 0.125, halfway
+      // between 0 (code 0, even) and 0.25 (code 1): rne gives +0 with underflow (tiny after
+      // rounding, inexact).
+      {"amax 7.5", {7.5f, 6.0f, -3.0f, 0.5f}, 0x81, {0x7, 0x6, 0xB, 0x0},
+       flag::overflow | flag::inexact | flag::underflow},
+      // amax 0.1875 = 1.5 * 2^-3: s = -3, S = 0x7C, X = 1/8. 0.1875*8 = 1.5 -> 6; -0.125*8 = -1
+      // -> 0xC; 0.03125*8 = 0.25 -> 1; 0.0625*8 = 0.5 -> 2. Exact.
+      {"amax 0.1875", {0.1875f, -0.125f, 0.03125f, 0.0625f}, 0x7C, {0x6, 0xC, 0x1, 0x2}, 0},
+      // All zeros: ocp's zero_block_scale min_scale gives S = 0x00; +0 -> 0, -0 -> 8.
+      {"zero block", {0.0f, -0.0f, 0.0f, 0.0f}, 0x00, {0x0, 0x8, 0x0, 0x0}, 0},
+      // amax 2^-129: s = -129 clamps to -127, S = 0x00, X = 2^-127. 2^-129 * 2^127 = 0.25 -> 1;
+      // 2^-130 -> 0.125, the tie between 0 and 0.25: rne gives 0 (underflow, inexact);
+      // -2^-128 -> -0.5 -> 0xA.
+      {"below the scale range", {std::ldexp(1.0f, -129), std::ldexp(1.0f, -130), -std::ldexp(1.0f, -128), 0.0f},
+       0x00, {0x1, 0x0, 0xA, 0x0}, flag::underflow | flag::inexact},
+      // A NaN anywhere: ocp's nan_block nan_scale gives S = 0xFF and every code 0 (E1M2 has no
+      // NaN code; the scale carries it). A quiet NaN raises nothing.
+      {"NaN in the block", {1.0f, std::nanf(""), 0.5f, 0.25f}, 0xFF, {0x0, 0x0, 0x0, 0x0}, 0},
+  };
+}
+
+TEST(BlocksRuntime, SeedE1m2BlocksByHand) {
+  for (const HandBlock& h : hand_blocks()) {
+    std::vector<std::uint32_t> in;
+    for (float v : h.x) in.push_back(f32_bits(v));
+    BlockOptions o;
+    o.element = e1m2();
+    const QuantizedBlock q = quantize_block(FormatId::f32, in.data(), in.size(), o);
+    EXPECT_EQ(q.scale, h.scale) << h.why;
+    EXPECT_EQ(q.codes, h.codes) << h.why;
+    EXPECT_EQ(q.flags, h.flags) << h.why;
+  }
+}
+
+// Decoding: value(code) * 2^(S - 127) into f32, each worked out from the table above.
+TEST(BlocksRuntime, SeedE1m2DequantizeByHand) {
+  Context rne;
+  struct Case {
+    std::uint8_t scale, code;
+    float want;
+  } cases[] = {
+      {0x80, 0x7, 3.5f},    // 1.75 * 2
+      {0x80, 0x9, -0.5f},   // -0.25 * 2
+      {0x7F, 0x5, 1.25f},   // 1.25 * 1
+      {0x7C, 0x6, 0.1875f}, // 1.5 / 8
+      {0x81, 0xB, -3.0f},   // -0.75 * 4
+      {0x00, 0x1, std::ldexp(1.0f, -129)},  // 0.25 * 2^-127
+      {0xFE, 0x7, 1.75f * std::ldexp(1.0f, 127)},  // 1.75 * 2^127: finite in f32
+  };
+  for (const Case& c : cases) {
+    const Result r = dequantize_element(e1m2(), c.scale, c.code, FormatId::f32, rne);
+    EXPECT_EQ(r.code, f32_bits(c.want)) << int(c.scale) << " " << int(c.code);
+    EXPECT_EQ(r.flags, 0);
+  }
+  // -0 stays -0; a NaN scale gives NaN.
+  EXPECT_EQ(dequantize_element(e1m2(), 0x7F, 0x8, FormatId::f32, rne).code, 0x80000000u);
+  EXPECT_TRUE(std::isnan(f32_of(static_cast<std::uint32_t>(dequantize_element(e1m2(), 0xFF, 0x1, FormatId::f32, rne).code))));
+}
+
+// The seed's generator quantizes a matrix along an axis and decodes it back: a 2 x 8 tensor of
+// f32 in blocks of 4 along axis 1, every block one of the hand blocks above (the NaN one
+// aside), then dequantized with dequantize_tensor and compared with the hand values.
+TEST(BlocksRuntime, SeedE1m2TensorRoundTrip) {
+  const std::vector<float> x = {3.5f, 1.0f, -0.5f, 0.75f,    1.25f, -1.75f, 0.25f, -0.0f,
+                                7.5f, 6.0f, -3.0f, 0.5f,     0.1875f, -0.125f, 0.03125f, 0.0625f};
+  std::vector<std::uint32_t> in;
+  for (float v : x) in.push_back(f32_bits(v));
+  const std::size_t shape[2] = {2, 8};
+  BlockOptions o;
+  o.element = e1m2();
+  const MxTensor t = quantize_tensor(FormatId::f32, in.data(), shape, 1, 4, o);
+  EXPECT_EQ(t.element.id(), FormatId::runtime);
+  EXPECT_EQ(t.element.name(), "e1m2");
+  EXPECT_EQ(t.scales, (std::vector<std::uint8_t>{0x80, 0x7F, 0x81, 0x7C}));
+  EXPECT_EQ(t.codes, (std::vector<std::uint8_t>{0x7, 0x2, 0x9, 0x2, 0x5, 0xF, 0x1, 0x8,  //
+                                                 0x7, 0x6, 0xB, 0x0, 0x6, 0xC, 0x1, 0x2}));
+  // Decoded: 0.75 came back as 1.0 (the tie), 7.5 as 7.0 (saturated), 0.5 as 0 (underflow).
+  const std::vector<float> back = {3.5f, 1.0f, -0.5f, 1.0f,   1.25f, -1.75f, 0.25f, -0.0f,
+                                   7.0f, 6.0f, -3.0f, 0.0f,   0.1875f, -0.125f, 0.03125f, 0.0625f};
+  std::vector<std::uint32_t> out(16);
+  dequantize_tensor(t, FormatId::f32, out.data(), Context{});
+  for (std::size_t i = 0; i < 16; ++i) EXPECT_EQ(out[i], f32_bits(back[i])) << i;
+  // The same along axis 0 of the transposed data: the same scales and codes, transposed.
+  std::vector<std::uint32_t> tr(16);
+  for (std::size_t r = 0; r < 2; ++r)
+    for (std::size_t c = 0; c < 8; ++c) tr[c * 2 + r] = in[r * 8 + c];
+  const std::size_t tshape[2] = {8, 2};
+  const MxTensor u = quantize_tensor(FormatId::f32, tr.data(), tshape, 0, 4, o);
+  for (std::size_t r = 0; r < 2; ++r)
+    for (std::size_t c = 0; c < 8; ++c) EXPECT_EQ(u.codes[c * 2 + r], t.codes[r * 8 + c]);
+}
+
+// A runtime descriptor equal to a named format is that format (ElementFormat makes it
+// canonical), so it keeps the named results and fast paths.
+TEST(BlocksRuntime, SpecOfANamedFormatIsTheNamedFormat) {
+  const ElementFormat e = parse_format_spec("e2m1:bias=1");
+  EXPECT_EQ(e.id(), FormatId::e2m1);
+  SplitMix64 rng(0xE2);
+  std::vector<std::uint32_t> in(64);
+  for (auto& v : in) v = f32_bits(std::ldexp(static_cast<float>(rng.below(1000)) - 500.0f, -static_cast<int>(rng.below(12))));
+  BlockOptions a, b;
+  a.element = FormatId::e2m1;
+  b.element = e;
+  const QuantizedBlock qa = quantize_block(FormatId::f32, in.data(), 32, a);
+  const QuantizedBlock qb = quantize_block(FormatId::f32, in.data(), 32, b);
+  EXPECT_EQ(qa.scale, qb.scale);
+  EXPECT_EQ(qa.codes, qb.codes);
+}
+
+// ---- errors ----
+
+TEST(BlocksRuntime, FormatsThatCannotBeElementsNameTheField) {
+  struct Bad {
+    const char* spec;
+    const char* field;
+  } bad[] = {{"e5m3", "width"}, {"e4m4", "width"}, {"ue4m3", "sign"}, {"e3m2:subnormals=no", "subnormals"}};
+  for (const Bad& b : bad) {
+    const Format f = parse_format_spec(b.spec);
+    const auto why = mx_element_reason(f);
+    ASSERT_TRUE(why) << b.spec;
+    EXPECT_NE(why->find(std::string(b.field) + ":"), std::string::npos) << *why;
+    EXPECT_NE(why->find(f.name.view()), std::string::npos) << *why;
+    BlockOptions o;
+    o.element = f;
+    const std::uint32_t one = f32_bits(1.0f);
+    try {
+      quantize_block(FormatId::f32, &one, 1, o);
+      ADD_FAILURE() << b.spec << " was accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string(b.field) + ":"), std::string::npos) << e.what();
+    }
+    const std::size_t shape[1] = {1};
+    const std::uint8_t s = 0x7F, c = 0;
+    EXPECT_THROW(dequantize_tensor(MxTensorRef{f, shape, 0, 1, {&s, 1}, {&c, 1}}, FormatId::f32, nullptr, Context{}),
+                 std::invalid_argument);
+  }
+  EXPECT_FALSE(mx_element_reason(parse_format_spec("e1m2")));
+  EXPECT_FALSE(mx_element_reason(parse_format_spec("int4")));
+  EXPECT_FALSE(mx_element_reason(format(FormatId::e4m3)));
+  ASSERT_TRUE(mx_element_reason(format(FormatId::f16)));
+  EXPECT_NE(mx_element_reason(format(FormatId::f16))->find("is not an MX element format"), std::string::npos);
+  // A runtime code above the element's width is refused by dequantize_tensor, naming the index.
+  const std::size_t shape[1] = {2};
+  const std::uint8_t s = 0x7F, codes[2] = {0x1, 0x9 | 0x10};
+  std::uint32_t out[2];
+  try {
+    dequantize_tensor(MxTensorRef{e1m2(), shape, 0, 2, {&s, 1}, {codes, 2}}, FormatId::f32, out, Context{});
+    ADD_FAILURE() << "code 0x19 accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("index 1"), std::string::npos) << e.what();
+  }
+}
+
+// ---- the MPFR oracle over a family ----
+
+// Every signed-magnitude ExMy of 4 to 8 bits with every specials kind its width allows, and
+// the intN and named runtime specs of at most 8 bits.
+std::vector<Format> family() {
+  std::vector<Format> v;
+  auto add = [&](const Format& f) {
+    for (const Format& g : v)
+      if (g == f) return;
+    if (!f.is_named() && !mx_element_reason(f)) v.push_back(f);
+  };
+  for (int w = 4; w <= 8; ++w)
+    for (int e = 0; e <= w - 1; ++e)
+      for (Specials sp : {Specials::none, Specials::fn, Specials::fnuz, Specials::ieee}) {
+        FormatFields ff;
+        ff.exp_bits = e;
+        ff.man_bits = w - 1 - e;
+        ff.specials = sp;
+        try {
+          add(make_format(ff));
+        } catch (const FormatError&) {  // specials this width cannot hold
+        }
+      }
+  for (const char* s : {"e1m2", "e2m2", "e3m4", "e4m3fnuz", "e5m2fnuz", "e4m3b11fnuz", "float8_e4m3", "int3", "int4",
+                        "int5", "int6", "int7", "e2m1:bias=3", "e3m3:bias=-5"})
+    add(parse_format_spec(s));
+  return v;
+}
+
+struct Mpfr {
+  mpfr_t x;
+  Mpfr() { mpfr_init2(x, 128); }
+  ~Mpfr() { mpfr_clear(x); }
+  Mpfr(const Mpfr&) = delete;
+  Mpfr& operator=(const Mpfr&) = delete;
+};
+
+// floor(log2 of the largest finite value), by the oracle's decoding of every code.
+int oracle_emax(const oracle::Desc& d) {
+  Mpfr best, v;
+  mpfr_set_zero(best.x, 1);
+  for (std::uint64_t c = 0; c < (std::uint64_t{1} << d.width()); ++c)
+    if (oracle::decode(d, c, v.x) && mpfr_number_p(v.x) && mpfr_cmp(v.x, best.x) > 0) mpfr_set(best.x, v.x, MPFR_RNDN);
+  return static_cast<int>(mpfr_get_exp(best.x)) - 1;  // mpfr: best = m * 2^exp, 0.5 <= m < 1
+}
+
+TEST(BlocksRuntime, DequantizeEveryCodeAgainstMpfr) {
+  conformance::Tally t("mpfr: runtime element dequantize, every code x 8 scales into f32 and f64, element and Dequantizer");
+  const std::uint8_t scales[] = {0x00, 0x01, 0x3A, 0x7F, 0x80, 0xC5, 0xFE, 0xFF};
+  const oracle::Policies pol = conformance::to_oracle(ocp_dialect());
+  for (const Format& f : family()) {
+    const oracle::Desc od = conformance::to_oracle(f);
+    const std::size_t n = std::size_t{1} << f.width;
+    for (FormatId dst : {FormatId::f32, FormatId::f64}) {
+      const oracle::Desc dd = conformance::to_oracle(format(dst));
+      const Context ctx;  // rne; by_destination: no saturation into f32 and f64 (ocp)
+      Dequantizer dq(f, dst, ctx);
+      std::vector<std::uint8_t> sc(n), codes(n);
+      for (std::uint8_t s : scales) {
+        std::vector<std::uint64_t> out64(n);
+        std::vector<std::uint32_t> out32(n);
+        for (std::size_t c = 0; c < n; ++c) {
+          sc[c] = s;
+          codes[c] = static_cast<std::uint8_t>(c);
+        }
+        std::vector<Flags> fl(n);
+        dq.run(sc.data(), codes.data(), n, n, dst == FormatId::f32 ? static_cast<void*>(out32.data()) : out64.data(),
+               fl.data());
+        for (std::size_t c = 0; c < n; ++c) {
+          Mpfr v;
+          oracle::Outcome want;
+          const bool nan = s == 0xFF || !oracle::decode(od, c, v.x);
+          if (!nan) {
+            mpfr_mul_2si(v.x, v.x, static_cast<long>(s) - 127, MPFR_RNDN);  // exact at 128 bits
+            want = oracle::round_value_all(v.x, dd, pol).at(oracle::Mode::rne, oracle::Sat::none, oracle::Tiny::after);
+          }
+          const Result got = dequantize_element(f, s, static_cast<std::uint8_t>(c), dst, ctx);
+          const std::uint64_t batch = dst == FormatId::f32 ? out32[c] : out64[c];
+          const Format& df = format(dst);
+          const std::uint64_t exp_ones = ((std::uint64_t{1} << df.exp_bits) - 1) << df.man_bits;
+          const bool got_nan = (got.code & exp_ones) == exp_ones && (got.code & ((std::uint64_t{1} << df.man_bits) - 1));
+          const bool ok = nan ? got_nan : got.code == want.code && got.flags == want.flags;
+          t.check(ok && batch == got.code && fl[c] == got.flags, [&] {
+            std::ostringstream o;
+            o << std::hex << f.name << " scale " << int(s) << " code " << c << " -> " << df.name << ": softmx "
+              << got.code << "/" << int(got.flags) << " batch " << batch << " oracle "
+              << (nan ? std::string("NaN") : std::to_string(want.code));
+            return o.str();
+          });
+        }
+      }
+    }
+  }
+  t.report();
+  EXPECT_EQ(t.mismatches(), 0u);
+}
+
+TEST(BlocksRuntime, QuantizeRandomBlocksAgainstMpfr) {
+  conformance::Tally t("mpfr: runtime element quantize, random f32 blocks x floor/rceil x 3 modes x 2 saturations");
+  SplitMix64 rng(0xB10C5);
+  const oracle::Policies pol = conformance::to_oracle(ocp_dialect());
+  const std::size_t k = 16;
+  for (const Format& f : family()) {
+    const oracle::Desc od = conformance::to_oracle(f);
+    const int emax = oracle_emax(od);
+    Mpfr maxv;  // the largest finite value, for rceil
+    {
+      Mpfr v;
+      mpfr_set_zero(maxv.x, 1);
+      for (std::uint64_t c = 0; c < (std::uint64_t{1} << f.width); ++c)
+        if (oracle::decode(od, c, v.x) && mpfr_number_p(v.x) && mpfr_cmp(v.x, maxv.x) > 0) mpfr_set(maxv.x, v.x, MPFR_RNDN);
+    }
+    for (int blk = 0; blk < 6; ++blk) {
+      // Magnitudes over a few binades around a random center, some signed, some zero; one
+      // block in six spans the whole f32 range (the scale clamps).
+      std::vector<std::uint32_t> in(k);
+      const int center = blk == 5 ? 0 : static_cast<int>(rng.below(60)) - 30;
+      for (auto& v : in) {
+        const float m = 1.0f + static_cast<float>(rng.below(1u << 23)) * std::ldexp(1.0f, -23);
+        const int e = blk == 5 ? static_cast<int>(rng.below(250)) - 140 : center + static_cast<int>(rng.below(8)) - 4;
+        float x = std::ldexp(m, e);
+        if (rng.below(2)) x = -x;
+        if (rng.below(16) == 0) x = 0.0f;
+        v = f32_bits(x);
+      }
+      double amax = 0;
+      for (std::uint32_t v : in) amax = std::max(amax, std::fabs(static_cast<double>(f32_of(v))));
+      for (ScaleRule rule : {ScaleRule::floor, ScaleRule::rceil}) {
+        int s;
+        if (amax == 0) {
+          s = -127;  // ocp: min_scale
+        } else if (rule == ScaleRule::floor) {
+          s = std::ilogb(amax) - emax;
+        } else {  // smallest s with max * 2^s >= amax
+          Mpfr a;
+          mpfr_set_d(a.x, amax, MPFR_RNDN);
+          s = static_cast<int>(mpfr_get_exp(a.x)) - static_cast<int>(mpfr_get_exp(maxv.x)) - 1;
+          for (;; ++s) {
+            Mpfr m;
+            mpfr_mul_2si(m.x, maxv.x, s, MPFR_RNDN);
+            if (mpfr_cmp(m.x, a.x) >= 0) break;
+          }
+        }
+        s = std::clamp(s, -127, 127);
+        for (Rounding r : {Rounding::rne, Rounding::rz, Rounding::ru})
+          for (Saturation sat : {Saturation::finite, Saturation::none}) {
+            BlockOptions o;
+            o.element = f;
+            o.rule = rule;
+            o.rounding = r;
+            o.saturation = sat;
+            const QuantizedBlock q = quantize_block(FormatId::f32, in.data(), k, o);
+            std::ostringstream why;
+            bool ok = q.scale == s + 127;
+            if (!ok) why << "scale " << int(q.scale) << " oracle " << s + 127;
+            Flags want_flags = 0;
+            for (std::size_t i = 0; i < k; ++i) {
+              Mpfr x;
+              mpfr_set_d(x.x, static_cast<double>(f32_of(in[i])), MPFR_RNDN);
+              mpfr_mul_2si(x.x, x.x, -s, MPFR_RNDN);  // exact
+              if (f32_of(in[i]) == 0.0f && std::signbit(f32_of(in[i]))) mpfr_set_zero(x.x, -1);
+              const oracle::Outcome w = oracle::round_value_all(x.x, od, pol)
+                                            .at(conformance::to_oracle(r), conformance::to_oracle(sat), oracle::Tiny::after);
+              want_flags |= w.flags;
+              if (q.codes[i] != w.code) {
+                ok = false;
+                why << " element " << i << " (" << f32_of(in[i]) << ") code " << int(q.codes[i]) << " oracle " << w.code;
+              }
+            }
+            if (q.flags != want_flags) {
+              ok = false;
+              why << " flags " << int(q.flags) << " oracle " << int(want_flags);
+            }
+            t.check(ok, [&] {
+              return std::string(f.name) + " " + std::string(name(rule)) + " " + std::string(name(r)) + " " +
+                     std::string(name(sat)) + ": " + why.str();
+            });
+          }
+      }
+    }
+  }
+  t.report();
+  EXPECT_EQ(t.mismatches(), 0u);
+}
+
+}  // namespace
+}  // namespace softmx
