@@ -72,5 +72,85 @@ TEST(Pack, BadInputIsRefused) {
   EXPECT_THROW(unpack_codes(FormatId::e2m1, std::vector<std::uint8_t>{0, 0}, 5), std::invalid_argument);
 }
 
+// ---- widths that do not divide 8 (runtime formats): one LSB-first bit stream ----
+
+// The bit order written out by hand. e1m1 (3 bits: sign, one exponent bit, one fraction bit),
+// codes 1 2 3 4 5 6 7 0: code i sits at stream bits 3i..3i+2, so byte 0 = code2's low two bits
+// 11, code1 010, code0 001 = 11010001 = 0xD1; byte 1 = code5's low bit 0, code4 101, code3 100,
+// code2's high bit 0 = 01011000 = 0x58; byte 2 = code7 000, code6 111, code5's high bits 11 =
+// 00011111 = 0x1F.
+TEST(Pack, ThreeBitsByHand) {
+  const Format f = parse_format_spec("e1m1");
+  ASSERT_EQ(f.width, 3);
+  const std::vector<std::uint8_t> codes{1, 2, 3, 4, 5, 6, 7, 0};
+  const std::vector<std::uint8_t> bytes{0xD1, 0x58, 0x1F};
+  EXPECT_EQ(pack(f, codes), bytes);
+  EXPECT_EQ(unpack_codes(f, bytes, 8), codes);
+  // Three codes take ceil(9/8) = 2 bytes: 001 | 010 << 3 | 011 << 6 = 0xD1, then bit 8 = 0.
+  EXPECT_EQ(pack(f, std::vector<std::uint8_t>{1, 2, 3}), (std::vector<std::uint8_t>{0xD1, 0x00}));
+  EXPECT_EQ(pack(f, std::vector<std::uint8_t>{7, 7, 7}), (std::vector<std::uint8_t>{0xFF, 0x01}));
+}
+
+// The seed's E1M2 is 4 bits (sign, one exponent bit, two fraction bits): it packs as FP4 does,
+// element 2i in the low nibble (the seed's _pack_fp4_nibbles: low | high << 4). Codes 0x7 0x9
+// 0xF -> 0x97, then 0x0F (an odd count leaves the high nibble 0).
+TEST(Pack, E1m2AsNibbles) {
+  const Format f = parse_format_spec("e1m2");
+  ASSERT_EQ(f.width, 4);
+  EXPECT_EQ(pack(f, std::vector<std::uint8_t>{0x7, 0x9, 0xF}), (std::vector<std::uint8_t>{0x97, 0x0F}));
+  EXPECT_EQ(unpack_codes(f, std::vector<std::uint8_t>{0x97, 0x0F}, 3), (std::vector<std::uint8_t>{0x7, 0x9, 0xF}));
+}
+
+// e2m2 (5 bits), codes 0x1F 0x01 0x10 0x0A: stream = 0x1F | 0x01 << 5 | 0x10 << 10 | 0x0A << 15
+// = 0x5403F: byte 0 = code1's low bits 001, code0 11111 = 0x3F; byte 1 = code3's bit 0 (0),
+// code2 10000, code1's high bits 00 = 01000000 = 0x40; byte 2 = code3's bits 1-4 0101 and four
+// zero pad bits = 0x05.
+TEST(Pack, FiveBitsByHand) {
+  const Format f = parse_format_spec("e2m2");
+  ASSERT_EQ(f.width, 5);
+  const std::vector<std::uint8_t> codes{0x1F, 0x01, 0x10, 0x0A};
+  const std::vector<std::uint8_t> bytes{0x3F, 0x40, 0x05};
+  EXPECT_EQ(pack(f, codes), bytes);
+  EXPECT_EQ(unpack_codes(f, bytes, 4), codes);
+  EXPECT_EQ(packed_size(f, 8), 5u);
+  EXPECT_EQ(packed_size(f, 9), 6u);
+}
+
+// Every width 1..8 (runtime formats beside the named ones): every pair of
+// codes at every offset of the stream (n = 1..9 elements, the others zero) packs to the bits
+// the stream definition gives (computed here with a 128-bit integer) and unpacks back.
+TEST(Pack, EveryWidthRoundTripsExhaustively) {
+  conformance::Tally t("pack: widths 1-8, every code pair in every slot of 1..9 elements, LSB-first stream");
+  const char* specs[] = {"ue1m0", "e1m0", "e1m1", "e1m2", "e2m2", "e3m2", "e3m3", "e4m3"};  // widths 1..8
+  for (const char* spec : specs) {
+    const Format f = parse_format_spec(spec);
+    const unsigned w = f.width;
+    const unsigned top = 1u << w;
+    for (std::size_t n = 1; n <= 9; ++n)  // 9: every residue of the offset w*i mod 8
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t j = (i + 1) % n;
+        for (unsigned a = 0; a < top; ++a)
+          for (unsigned b = 0; b < top; b += (w >= 6 ? 3 : 1)) {
+            std::vector<std::uint8_t> codes(n, 0);
+            codes[i] = static_cast<std::uint8_t>(a);
+            codes[j] = static_cast<std::uint8_t>(j == i ? a : b);
+            __extension__ unsigned __int128 stream = 0;
+            for (std::size_t q = 0; q < n; ++q) stream |= static_cast<unsigned __int128>(codes[q]) << (w * q);
+            std::vector<std::uint8_t> want((w * n + 7) / 8);
+            for (std::size_t q = 0; q < want.size(); ++q) want[q] = static_cast<std::uint8_t>(stream >> (8 * q));
+            const auto p = pack(f, codes);
+            t.check(p == want && packed_size(f, n) == want.size() && unpack_codes(f, p, n) == codes, [&] {
+              return std::string(f.name) + " n=" + std::to_string(n) + " slot " + std::to_string(i) + " codes " +
+                     std::to_string(a) + "," + std::to_string(b);
+            });
+          }
+      }
+  }
+  t.report();
+  EXPECT_THROW(pack(parse_format_spec("e1m1"), std::vector<std::uint8_t>{0x8}), std::invalid_argument);
+  EXPECT_THROW(pack(parse_format_spec("e5m3"), std::vector<std::uint8_t>{0}), std::invalid_argument);
+  EXPECT_THROW(unpack_codes(parse_format_spec("e2m2"), std::vector<std::uint8_t>{0, 0}, 4), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace softmx

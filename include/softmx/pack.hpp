@@ -1,11 +1,17 @@
 // softmx/pack.hpp: packing element codes into bytes, and back (docs/BLOCKS.md section 4).
 //
-// Codes are passed one per byte (the low `width` bits). Packed layouts:
+// Codes are passed one per byte (the low `width` bits). The packed layout of a format of w bits
+// (1 <= w <= 8) is one bit stream, least significant bit first: element i occupies bits
+// w*i .. w*i + w - 1 of the stream, whose bit j is bit (j mod 8) of byte floor(j / 8); an
+// element's own bits keep their order (its bit 0 at stream bit w*i). n codes take ceil(w*n / 8)
+// bytes, and the bits after the last element (a final partial byte) are zero. So:
 //   FP4 (e2m1): two codes per byte, element 2i in the low nibble, 2i+1 in the high nibble.
-//   FP6 (e3m2, e2m3): four codes per three bytes, least significant bit first: element 4i in
-//     bits 0-5 of the little-endian 24-bit group, 4i+1 in bits 6-11, 4i+2 in 12-17, 4i+3 in 18-23.
+//   FP6 (e3m2, e2m3): four codes per three bytes: element 4i in bits 0-5 of the little-endian
+//     24-bit group, 4i+1 in bits 6-11, 4i+2 in 12-17, 4i+3 in 18-23.
 //   8-bit formats (e4m3, e5m2, int8, e8m0): one code per byte, unchanged.
-// A final partial group is padded with zero bits.
+//   Runtime formats (parse_format_spec): 3 bits (e1m2): eight codes per three bytes, element 8i
+//     in bits 0-2 of the 24-bit group, 8i+1 in bits 3-5, 8i+2 in bits 6-8 (straddling bytes 0 and
+//     1), ...; 5 bits (e2m2, e3m1): eight codes per five bytes; 7 bits: eight per seven bytes.
 #pragma once
 
 #include <cstddef>
@@ -18,16 +24,19 @@
 
 namespace softmx {
 
-/// Bytes that `n` codes of `f` occupy packed (FP4: ceil(n/2); FP6: ceil(3n/4); 8-bit: n).
-/// Throws std::invalid_argument for formats wider than 8 bits.
+/// Bytes that `n` codes of `f` occupy packed: ceil(width * n / 8) (FP4: ceil(n/2); FP6:
+/// ceil(3n/4); 8-bit: n). Throws std::invalid_argument for formats wider than 8 bits.
+std::size_t packed_size(const Format& f, std::size_t n);
 std::size_t packed_size(FormatId f, std::size_t n);
 
 /// Packs n = codes.size() codes of f. Throws std::invalid_argument if a code has bits above
-/// the format's width set, or for formats wider than 8 bits.
+/// the format's width set (naming its index), or for formats wider than 8 bits.
+std::vector<std::uint8_t> pack(const Format& f, std::span<const std::uint8_t> codes);
 std::vector<std::uint8_t> pack(FormatId f, std::span<const std::uint8_t> codes);
 
-/// Unpacks n codes of f from `bytes`. Throws std::invalid_argument if bytes.size() is not
-/// packed_size(f, n).
+/// Unpacks n codes of f from `bytes` (bits after the last code are ignored). Throws
+/// std::invalid_argument if bytes.size() is not packed_size(f, n).
+std::vector<std::uint8_t> unpack_codes(const Format& f, std::span<const std::uint8_t> bytes, std::size_t n);
 std::vector<std::uint8_t> unpack_codes(FormatId f, std::span<const std::uint8_t> bytes, std::size_t n);
 
 }  // namespace softmx
