@@ -169,6 +169,40 @@ TEST(BlocksRuntime, SpecOfANamedFormatIsTheNamedFormat) {
   EXPECT_EQ(qa.codes, qb.codes);
 }
 
+// emax_E and max_E of BLOCKS.md 1.1's table, from the fields by hand: emax = (largest finite
+// exponent field) - bias, max = (1 + largest fraction / 2^m) * 2^emax.
+TEST(BlocksRuntime, EmaxOfTheDocumentedSpecs) {
+  struct Row {
+    const char* spec;
+    int emax;
+    double max;
+  } rows[] = {
+      {"e1m2", 0, 1.75},          // field 1 - bias 1, fraction 3/4
+      {"e2m2", 2, 7.0},           // field 3 - 1, 1.75 * 4
+      {"e3m3", 4, 30.0},          // field 7 - 3, 1.875 * 16
+      {"e3m4", 3, 15.5},          // ieee: field 6 (7 is Inf/NaN) - 3, 1.9375 * 8
+      {"e4m3fnuz", 7, 240.0},     // field 15 - 8, 1.875 * 128
+      {"e5m2fnuz", 15, 57344.0},  // field 31 - 16, 1.75 * 32768
+      {"e4m3b11fnuz", 4, 30.0},   // field 15 - 11, 1.875 * 16
+      {"int4", 0, 1.75},          // E1M2 fixed point, bias 1: 7/4
+  };
+  for (const Row& r : rows) {
+    const Format f = parse_format_spec(r.spec);
+    EXPECT_EQ(element_emax(f), r.emax) << r.spec;
+    const Unpacked m = unpack(f, f.max_finite_magnitude());
+    EXPECT_EQ(std::ldexp(static_cast<double>(m.sig), m.exp - 63), r.max) << r.spec;
+  }
+  // Named formats: BLOCKS.md 1's table.
+  EXPECT_EQ(element_emax(FormatId::e4m3), 8);
+  EXPECT_EQ(element_emax(FormatId::e5m2), 15);
+  EXPECT_EQ(element_emax(FormatId::e2m1), 2);
+  EXPECT_EQ(element_emax(FormatId::int8), 0);
+  // Formats without normals: e0m3 (bias 0, emin 1) has only subnormals f/8 * 2^1, the largest
+  // 7/4 = 1.75: emax 0; e0m3:bias=3 has 7/8 * 2^-2 = 0.21875 in [2^-3, 2^-2): emax -3.
+  EXPECT_EQ(element_emax(parse_format_spec("e0m3")), 0);
+  EXPECT_EQ(element_emax(parse_format_spec("e0m3:bias=3")), -3);
+}
+
 // ---- errors ----
 
 TEST(BlocksRuntime, FormatsThatCannotBeElementsNameTheField) {

@@ -204,6 +204,35 @@ TEST(Cli, QuantizeAndDequantize) {
   expect_usage_error(run("dequantize --from nvfp4", "7E 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1\n"), "encode scale");
 }
 
+// Runtime element formats (issue 14; docs/BLOCKS.md 1.1), each block worked out by hand.
+TEST(Cli, QuantizeAndDequantizeRuntimeElements) {
+  // The seed's E1M2 (bias 1, max 1.75, emax 0): [3.5, 1, -0.5, 0.75] has amax 3.5, s = 1, S =
+  // 0x80; halved: 1.75 -> 7, 0.5 -> 2, -0.25 -> 9, 0.375 (a tie of 0.25 and 0.5) -> 2 (rne).
+  CliRun r = run("quantize --to e1m2 --block 4", "40600000 3F800000 BF000000 3F400000\n");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "80 7 2 9 2\n");
+  // Decoded: 3.5, 1, -0.5 and 1 (the tie went up).
+  EXPECT_EQ(run("dequantize --from e1m2 --block 4", r.out).out, "40600000\n3F800000\nBF000000\n3F800000\n");
+  // e2m2 (5 bits, bias 1, max 7 = 1.75 * 2^2, emax 2): [7, 1] has s = 0: 7 = field 3 fraction 3
+  // -> 0F, 1 = field 1 -> 04; codes of 5 bits are written as 2 hex digits.
+  EXPECT_EQ(run("quantize --to e2m2 --block 2", "40E00000 3F800000\n").out, "7F 0F 04\n");
+  // e4m3fnuz (bias 8, max 240 = 1.875 * 2^7, emax 7): the first block has s = 1 - 7 = -6, S =
+  // 0x79; times 64: 224 -> 7E, 64 -> 70, -32 -> E8, 48 -> 6C. OCP e4m3 (emax 8) gives S = 0x78
+  // and the same element bytes.
+  EXPECT_EQ(run("quantize --to e4m3fnuz --block 4", "40600000 3F800000 BF000000 3F400000\n").out, "79 7E 70 E8 6C\n");
+  // 0x80, the only NaN, has the sign bit: ocp keeps a NaN's sign (as convert does), so -qNaN.
+  EXPECT_EQ(run("dequantize --from e4m3fnuz --block 1", "79 80\n").out, "FFC00000\n");
+  // int4 (two's complement E1M2 fixed point, -2..1.75): as e1m2, with -0.25 = F.
+  EXPECT_EQ(run("quantize --to int4 --block 4", "40600000 3F800000 BF000000 3F400000\n").out, "80 7 2 F 2\n");
+  // Formats that cannot be elements: the error names the field, exit 2.
+  expect_usage_error(run("quantize --to e5m3", "3F800000\n"), "width: 9 bits");
+  expect_usage_error(run("quantize --to ue4m3", "3F800000\n"), "sign: it is unsigned");
+  expect_usage_error(run("dequantize --from e3m2:subnormals=no", "7F 1\n"), "subnormals:");
+  expect_usage_error(run("quantize --to e4m3:bias=2000", "3F800000\n"), "bias");
+  // A code above the runtime width is refused by the line reader.
+  expect_usage_error(run("dequantize --from e1m2 --block 1", "7F 10\n"), "1 hex digit");
+}
+
 TEST(Cli, Dot) {
   CliRun r = run("dot --a e4m3 --b e4m3 --block 2", "7F 38 38 7F 38 38\n80 38 B8 7F 40 38\n");
   ASSERT_EQ(r.status, 0) << r.err;

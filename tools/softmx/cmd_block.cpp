@@ -2,6 +2,7 @@
 //
 //   softmx quantize --to FMT [--from f32] [--block K] [--scale RULE] [--round MODE]
 //                   [--sat finite|none] [--dialect NAME] [--rbits R] < codes
+//     FMT: a named MX element format or a runtime spec of at most 8 bits (e1m2, e4m3fnuz, int4).
 //     reads raw hex codes of --from (whitespace-separated, K per block; with --round rs each
 //     code is followed by its random bits) and writes one line per block: SCALE CODE ... in
 //     raw hex. --to nvfp4: blocks of 16, E4M3 scales, and a first line
@@ -27,7 +28,18 @@ namespace softmx::cli {
 namespace {
 
 
-std::string element_list() { return "e4m3, e5m2, e3m2, e2m3, e2m1, int8 or nvfp4"; }
+std::string element_list() {
+  return "e4m3, e5m2, e3m2, e2m3, e2m1, int8, nvfp4, or a runtime spec of at most 8 bits such as e1m2, e2m2, "
+         "e4m3fnuz or int4";
+}
+
+// The element format named by --OPTION: a named MX element or a runtime spec (SEMANTICS 1.2)
+// that can be one (mx_element_reason names the field that cannot).
+Format element_arg(const char* option, const std::string& value) {
+  const Format f = parse_format_arg(option, value);
+  if (auto why = mx_element_reason(f)) throw UsageError("--" + std::string(option) + " " + quote(value, '\'') + ": " + *why);
+  return f;
+}
 
 std::size_t parse_block_size(const Args& a, std::size_t dflt) { return parse_count(a, "block", dflt, 1 << 20); }
 
@@ -138,8 +150,7 @@ int cmd_quantize(int argc, char** argv) {
   common.options.erase("to");
   ConversionOptions co = conversion_options(common, false);
   if (*to == "nvfp4") return quantize_nvfp4_stream(a, src, co);
-  const FormatId elem = parse_named_format_arg("to", *to);
-  if (!is_mx_element(elem)) throw UsageError("--to must be an MX element format (" + element_list() + "), not " + *to);
+  const Format elem = element_arg("to", *to);
   const std::size_t k = parse_block_size(a, 32);
   BlockOptions o;
   o.element = elem;
@@ -197,7 +208,7 @@ int cmd_quantize(int argc, char** argv) {
       throw UsageError("block " + std::to_string(blocks + 1) + " (ending at line " + std::to_string(last_line) +
                        "): " + e.what());
     }
-    write_block_line(out, q.scale, 2, q.codes, format(elem).hex_digits());
+    write_block_line(out, q.scale, 2, q.codes, elem.hex_digits());
     ++blocks;
     output.chunk();
   }
@@ -218,11 +229,10 @@ int cmd_dequantize(int argc, char** argv) {
   const ConversionOptions co = conversion_options(common, true);
   if (!is_ieee_host_format(co.to.id)) throw UsageError("--to must be f64, f32, f16 or bf16");
   const bool nvfp4 = *from == "nvfp4";
-  const FormatId elem = nvfp4 ? FormatId::e2m1 : parse_named_format_arg("from", *from);
-  if (!is_mx_element(elem)) throw UsageError("--from must be an MX element format (" + element_list() + "), not " + *from);
+  const Format elem = nvfp4 ? format(FormatId::e2m1) : element_arg("from", *from);
   const std::size_t k = parse_block_size(a, nvfp4 ? 16 : 32);
   if (nvfp4 && k != 16) throw UsageError("nvfp4 blocks hold 16 values; --block must be 16");
-  const Format& ef = format(elem);
+  const Format& ef = elem;
   const Format& df = format(co.to);
   std::optional<std::uint32_t> encode_scale;
   if (auto e = a.get("encode-scale"))

@@ -129,7 +129,8 @@ std::optional<std::string> command_help(std::string_view cmd) {
            "after a first line \"# nvfp4 global_amax=XXXXXXXX encode_scale=XXXXXXXX\" (f32 bits).\n"
            "\n"
            "options:\n"
-           "  --to FMT               the element format (required), or nvfp4\n"
+           "  --to FMT               the element format (required): a named MX element, a runtime spec of\n"
+           "                         at most 8 bits (e1m2, e2m2, e4m3fnuz, int4, ...), or nvfp4\n"
            "  --from SRC             the source format of the codes (default f32)\n"
            "  --block K              elements per block (default 32; nvfp4: 16)\n"
            "  --scale RULE           block scale rule: floor, ceil, even, rceil (default: the dialect's)\n" +
@@ -144,7 +145,7 @@ std::optional<std::string> command_help(std::string_view cmd) {
            "hex code of --to per element.\n"
            "\n"
            "options:\n"
-           "  --from FMT             the element format (required), or nvfp4\n"
+           "  --from FMT             the element format (required): as quantize's --to, or nvfp4\n"
            "  --to DST               the output format (default f32)\n"
            "  --block K              elements per block (default 32; nvfp4: 16)\n" +
            conversion_options_text(false) +
