@@ -60,8 +60,8 @@ class MXArray:
         nvfp4 = format.lower() == _NVFP4
         element = "e2m1" if nvfp4 else format_info(format).name
         if not nvfp4 and not format_info(element).is_element:
-            raise ValueError(f"format must be an MX element format (e4m3, e5m2, e3m2, e2m3, e2m1, int8) or 'nvfp4', "
-                             f"not {format!r}")
+            raise ValueError(f"format must be an MX element format (e4m3, e5m2, e3m2, e2m3, e2m1, int8, or a "
+                             f"runtime spec of at most 8 bits such as 'e1m2') or 'nvfp4', not {format!r}")
         c, _ = as_codes(codes, element, "codes")
         c = np.array(c, dtype=np.uint8, order="C", copy=True)
         block = int_arg(block, "block", optional=True)
@@ -189,8 +189,11 @@ def quantize(x, to: str, *, block: Optional[int] = None, axis: int = -1, scale: 
     x: float64, float32 or float16 data, or bf16 as uint16 bits with src="bf16" (any array
         numpy.asarray takes; never modified, read in place when C-contiguous).
     to: the element format: "e4m3", "e5m2", "e3m2", "e2m3", "e2m1", "int8" (or aliases such as
-        "float8_e4m3fn", "fp4", "mxint8"), or "nvfp4" (E2M1 in blocks of 16 with E4M3 scales and
-        an f32 tensor scale, as TransformerEngine computes it; docs/BLOCKS.md 6).
+        "float8_e4m3fn", "fp4", "mxint8"); any runtime spec of at most 8 bits that can be an
+        element (docs/BLOCKS.md 1.1: "e1m2", "e2m2", "e3m4", "e4m3fnuz", "e5m2fnuz", "int4",
+        "e4m3:bias=11:specials=fnuz", ...; E8M0 scales, emax from the spec); or "nvfp4" (E2M1
+        in blocks of 16 with E4M3 scales and an f32 tensor scale, as TransformerEngine computes
+        it; docs/BLOCKS.md 6).
     block: elements per block, default 32 (nvfp4: 16, the only size).
     axis: the blocked axis (default -1, the last). A last partial block is quantized as if
         padded with zeros.

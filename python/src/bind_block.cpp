@@ -34,7 +34,7 @@ py::tuple quantize_array(const py::array& x, const std::string& src, const std::
                          const std::optional<py::array>& random, long threads) {
   const FormatId s = host_format_arg("src", src);
   BlockOptions o;
-  o.element = element_format_arg("to", to);
+  o.element = mx_element_arg("to", to);
   o.dialect = &dialect_arg(dialect_name);
   if (scale) o.rule = scale_rule_arg(*scale);
   if (round) o.rounding = rounding_arg("round", *round);
@@ -86,7 +86,7 @@ py::tuple dequantize_array(const py::array& scales, const py::array& codes, cons
                            std::size_t block, const std::string& to, const std::optional<std::string>& round,
                            const std::optional<std::string>& sat, const std::string& tininess,
                            const std::string& dialect_name, long threads) {
-  const FormatId e = element_format_arg("format", element);
+  const Format e = mx_element_arg("format", element);
   const FormatId d = host_format_arg("dtype", to);
   const Dialect& dialect = dialect_arg(dialect_name);
   const Context ctx = conversion_context(d, dialect, round, sat, tininess, std::nullopt);
@@ -204,8 +204,8 @@ py::tuple dequantize_nvfp4_array(const py::array& scales, const py::array& codes
 
 /// Packs codes (uint8, one per byte) row by row along the last axis (docs/BLOCKS.md 4).
 py::array pack_rows(const py::array& codes, const std::string& fmt) {
-  const FormatId f = format_arg("format", fmt);
-  if (format(f).width > 8) throw py::value_error("pack: " + fmt + " codes are wider than 8 bits; nothing to pack");
+  const Format f = format_spec_arg("format", fmt);  // named or runtime (any width up to 8)
+  if (f.width > 8) throw py::value_error("pack: " + fmt + " codes are wider than 8 bits; nothing to pack");
   require_storage(codes, 1, "codes");
   std::vector<std::size_t> shape = shape_of(codes);
   if (shape.empty()) throw py::value_error("pack needs an array of at least one dimension");
@@ -228,14 +228,14 @@ py::array pack_rows(const py::array& codes, const std::string& fmt) {
 
 /// The inverse: rows of packed bytes along the last axis into `count` codes each.
 py::array unpack_rows(const py::array& packed, const std::string& fmt, std::size_t count) {
-  const FormatId f = format_arg("format", fmt);
-  if (format(f).width > 8) throw py::value_error("unpack: " + fmt + " codes are wider than 8 bits; nothing to unpack");
+  const Format f = format_spec_arg("format", fmt);
+  if (f.width > 8) throw py::value_error("unpack: " + fmt + " codes are wider than 8 bits; nothing to unpack");
   require_storage(packed, 1, "packed");
   std::vector<std::size_t> shape = shape_of(packed);
   if (shape.empty()) throw py::value_error("unpack needs an array of at least one dimension");
   const std::size_t pb = packed_size(f, count);
   if (shape.back() != pb)
-    throw py::value_error("unpack: " + std::to_string(count) + " " + std::string(format(f).name) + " codes take " +
+    throw py::value_error("unpack: " + std::to_string(count) + " " + std::string(f.name) + " codes take " +
                           std::to_string(pb) + " bytes per row, but the last axis holds " + std::to_string(shape.back()));
   const std::size_t rows = pb ? count_of(shape) / pb : count_of(shape_of(packed));
   shape.back() = count;

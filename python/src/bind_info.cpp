@@ -41,7 +41,7 @@ py::dict format_dict(const Format& f) {
   else if (f.fixed_point) d["min_subnormal"] = value_of(f, 1);
   else d["min_subnormal"] = py::none();
   d["storage_bytes"] = storage_bytes(f);
-  d["is_element"] = is_mx_element(f.id);
+  d["is_element"] = !mx_element_reason(f);  // named MX elements and runtime specs that can be one
   d["is_host"] = is_ieee_host_format(f.id);
   return d;
 }

@@ -83,6 +83,15 @@ FormatId element_format_arg(const std::string& argument, const std::string& name
   return f;
 }
 
+Format mx_element_arg(const std::string& argument, const std::string& spec) {
+  const Format f = format_spec_arg(argument, spec);
+  if (f.is_named() && !is_mx_element(f.id))
+    throw py::value_error(argument + " must be an MX element format (e4m3, e5m2, e3m2, e2m3, e2m1, int8, or a runtime "
+                          "spec of at most 8 bits such as 'e1m2'), not " + quoted(spec));
+  if (auto why = mx_element_reason(f)) throw py::value_error(argument + " " + quoted(spec) + ": " + *why);
+  return f;
+}
+
 Rounding rounding_arg(const std::string& argument, const std::string& name) {
   if (auto r = parse_rounding(name)) return *r;
   throw py::value_error("unknown rounding mode " + quoted(name) + " for " + argument +

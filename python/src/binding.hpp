@@ -38,6 +38,9 @@ Format format_spec_arg(const std::string& argument, const std::string& spec);
 FormatId host_format_arg(const std::string& argument, const std::string& name);
 /// The same, restricted to the MX element formats.
 FormatId element_format_arg(const std::string& argument, const std::string& name);
+/// The element format of an MX block named by a spec: a named MX element or any runtime spec
+/// that can be one (docs/BLOCKS.md 1.1). ValueError naming the argument and the failing field.
+Format mx_element_arg(const std::string& argument, const std::string& spec);
 Rounding rounding_arg(const std::string& argument, const std::string& name);
 Saturation saturation_arg(const std::string& argument, const std::string& name);
 Tininess tininess_arg(const std::string& name);

@@ -14,7 +14,9 @@ X = np.linspace(-500, 500, 96, dtype=np.float32).reshape(3, 32)
                                                   r"bits, got 9 \(a named format: f64, f32"),
     (lambda: softmx.convert(X, "e4m3:bias=x"), ValueError, r"bad format spec 'e4m3:bias=x' for to: bias: expected an "
                                                            r"integer"),
-    (lambda: softmx.quantize(X, "e4m3fnuz"), ValueError, r"the runtime format 'e4m3fnuz' is not supported for to"),
+    (lambda: softmx.quantize(X, "e5m3"), ValueError, r"to 'e5m3': the runtime format e5m3 cannot be an MX element: "
+                                                     r"width: 9 bits"),
+    (lambda: softmx.quantize(X, "ue4m3"), ValueError, r"cannot be an MX element: sign: it is unsigned"),
     (lambda: softmx.convert(X, "e4m3", round="nearest"), ValueError, r"unknown rounding mode 'nearest' for round "
                                                                      r"\(expected rne, rna, rz, ru, rd, ro or rs\)"),
     (lambda: softmx.convert(X, "e4m3", sat="clip"), ValueError, r"unknown saturation 'clip' for sat \(expected "
