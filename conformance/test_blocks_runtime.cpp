@@ -294,10 +294,12 @@ int oracle_emax(const oracle::Desc& d) {
 }
 
 TEST(BlocksRuntime, DequantizeEveryCodeAgainstMpfr) {
-  conformance::Tally t("mpfr: runtime element dequantize, every code x 8 scales into f32 and f64, element and Dequantizer");
+  const std::vector<Format> fam = family();
+  conformance::Tally t("mpfr: runtime element dequantize, " + std::to_string(fam.size()) +
+                       " formats, every code x 8 scales into f32 and f64, element and Dequantizer");
   const std::uint8_t scales[] = {0x00, 0x01, 0x3A, 0x7F, 0x80, 0xC5, 0xFE, 0xFF};
   const oracle::Policies pol = conformance::to_oracle(ocp_dialect());
-  for (const Format& f : family()) {
+  for (const Format& f : fam) {
     const oracle::Desc od = conformance::to_oracle(f);
     const std::size_t n = std::size_t{1} << f.width;
     for (FormatId dst : {FormatId::f32, FormatId::f64}) {
@@ -345,11 +347,13 @@ TEST(BlocksRuntime, DequantizeEveryCodeAgainstMpfr) {
 }
 
 TEST(BlocksRuntime, QuantizeRandomBlocksAgainstMpfr) {
-  conformance::Tally t("mpfr: runtime element quantize, random f32 blocks x floor/rceil x 3 modes x 2 saturations");
+  const std::vector<Format> fam = family();
+  conformance::Tally t("mpfr: runtime element quantize, " + std::to_string(fam.size()) +
+                       " formats x 6 random f32 blocks of 16 x floor/rceil x rne/rz/ru x finite/none");
   SplitMix64 rng(0xB10C5);
   const oracle::Policies pol = conformance::to_oracle(ocp_dialect());
   const std::size_t k = 16;
-  for (const Format& f : family()) {
+  for (const Format& f : fam) {
     const oracle::Desc od = conformance::to_oracle(f);
     const int emax = oracle_emax(od);
     Mpfr maxv;  // the largest finite value, for rceil
