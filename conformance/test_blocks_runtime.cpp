@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "softmx/block.hpp"
+#include "softmx/dot.hpp"
 #include "softmx/prng.hpp"
 #include "support/bridge.hpp"
 #include "support/report.hpp"
@@ -278,7 +279,7 @@ std::vector<Format> family() {
 
 struct Mpfr {
   mpfr_t x;
-  Mpfr() { mpfr_init2(x, 128); }
+  explicit Mpfr(mpfr_prec_t prec = 128) { mpfr_init2(x, prec); }
   ~Mpfr() { mpfr_clear(x); }
   Mpfr(const Mpfr&) = delete;
   Mpfr& operator=(const Mpfr&) = delete;
@@ -434,6 +435,141 @@ TEST(BlocksRuntime, QuantizeRandomBlocksAgainstMpfr) {
   }
   t.report();
   EXPECT_EQ(t.mismatches(), 0u);
+}
+
+// ---- Dot and DotGeneral with runtime elements ----
+
+// One random finite code of f (NaN and Inf codes drawn again).
+std::uint8_t finite_code(const Format& f, SplitMix64& rng) {
+  for (;;) {
+    const auto c = static_cast<std::uint8_t>(rng.below(std::uint64_t{1} << f.width));
+    const ValueClass k = unpack(f, c).cls;
+    if (k == ValueClass::finite || k == ValueClass::zero) return c;
+  }
+}
+
+// DotGeneral over n random block pairs of runtime (and mixed named/runtime) element formats
+// against MPFR: the exact model is the exact sum (MPFR at 2048 bits) rounded once into f32; the
+// fp32-sequential model is BLOCKS.md 5's steps with every f32 rounding done by the oracle
+// (s = RN(s + a_i b_i) per element, d_j = RN(s * 2^(sa + sb)), acc = RN(acc + d_j)).
+TEST(BlocksRuntime, DotGeneralAgainstMpfr) {
+  conformance::Tally t("mpfr: DotGeneral of runtime element blocks, exact and fp32-sequential, rne/rz x finite/none");
+  const char* pairs[][2] = {{"e1m2", "e1m2"},         {"e1m2", "e4m3fnuz"}, {"e2m2", "int4"},  {"e3m4", "e5m2fnuz"},
+                            {"e4m3", "e1m2"},         {"e2m1", "e3m3"},     {"int5", "e2m2"},  {"e4m3b11fnuz", "e0m3"},
+                            {"float8_e4m3", "e4m3fnuz"}};
+  const oracle::Policies pol = conformance::to_oracle(ocp_dialect());
+  const oracle::Desc f32d = conformance::to_oracle(format(FormatId::f32));
+  SplitMix64 rng(0xD07);
+  for (const auto& pr : pairs) {
+    const ElementFormat fa = parse_format_spec(pr[0]), fb = parse_format_spec(pr[1]);
+    for (int trial = 0; trial < 40; ++trial) {
+      const std::size_t n = 1 + rng.below(3), k = 1 + rng.below(12);
+      std::vector<std::vector<std::uint8_t>> ca(n), cb(n);
+      std::vector<BlockRef> a, b;
+      for (std::size_t j = 0; j < n; ++j) {
+        for (std::size_t i = 0; i < k; ++i) {
+          ca[j].push_back(finite_code(fa, rng));
+          cb[j].push_back(finite_code(fb, rng));
+        }
+        // Scales near 1, and now and then far out (products near f32's range ends).
+        const auto sc = [&] { return static_cast<std::uint8_t>(rng.below(8) == 0 ? rng.below(255) : 117 + rng.below(20)); };
+        a.push_back(BlockRef{fa.id(), sc(), ca[j], fa.is_named() ? nullptr : &fa.format()});
+        b.push_back(BlockRef{fb.id(), sc(), cb[j], fb.is_named() ? nullptr : &fb.format()});
+      }
+      const oracle::Desc da = conformance::to_oracle(fa.format()), db = conformance::to_oracle(fb.format());
+      // The exact sum.
+      Mpfr sum_(2048), x_(2048), y_(2048);
+      mpfr_ptr sum = sum_.x, x = x_.x, y = y_.x;
+      mpfr_set_zero(sum, 1);
+      bool all_zero = true;
+      for (std::size_t j = 0; j < n; ++j)
+        for (std::size_t i = 0; i < k; ++i) {
+          oracle::decode(da, ca[j][i], x);
+          oracle::decode(db, cb[j][i], y);
+          mpfr_mul(x, x, y, MPFR_RNDN);
+          all_zero &= mpfr_zero_p(x) != 0;
+          mpfr_mul_2si(x, x, static_cast<long>(a[j].scale) + b[j].scale - 254, MPFR_RNDN);
+          mpfr_add(sum, sum, x, MPFR_RNDN);
+        }
+      for (Rounding r : {Rounding::rne, Rounding::rz})
+        for (Saturation sat : {Saturation::finite, Saturation::none}) {
+          Context c;
+          c.rounding = r;
+          c.saturation = sat;
+          const oracle::Mode om = conformance::to_oracle(r);
+          const oracle::Sat os = conformance::to_oracle(sat);
+          // exact (a zero sum's sign is the products' rule, BLOCKS.md 5: not checked here)
+          if (!mpfr_zero_p(sum)) {
+            const oracle::Outcome w = oracle::round_value_all(sum, f32d, pol).at(om, os, oracle::Tiny::after);
+            const Result got = dot_general(a, b, c, exact_accumulation());
+            t.check(got.code == w.code && got.flags == w.flags, [&] {
+              std::ostringstream o;
+              o << std::hex << "exact " << pr[0] << " x " << pr[1] << " " << name(r) << " " << name(sat) << ": softmx "
+                << got.code << "/" << int(got.flags) << " oracle " << w.code << "/" << int(w.flags);
+              return o.str();
+            });
+          }
+          // fp32-sequential, step by step through the oracle.
+          Mpfr acc_(2048), s_(2048), d_(2048);
+          mpfr_ptr acc = acc_.x, s = s_.x, d = d_.x;
+          mpfr_set_zero(acc, 1);
+          Flags flags = 0;
+          auto round_f32 = [&](mpfr_ptr v) {  // v = RN_f32(v) under (r, sat), flags ORed
+            const oracle::Outcome o = oracle::round_value_all(v, f32d, pol).at(om, os, oracle::Tiny::after);
+            flags |= o.flags;
+            oracle::decode(f32d, o.code, v);
+          };
+          for (std::size_t j = 0; j < n; ++j) {
+            mpfr_set_zero(s, 1);
+            for (std::size_t i = 0; i < k; ++i) {
+              oracle::decode(da, ca[j][i], x);
+              oracle::decode(db, cb[j][i], y);
+              mpfr_mul(x, x, y, MPFR_RNDN);
+              mpfr_add(s, s, x, r == Rounding::rd ? MPFR_RNDD : MPFR_RNDN);  // exact; the zero sign as IEEE's
+              round_f32(s);
+            }
+            mpfr_mul_2si(d, s, static_cast<long>(a[j].scale) + b[j].scale - 254, MPFR_RNDN);
+            round_f32(d);
+            mpfr_add(acc, acc, d, MPFR_RNDN);
+            round_f32(acc);
+          }
+          const oracle::Outcome w = oracle::round_value_all(acc, f32d, pol).at(om, os, oracle::Tiny::after);
+          const Result got = dot_general(a, b, c, fp32_sequential_accumulation());
+          t.check(mpfr_inf_p(acc) || (got.code == w.code && got.flags == (flags | w.flags)), [&] {
+            std::ostringstream o;
+            o << std::hex << "fp32-sequential " << pr[0] << " x " << pr[1] << " " << name(r) << " " << name(sat)
+              << ": softmx " << got.code << "/" << int(got.flags) << " oracle " << w.code << "/" << int(flags | w.flags);
+            return o.str();
+          });
+        }
+      (void)all_zero;
+    }
+  }
+  t.report();
+}
+
+TEST(BlocksRuntime, DotRefusesWhatItCannotSum) {
+  const Format e1m2f = parse_format_spec("e1m2");
+  const std::uint8_t c[1] = {1};
+  const BlockRef good{FormatId::runtime, 127, c, &e1m2f};
+  // No descriptor.
+  EXPECT_THROW(dot(BlockRef{FormatId::runtime, 127, c}, good, Context{}), std::invalid_argument);
+  // A tensor-core model is the named formats' hardware.
+  EXPECT_THROW(dot(good, good, Context{}, *find_accumulation_model("hopper-fp8-mma")), std::invalid_argument);
+  // A bias that puts products below the accumulator's range names the field.
+  const Format far = parse_format_spec("e4m3:bias=200");
+  const BlockRef bad{FormatId::runtime, 127, c, &far};
+  try {
+    dot(bad, bad, Context{});
+    ADD_FAILURE() << "accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("bias"), std::string::npos) << e.what();
+  }
+  // Unsigned: mx_element_reason's field.
+  const Format u = parse_format_spec("ue4m3");
+  EXPECT_THROW(dot(BlockRef{FormatId::runtime, 127, c, &u}, good, Context{}), std::invalid_argument);
+  // e1m2 0.25 * 0.25 = 0.0625 at scales 1.
+  EXPECT_EQ(dot(good, good, Context{}).code, 0x3D800000u);
 }
 
 }  // namespace

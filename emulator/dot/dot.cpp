@@ -10,6 +10,7 @@
 #include <string>
 
 #include "dot/wide_accumulator.hpp"
+#include "softmx/block.hpp"
 #include "softmx/tensor_core.hpp"
 
 namespace softmx {
@@ -29,8 +30,12 @@ struct Term {
   int exp = 0;            // value = (-1)^sign * mag * 2^exp
 };
 
-Term element_term(FormatId f, std::uint8_t code) {
-  const Unpacked u = unpack(format(f), code);
+/// The element format of a block: the named one, or the runtime descriptor it points at
+/// (validate() checked that it is there).
+const Format& element_of(const BlockRef& b) { return b.format == FormatId::runtime ? *b.element : format(b.format); }
+
+Term element_term(const Format& f, std::uint8_t code) {
+  const Unpacked u = unpack(f, code);
   Term t;
   t.cls = u.cls;
   t.sign = u.sign;
@@ -77,16 +82,35 @@ void validate(std::span<const BlockRef> a, std::span<const BlockRef> b) {
       throw std::invalid_argument("dot: block pair " + std::to_string(j) + " has " + std::to_string(a[j].codes.size()) +
                                   " and " + std::to_string(b[j].codes.size()) + " elements; they need the same number");
     for (const BlockRef* blk : {&a[j], &b[j]}) {
-      if (!is_mx_element(blk->format))
+      if (blk->format == FormatId::runtime) {
+        if (!blk->element)
+          throw std::invalid_argument("dot: block pair " + std::to_string(j) +
+                                      ": a runtime element format needs its descriptor (BlockRef::element)");
+        if (auto why = mx_element_reason(*blk->element)) throw std::invalid_argument("dot: " + *why);
+      } else if (!is_mx_element(blk->format)) {
         throw std::invalid_argument("dot: " + std::string(format(blk->format).name) + " is not an MX element format");
-      const std::uint64_t mask = format(blk->format).code_mask();
+      }
+      const std::uint64_t mask = element_of(*blk).code_mask();
       std::uint8_t all = 0;  // the OR of the codes: above the mask when some code is
       for (std::uint8_t c : blk->codes) all |= c;
       if (all > mask)
         for (std::uint8_t c : blk->codes)
           if (c > mask)
             throw std::invalid_argument("dot: code " + std::to_string(c) + " is out of range for " +
-                                        std::string(format(blk->format).name));
+                                        std::string(element_of(*blk).name));
+    }
+    if (a[j].format == FormatId::runtime || b[j].format == FormatId::runtime) {
+      // Every product (element values times scales 2^-127..2^127) must lie in the wide
+      // accumulator's range (2^-320 .. 2^440, wide_accumulator.hpp): the named formats do by
+      // construction, a runtime format with a bias far from its default may not.
+      const Format &fa = element_of(a[j]), &fb = element_of(b[j]);
+      const int lo = fa.emin() - fa.man_bits + fb.emin() - fb.man_bits - 254;
+      const int hi = element_emax(fa) + element_emax(fb) + 2 + 254 + static_cast<int>(std::bit_width(a.size() * a[j].codes.size()));
+      if (lo < -320 || hi > 430)
+        throw std::invalid_argument("dot: the products of " + std::string(fa.name) + " and " + std::string(fb.name) +
+                                    " span 2^" + std::to_string(lo) + " to 2^" + std::to_string(hi) +
+                                    ", beyond the exact accumulator's 2^-320 to 2^430 (bias: choose one nearer the "
+                                    "default)");
     }
   }
 }
@@ -97,8 +121,8 @@ SpecialOutcome scan_specials(std::span<const BlockRef> a, std::span<const BlockR
   for (std::size_t j = 0; j < a.size(); ++j) {
     if (a[j].scale == 0xFF || b[j].scale == 0xFF) s.nan = true;  // OCP 6.2: a NaN scale makes every element NaN
     for (std::size_t i = 0; i < a[j].codes.size(); ++i) {
-      const Term x = element_term(a[j].format, a[j].codes[i]);
-      const Term y = element_term(b[j].format, b[j].codes[i]);
+      const Term x = element_term(element_of(a[j]), a[j].codes[i]);
+      const Term y = element_term(element_of(b[j]), b[j].codes[i]);
       if (x.cls == ValueClass::nan || y.cls == ValueClass::nan) {
         s.nan = true;
         if (x.signalling || y.signalling) s.flags |= flag::invalid;
@@ -141,12 +165,12 @@ FixedTable make_fixed_table(FormatId f) {
   const std::uint64_t n = format(f).code_mask() + 1;
   t.q = 1 << 20;
   for (std::uint64_t c = 0; c < n; ++c) {
-    const Term x = element_term(f, static_cast<std::uint8_t>(c));
+    const Term x = element_term(format(f), static_cast<std::uint8_t>(c));
     if (x.cls == ValueClass::finite) t.q = std::min(t.q, x.exp);
   }
   std::uint64_t largest = 0;
   for (std::uint64_t c = 0; c < n; ++c) {
-    const Term x = element_term(f, static_cast<std::uint8_t>(c));
+    const Term x = element_term(format(f), static_cast<std::uint8_t>(c));
     t.special[c] = x.cls == ValueClass::nan || x.cls == ValueClass::inf;
     if (x.cls != ValueClass::finite) continue;
     const std::uint64_t m = x.mag << (x.exp - t.q);  // below 2^33 for every MX element format
@@ -206,6 +230,8 @@ std::optional<Result> exact_by_blocks(std::span<const BlockRef> a, std::span<con
   WideAccumulator acc;
   for (std::size_t j = 0; j < a.size(); ++j) {
     if (a[j].scale == 0xFF || b[j].scale == 0xFF) return std::nullopt;
+    // Runtime formats have no table (their integers may exceed 2^33): the term-by-term form.
+    if (a[j].format == FormatId::runtime || b[j].format == FormatId::runtime) return std::nullopt;
     const FixedTable& ta = fixed_table(a[j].format);
     const FixedTable& tb = fixed_table(b[j].format);
     i128 sum;
@@ -239,8 +265,8 @@ class ExactModel final : public AccumulationModel {
     for (std::size_t j = 0; j < a.size(); ++j) {
       const int scale = (a[j].scale - 127) + (b[j].scale - 127);
       for (std::size_t i = 0; i < a[j].codes.size(); ++i) {
-        const Term x = element_term(a[j].format, a[j].codes[i]);
-        const Term y = element_term(b[j].format, b[j].codes[i]);
+        const Term x = element_term(element_of(a[j]), a[j].codes[i]);
+        const Term y = element_term(element_of(b[j]), b[j].codes[i]);
         const bool neg = x.sign != y.sign;
         if (x.cls == ValueClass::zero || y.cls == ValueClass::zero) {
           all_negative_zero &= neg;
@@ -292,8 +318,8 @@ class Fp32SequentialModel final : public AccumulationModel {
     for (std::size_t j = 0; j < a.size(); ++j) {
       Unpacked sum;  // +0
       for (std::size_t i = 0; i < a[j].codes.size(); ++i) {
-        const Term x = element_term(a[j].format, a[j].codes[i]);
-        const Term y = element_term(b[j].format, b[j].codes[i]);
+        const Term x = element_term(element_of(a[j]), a[j].codes[i]);
+        const Term y = element_term(element_of(b[j]), b[j].codes[i]);
         Unpacked p;  // the product, exact in f32
         p.sign = x.sign != y.sign;
         if (x.cls == ValueClass::finite && y.cls == ValueClass::finite) {
@@ -337,6 +363,13 @@ const AccumulationModel* find_accumulation_model(std::string_view name) {
 Result dot_general(std::span<const BlockRef> a, std::span<const BlockRef> b, const Context& out,
                    const AccumulationModel& model) {
   validate(a, b);
+  if (&model != &kExact && &model != &kFp32Sequential)
+    for (std::size_t j = 0; j < a.size(); ++j)
+      if (a[j].format == FormatId::runtime || b[j].format == FormatId::runtime)
+        throw std::invalid_argument("dot: the accumulation model " + std::string(model.name()) +
+                                    " models hardware for the named element formats; a runtime element (" +
+                                    std::string(element_of(a[j].format == FormatId::runtime ? a[j] : b[j]).name) +
+                                    ") takes exact or fp32-sequential");
   // The result is an f32: by_destination resolves to none there (IEEE overflow, SEMANTICS 4.1),
   // once, so every model sees finite or none.
   return model.dot_general(a, b, resolve(ocp_dialect(), FormatId::f32, out));

@@ -20,11 +20,14 @@
 namespace softmx {
 
 /// One MX block: its element format, its E8M0 scale code and its element codes (one code
-/// per byte, unpacked; see pack.hpp to unpack stored data).
+/// per byte, unpacked; see pack.hpp to unpack stored data). A runtime element format
+/// (docs/BLOCKS.md 1.1) is format = FormatId::runtime with `element` pointing at its
+/// descriptor, which must outlive the call; `element` is ignored for a named format.
 struct BlockRef {
   FormatId format;
   std::uint8_t scale;
   std::span<const std::uint8_t> codes;
+  const Format* element = nullptr;
 };
 
 /// An accumulation model: how DotGeneral sums. Implementations must be deterministic.
@@ -50,8 +53,11 @@ const AccumulationModel* find_accumulation_model(std::string_view name);
 /// DotGeneral. `out` rounds the f32 result (and the f32 partial sums of fp32-sequential); its
 /// Saturation::by_destination (Context's default) is none, as for any f32 destination: an
 /// overflowing sum gives Inf. Throws std::invalid_argument when the preconditions above fail,
-/// when a block's element format is not an MX element format, or a code is out of its format's
-/// range.
+/// when a block's element format is not an MX element format (a runtime one: no descriptor, or
+/// mx_element_reason's field), a code is out of its format's range, a pair of runtime formats
+/// whose products leave the exact accumulator's range (a bias far from the default), or a
+/// runtime format under a model other than exact and fp32-sequential (the tensor-core models
+/// are the named formats' hardware).
 Result dot_general(std::span<const BlockRef> a, std::span<const BlockRef> b, const Context& out,
                    const AccumulationModel& model = exact_accumulation());
 
