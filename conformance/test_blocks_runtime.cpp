@@ -10,6 +10,7 @@
 
 #include <bit>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <mpfr.h>
 #include <sstream>
@@ -300,13 +301,14 @@ TEST(BlocksRuntime, DequantizeEveryCodeAgainstMpfr) {
                        " formats, every code x 8 scales into f32 and f64, element and Dequantizer");
   const std::uint8_t scales[] = {0x00, 0x01, 0x3A, 0x7F, 0x80, 0xC5, 0xFE, 0xFF};
   const oracle::Policies pol = conformance::to_oracle(ocp_dialect());
+  int lanes_formats = 0;  // runtime formats whose f32 results came from the vector lanes
   for (const Format& f : fam) {
     const oracle::Desc od = conformance::to_oracle(f);
     const std::size_t n = std::size_t{1} << f.width;
     for (FormatId dst : {FormatId::f32, FormatId::f64}) {
       const oracle::Desc dd = conformance::to_oracle(format(dst));
       const Context ctx;  // rne; by_destination: no saturation into f32 and f64 (ocp)
-      Dequantizer dq(f, dst, ctx);
+      Dequantizer dq(f, dst, ctx), fast(f, dst, ctx);
       std::vector<std::uint8_t> sc(n), codes(n);
       for (std::uint8_t s : scales) {
         std::vector<std::uint64_t> out64(n);
@@ -318,6 +320,18 @@ TEST(BlocksRuntime, DequantizeEveryCodeAgainstMpfr) {
         std::vector<Flags> fl(n);
         dq.run(sc.data(), codes.data(), n, n, dst == FormatId::f32 ? static_cast<void*>(out32.data()) : out64.data(),
                fl.data());
+        // Without flags (the table reads and, into f32, the vector lanes where the format
+        // qualifies): the same codes, twice over so that the second run reads the made rows.
+        for (int pass = 0; pass < 2; ++pass) {
+          std::vector<std::uint64_t> o64(n);
+          std::vector<std::uint32_t> o32(n);
+          fast.run(sc.data(), codes.data(), n, n > 4 ? n / 4 : 1,
+                   dst == FormatId::f32 ? static_cast<void*>(o32.data()) : o64.data());
+          t.check(dst == FormatId::f32 ? o32 == out32 : o64 == out64, [&] {
+            return std::string(f.name) + " scale " + std::to_string(s) + ": Dequantizer::run without flags differs";
+          });
+        }
+        lanes_formats += fast.lanes_active() && s == scales[std::size(scales) - 1];
         for (std::size_t c = 0; c < n; ++c) {
           Mpfr v;
           oracle::Outcome want;
@@ -345,6 +359,8 @@ TEST(BlocksRuntime, DequantizeEveryCodeAgainstMpfr) {
   }
   t.report();
   EXPECT_EQ(t.mismatches(), 0u);
+  std::printf("[ lanes    ] %d runtime formats dequantized into f32 through the vector lanes\n", lanes_formats);
+  if (default_isa() != Isa::scalar) EXPECT_GT(lanes_formats, 0);
 }
 
 TEST(BlocksRuntime, QuantizeRandomBlocksAgainstMpfr) {
