@@ -609,7 +609,7 @@ TEST(BatchSimd, BlockQuantizeEqualsTheScalarPath) {
   for_each_block_setting(rng, [&](FormatId src, BlockOptions o) {
               for (int rep = 0; rep < 48; ++rep) {
                 const std::size_t k = rep == 0 ? 1 : rep < 40 ? 32 : 37;
-                const auto v32 = draw_block(rng, src, o.element, k, rep % 5);
+                const auto v32 = draw_block(rng, src, o.element.id(), k, rep % 5);
                 std::vector<std::uint16_t> v16(v32.begin(), v32.end());
                 const void* data = format(src).width == 32 ? static_cast<const void*>(v32.data()) : v16.data();
                 o.isa = Isa::scalar;
@@ -687,7 +687,7 @@ TEST(BatchSimd, BlockKernelEqualsTheScalarPathBlockByBlock) {
   for_each_block_setting(rng, [&](FormatId src, BlockOptions o) {
     for (int rep = 0; rep < 36; ++rep) {
       const std::size_t k = rep % 3 == 0 ? 16 : rep % 3 == 1 ? 32 : 64;
-      const auto v32 = draw_block(rng, src, o.element, k, rep % 6);
+      const auto v32 = draw_block(rng, src, o.element.id(), k, rep % 6);
       std::vector<std::uint16_t> v16(v32.begin(), v32.end());
       const void* data = format(src).width == 32 ? static_cast<const void*>(v32.data()) : v16.data();
       const std::size_t shape[2] = {1, k};
