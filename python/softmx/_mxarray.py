@@ -174,7 +174,8 @@ class MXArray:
         """The element codes in the packed byte layout of docs/BLOCKS.md 4, row by row along the
         last axis: FP4 (e2m1, nvfp4) two codes per byte, element 2i in the low nibble; FP6 (e3m2,
         e2m3) four codes per three bytes, least significant bit first; 8-bit formats one per
-        byte. Shape: shape[:-1] + (bytes per row,), each row padded with zero bits (an odd FP4
+        byte; any other width w (runtime elements: e1m1 3 bits, e2m2 5, e3m3 7) the same LSB-first
+        stream, ceil(w * n / 8) bytes per row of n. Shape: shape[:-1] + (bytes per row,), each row padded with zero bits (an odd FP4
         row leaves its last high nibble 0). softmx.unpack reverses it."""
         return _softmx.pack(self._codes, self._element)
 

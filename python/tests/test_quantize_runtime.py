@@ -76,6 +76,13 @@ def test_pack_runtime_widths_by_hand():
     assert softmx.unpack(np.array([0xD1, 0x58, 0x1F], np.uint8), "e1m1", 8).tolist() == [1, 2, 3, 4, 5, 6, 7, 0]
     # e2m2 (5 bits): 1F 01 10 0A -> 3F 40 05.
     assert softmx.pack(np.array([0x1F, 0x01, 0x10, 0x0A], np.uint8), "e2m2").tolist() == [0x3F, 0x40, 0x05]
+    # An MXArray of e2m2 packs its codes the same way: [7, 1, -0.5, 3] (s = 0) has codes 0F 04
+    # (as above), -0.5 = sign | subnormal fraction 2 = 0x12, 3 = 1.5 * 2^1 = field 2 fraction 2 =
+    # 0x0A; stream 0F | 04 << 5 | 12 << 10 | 0A << 15 = 0x5488F -> 8F 48 05.
+    q = softmx.quantize(np.array([7.0, 1.0, -0.5, 3.0], np.float32), "e2m2", block=4)
+    assert q.codes.tolist() == [0x0F, 0x04, 0x12, 0x0A]
+    assert q.packed().tolist() == [0x8F, 0x48, 0x05]
+    assert softmx.unpack(q.packed(), "e2m2", 4).tolist() == q.codes.tolist()
     # e1m2 (4 bits) packs as nibbles, low first, as the seed does.
     assert softmx.pack(np.array([0x7, 0x9, 0xF], np.uint8), "e1m2").tolist() == [0x97, 0x0F]
 
