@@ -360,7 +360,9 @@ TEST(BlocksRuntime, DequantizeEveryCodeAgainstMpfr) {
   t.report();
   EXPECT_EQ(t.mismatches(), 0u);
   std::printf("[ lanes    ] %d runtime formats dequantized into f32 through the vector lanes\n", lanes_formats);
-  if (default_isa() != Isa::scalar) EXPECT_GT(lanes_formats, 0);
+  if (default_isa() != Isa::scalar) {
+    EXPECT_GT(lanes_formats, 0);
+  }
 }
 
 TEST(BlocksRuntime, QuantizeRandomBlocksAgainstMpfr) {
