@@ -292,6 +292,13 @@ TEST(CliPychop, QuantizeEqualsTheLibrary) {
   cases.back().options.numpy = PychopNumpy::v1;
   cases.push_back({"--spec 0,7 --backend jax", PychopFormat::of(pychop_custom_spec(0, 7)), {}});
   cases.back().options.backend = PychopBackend::jax;
+  // Custom specs, runtime element formats (DIALECTS.md pychop): max 480, bias 0, MXINT4, E3M0.
+  cases.push_back({"--format 4,3", PychopFormat::tuple(4, 3), {}});
+  cases.push_back({"--format 1,2 --block 8", PychopFormat::tuple(1, 2), {}});
+  cases.back().options.block_size = 8;
+  cases.push_back({"--format 0,3 --block 4", PychopFormat::tuple(0, 3), {}});
+  cases.back().options.block_size = 4;
+  cases.push_back({"--spec 3,0,16", PychopFormat::of(pychop_custom_spec(3, 0, 16)), {}});
   int n = 0;
   for (const Case& c : cases)
     for (const FormatId src : {FormatId::f64, FormatId::f32}) {
@@ -311,7 +318,7 @@ TEST(CliPychop, QuantizeEqualsTheLibrary) {
       EXPECT_EQ(p.dims.at("codes"), std::to_string(r.num_blocks) + "x" + std::to_string(r.spec.block_size)) << cmd;
       EXPECT_EQ(p.values.at("uncoded"), widen(r.uncoded)) << cmd;
       EXPECT_EQ(p.header.at("spec"), r.spec.name) << cmd;
-      EXPECT_EQ(p.header.at("element"), format(r.element).name) << cmd;
+      EXPECT_EQ(p.header.at("element"), r.element.name()) << cmd;
       EXPECT_EQ(p.header.at("value_format"), format(r.value_format).name) << cmd;
       EXPECT_EQ(p.header.at("flags"), hx(r.flags, 2)) << cmd;
       EXPECT_EQ(p.statistics.at("format"), st.format) << cmd;
@@ -325,7 +332,7 @@ TEST(CliPychop, QuantizeEqualsTheLibrary) {
       EXPECT_EQ(run(cmd + " --binary", bin).out, o.out) << cmd;
       ++n;
     }
-  EXPECT_EQ(n, 2 * 11);
+  EXPECT_EQ(n, 2 * 15);
 }
 
 TEST(CliPychop, StatisticsAsPythonPrintsThem) {
@@ -405,7 +412,7 @@ TEST(CliPeers, ErrorsNameTheArgument) {
       {"pychop quantize --shape 2 --from bf16", "", "--from must be f64 or f32"},
       {"pychop quantize --shape 2 --format mxfp9", "", "unknown --format 'mxfp9' (expected a key of MX_FORMATS, mxfp8_e5m2"},
       {"pychop quantize --shape 2 --format 4,x", "", "--format's sig_bits expects an integer from 0 to 64, got 'x'"},
-      {"pychop quantize --shape 2 --format 4,3", "", "CUSTOM_MX8_E4M3 (exp_bits 4, sig_bits 3) is a custom element format"},
+      {"pychop quantize --shape 2 --format 4,4", "", "CUSTOM_MX9_E4M4 (exp_bits 4, sig_bits 4) is the format e4m4:bias=7:specials=none, not an MX block element"},
       {"pychop quantize --shape 2 --format 2,1 --spec 2,1", "", "--format and --spec are two ways"},
       {"pychop quantize --shape 2 --spec 2", "", "--spec expects E,S[,BLOCK[,SCALE_EXP_BITS[,NAME]]]"},
       {"pychop quantize --shape 2 --spec 2,1,0", "", "--spec's block_size expects an integer from 1 to 65536, got '0'"},

@@ -2,14 +2,15 @@
 // dialect pychop).
 //
 // 1. The hand cases P1-P19 of docs/research/pychop.md section 9 that softmx's formats express
-//    (P15-P17 need the runtime formats of issue 14), each computed from the pychop line it cites
+//    (P15-P17: custom specs, runtime formats), each computed from the pychop line it cites
 //    ("np:" = pychop/np/mx_formats.py at 242e079), and the statistics() examples of section 8.
 // 2. floor(RN_p(log2 x)) (ScaleRule::floor_log2_rn) against MPFR's correctly rounded log2, for
 //    the predecessors of every power of two and random values, in f32 and f64.
 // 3. mx_quantize against a transcription of MXBlock_._quantize, _quantize_float_element,
 //    _quantize_mxint and dequantize written here in host double/float arithmetic (what Python and
 //    NumPy compute), with MPFR's log2 for np.log2: random arrays with zeros, NaN, Inf and values
-//    just below powers of two, every named format, f32 and f64, both NumPy promotion rules.
+//    just below powers of two, every named format and 9 custom specs, f32 and f64, both NumPy
+//    promotion rules.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -95,6 +96,53 @@ TEST(Pychop, HandCasesElements) {
   EXPECT_EQ(r.codes, (V8{0x80, 0x7F, 0x20, 0x00}));
   EXPECT_EQ(r.uncoded, (std::vector<std::size_t>{3}));
   expect_values(r, {-2, 1.984375, 0.5, -0.0}, FormatId::f64, "P12");
+}
+
+// Custom (exp_bits, sig_bits) specs: P15-P17 of the research table, and an MXINT4 case.
+PychopResult run_tuple(std::vector<double> x, int e, int m, std::size_t bs) {
+  PychopOptions o;
+  o.block_size = bs;
+  const std::size_t shape[1] = {x.size()};
+  return pychop_mx_quantize(FormatId::f64, x.data(), shape, PychopFormat::tuple(e, m), o);
+}
+
+TEST(Pychop, HandCasesCustomSpecs) {
+  // P15: (4, 3) as CUSTOM_MX8_E4M3 has max 480 = 1.875 * 2^8 (np:44-51, no name reduction), so
+  // emax 8, scale floor(log2 1.875) - 8 = -8 (0x77), and 1.875 * 2^8 = 480 is code 0x7F, a
+  // value; the named mxfp8_e4m3 saturates it to 448 (0x7E, np:80-81).
+  auto r = run_tuple({1.875}, 4, 3, 1);
+  EXPECT_EQ(r.spec.name, "CUSTOM_MX8_E4M3");
+  EXPECT_EQ(r.scales, V8{0x77});
+  EXPECT_EQ(r.codes, V8{0x7F});
+  expect_values(r, {1.875}, FormatId::f64, "P15 custom");
+  r = run({1.875}, "mxfp8_e4m3", 1);
+  EXPECT_EQ(r.codes, V8{0x7E});
+  expect_values(r, {1.75}, FormatId::f64, "P15 named");
+  // P16: (5, 2) has max 1.75 * 2^16 (the all-ones exponent is a binade), emax 16: scale
+  // 0 - 16 (0x6F); 1 * 2^16 is exponent field 31 (0x7C); 2^-32 * 2^16 = 2^-16, the smallest
+  // subnormal 2^(1 - 15 - 2) (0x01), kept. Named mxfp8_e5m2: scale 0x70, and 2^-17 is half the
+  // smallest subnormal: ties to even, +0.
+  r = run_tuple({1, std::ldexp(1.0, -32)}, 5, 2, 2);
+  EXPECT_EQ(r.scales, V8{0x6F});
+  EXPECT_EQ(r.codes, (V8{0x7C, 0x01}));
+  expect_values(r, {1, std::ldexp(1.0, -32)}, FormatId::f64, "P16 custom");
+  r = run({1, std::ldexp(1.0, -32)}, "mxfp8_e5m2", 2);
+  EXPECT_EQ(r.scales, V8{0x70});
+  expect_values(r, {1, 0}, FormatId::f64, "P16 named");
+  // P17: (1, 2) has bias 0, max 1.75 * 2^1 = 3.5, emax 1: scale floor(log2 3) - 1 = 0 (0x7F);
+  // 3.0 = 1.5 * 2^1, exponent field 1, fraction 10: code 0b0110; 0.7 is below 2^(1 - 0), on the
+  // subnormal step 2^(1 - 2) = 0.5: rint(1.4) = 1, 0.5, code 1 (np:83-86).
+  r = run_tuple({3.0, 0.7}, 1, 2, 2);
+  EXPECT_EQ(r.scales, V8{0x7F});
+  EXPECT_EQ(r.codes, (V8{0x6, 0x1}));
+  expect_values(r, {3.0, 0.5}, FormatId::f64, "P17");
+  // MXINT4, (0, 3): int_scale 2^(4 - 2) = 4 (np:31-37), emax 0; amax 1.99 gives scale 0 (0x7F).
+  // -1.99 * 4 = -7.96: rint -8, inside the clip [-8, 7] (np:62-67): -2.0, two's complement
+  // code 0x8; 1.0 * 4 = 4: code 0x4; 0.3 * 4 = 1.2: rint 1, 0.25, code 0x1.
+  r = run_tuple({-1.99, 1.0, 0.3}, 0, 3, 3);
+  EXPECT_EQ(r.scales, V8{0x7F});
+  EXPECT_EQ(r.codes, (V8{0x8, 0x4, 0x1}));
+  expect_values(r, {-2.0, 1.0, 0.25}, FormatId::f64, "MXINT4");
 }
 
 TEST(Pychop, HandCasesScale) {
@@ -194,8 +242,21 @@ TEST(Pychop, HandCasesLayoutAndBackends) {
   // Custom specs softmx expresses: FP6, FP4 and MXINT have no specials in OCP either.
   EXPECT_EQ(pychop_element(pychop_custom_spec(3, 2)), FormatId::e3m2);
   EXPECT_EQ(pychop_element(pychop_custom_spec(0, 7)), FormatId::int8);
-  // (4, 3) under another name has max 480 (np:44-51): a runtime format, refused here.
-  EXPECT_THROW(pychop_element(pychop_custom_spec(4, 3)), std::invalid_argument);
+  // (4, 3) under another name has max 480 (np:44-51): the runtime format without specials.
+  EXPECT_EQ(pychop_element(pychop_custom_spec(4, 3)).format(), parse_format_spec("e4m3:specials=none"));
+  EXPECT_EQ(pychop_element(pychop_custom_spec(1, 2)).format(), parse_format_spec("e1m2:bias=0:specials=none"));
+  EXPECT_EQ(pychop_element(pychop_custom_spec(0, 3)).format(), parse_format_spec("int4"));
+  // Wider than 8 bits, or MXINT without a bit: not an MX block element; the message names it.
+  for (auto [e, m] : {std::pair{4, 4}, std::pair{5, 10}, std::pair{0, 8}, std::pair{0, 0}, std::pair{9, 0}}) {
+    try {
+      (void)pychop_element(pychop_custom_spec(e, m));
+      ADD_FAILURE() << e << "," << m << " accepted";
+    } catch (const std::invalid_argument& x) {
+      EXPECT_NE(std::string(x.what()).find("exp_bits " + std::to_string(e) + ", sig_bits " + std::to_string(m)),
+                std::string::npos)
+          << x.what();
+    }
+  }
   EXPECT_EQ(pychop_element(pychop_custom_spec(4, 3, 32, 8, "mxfp8_e4m3")), FormatId::e4m3);
   EXPECT_THROW(run({1}, "mxfp9", 1), std::invalid_argument);
   o.scale_exp_bits = 9;
@@ -282,8 +343,7 @@ struct Params {
   int e, s, bias, emax;
   double max, min;
 };
-Params params(const char* key) {
-  const PychopSpec sp = *find_pychop_spec(key);
+Params params(const PychopSpec& sp) {
   Params p{sp.exp_bits, sp.sig_bits, 0, 0, 0, 0};
   if (p.e == 0) {  // np:31-37
     const double is = std::ldexp(1.0, sp.element_bits() - 2);
@@ -299,6 +359,7 @@ Params params(const char* key) {
   p.emax = static_cast<int>(std::floor(std::log2(p.max)));
   return p;
 }
+Params params(const char* key) { return params(*find_pychop_spec(key)); }
 
 double element(double v, const Params& p) {
   if (p.e == 0) {  // np:96-103, 62-67
@@ -372,8 +433,16 @@ std::vector<double> transcription(const std::vector<double>& data, bool f32, con
 }
 
 TEST(Pychop, AgainstTranscription) {
-  conformance::Tally t("pychop mx_quantize vs a transcription of its numpy backend: 3000 arrays x 6 formats");
-  const char* keys[] = {"mxfp8_e5m2", "mxfp8_e4m3", "mxfp6_e3m2", "mxfp6_e2m3", "mxfp4_e2m1", "mxint8"};
+  conformance::Tally t(
+      "pychop mx_quantize vs a transcription of its numpy backend: 3000 arrays x (6 named formats + 9 custom "
+      "(exp_bits, sig_bits) specs)");
+  // The named specs by key, then custom specs by tuple (the runtime formats pychop_element makes).
+  std::vector<PychopFormat> formats;
+  for (const char* key : {"mxfp8_e5m2", "mxfp8_e4m3", "mxfp6_e3m2", "mxfp6_e2m3", "mxfp4_e2m1", "mxint8"})
+    formats.push_back(PychopFormat::named(key));
+  for (auto [e, m] : {std::pair{4, 3}, std::pair{5, 2}, std::pair{1, 2}, std::pair{2, 2}, std::pair{3, 4}, std::pair{3, 0},
+                      std::pair{1, 1}, std::pair{0, 3}, std::pair{0, 5}})
+    formats.push_back(PychopFormat::tuple(e, m));
   SplitMix64 rng(0x9C40);
   for (int trial = 0; trial < 3000; ++trial) {
     const bool f32 = trial % 2;
@@ -396,8 +465,12 @@ TEST(Pychop, AgainstTranscription) {
       }
       if (f32) v = static_cast<double>(static_cast<float>(v));
     }
-    for (const char* key : keys) {
-      const Params p = params(key);
+    for (const PychopFormat& fmt : formats) {
+      PychopOptions po;
+      po.block_size = bs;
+      const PychopSpec spec = pychop_resolve_spec(fmt, po);
+      const Params p = params(spec);
+      const std::string key = spec.name;
       for (PychopNumpy np : {PychopNumpy::v2, PychopNumpy::v1}) {
         PychopOptions o;
         o.block_size = bs;
@@ -405,9 +478,9 @@ TEST(Pychop, AgainstTranscription) {
         PychopResult r;
         if (f32) {
           std::vector<float> xf(x.begin(), x.end());
-          r = pychop_mx_quantize(FormatId::f32, xf.data(), std::array<std::size_t, 1>{n}, PychopFormat::named(key), o);
+          r = pychop_mx_quantize(FormatId::f32, xf.data(), std::array<std::size_t, 1>{n}, fmt, o);
         } else {
-          r = pychop_mx_quantize(FormatId::f64, x.data(), std::array<std::size_t, 1>{n}, PychopFormat::named(key), o);
+          r = pychop_mx_quantize(FormatId::f64, x.data(), std::array<std::size_t, 1>{n}, fmt, o);
         }
         bool want64;
         const auto want = transcription(x, f32, p, bs, np == PychopNumpy::v2, want64);
@@ -417,7 +490,7 @@ TEST(Pychop, AgainstTranscription) {
         for (std::size_t i = 0; i < n && ok; ++i)
           if (!same(got[i], want[i])) ok = false, bad = i;
         t.check(ok, [&] {
-          return std::string(key) + " trial " + std::to_string(trial) + (f32 ? " f32" : " f64") + " bs " + std::to_string(bs) +
+          return key + " trial " + std::to_string(trial) + (f32 ? " f32" : " f64") + " bs " + std::to_string(bs) +
                  " [" + std::to_string(bad) + "] x " + std::to_string(x[bad]) + ": " + std::to_string(got[bad]) + " want " +
                  std::to_string(want[bad]);
         });

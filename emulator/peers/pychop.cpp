@@ -147,9 +147,9 @@ PychopSpec pychop_resolve_spec(const PychopFormat& format, const PychopOptions& 
   return s;
 }
 
-FormatId pychop_element(const PychopSpec& s) {
+ElementFormat pychop_element(const PychopSpec& s) {
   // _mx_float_params (np:29-59): the E4M3 and E5M2 reductions apply by name only; FP6, FP4 and
-  // MXINT have no special values in OCP either, so their custom specs are the OCP formats.
+  // MXINT8 have no special values in OCP either, so their custom specs are the OCP formats.
   const std::string n = upper(s.name);
   if (s.exp_bits == 4 && s.sig_bits == 3 && n == "MXFP8_E4M3") return FormatId::e4m3;
   if (s.exp_bits == 5 && s.sig_bits == 2 && n == "MXFP8_E5M2") return FormatId::e5m2;
@@ -157,9 +157,26 @@ FormatId pychop_element(const PychopSpec& s) {
   if (s.exp_bits == 2 && s.sig_bits == 3) return FormatId::e2m3;
   if (s.exp_bits == 2 && s.sig_bits == 1) return FormatId::e2m1;
   if (s.exp_bits == 0 && s.sig_bits == 7) return FormatId::int8;
-  fail("the spec " + s.name + " (exp_bits " + std::to_string(s.exp_bits) + ", sig_bits " + std::to_string(s.sig_bits) +
-       ") is a custom element format without special values (bias 2^(e-1)-1, every exponent field a binade): it "
-       "needs softmx's runtime formats (issue 14), which this build lacks");
+  const std::string what = "the spec " + s.name + " (exp_bits " + std::to_string(s.exp_bits) + ", sig_bits " +
+                           std::to_string(s.sig_bits) + ")";
+  // The other specs: np:31-37 (MXINT: int_scale 2^(bits-2), so s - 1 fraction bits, the
+  // two's complement range) and np:39-58 (bias 2^(e-1)-1, max (2 - 2^-s) 2^(2^e-1-bias): no
+  // code is reserved for Inf or NaN). Wider than 8 bits is refused below, so the spec text
+  // stays short.
+  if (s.exp_bits > 8 || s.sig_bits > 23 || (s.exp_bits == 0 && s.sig_bits == 0))
+    fail(what + " cannot be an MX block element: at most 8 bits, with at least one significand bit for MXINT");
+  const std::string spec =
+      s.exp_bits == 0 ? "int" + std::to_string(s.sig_bits + 1)
+                      : "e" + std::to_string(s.exp_bits) + "m" + std::to_string(s.sig_bits) +
+                            ":bias=" + std::to_string((1 << (s.exp_bits - 1)) - 1) + ":specials=none";
+  Format f;
+  try {
+    f = parse_format_spec(spec);
+  } catch (const FormatError& e) {
+    fail(what + " is the format " + spec + ", which softmx cannot make: " + e.what());
+  }
+  if (const auto why = mx_element_reason(f)) fail(what + " is the format " + spec + ", not an MX block element: " + *why);
+  return f;
 }
 
 PychopResult pychop_mx_quantize(FormatId source, const void* data, std::span<const std::size_t> shape,
@@ -212,7 +229,7 @@ PychopResult pychop_mx_quantize(FormatId source, const void* data, std::span<con
   // NaN-among-zeros or Inf block's scale is a Python float and its product float32 (section 6).
   // np.concatenate then gives the widest block dtype.
   const Format& src = format(source);
-  const Format& elem = format(r.element);
+  const Format& elem = r.element.format();
   std::vector<FormatId> block_dtype(r.num_blocks, FormatId::f32);
   std::vector<std::uint8_t> kind(r.num_blocks, 0);  // 0 computed scale, 1 zero-like block, 2 Inf block
   bool any_f64 = false;
@@ -259,7 +276,7 @@ PychopResult pychop_mx_quantize(FormatId source, const void* data, std::span<con
       v = unpack(elem, code);
       // MXINT: np.rint keeps the sign of a negative value that rounds to zero, and of -0.0, in a
       // block that is not zero-like (np:62-67); the code 0x00 cannot carry it.
-      if (r.element == FormatId::int8 && v.cls == ValueClass::zero && x.sign && kind[b] != 1) {
+      if (elem.fixed_point && v.cls == ValueClass::zero && x.sign && kind[b] != 1) {
         v.sign = true;
         uncoded = true;
       }

@@ -26,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "softmx/block.hpp"
 #include "softmx/flags.hpp"
 #include "softmx/format.hpp"
 
@@ -101,10 +102,15 @@ PychopSpec pychop_resolve_spec(const PychopFormat& format, const PychopOptions& 
 /// The element format a resolved spec quantizes to: e4m3 for (4, 3) named "MXFP8_E4M3"
 /// (case-insensitive; pychop applies the OCP reductions by name), e5m2 for (5, 2) named
 /// "MXFP8_E5M2", e3m2, e2m3 and e2m1 for (3, 2), (2, 3), (2, 1) whatever the name, int8 for (0, 7).
-/// Any other spec is a custom format without special values (pychop's (4, 3) under another name
-/// has max 480): it needs softmx's runtime formats, which this build lacks, so this throws
-/// std::invalid_argument saying so.
-FormatId pychop_element(const PychopSpec& spec);
+/// Any other spec is a custom format as _mx_float_params builds it (mx_formats.py:29-59), a
+/// runtime descriptor (docs/SEMANTICS.md 1.2):
+///   - (e, s) with e >= 1: `eEmS:bias=B:specials=none`, B = 2^(e-1) - 1, subnormals, every
+///     exponent field a binade (pychop's (4, 3) under another name has max 480; (1, 2) is
+///     e1m2:bias=0, max 3.5);
+///   - (0, s): `int(s+1)`, the (s+1)-bit two's complement fixed point with s - 1 fraction bits.
+/// Throws std::invalid_argument when that format cannot be an MX block element (wider than 8
+/// bits: mx_element_reason, docs/BLOCKS.md 1.1), naming the spec and the field.
+ElementFormat pychop_element(const PychopSpec& spec);
 
 /// What mx_quantize returns, with the MX representation softmx derives from it.
 struct PychopResult {
@@ -121,8 +127,8 @@ struct PychopResult {
   /// (scale_exp + 127; 0xFF for a NaN scale; within [127 - bias, 127 + bias] for scale_exp_bits
   /// = b, bias = 2^(b-1) - 1) and one element code per padded element. A NaN element in a format
   /// without NaN (FP6, FP4, MXINT8) has no code: it is +0 with flag invalid, and `uncoded` lists
-  /// it; so is an MXINT8 -0.0 value (code 0x00).
-  FormatId element = FormatId::e4m3;
+  /// it; so is an MXINT -0.0 value (code 0).
+  ElementFormat element = FormatId::e4m3;
   std::vector<std::uint8_t> scales;
   std::vector<std::uint8_t> codes;
   /// Flattened indices (< prod(shape)) whose returned value the element code does not carry.

@@ -229,7 +229,7 @@ void bind_peers(py::module_& m) {
       std::vector<std::uint32_t> v(r.values.begin(), r.values.end());
       out["values"] = to_array(v, r.shape);
     }
-    out["element"] = std::string(format(r.element).name);
+    out["element"] = std::string(r.element.name());
     out["num_blocks"] = r.num_blocks;
     out["scales"] = to_array(r.scales, {r.scales.size()});
     out["codes"] = to_array(r.codes, {r.codes.size()});

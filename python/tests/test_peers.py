@@ -99,6 +99,13 @@ def test_pychop_equals_dialect_and_statistics():
     assert n.codes[0] == 0 and n.uncoded.tolist() == [0] and n.values.dtype == np.float32
     assert softmx.pychop_mx_quantize(np.ones(4), "mxfp4_e2m1", numpy="1").values.dtype == np.float32  # NumPy 1.x promotion
     assert softmx.pychop_mx_quantize(np.ones(4), (2, 1)).spec.name == "CUSTOM_MX4_E2M1"
+    # Custom specs are runtime formats (research/pychop.md P15 and P17, np:39-58, 83-86): (4, 3)
+    # under its custom name has max 480, so 1.875 * 2^8 is code 0x7F; (1, 2) has bias 0, max 3.5.
+    c = softmx.pychop_mx_quantize(np.array([1.875]), (4, 3), 1)
+    assert (c.scales.tolist(), c.codes.tolist(), c.values.tolist()) == ([0x77], [0x7F], [1.875])
+    c = softmx.pychop_mx_quantize(np.array([3.0, 0.7]), (1, 2), 2)
+    assert (c.scales.tolist(), c.codes.tolist(), c.values.tolist()) == ([0x7F], [6, 1], [3.0, 0.5])
+    assert c.element == "e1m2:bias=0"
     s = softmx.pychop_spec(3, 2, 16, name="MINE")
     assert (s.name, s.block_size, s.total_bits_per_block) == ("MINE", 16, 6 * 16 + 8)
     assert softmx.pychop_mx_quantize(np.ones(40), s).num_blocks == 3
@@ -126,6 +133,8 @@ def test_errors():
         softmx.pychop_mx_quantize(np.ones(4), backend="cupy")
     with pytest.raises(ValueError, match="mxfp9"):
         softmx.pychop_mx_quantize(np.ones(4), "mxfp9")
+    with pytest.raises(ValueError, match="exp_bits 4, sig_bits 4.*width: 9 bits"):
+        softmx.pychop_mx_quantize(np.ones(4), (4, 4))
     with pytest.raises(TypeError, match="float64 or float32"):
         softmx.pychop_mx_quantize(np.ones(4, np.float16))
     with pytest.raises(TypeError, match="format must be"):

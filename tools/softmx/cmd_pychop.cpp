@@ -146,13 +146,13 @@ int quantize(const Args& a) {
   t += "# pychop mx_quantize spec=" + r.spec.name + " exp_bits=" + std::to_string(r.spec.exp_bits) + " sig_bits=" +
        std::to_string(r.spec.sig_bits) + " block=" + std::to_string(r.spec.block_size) + " scale_exp_bits=" +
        std::to_string(r.spec.scale_exp_bits) + " scale_sig_bits=" + std::to_string(r.spec.scale_sig_bits) +
-       " element=" + std::string(format(r.element).name) + " source=" + std::string(format(src).name) +
+       " element=" + std::string(r.element.name()) + " source=" + std::string(format(src).name) +
        " value_format=" + std::string(format(r.value_format).name) + " backend=" + std::string(name(opt.backend)) +
        " numpy=" + std::string(name(opt.numpy)) + " shape=" + dims_text(shape) + " num_blocks=" +
        std::to_string(r.num_blocks) + " flags=" + hex(r.flags, 2) + "\n";
   write_rows(out, "values", r.shape, r.values, format(r.value_format).hex_digits());
   write_rows(out, "scales", {r.scales.size()}, r.scales, 2);
-  write_rows(out, "codes", {r.num_blocks, r.spec.block_size}, r.codes, format(r.element).hex_digits());
+  write_rows(out, "codes", {r.num_blocks, r.spec.block_size}, r.codes, r.element.format().hex_digits());
   t += "uncoded " + std::to_string(r.uncoded.size()) + "\n";
   for (std::size_t i = 0; i < r.uncoded.size(); ++i) t += std::to_string(r.uncoded[i]) + (i + 1 == r.uncoded.size() ? "\n" : " ");
   t += "statistics\nformat " + st.format + "\nexp_bits " + std::to_string(st.exp_bits) + "\nsig_bits " +
