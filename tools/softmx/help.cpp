@@ -7,6 +7,7 @@
 
 #include "softmx/dialect.hpp"
 #include "softmx/format.hpp"
+#include "softmx/tensor_core.hpp"
 #include "softmx/version.hpp"
 
 // The C API's ABI version (SOFTMX_ABI_VERSION) is part of --version.
@@ -42,9 +43,28 @@ std::string conversion_options_text(bool rbits) {
   return s;
 }
 
-constexpr const char* kAcc =
-    "  --acc MODEL            accumulation: exact (default), fp32-sequential, hopper-fp8-mma,\n"
-    "                         hopper-fp8-wgmma (the tensor-core models fix their own rounding)\n";
+// --acc's line: the model names come from the library (tensor_core_model_names), wrapped at
+// the help's 95 columns, so a new model shows up here without an edit.
+std::string acc_help() {
+  std::string out = "  --acc MODEL            accumulation: exact (default), fp32-sequential, or a tensor-core\n"
+                    "                         model (it fixes its own rounding):";
+  std::size_t col = 58;
+  const std::string names = softmx::tensor_core_model_names() + ",";
+  for (std::size_t at = 0; at < names.size();) {
+    const std::size_t comma = names.find(',', at);
+    std::string word = names.substr(at, comma - at);
+    if (!word.empty() && word.front() == ' ') word.erase(0, 1);
+    if (comma + 1 < names.size()) word += ",";
+    if (col + 1 + word.size() > 95) {
+      out += "\n                        ";
+      col = 24;
+    }
+    out += " " + word;
+    col += 1 + word.size();
+    at = comma + 1;
+  }
+  return out + "\n";
+}
 
 constexpr const char* kOut =
     "  -o FILE, --out FILE    write FILE (atomically, by rename; '-' or none: standard output)\n";
@@ -163,7 +183,7 @@ std::optional<std::string> command_help(std::string_view cmd) {
            "  --a FMT, --b FMT       the element formats of A and B (required)\n"
            "  --block K              elements per block (default 32)\n"
            "  --blocks N             block pairs per line (default 1)\n" +
-           std::string(kAcc) +
+           acc_help() +
            "  --round MODE           rounding of the f32 result (default rne; not rs)\n"
            "  --sat finite|none      saturation of the f32 result (default none)\n"
            "  --tininess after|before  underflow detection (default after)\n" +
@@ -182,7 +202,7 @@ std::optional<std::string> command_help(std::string_view cmd) {
            "  --block K              elements per block (default 32)\n"
            "  --seed S               the PRNG seed, 0..2^64-1 (default 1)\n"
            "  --scale RULE           block scale rule: floor, ceil, even, rceil (default: the dialect's)\n"
-           "  --dialect NAME         " + dialect_names() + " (default ocp)\n" + kAcc +
+           "  --dialect NAME         " + dialect_names() + " (default ocp)\n" + acc_help() +
            "  --round MODE           rounding of the quantization (default: the dialect's)\n"
            "  --sat finite|none      saturation of the quantization (default: the dialect's)\n" +
            kHelp + "\n" + formats + status02;
