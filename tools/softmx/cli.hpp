@@ -40,6 +40,18 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Calls `f` and turns the library's std::invalid_argument into a UsageError with its message
+/// (the peer entry points' messages already name the argument in the peer's terms: block_size,
+/// elem_dtype_name, exp_bits), so the command exits 2 with it.
+template <class F>
+auto library_call(F&& f) {
+  try {
+    return f();
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+}
+
 /// Parsed arguments: "--name value" / "--name=value" options, "--flag" switches, positionals.
 /// Only arguments starting with "--" are options, so "-0" and "-inf" are values; "--" ends
 /// the options.

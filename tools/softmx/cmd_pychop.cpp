@@ -32,15 +32,6 @@
 namespace softmx::cli {
 namespace {
 
-template <class F>
-auto library(F&& f) {
-  try {
-    return f();
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
-  }
-}
-
 /// A decimal integer in [lo, hi] for `what`, or UsageError naming it.
 int small_int(const std::string& v, int lo, int hi, const std::string& what) {
   int x = 0;
@@ -84,7 +75,7 @@ PychopFormat format_arg(const Args& a) {
     const int m = small_int(parts[1], 0, 64, "--spec's sig_bits");
     const int block = parts.size() > 2 ? small_int(parts[2], 1, 65536, "--spec's block_size") : 32;
     const int sexp = parts.size() > 3 ? small_int(parts[3], 1, 8, "--spec's scale_exp_bits") : 8;
-    return PychopFormat::of(library([&] { return pychop_custom_spec(e, m, static_cast<std::size_t>(block), sexp, name); }));
+    return PychopFormat::of(library_call([&] { return pychop_custom_spec(e, m, static_cast<std::size_t>(block), sexp, name); }));
   }
   if (!f) return PychopFormat::named("mxfp8_e4m3");
   if (const std::size_t c = f->find(','); c != std::string::npos)
@@ -127,8 +118,8 @@ int quantize(const Args& a) {
   const PychopFormat fmt = format_arg(a);
   const PychopOptions opt = options_arg(a);
   // Resolve first, so a spec without an element format is refused before the input is read.
-  const PychopSpec spec = library([&] { return pychop_resolve_spec(fmt, opt); });
-  library([&] { return pychop_element(spec); });
+  const PychopSpec spec = library_call([&] { return pychop_resolve_spec(fmt, opt); });
+  library_call([&] { return pychop_element(spec); });
   if (a.positionals.size() > 2) throw UsageError("unexpected argument " + quote(a.positionals[2], '\'') + " (one FILE, or - for stdin)");
   const bool binary = a.has_switch("binary");
   InputStream in(a.positionals.size() > 1 ? std::optional<std::string>(a.positionals[1]) : std::nullopt, binary);
@@ -138,8 +129,8 @@ int quantize(const Args& a) {
   std::vector<std::uint32_t> c32;
   if (src == FormatId::f32) c32.assign(codes.begin(), codes.end());
   const void* data = src == FormatId::f32 ? static_cast<const void*>(c32.data()) : codes.data();
-  const PychopResult r = library([&] { return pychop_mx_quantize(src, data, shape, fmt, opt); });
-  const PychopStatistics st = library([&] { return pychop_statistics(r.spec, r.shape); });
+  const PychopResult r = library_call([&] { return pychop_mx_quantize(src, data, shape, fmt, opt); });
+  const PychopStatistics st = library_call([&] { return pychop_statistics(r.spec, r.shape); });
 
   vec::OutputFile out(a.get("out").value_or(std::string(vec::kStandardOutput)));
   std::string& t = out.text();

@@ -34,17 +34,6 @@ namespace {
 
 constexpr const char* kActions = "quantize-mx, to-mx, dequantize-mx, matmul or linear";
 
-/// The library's refusal as a usage error (its messages name the argument in torchmx's terms:
-/// block_size, elem_dtype_name, the last dimension).
-template <class F>
-auto library(F&& f) {
-  try {
-    return f();
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
-  }
-}
-
 std::string elem_arg(const Args& a, const char* opt, bool required) {
   const auto v = a.get(opt);
   if (!v) {
@@ -100,7 +89,7 @@ void write_to_dtype(vec::OutputFile& out, const TorchmxTensor& t, FormatId targe
   const std::size_t n = element_count(t.shape);
   std::vector<std::uint32_t> v32(f32 ? n : 0);
   std::vector<std::uint16_t> v16(f32 ? 0 : n);
-  const Flags f = library([&] { return torchmx_to_dtype(t, target, f32 ? static_cast<void*>(v32.data()) : v16.data()); });
+  const Flags f = library_call([&] { return torchmx_to_dtype(t, target, f32 ? static_cast<void*>(v32.data()) : v16.data()); });
   const std::string note = " to=" + std::string(format(target).name) + " flags=" + hex(f, 2);
   if (f32) write_rows(out, title, t.shape, v32, 8, note);
   else write_rows(out, title, t.shape, v16, 4, note);
@@ -125,7 +114,7 @@ int quantize(const Args& a, bool to_mx) {
   const bool binary = a.has_switch("binary");
   InputStream in(a.positionals.size() > 1 ? std::optional<std::string>(a.positionals[1]) : std::nullopt, binary);
   const std::vector<std::uint16_t> x = read_bf16(in, shape, binary, "--shape");
-  const TorchmxTensor t = library([&] {
+  const TorchmxTensor t = library_call([&] {
     return to_mx ? torchmx_to_mx(x.data(), shape, elem, block, path) : torchmx_quantize_mx(x.data(), shape, elem, block, path);
   });
   vec::OutputFile out(a.get("out").value_or(std::string(vec::kStandardOutput)));
@@ -181,7 +170,7 @@ int dequantize(const Args& a) {
   const std::size_t n = element_count(oshape);
   std::vector<std::uint32_t> v32(f32 ? n : 0);
   std::vector<std::uint16_t> v16(f32 ? 0 : n);
-  const Flags f = library([&] {
+  const Flags f = library_call([&] {
     return torchmx_dequantize_mx(data, dshape, scale, sshape, elem, block, target, static_cast<std::size_t>(block_dim),
                                  f32 ? static_cast<void*>(v32.data()) : v16.data());
   });
@@ -238,9 +227,9 @@ int matmul(const Args& a, bool linear) {
     const auto b = read_tensor_codes(in, format(FormatId::bf16), sb[0], binary, "bf16 codes, the bias: N = " + std::to_string(sb[0]));
     bias.assign(b.begin(), b.end());
   }
-  const TorchmxTensor ta = library([&] { return torchmx_to_mx(xa.data(), sa, ea, block, path); });
-  const TorchmxTensor tb = library([&] { return torchmx_to_mx(xb.data(), sb, eb, block, path); });
-  const TorchmxMatmul c = library([&] {
+  const TorchmxTensor ta = library_call([&] { return torchmx_to_mx(xa.data(), sa, ea, block, path); });
+  const TorchmxTensor tb = library_call([&] { return torchmx_to_mx(xb.data(), sb, eb, block, path); });
+  const TorchmxMatmul c = library_call([&] {
     if (!linear) return torchmx_matmul(ta, tb, acc);
     return a.get("bias") ? torchmx_linear(ta, tb, std::span<const std::uint16_t>(bias), acc) : torchmx_linear(ta, tb, std::nullopt, acc);
   });
