@@ -41,12 +41,8 @@ std::string level_source(const Header& h, const GenOptions& o) {
 /// the header does not say how its cases were chosen.
 std::optional<Plan> regeneration_plan(const Header& h, u64 lines, std::vector<std::string>& notes) {
   if (h.level.empty()) return std::nullopt;
-  if (h.operation == Operation::mma && h.scale_format != MmaScaleFormat::none) {
-    // softmx gen writes no block-scaled mma (tools/cuda/mma adds scale probes of its own).
-    notes.push_back("softmx gen does not generate block-scaled mma cases: the level and seed of this header cannot be "
-                    "regenerated");
-    return std::nullopt;
-  }
+  // Every operation regenerates, block-scaled mma included: gen writes its scale probes and
+  // scale draws (vectors/README.md 6), and the tensor-core capture program writes the same cases.
   const bool level2 = h.level == "2" && !exhaustive(h);
   const bool seed_matters = level2 || (h.operation == Operation::quantize && h.ctx.rounding == Rounding::rs);
   if (!h.seed && seed_matters) {

@@ -16,6 +16,7 @@
 #include "softmx/convert.hpp"
 #include "softmx/prng.hpp"
 #include "softmx/vectors/input_digest.hpp"
+#include "mma_scale_cases.hpp"
 
 namespace softmx::vec {
 namespace {
@@ -1029,8 +1030,36 @@ class MmaCases {
   std::set<Operands> seen_;
 };
 
+/// mma cases (README 6, "mma"); block-scaled (README 6, "Block-scaled mma"): level 1's element
+/// cases with every scale 1, then the scale probes (mma_scale_cases.hpp), duplicates dropped;
+/// then the random element cases of the same stream as unscaled files, each with scales drawn
+/// from the second stream SplitMix64(seed ^ kMmaScaleStreamSalt).
 void mma_cases(const Header& h, u64 random, std::uint64_t seed, const CaseSink& emit) {
-  level1_then_random<MmaCases>(h, random, seed, emit);
+  if (h.scale_format == MmaScaleFormat::none) return level1_then_random<MmaCases>(h, random, seed, emit);
+  const std::size_t k = h.block, n = h.block / h.scale_block;
+  MmaCases cases(h);  // the element columns A B [C]; the scales go between B and C
+  auto with_scales = [&](const Operands& plain, const std::vector<u64>& sa, const std::vector<u64>& sb) {
+    Operands o(plain.begin(), plain.begin() + static_cast<std::ptrdiff_t>(2 * k));
+    o.insert(o.end(), sa.begin(), sa.end());
+    o.insert(o.end(), sb.begin(), sb.end());
+    if (h.addend) o.push_back(plain[2 * k]);
+    return o;
+  };
+  const std::vector<u64> ones(n, detail::mma_scale_one(h.scale_format));
+  std::set<Operands> seen;
+  for (const Operands& plain : cases.level1()) {
+    Operands o = with_scales(plain, ones, ones);
+    if (seen.insert(o).second) emit(o);
+  }
+  for (const Operands& o : detail::mma_scale_probes(h))
+    if (seen.insert(o).second) emit(o);
+  SplitMix64 rng(seed), scale_rng(seed ^ kMmaScaleStreamSalt);
+  std::vector<u64> sa, sb;
+  for (u64 i = 0; i < random; ++i) {
+    const Operands plain = cases.random(rng);
+    detail::mma_random_scales(h, scale_rng, sa, sb);
+    emit(with_scales(plain, sa, sb));  // random cases are never dropped: the count is the count asked
+  }
 }
 
 /// The operand columns only: "IN R".
@@ -1041,6 +1070,19 @@ std::string operand_columns(const LineLayout& l) {
 }
 
 }  // namespace
+
+MmaShapeDefaults mma_shape_defaults(const TensorCoreModel& model) {
+  const TensorCoreParams& p = model.params();
+  MmaShapeDefaults d;
+  d.block = static_cast<std::uint32_t>(std::max(32, p.group_size));
+  if (p.scale_application == ScaleApplication::none) return d;
+  // The instruction each block-scaled model names (docs/TENSOR_CORES.md 7): UE8M0 per 32
+  // products (the MX formats), except NVFP4's UE4M3 per 16.
+  const bool nvf4 = model.name() == "blackwell-nvf4";
+  d.scale_format = nvf4 ? MmaScaleFormat::ue4m3 : MmaScaleFormat::ue8m0;
+  d.scale_block = nvf4 ? 16 : 32;
+  return d;
+}
 
 std::uint64_t random_count(const Header& h, const GenOptions& o) {
   if (o.level < 2 || exhaustive(h)) return 0;

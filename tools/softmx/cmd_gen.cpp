@@ -6,8 +6,8 @@
 //   softmx gen dequantize --from ELEM [--to f32] [--round M] [--sat S] [--tininess T] [--dialect D]
 //   softmx gen dot --a ELEM --b ELEM [--block 32] [--blocks 1] [--acc MODEL]
 //                  [--round M] [--sat S] [--tininess T]
-//   softmx gen mma --a ELEM --b ELEM [--block 32] [--accumulator f32|f16] [--addend yes|no]
-//                  [--model hopper-fp8-mma|hopper-fp8-wgmma]
+//   softmx gen mma --a ELEM --b ELEM [--block K] [--accumulator f32|f16] [--addend yes|no]
+//                  [--model MODEL] [--scale-format none|ue8m0|ue4m3] [--scale-block S]
 //   and for every operation: [--level 1|2] [--seed S] [--count N] [--inputs-only]
 //                            [--export readmemh] [-o FILE | --out FILE]
 //
@@ -45,7 +45,7 @@ std::vector<std::string_view> own_options(Operation op) {
     case Operation::quantize: return {"from", "to", "block", "scale", "round", "sat", "tininess", "dialect", "rbits"};
     case Operation::dequantize: return {"from", "to", "round", "sat", "tininess", "dialect"};
     case Operation::dot: return {"a", "b", "block", "blocks", "acc", "round", "sat", "tininess"};
-    case Operation::mma: return {"a", "b", "block", "accumulator", "addend", "model"};
+    case Operation::mma: return {"a", "b", "block", "accumulator", "addend", "model", "scale-format", "scale-block"};
   }
   return {};
 }
@@ -172,24 +172,41 @@ Header dot_header(const Args& a) {
   return h;
 }
 
-/// mma: no rounding options (the model decides); defaults K = 32, f32, with C, hopper-fp8-mma.
+/// mma: no rounding options (the model decides); defaults f32, with C, hopper-fp8-mma, and the
+/// model's K and scales (vec::mma_shape_defaults).
 Header mma_header(const Args& a) {
   Header h;
   h.operation = Operation::mma;
   h.from = element_option(a, "a", "A's element format");
   h.to = element_option(a, "b", "B's element format");
-  h.block = static_cast<std::uint32_t>(parse_count(a, "block", 32, 4096));
+  h.model = a.get("model").value_or("hopper-fp8-mma");
+  const TensorCoreModel* model = find_tensor_core_model(h.model);
+  if (!model)
+    throw UsageError("unknown tensor-core model " + quote(h.model, '\'') + " for --model (expected " + tensor_core_model_names() + ")");
+  const vec::MmaShapeDefaults d = vec::mma_shape_defaults(*model);
+  h.block = static_cast<std::uint32_t>(parse_count(a, "block", d.block, 4096));
   const std::string acc = a.get("accumulator").value_or("f32");
   if (acc != "f32" && acc != "f16") throw UsageError("--accumulator expects f32 or f16 (the format of C and D), got " + quote(acc, '\''));
   h.accumulator = acc == "f32" ? FormatId::f32 : FormatId::f16;
   const std::string ad = a.get("addend").value_or("yes");
   if (ad != "yes" && ad != "no") throw UsageError("--addend expects yes (each line has C) or no (C = +0), got " + quote(ad, '\''));
   h.addend = ad == "yes";
-  h.model = a.get("model").value_or("hopper-fp8-mma");
-  if (!find_tensor_core_model(h.model)) {
-    std::string known;
-    for (const TensorCoreModel* m : tensor_core_models()) known += (known.empty() ? "" : ", ") + std::string(m->name());
-    throw UsageError("unknown tensor-core model " + quote(h.model, '\'') + " for --model (expected " + known + ")");
+  h.scale_format = d.scale_format;
+  if (const auto sf = a.get("scale-format")) {
+    if (*sf == "none") h.scale_format = vec::MmaScaleFormat::none;
+    else if (*sf == "ue8m0") h.scale_format = vec::MmaScaleFormat::ue8m0;
+    else if (*sf == "ue4m3") h.scale_format = vec::MmaScaleFormat::ue4m3;
+    else throw UsageError("--scale-format expects none, ue8m0 or ue4m3 (the format of the block scales), got " + quote(*sf, '\''));
+  }
+  if (h.scale_format == vec::MmaScaleFormat::none) {
+    if (a.get("scale-block")) throw UsageError("--scale-block applies only to a block-scaled mma (--scale-format ue8m0 or ue4m3)");
+    h.scale_block = 0;
+  } else {
+    const std::uint32_t fallback = d.scale_block ? d.scale_block : 32;
+    h.scale_block = static_cast<std::uint32_t>(parse_count(a, "scale-block", std::min(fallback, h.block), 4096));
+    if (h.block % h.scale_block != 0)
+      throw UsageError("--scale-block " + std::to_string(h.scale_block) + " must divide --block " + std::to_string(h.block) +
+                       " (each scale covers scale-block consecutive products)");
   }
   return h;
 }
@@ -236,7 +253,8 @@ int cmd_gen(int argc, char** argv) {
   std::vector<char*> args = take_short_output(argc, argv, out_path);
   const Args a = parse_args("gen", static_cast<int>(args.size()), args.data(), 2,
                             {"from", "to", "a", "b", "block", "blocks", "acc", "scale", "round", "sat", "tininess",
-                             "dialect", "rbits", "level", "seed", "count", "export", "out", "accumulator", "addend", "model"},
+                             "dialect", "rbits", "level", "seed", "count", "export", "out", "accumulator", "addend", "model",
+                             "scale-format", "scale-block"},
                             {"inputs-only"});
   if (a.positionals.empty())
     throw UsageError("missing OPERATION: gen convert, quantize, dequantize, dot or mma (vectors/README.md)");

@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 
+#include "softmx/tensor_core.hpp"
 #include "softmx/version.hpp"
 #include "softmx/vectors/header.hpp"
 #include "softmx/vectors/operation.hpp"
@@ -33,6 +34,24 @@ inline constexpr std::uint64_t kDefaultConvertRandom = 100000;
 inline constexpr std::uint64_t kDefaultQuantizeRandom = 2000;
 inline constexpr std::uint64_t kDefaultDotRandom = 2000;
 inline constexpr std::uint64_t kDefaultMmaRandom = 10000;
+
+/// XORed into the seed for the stream of a block-scaled mma file's level-2 scales, so that
+/// element and scale draws never share a stream (vectors/README.md 6, "Block-scaled mma").
+inline constexpr std::uint64_t kMmaScaleStreamSalt = 0x5CA1E5CA1E5CA1E5ull;
+
+/// The shape `softmx gen mma --model M` writes where the command line does not say.
+struct MmaShapeDefaults {
+  std::uint32_t block = 32;                            ///< K
+  MmaScaleFormat scale_format = MmaScaleFormat::none;  ///< none: an unscaled mma
+  std::uint32_t scale_block = 0;                       ///< products per scale (0 when unscaled)
+};
+
+/// The defaults for `model`: K = 32, or the model's group_size when larger (64 for the GST
+/// models blackwell-mxf4 and blackwell-nvf4, which take K in runs of 64); a model with a
+/// block-scaled form (ScaleApplication not none) gets the scales of the instruction it names:
+/// blackwell-mxf8f6f4 and blackwell-mxf4 UE8M0 per 32 products (kind::mxf8f6f4, kind::mxf4),
+/// blackwell-nvf4 UE4M3 per 16 (kind::mxf4nvf4 with ue4m3 scales, NVFP4); other models none.
+MmaShapeDefaults mma_shape_defaults(const TensorCoreModel& model);
 
 /// How the cases are chosen.
 struct GenOptions {

@@ -8,22 +8,19 @@
 // Unscaled forms: exactly the cases of `softmx gen mma` (vectors/README.md 6, "mma"), so that
 // `softmx gen mma --a A --b B --block K ... --level L --seed S` lists the same operands.
 //
-// Block-scaled forms, in file order:
+// Block-scaled forms: exactly the cases of `softmx gen mma ... --scale-format F --scale-block S`
+// (vectors/README.md 6, "Block-scaled mma"; the library builds them, emulator/vectors/
+// mma_scale_cases.hpp), in file order:
 //   1. gen mma's level-1 element cases, each with every scale 1 (UE8M0 0x7F, UE4M3 0x38);
-//   2. the scale probes (level 1; ScaleProbes in mma_cases.cpp lists them, each aimed at one
-//      feature of the published models, docs/research/blackwell-mma.md section 9): NaN scales
-//      (with zero elements too), zero and tiny scales against the zero-term exponent floor, the
-//      alignment ladder through the scales, overflow through the scales, which scale covers
-//      which product at every block boundary, cancellation inside and across groups of 16,
-//      all-zero groups, UE4M3 sign bits and subnormal scales, and signed zeros;
+//   2. the scale probes (level 1; each aimed at one feature of the published models,
+//      docs/research/blackwell-mma.md section 9): NaN scales (with zero elements too), zero and
+//      tiny scales against the zero-term exponent floor, the alignment ladder through the
+//      scales, overflow through the scales, which scale covers which product at every block
+//      boundary, cancellation inside and across groups of 16, all-zero groups, UE4M3 sign bits
+//      and subnormal scales, and signed zeros;
 //   3. level 2: gen mma's random element cases (the same stream of `seed`), each with scales
-//      from a second stream, SplitMix64(seed ^ kScaleStreamSalt): per case kind = below(4):
-//        0: every scale any 8 bits (NaN and, for UE4M3, sign bits included);
-//        1: every scale near 1 (UE8M0 0x6B + below(41): 2^-20 .. 2^20; UE4M3 a normal code of
-//           exponent -3 .. 3);
-//        2: one scale near 1 for all of A's blocks and one for all of B's (the usual MX tensor);
-//        3: every scale anywhere in the finite range (UE8M0 below(255); UE4M3 below(0x7F)).
-//      Draws, per case: kind, then SA_1..SA_n, then SB_1..SB_n (kind 2: one draw each).
+//      from a second stream, SplitMix64(seed ^ kScaleStreamSalt) (four kinds: any bits,
+//      near 1, one per side, anywhere finite; emulator/vectors/mma_scale_cases.hpp).
 #pragma once
 
 #include <cstdint>
@@ -37,7 +34,7 @@ namespace softmx::mma_capture {
 
 /// XORed into the seed for the stream of the level-2 scales (so that element and scale draws
 /// never share a stream).
-inline constexpr std::uint64_t kScaleStreamSalt = 0x5CA1E5CA1E5CA1E5ull;
+inline constexpr std::uint64_t kScaleStreamSalt = vec::kMmaScaleStreamSalt;
 
 /// The shape of a form's cases.
 struct CaseShape {
