@@ -330,11 +330,12 @@ TEST(MmaCases, TheSameArgumentsGiveTheSameBytes) {
   EXPECT_EQ(operand_text(s, mma_capture::make_cases(s, options(2, 500, 42))), once);
   EXPECT_NE(operand_text(s, mma_capture::make_cases(s, options(2, 500, 43))), once);
   // Pinned: a change of these digests changes every capture file made from now on (the
-  // generator's order and streams are part of the file format: mma_cases.hpp).
-  EXPECT_EQ(digest(once), "0e6c44657a75e3b22006d73a5be7bdd251492db30b7126a5185137f1c8228f3b");
+  // generator's order and streams are part of the file format: mma_cases.hpp). Last changed
+  // by gen mma's level-1 item 13 (chained fused sums of 16), which no committed file holds.
+  EXPECT_EQ(digest(once), "1a5053bb549678c29fdce679e4c1b9ccb276aa9121c699f79d80e1e12dd0d318");
   const CaseShape nv = form("mma-sync-mxf4nvf4-e2m1-e2m1-ue4m3x16-f32-c.vec").shape;
   EXPECT_EQ(digest(operand_text(nv, mma_capture::make_cases(nv, options(2, 200, 1)))),
-            "7572755de3314a4f9d715c5924abe3cc5d972d333b3c9d1ee6cbc1dc365d1d0a");
+            "481cafd1717f46b2813401334a47f343ba37e0e27ca98ae8e1e00ad5026cf234");
 }
 
 TEST(MmaCases, ShapesWithoutAFormAreRefused) {
@@ -401,7 +402,7 @@ TEST(MmaFiles, AHopperCaptureVerifiesAndOneWrongDFails) {
   const std::string path = write_capture(dir, f, model, provenance("sm_90a (__CUDA_ARCH__ 900)"), d_of);
   const std::string text = slurp(path);
   EXPECT_NE(text.find("operation = mma\na = e5m2\nb = e4m3\nblock = 32\naccumulator = f32\naddend = yes\nmodel = hopper-fp8-mma\n"
-                      "level = 2\nseed = 5\ncases = 170\ninputs-sha256 = "),
+                      "level = 2\nseed = 5\ncases = 177\ninputs-sha256 = "),
             std::string::npos)
       << text.substr(0, 600);
   EXPECT_NE(text.find("x-instruction = mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e4m3.f32\n"), std::string::npos);
@@ -427,7 +428,7 @@ TEST(MmaFiles, AHopperCaptureVerifiesAndOneWrongDFails) {
     write_file(path, cut);
     const auto r = run_cli("verify '" + path + "'");
     EXPECT_EQ(r.status, 1) << r.out << r.err;
-    EXPECT_NE(r.out.find("169"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("176"), std::string::npos) << r.out;
   }
   // One D one unit off: verify must fail.
   std::string bad = text;

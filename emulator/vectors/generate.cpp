@@ -945,6 +945,16 @@ class MmaCases {
         add(c);
       }
     }
+    // 13. (K >= 17) fused sums of 16 chained: products 1..16 of 2^-d each (d = 10..16) and
+    // product 17 one x one, C = +0. One fused sum of 32 aligns all to product 17's E, and at
+    // F = 13 each 2^-14 truncates to 0; groups of 16 (Ada) sum the small ones first, exactly.
+    if (k_ >= 17)
+      for (int d = 10; d <= 16; ++d) {
+        Case c = neutral();
+        for (std::size_t i = 0; i < 16; ++i) set_pow2_product(c, i, -d);
+        c.a[16] = one_a, c.b[16] = one_b;
+        add(c);
+      }
     return std::move(out_);
   }
 
