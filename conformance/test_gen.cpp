@@ -28,6 +28,7 @@
 #include "softmx/block.hpp"
 #include "softmx/convert.hpp"
 #include "softmx/dot.hpp"
+#include "softmx/tensor_core.hpp"
 #include "support/cli_run.hpp"
 #include "softmx/vectors/reader.hpp"
 
@@ -401,6 +402,193 @@ TEST(Gen, DotLevel1TellsTheAccumulationModelsApart) {
   std::size_t differ3 = 0;
   for (std::size_t i = 0; i < e3.records.size(); ++i) differ3 += e3.records[i].results[0] != s3.records[i].results[0];
   EXPECT_GE(differ3, 1u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// mma
+
+/// Every line of an mma file recomputed through the model's own mma() / mma_scaled() (not the
+/// Evaluator gen used). Returns the number of lines.
+std::size_t expect_mma_lines(const File& f) {
+  const Header& h = f.header;
+  EXPECT_EQ(h.operation, Operation::mma);
+  const softmx::TensorCoreModel* m = softmx::find_tensor_core_model(h.model);
+  EXPECT_NE(m, nullptr) << h.model;
+  if (!m) return 0;
+  const bool scaled = h.scale_format != softmx::vec::MmaScaleFormat::none;
+  const std::size_t k = h.block, n = scaled ? k / h.scale_block : 0;
+  const FormatId sf = h.scale_format == softmx::vec::MmaScaleFormat::ue4m3 ? FormatId::e4m3 : FormatId::e8m0;
+  EXPECT_FALSE(f.records.empty());
+  std::size_t mismatches = 0;
+  for (const Record& r : f.records) {
+    EXPECT_EQ(r.operands.size(), 2 * k + 2 * n + (h.addend ? 1 : 0));
+    if (r.operands.size() != 2 * k + 2 * n + (h.addend ? 1 : 0) || r.results.size() != 1) return 0;
+    std::vector<std::uint8_t> a(k), b(k), sa(n), sb(n);
+    for (std::size_t i = 0; i < k; ++i) a[i] = static_cast<std::uint8_t>(r.operands[i]), b[i] = static_cast<std::uint8_t>(r.operands[k + i]);
+    for (std::size_t j = 0; j < n; ++j)
+      sa[j] = static_cast<std::uint8_t>(r.operands[2 * k + j]), sb[j] = static_cast<std::uint8_t>(r.operands[2 * k + n + j]);
+    const auto c = static_cast<std::uint32_t>(h.addend ? r.operands.back() : 0);
+    const softmx::Result want = scaled ? m->mma_scaled(h.from, a, h.to, b, sf, h.scale_block, sa, sb, h.accumulator, c)
+                                       : m->mma(h.from, a, h.to, b, h.accumulator, c);
+    mismatches += want.code != r.results[0];
+  }
+  EXPECT_EQ(mismatches, 0u);
+  return f.records.size();
+}
+
+/// The element format each model takes (the GST models: E2M1 only).
+std::string model_elements(std::string_view model) {
+  return model == "blackwell-mxf4" || model == "blackwell-nvf4" ? "--a e2m1 --b e2m1" : "--a e4m3 --b e4m3";
+}
+
+GenRun cli(const std::string& args) { return softmx::testing::run_shell("'" + std::string(SOFTMX_CLI) + "' " + args); }
+
+TEST(Gen, MmaLinesMatchTheLibraryForEveryModel) {
+  for (const softmx::TensorCoreModel* m : softmx::tensor_core_models()) {
+    const std::string args = "mma " + model_elements(m->name()) + " --model " + std::string(m->name()) + " --level 2 --count 150";
+    SCOPED_TRACE(args);
+    const File f = gen_file(args);
+    const auto scales = m->params().scale_application;
+    // The defaults: the block-scaled models write the scales of the instruction they name.
+    EXPECT_EQ(f.header.scale_format, scales == softmx::ScaleApplication::none ? softmx::vec::MmaScaleFormat::none
+                                     : m->name() == "blackwell-nvf4"                 ? softmx::vec::MmaScaleFormat::ue4m3
+                                                                                      : softmx::vec::MmaScaleFormat::ue8m0);
+    EXPECT_EQ(f.header.block, scales == softmx::ScaleApplication::per_group ? 64u : 32u);
+    EXPECT_GT(expect_mma_lines(f), 150u);
+  }
+  for (const std::string args :
+       {"mma --a e5m2 --b e2m3 --model blackwell-mxf8f6f4 --addend no --level 2 --count 100",
+        "mma --a e2m1 --b e3m2 --model blackwell-mxf8f6f4 --block 64 --scale-block 16",
+        "mma --a e2m1 --b e2m1 --model blackwell-mxf4 --scale-block 16 --level 2 --count 100",
+        "mma --a e2m1 --b e2m1 --model blackwell-mxf4 --block 128 --scale-format ue4m3 --scale-block 32",
+        "mma --a e2m1 --b e2m1 --model blackwell-nvf4 --scale-format none", "mma --a e4m3 --b e5m2 --model ada-fp8-mma --accumulator f16",
+        "mma --a e4m3 --b e4m3 --model blackwell-mxf8f6f4 --block 4 --scale-block 1", "mma --a e5m2 --b e5m2 --model blackwell-f8f6f4 --block 1"}) {
+    SCOPED_TRACE(args);
+    EXPECT_GT(expect_mma_lines(gen_file(args)), 20u);
+  }
+}
+
+TEST(Gen, MmaBlockScaledLevel1HoldsTheScaleProbes) {
+  for (const std::string args : {"mma --a e4m3 --b e4m3 --model blackwell-mxf8f6f4 --block 64", "mma --a e2m1 --b e2m1 --model blackwell-nvf4"}) {
+    SCOPED_TRACE(args);
+    const File f = gen_file(args);
+    const Header& h = f.header;
+    const bool ue4m3 = h.scale_format == softmx::vec::MmaScaleFormat::ue4m3;
+    const std::size_t k = h.block, n = k / h.scale_block;
+    const std::uint64_t one = ue4m3 ? 0x38 : 0x7F, nan = ue4m3 ? 0x7F : 0xFF;
+    // Level 1 of the unscaled file first, every scale 1; then the probes.
+    const std::string plain_args = args + " --scale-format none";
+    const File plain = gen_file(plain_args);
+    ASSERT_GT(f.records.size(), plain.records.size() + 40);
+    for (std::size_t i = 0; i < plain.records.size(); ++i) {
+      const auto& o = f.records[i].operands;
+      EXPECT_TRUE(std::equal(o.begin(), o.begin() + static_cast<long>(2 * k), plain.records[i].operands.begin()));
+      EXPECT_TRUE(std::all_of(o.begin() + static_cast<long>(2 * k), o.begin() + static_cast<long>(2 * k + 2 * n),
+                              [&](std::uint64_t x) { return x == one; }));
+    }
+    bool nan_over_zero = false, zero_scale = false, boundary = false, big_scale = false;
+    for (const Record& r : f.records) {
+      const auto& o = r.operands;
+      const bool zero_elements = std::all_of(o.begin(), o.begin() + static_cast<long>(2 * k), [](std::uint64_t x) { return x == 0; });
+      nan_over_zero |= zero_elements && o[2 * k] == nan && r.results[0] == 0x7FFFFFFF;
+      zero_scale |= o[2 * k] == 0 && !zero_elements;
+      big_scale |= o[2 * k] == (ue4m3 ? 0x7E : 0x7F + 20);
+      boundary |= n >= 2 && o[h.scale_block - 1] != 0 && o[h.scale_block] != 0 && o[2 * k] != one && o[2 * k + 1] == one;
+    }
+    EXPECT_TRUE(nan_over_zero && zero_scale && boundary && big_scale);
+  }
+}
+
+TEST(Gen, MmaLevel1TellsTheTensorCoreModelsApart) {
+  // identify on each model's level-1 file: the model alone agrees with every line, but for
+  // models whose arithmetic is the same by definition (docs/TENSOR_CORES.md 7): blackwell-
+  // mxf8f6f4 without scales is blackwell-f8f6f4, and blackwell-nvf4 differs from blackwell-
+  // mxf4 only in the scales the instruction takes.
+  const std::vector<std::pair<std::string, std::set<std::string>>> files = {
+      {"mma --a e4m3 --b e4m3 --model hopper-fp8-mma", {"hopper-fp8-mma"}},
+      {"mma --a e4m3 --b e4m3 --model hopper-fp8-wgmma", {"hopper-fp8-wgmma"}},
+      {"mma --a e4m3 --b e4m3 --model ada-fp8-mma", {"ada-fp8-mma"}},
+      {"mma --a e4m3 --b e4m3 --model blackwell-f8f6f4", {"blackwell-f8f6f4", "blackwell-mxf8f6f4"}},
+      {"mma --a e2m1 --b e2m1 --block 64 --model blackwell-mxf8f6f4", {"blackwell-mxf8f6f4"}},
+      {"mma --a e2m1 --b e2m1 --model blackwell-mxf4", {"blackwell-mxf4", "blackwell-nvf4"}},
+      {"mma --a e2m1 --b e2m1 --model blackwell-nvf4 --scale-format ue8m0 --scale-block 32", {"blackwell-nvf4", "blackwell-mxf4"}},
+  };
+  int i = 0;
+  for (const auto& [args, best] : files) {
+    SCOPED_TRACE(args);
+    const std::string path = (scratch() / ("models" + std::to_string(i++) + ".vec")).string();
+    const GenRun g = gen(args + " -o '" + path + "'");
+    ASSERT_EQ(g.status, 0) << g.err;
+    const GenRun r = cli("identify '" + path + "'");
+    ASSERT_EQ(r.status, 0) << r.err << r.out;
+    // "  1     115/115 (100%)   model=a; model=b": the settings of rank 1, and a rank 2.
+    std::istringstream in(r.out);
+    std::set<std::string> top;
+    bool second = false;
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind("  1 ", 0) == 0) {
+        EXPECT_NE(line.find("(100%)"), std::string::npos) << line;
+        for (std::size_t at = line.find("model="); at != std::string::npos; at = line.find("model=", at + 1))
+          top.insert(line.substr(at + 6, line.find(';', at) == std::string::npos ? std::string::npos : line.find(';', at) - at - 6));
+      }
+      second |= line.rfind("  2 ", 0) == 0;
+    }
+    EXPECT_EQ(top, best) << r.out;
+    EXPECT_TRUE(second) << r.out;
+  }
+}
+
+TEST(Gen, MmaVerifyPassesAndAChangedResultFailsAtItsLine) {
+  int i = 0;
+  for (const softmx::TensorCoreModel* m : softmx::tensor_core_models()) {
+    const std::string args = "mma " + model_elements(m->name()) + " --model " + std::string(m->name()) + " --level 2 --count 40";
+    SCOPED_TRACE(args);
+    const std::string path = (scratch() / ("verify" + std::to_string(i++) + ".vec")).string();
+    const GenRun g = gen(args + " -o '" + path + "'");
+    ASSERT_EQ(g.status, 0) << g.err;
+    const GenRun ok = cli("verify '" + path + "'");
+    EXPECT_EQ(ok.status, 0) << ok.out << ok.err;
+    EXPECT_NE(ok.out.find("complete: every one of the"), std::string::npos) << ok.out;
+    // The D of one line (a level-1 probe, then a random case) one unit off: verify fails there.
+    const std::string text = slurp(path);
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    const std::size_t first = static_cast<std::size_t>(
+        std::find_if(lines.begin(), lines.end(), [](const std::string& l) { return l.rfind("# A_1", 0) == 0; }) - lines.begin()) + 1;
+    for (std::size_t at : {first + 30, lines.size() - 5}) {
+      std::vector<std::string> bad = lines;
+      char& last = bad[at].back();
+      last = last == '0' ? '1' : '0';
+      std::ofstream(path, std::ios::trunc) << [&] {
+        std::string t;
+        for (const auto& l : bad) t += l + "\n";
+        return t;
+      }();
+      const GenRun r = cli("verify '" + path + "'");
+      EXPECT_EQ(r.status, 1) << r.out << r.err;
+      EXPECT_NE(r.out.find("line " + std::to_string(at + 1) + ":"), std::string::npos) << r.out.substr(0, 400);
+      EXPECT_NE(r.out.find(", 1 mismatch ("), std::string::npos) << r.out;
+    }
+  }
+}
+
+TEST(Gen, MmaOptionErrors) {
+  expect_usage_error(gen("mma --a e4m3 --b e4m3 --scale-block 4"), "--scale-block applies only to a block-scaled mma");
+  expect_usage_error(gen("mma --a e4m3 --b e4m3 --model blackwell-mxf8f6f4 --scale-block 5"), "--scale-block 5 must divide --block 32");
+  expect_usage_error(gen("mma --a e4m3 --b e4m3 --model blackwell-mxf8f6f4 --scale-format e8m0"),
+                     "--scale-format expects none, ue8m0 or ue4m3");
+  expect_usage_error(gen("mma --a e4m3 --b e4m3 --model blackwell-mxf9"), "blackwell-nvf4, ada-fp8-mma)");
+  // Shapes a model cannot compute: named with the model's reason, nothing written.
+  for (const std::string args : {"mma --a e4m3 --b e4m3 --model blackwell-mxf8f6f4 --scale-format ue4m3",
+                                 "mma --a e4m3 --b e4m3 --model blackwell-mxf4", "mma --a e2m1 --b e2m1 --model blackwell-mxf4 --block 40 --scale-block 8",
+                                 "mma --a e4m3 --b e4m3 --model hopper-fp8-wgmma --scale-format ue8m0"}) {
+    SCOPED_TRACE(args);
+    const GenRun r = gen(args);
+    EXPECT_NE(r.status, 0);
+    EXPECT_NE(r.err.find("cannot compute mma"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "");
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
