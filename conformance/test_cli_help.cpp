@@ -35,7 +35,7 @@ const std::vector<Command>& commands() {
                        "--round", "--sat"}},
       {"gen", {"--from", "--to", "--a", "--b", "--block", "--blocks", "--acc", "--scale", "--round", "--sat", "--tininess",
                "--dialect", "--rbits", "--level", "--seed", "--count", "--export", "--out", "-o", "--accumulator",
-               "--addend", "--model", "--inputs-only"}},
+               "--addend", "--model", "--scale-format", "--scale-block", "--inputs-only"}},
       {"sweep", {"--from", "--to", "--round", "--sat", "--tininess", "--dialect", "--threads", "--shard", "--out", "-o"}},
       {"merge", {"--out", "-o"}},
       {"diff", {"--max-ranges"}},

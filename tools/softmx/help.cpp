@@ -43,12 +43,10 @@ std::string conversion_options_text(bool rbits) {
   return s;
 }
 
-// --acc's line: the model names come from the library (tensor_core_model_names), wrapped at
-// the help's 95 columns, so a new model shows up here without an edit.
-std::string acc_help() {
-  std::string out = "  --acc MODEL            accumulation: exact (default), fp32-sequential, or a tensor-core\n"
-                    "                         model (it fixes its own rounding):";
-  std::size_t col = 58;
+// The tensor-core model names from the library (tensor_core_model_names), appended to `out`
+// (whose last line ends at column `col`) and wrapped at the help's 95 columns, so a new model
+// shows up in --acc's and --model's lines without an edit.
+std::string with_model_names(std::string out, std::size_t col) {
   const std::string names = softmx::tensor_core_model_names() + ",";
   for (std::size_t at = 0; at < names.size();) {
     const std::size_t comma = names.find(',', at);
@@ -64,6 +62,22 @@ std::string acc_help() {
     at = comma + 1;
   }
   return out + "\n";
+}
+
+std::string acc_help() {
+  return with_model_names("  --acc MODEL            accumulation: exact (default), fp32-sequential, or a tensor-core\n"
+                          "                         model (it fixes its own rounding):",
+                          58);
+}
+
+std::string model_help() {
+  return with_model_names("  --model NAME           mma: the tensor-core model (default hopper-fp8-mma):", 77) +
+         "  --scale-format none|ue8m0|ue4m3\n"
+         "                         mma: the block scales (default: the model's instruction:\n"
+         "                         blackwell-mxf8f6f4 and blackwell-mxf4 ue8m0, blackwell-nvf4\n"
+         "                         ue4m3, the others none)\n"
+         "  --scale-block S        mma: products per scale, dividing K (default 32; blackwell-nvf4\n"
+         "                         16); --block defaults to 64 for blackwell-mxf4 and -nvf4\n";
 }
 
 constexpr const char* kOut =
@@ -213,7 +227,7 @@ std::optional<std::string> command_help(std::string_view cmd) {
            "       softmx gen dot --a ELEM --b ELEM [--block K] [--blocks N] [--acc MODEL] [--round M]\n"
            "                      [--sat S] [--tininess T]\n"
            "       softmx gen mma --a ELEM --b ELEM [--block K] [--accumulator f32|f16] [--addend yes|no]\n"
-           "                      [--model hopper-fp8-mma|hopper-fp8-wgmma]\n"
+           "                      [--model NAME] [--scale-format F] [--scale-block S]\n"
            "   and for each: [--level 1|2] [--seed S] [--count N] [--inputs-only] [--export readmemh]\n"
            "                 [-o FILE]\n"
            "\n"
@@ -231,8 +245,8 @@ std::optional<std::string> command_help(std::string_view cmd) {
            "  --from, --to, --a, --b, --block, --blocks, --scale, --acc: as for convert, quantize,\n"
            "                         dequantize and dot (softmx help CMD)\n"
            "  --accumulator f32|f16  mma: the accumulator format (default f32)\n"
-           "  --addend yes|no        mma: whether C is added (default yes)\n"
-           "  --model NAME           mma: hopper-fp8-mma (default) or hopper-fp8-wgmma\n"
+           "  --addend yes|no        mma: whether C is added (default yes)\n" +
+           model_help() +
            "conversion options:\n" +
            conversion_options_text(true) + kHelp + "\n" + formats + status02;
   if (cmd == "sweep")
