@@ -36,8 +36,7 @@ vec::Header file_header(const CaptureForm& f, const std::string& model, const ca
   vec::Header h = shape_header(f.shape, model);
   h.level = std::to_string(o.level);
   h.seed = o.seed;
-  h.generator = f.shape.scale_format == vec::MmaScaleFormat::none ? std::string(vec::kGeneratorName)
-                                                                  : "softmx_capture_mma " + std::string(capture::kCaptureVersion);
+  h.generator = std::string(vec::kGeneratorName);  // every form's cases are gen mma's (mma_cases.hpp)
   h.extra = {{"x-gpu", p.gpu},
              {"x-compute-capability", p.compute_capability},
              {"x-driver", p.driver},

@@ -36,8 +36,7 @@ struct TileBatch {
 TileBatch place(const CaseShape& s, const std::vector<MmaCase>& cases);
 
 /// The header of form `f`'s file: operation mma with the shape's keys, `model`, level, seed,
-/// generator (softmx's for the unscaled forms, whose cases are `softmx gen mma`'s; the capture
-/// program's for the block-scaled ones), then x-gpu, x-compute-capability, x-driver,
+/// generator (softmx's: every form's cases are `softmx gen mma`'s), then x-gpu, x-compute-capability, x-driver,
 /// x-cuda-runtime, x-build-target, x-instruction, x-date, x-capture. Checked as a whole
 /// (Header::validate; a model softmx does not know yet is checked with kStandInModel).
 vec::Header file_header(const CaptureForm& f, const std::string& model, const capture::Provenance& p,
