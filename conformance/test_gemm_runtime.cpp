@@ -12,6 +12,12 @@
 //   the products times their scales, at 2048 bits, rounded once into f32 by the oracle).
 // - Refusals: a runtime element under a tensor-core model, a bias whose products leave the exact
 //   accumulator's range, an element format that cannot be one (the field named).
+//
+// Planted bugs it catches (2026-11-24): the exact tables dropping the sign of negative codes of
+// formats narrower than 8 bits: 50,388 kernel outputs differ and 152 of 604 MPFR outputs;
+// seq_kernel_fits always true (or the tables' max_abs left 0): 4,664 fp32-sequential outputs
+// differ (e5m2:bias=-40's products overflow the kernel's f32 block sums); gemm_on without
+// check_runtime_range: e4m3:bias=200 is accepted (RefusesWhatDotGeneralRefuses fails).
 #include <gtest/gtest.h>
 
 #include <mpfr.h>
