@@ -97,8 +97,9 @@ ConversionOptions conversion_options(const Args& a, bool need_to);
 /// naming the option, the spec and the field ("--to: format spec 'e4m3:bias=99': bias: ...").
 Format parse_format_arg(std::string_view option, std::string_view value);
 
-/// As parse_format_arg, for the options that take only the 11 named formats (block, dot, mma
-/// and gemm-golden operands): a runtime spec is a UsageError naming the option and the names.
+/// As parse_format_arg, for the options that take only the 11 named formats (the source formats
+/// of quantize, gen, pychop and recipe; gen's element operands): a runtime spec is a UsageError
+/// naming the option and the names. (Block, dot and gemm-golden elements: mx_element_option.)
 FormatId parse_named_format_arg(std::string_view option, std::string_view value);
 
 /// The element format of an MX block or GEMM operand named by --`option`: a named MX element
