@@ -417,3 +417,16 @@ def test_runtime_elements_refused_by_tensor_core_models():
     with pytest.raises(ValueError, match=r"a's format 'ue4m3'"):
         softmx._softmx.matmul(a.scales, a.codes, "ue4m3", b.scales, b.codes, "e4m3", 32, "exact", "rne", None, "after",
                               False, 0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(ea=st.integers(1, 5), ma=st.integers(0, 3), eb=st.integers(1, 5), mb=st.integers(0, 3),
+       K=st.integers(1, 48), k=st.integers(1, 20), seed=st.integers(0, 2 ** 32 - 1))
+def test_runtime_elements_property_exact_against_fractions(ea, ma, eb, mb, K, k, seed):
+    """Randomly drawn ExMy element descriptors (at most 8 bits, no specials: the OCP convention
+    below 8 bits), the exact model against Fractions."""
+    fa, fb = f"e{ea}m{min(ma, 7 - ea)}", f"e{eb}m{min(mb, 7 - eb)}"  # 1 + e + m <= 8 bits
+    a, b = operands(fa, fb, 3, K, 2, k, seed, spread=6)
+    got = softmx.matmul(a, b)
+    want = exact_matmul(a, b)
+    assert np.array_equal(got.view(np.uint32), want.view(np.uint32)), (fa, fb, K, k)
