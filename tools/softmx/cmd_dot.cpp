@@ -47,7 +47,10 @@ int cmd_dot(int argc, char** argv) {
   if (!model)
     throw UsageError("unknown accumulation " + quote(*a.get("acc"), '\'') +
                      " for --acc (expected exact, fp32-sequential or a tensor-core model: " + tensor_core_model_names() + ")");
-  check_gemm_operands(fa, fb, n * k, k, *model, a.get("acc").value_or("exact"));  // runtime elements: exact, fp32-sequential
+  // Refusals before any input (runtime elements: exact or fp32-sequential; the exact range),
+  // on one line of zeros (at most 2^20 codes: a longer line is checked when it is computed).
+  check_gemm_operands(fa, fb, std::min<std::size_t>(n * k, std::size_t{1} << 20), k, *model,
+                      a.get("acc").value_or("exact"));
   Args common = a;
   for (const char* o : {"a", "b", "block", "blocks", "acc"}) common.options.erase(o);
   if (!a.get("sat")) common.options.emplace("sat", "none");
@@ -84,7 +87,9 @@ int cmd_dot(int argc, char** argv) {
     if (lines_in == 0) return;
     res.resize(lines_in);
     fl.resize(lines_in);
-    dot_pairs(gemm_rows(fa, lines_in, kn, k, ac, as), gemm_rows(fb, lines_in, kn, k, bc, bs), go, res, fl);
+    // The library's refusals (checked up front below; the exact range again here for the
+    // widest lines) exit 2 with its message.
+    library_call([&] { return dot_pairs(gemm_rows(fa, lines_in, kn, k, ac, as), gemm_rows(fb, lines_in, kn, k, bc, bs), go, res, fl); });
     for (std::size_t l = 0; l < lines_in; ++l) {
       out += hex(res[l], 8);
       out += ' ';
