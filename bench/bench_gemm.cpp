@@ -1,6 +1,7 @@
 // bench/bench_gemm.cpp: MX GEMM throughput per accumulation model (softmx::gemm, softmx/gemm.hpp),
 // E4M3 x E4M3 with k = 32 blocks (E2M1 x E2M1 for the GST models blackwell-mxf4 and
-// blackwell-nvf4, which take nothing else), against two peers in the same process:
+// blackwell-nvf4, which take nothing else), against two peers in the same process (and runtime
+// element formats against the named ones of their width, issue 14):
 //   - the scalar path it replaces: dot_general() per output (GemmKernel::reference), one thread;
 //   - OpenBLAS sgemm (Debian's libopenblas-dev) on the same operands dequantized to f32, one
 //     thread: the fast, inexact product users reach for today.
@@ -39,19 +40,21 @@ using softmx::FormatId;
 /// f32 dequantizations.
 struct Operands {
   std::size_t M, N, K;
-  FormatId fmt;
+  softmx::ElementFormat fmt;
   softmx::MxTensor qa, qb;
   std::vector<float> fa, fb;
   softmx::GemmOperand A() const { return softmx::gemm_rows(fmt, M, K, 32, qa.codes, qa.scales); }
   softmx::GemmOperand B() const { return softmx::gemm_columns(fmt, K, N, 32, qb.codes, qb.scales); }
 };
 
-const Operands& operands(std::size_t M, std::size_t N, std::size_t K, FormatId fmt = FormatId::e4m3) {
-  static std::map<std::pair<std::size_t, FormatId>, Operands> all;
+const Operands& operands(std::size_t M, std::size_t N, std::size_t K,
+                         const softmx::ElementFormat& fmt = FormatId::e4m3) {
+  static std::map<std::pair<std::size_t, std::string>, Operands> all;
   const std::size_t key = (M << 40) ^ (N << 20) ^ K;
-  auto it = all.find({key, fmt});
+  const std::pair<std::size_t, std::string> id{key, std::string(fmt.name())};
+  auto it = all.find(id);
   if (it != all.end()) return it->second;
-  Operands& o = all[{key, fmt}];
+  Operands& o = all[id];
   o.fmt = fmt;
   o.M = M;
   o.N = N;
@@ -84,7 +87,8 @@ softmx::Context out_context() {
   return c;
 }
 
-void run_gemm(benchmark::State& st, const softmx::AccumulationModel* model, FormatId fmt, softmx::GemmKernel kernel,
+void run_gemm(benchmark::State& st, const softmx::AccumulationModel* model, softmx::ElementFormat fmt,
+              softmx::GemmKernel kernel,
               std::size_t M, std::size_t N, std::size_t K, unsigned threads) {
   const Operands& o = operands(M, N, K, fmt);
   std::vector<std::uint32_t> c(M * N);
@@ -159,6 +163,15 @@ int main(int argc, char** argv) {
           ->Unit(benchmark::kSecond)
           ->Iterations(1)
           ->UseRealTime();
+  // Runtime element formats (issue 14) in the same kernels as the named ones of the same width:
+  // e1m2 against e2m1 (4 bits), e4m3fnuz against e4m3 (8 bits), m = n = k = 512, one thread.
+  for (const char* model : {"exact", "fp32-sequential"})
+    for (const char* spec : {"e2m1", "e1m2", "e4m3", "e4m3fnuz"})
+      benchmark::RegisterBenchmark((std::string("runtime_vs_named_512/") + model + "/" + spec).c_str(), run_gemm,
+                                   softmx::find_accumulation_model(model), softmx::parse_format_spec(spec), best, 512,
+                                   512, 512, 1u)
+          ->Unit(benchmark::kMillisecond)
+          ->MinTime(0.5);
 #ifdef SOFTMX_HAVE_OPENBLAS
   benchmark::RegisterBenchmark("openblas_sgemm_1024/f32", openblas_sgemm, n)->Unit(benchmark::kMillisecond)->MinTime(1.0);
 #endif
@@ -216,6 +229,15 @@ int main(int argc, char** argv) {
       std::printf("  %-20s per-output %7.3f s   %s kernel %7.4f s   %6.1fx\n", m.name.c_str(), prods / ref,
                   softmx::name(best), prods / fast, fast / ref);
   }
+  std::printf("\nruntime element formats against the named ones of the same width, m = n = k = 512, one thread, %s "
+              "kernel (G element products/s; ratio in this run):\n", softmx::name(best));
+  for (const char* model : {"exact", "fp32-sequential"})
+    for (const auto& [rt, named] : {std::pair{"e1m2", "e2m1"}, std::pair{"e4m3fnuz", "e4m3"}}) {
+      const std::string base = std::string("runtime_vs_named_512/") + model + "/";
+      const double r = rate(base + rt), q = rate(base + named);
+      if (r > 0 && q > 0)
+        std::printf("  %-16s %-9s %8.3f   %-5s %8.3f   %.2fx\n", model, rt, r / 1e9, named, q / 1e9, r / q);
+    }
   std::printf("\ngemm 2048^3 on %u threads (%s kernel), wall time:\n", cores, softmx::name(best));
   for (const Model& m : models()) {
     const double r = rate("gemm_2048_all_cores/" + m.name);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -282,6 +283,94 @@ TEST(Cli, GemmGolden) {
   expect_usage_error(run("gemm-golden --out '" + dir + "' --m 0"), "--m expects");
   std::filesystem::remove_all(dir);
   std::filesystem::remove(dir + ".sum");
+}
+
+// dot and gemm-golden on runtime element formats (issue 14; docs/BLOCKS.md 1.1 and 5), each dot
+// worked out by hand; a runtime element under a tensor-core model and bad specs exit 2 naming
+// the option.
+TEST(Cli, DotAndGemmGoldenRuntimeElements) {
+  // e1m2 (s e m m, bias 1): A = [1.75 (7), -0.25 (9)] at 2^0, B = [1 (4), 0.5 (2)] at 2^1:
+  // (1.75 - 0.125) * 2 = 3.25.
+  for (const char* acc : {"exact", "fp32-sequential"}) {
+    CliRun r = run(std::string("dot --a e1m2 --b e1m2 --block 2 --acc ") + acc, "7F 7 9 80 4 2\n");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, "40500000 00\n") << acc;
+  }
+  // int4 (two's complement, -2..1.75) x e2m2 (max 7): 1.75 * 7 + (-2) * 1 = 10.25.
+  EXPECT_EQ(run("dot --a int4 --b e2m2 --block 2", "7F 7 8 7F 0F 04\n").out, "41240000 00\n");
+  // e1m1 (3 bits, 1.5 = 3): 2.25 under fp32-sequential.
+  EXPECT_EQ(run("dot --a e1m1 --b e1m1 --block 1 --acc fp32-sequential", "7F 3 7F 3\n").out, "40100000 00\n");
+  // e4m3fnuz's only NaN 0x80; e3m4 (IEEE-like) Inf 0x70 times 1 (0x30) and times 0 (invalid).
+  EXPECT_EQ(run("dot --a e4m3fnuz --b e4m3fnuz --block 1", "7F 80 7F 38\n").out, "7FC00000 00\n");
+  EXPECT_EQ(run("dot --a e3m4 --b e3m4 --block 1", "7F 70 7F 30\n").out, "7F800000 00\n");
+  EXPECT_EQ(run("dot --a e3m4 --b e3m4 --block 1", "7F 70 7F 00\n").out, "7FC00000 10\n");
+  // Refused, exit 2, naming the option.
+  expect_usage_error(run("dot --a e1m2 --b e4m3 --acc hopper-fp8-mma"), "a runtime element (e1m2) takes exact");
+  expect_usage_error(run("dot --a e9m2 --b e1m2"), "--a: bad format spec 'e9m2': exp");
+  expect_usage_error(run("dot --a e1m2 --b ue4m3"), "--b 'ue4m3': the runtime format ue4m3 cannot be an MX element: sign");
+  expect_usage_error(run("dot --a e1m2 --b e5m3"), "--b 'e5m3'");
+  expect_usage_error(run("dot --a e4m3:bias=200 --b e1m2"), "bias");
+  expect_usage_error(run("dot --a e1m2 --b f16"), "--b must be an MX element format");
+  expect_usage_error(run("dot --a e1m2 --b e1m2 --block 1", "7F 7 7F 10\n"), "field 4");
+
+  const std::string dir = (std::filesystem::temp_directory_path() / ("softmx_gemm_rt_" + std::to_string(::getpid()))).string();
+  std::filesystem::remove_all(dir);
+  CliRun r = run("gemm-golden --out '" + dir + "' --m 8 --n 4 --k 40 --a e1m2 --b e2m2 --seed 3");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string manifest = slurp(dir + "/manifest.txt");
+  EXPECT_NE(manifest.find("a_format = e1m2\nb_format = e2m2\n"), std::string::npos) << manifest;
+  EXPECT_EQ(std::filesystem::file_size(dir + "/a.bin"), 8u * 20);  // 40 4-bit codes per row: 20 bytes
+  EXPECT_EQ(std::filesystem::file_size(dir + "/b.bin"), 4u * 25);  // 40 5-bit codes: 25 bytes
+  EXPECT_EQ(std::filesystem::file_size(dir + "/c_golden.bin"), 8u * 4 * 4);
+  const std::string first = slurp(dir + "/c_golden.bin");
+  ASSERT_EQ(run("gemm-golden --out '" + dir + "' --m 8 --n 4 --k 40 --a e1m2 --b e2m2 --seed 3").status, 0);
+  EXPECT_EQ(slurp(dir + "/c_golden.bin"), first);
+  // The golden C's first output as `softmx dot` computes it from the same codes and scales:
+  // row 0 of A (a.bin's first 20 bytes, two codes a byte, low nibble first, BLOCKS.md 4).
+  {
+    const std::string a = slurp(dir + "/a.bin"), as = slurp(dir + "/a_scale.bin");
+    const std::string b = slurp(dir + "/b.bin"), bs = slurp(dir + "/b_scale.bin");
+    auto bits = [](const std::string& bytes, std::size_t row_bytes, std::size_t row, std::size_t t, int w) {
+      unsigned v = 0;
+      for (int q = 0; q < w; ++q) {
+        const std::size_t bit = t * w + q;
+        v |= ((static_cast<unsigned char>(bytes[row * row_bytes + bit / 8]) >> (bit % 8)) & 1u) << q;
+      }
+      return v;
+    };
+    std::string line;
+    char h[8];
+    for (std::size_t blk = 0; blk < 2; ++blk) {
+      std::snprintf(h, sizeof h, "%02X", static_cast<unsigned char>(as[blk]));
+      line += h;
+      for (std::size_t t = blk * 32; t < blk * 32 + 32; ++t) {  // the last block padded with zeros
+        std::snprintf(h, sizeof h, " %X", t < 40 ? bits(a, 20, 0, t, 4) : 0u);
+        line += h;
+      }
+      std::snprintf(h, sizeof h, " %02X", static_cast<unsigned char>(bs[blk]));
+      line += h;
+      for (std::size_t t = blk * 32; t < blk * 32 + 32; ++t) {
+        std::snprintf(h, sizeof h, " %02X", t < 40 ? bits(b, 25, 0, t, 5) : 0u);
+        line += h;
+      }
+      line += ' ';
+    }
+    line.back() = '\n';
+    const CliRun d = run("dot --a e1m2 --b e2m2 --block 32 --blocks 2", line);
+    ASSERT_EQ(d.status, 0) << d.err << line;
+    ASSERT_GE(first.size(), 4u);
+    char want[16];
+    std::snprintf(want, sizeof want, "%02X%02X%02X%02X", static_cast<unsigned char>(first[3]),
+                  static_cast<unsigned char>(first[2]), static_cast<unsigned char>(first[1]),
+                  static_cast<unsigned char>(first[0]));
+    EXPECT_EQ(d.out.substr(0, 8), want) << line;
+  }
+  EXPECT_EQ(run("gemm-golden --out '" + dir + "' --m 4 --n 4 --k 40 --a int4 --b e4m3fnuz --acc fp32-sequential").status, 0);
+  expect_usage_error(run("gemm-golden --out '" + dir + "' --a e1m2 --b e2m2 --acc blackwell-mxf4"),
+                     "a runtime element (e1m2) takes exact");
+  expect_usage_error(run("gemm-golden --out '" + dir + "' --a e1m2 --b e2m2:specials=zz"), "--b: bad format spec");
+  expect_usage_error(run("gemm-golden --out '" + dir + "' --a e5m3 --b e1m2"), "--a 'e5m3'");
+  std::filesystem::remove_all(dir);
 }
 
 // Garbage never crashes the parser: every outcome is a clean exit 0 or 2.

@@ -305,11 +305,12 @@ TEST(CliFormats, BadSpecsExit2NamingTheOptionAndField) {
     EXPECT_TRUE(has(r.err, std::string(": ") + b.field + ":")) << b.args << ": " << r.err;
     EXPECT_TRUE(r.out.empty()) << b.args;
   }
-  // Commands that take only the named formats say so (quantize and dequantize take runtime
-  // elements since issue 14's blocks: test_cli QuantizeAndDequantizeRuntimeElements).
-  CliRun r = run("dot --a e1m2 --b e4m3 --block 1", "7F 1 7F 1\n");
+  // Options that take only the named formats say so (quantize's source; the element formats of
+  // quantize, dequantize, dot and gemm-golden take runtime specs since issue 14: test_cli
+  // QuantizeAndDequantizeRuntimeElements and DotAndGemmGoldenRuntimeElements).
+  CliRun r = run("quantize --from e1m2 --to e4m3", "1\n");
   EXPECT_EQ(r.status, 2);
-  EXPECT_TRUE(has(r.err, "--a: the runtime format 'e1m2' is not supported here")) << r.err;
+  EXPECT_TRUE(has(r.err, "--from: the runtime format 'e1m2' is not supported here")) << r.err;
   // A dialect that refuses runtime formats names itself and the format.
   r = run("convert --to e4m3fnuz --dialect cuda 1");
   EXPECT_EQ(r.status, 2);

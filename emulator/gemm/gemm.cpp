@@ -51,9 +51,11 @@ bool mul_add(std::size_t x, std::size_t y, std::size_t z, std::size_t& out) {
 
 void check_shape(const GemmOperand& o, bool is_b) {
   const std::string w = "gemm: operand " + side_name(is_b) + ": ";
-  if (!is_mx_element(o.format))
-    throw std::invalid_argument(w + std::string(format(o.format).name) +
-                                " is not an MX element format (e4m3, e5m2, e3m2, e2m3, e2m1, int8)");
+  if (o.format.is_named() && !is_mx_element(o.format.id()))
+    throw std::invalid_argument(w + std::string(o.format.name()) +
+                                " is not an MX element format (e4m3, e5m2, e3m2, e2m3, e2m1, int8, or a runtime "
+                                "format of at most 8 bits such as e1m2)");
+  if (auto why = mx_element_reason(o.format)) throw std::invalid_argument(w + *why);
   if (o.rows == 0) throw std::invalid_argument(w + "rows is 0 (at least one vector)");
   if (o.k == 0) throw std::invalid_argument(w + "k is 0 (at least one element per vector)");
   if (o.block == 0) throw std::invalid_argument(w + "block is 0 (at least one element per block)");
@@ -116,7 +118,7 @@ Side make_side(const GemmOperand& o, bool is_b, bool flush) {
         if (s.code(r, t) > mask)
           throw std::invalid_argument("gemm: operand " + side_name(is_b) + ": code " + std::to_string(s.code(r, t)) +
                                       " (vector " + std::to_string(r) + ", element " + std::to_string(t) +
-                                      ") is out of range for " + std::string(format(o.format).name));
+                                      ") is out of range for " + std::string(o.format.name()));
     for (std::size_t b = 0; b < s.nb; ++b) {
       const std::uint8_t x = s.scale(r, b);
       if (o.scale_format == FormatId::e8m0 ? x == 0xFF : (x & 0x7F) == 0x7F) {
@@ -137,6 +139,22 @@ Side make_side(const GemmOperand& o, bool is_b, bool flush) {
   }
   s.qspan = qmax - s.qmin;
   return s;
+}
+
+/// As dot_general() (dot.cpp's validate): with a runtime element, every product (element values
+/// times scales 2^-127..2^127) and the sum of a vector's products must lie in the exact
+/// accumulator's range, 2^-320 .. 2^430; a bias far from the default may leave it. The widest
+/// block pair count times block length is the first block's (nb blocks of min(block, k)).
+void check_runtime_range(const std::string& what, const GemmOperand& a, const GemmOperand& b) {
+  const Format &fa = a.format, &fb = b.format;
+  const std::size_t terms = a.blocks() * std::min(a.block, a.k);
+  const int lo = fa.emin() - fa.man_bits + fb.emin() - fb.man_bits - 254;
+  const int hi = element_emax(fa) + element_emax(fb) + 2 + 254 + static_cast<int>(std::bit_width(terms));
+  if (lo < -320 || hi > 430)
+    throw std::invalid_argument(what + ": the products of " + std::string(fa.name) + " and " + std::string(fb.name) +
+                                " span 2^" + std::to_string(lo) + " to 2^" + std::to_string(hi) +
+                                ", beyond the exact accumulator's 2^-320 to 2^430 (bias: choose one nearer the "
+                                "default)");
 }
 
 // ---- the problem and its reference ------------------------------------------------------------
@@ -170,8 +188,8 @@ Result reference_output(const Problem& P, std::size_t i, std::size_t j, RefScrat
   s.rb.resize(P.nb);
   for (std::size_t blk = 0; blk < P.nb; ++blk) {
     const std::size_t first = blk * P.block, n = std::min(P.block, P.K - first);
-    s.ra[blk] = BlockRef{P.a.op->format, P.a.scale(i, blk), std::span(s.a.data() + first, n)};
-    s.rb[blk] = BlockRef{P.b.op->format, P.b.scale(j, blk), std::span(s.b.data() + first, n)};
+    s.ra[blk] = BlockRef{P.a.op->format.id(), P.a.scale(i, blk), std::span(s.a.data() + first, n), &P.a.op->format.format()};
+    s.rb[blk] = BlockRef{P.b.op->format.id(), P.b.scale(j, blk), std::span(s.b.data() + first, n), &P.b.op->format.format()};
   }
   if (P.ue4m3) return P.ue4m3->dot_general_gst(s.ra, s.rb, FormatId::e4m3);
   return P.model->dot_general(s.ra, s.rb, P.ctx);
@@ -455,6 +473,20 @@ struct ExactWork {
 };
 
 // ---- fp32-sequential --------------------------------------------------------------------------
+
+/// Whether the fp32-sequential kernel computes this problem (otherwise the reference). The
+/// kernel needs (kernels.hpp) every element value exact in f32, every product of two exact and
+/// normal (then every running block sum, a multiple of the products' quantum 2^(q_a + q_b), is
+/// zero or normal: q_a + q_b >= -126), and no block sum reaching Inf or NaN (a NaN's exponent
+/// field, moved by the block's scale, could look finite): block * max|a| * max|b| < 2^127.
+/// Every named MX element format meets these (products 2^-32 .. 2^32); a runtime format of at
+/// most 8 bits with a far bias, or e7m0, may not.
+bool seq_kernel_fits(const Problem& P) {
+  const ElementTables &ta = P.a.tab, &tb = P.b.tab;
+  if (!ta.value_exact || !tb.value_exact) return false;
+  if (P.a.qmin + P.b.qmin < -126) return false;
+  return ta.max_abs * tb.max_abs * static_cast<double>(std::min(P.block, P.K)) < 0x1p127;
+}
 
 struct SeqWork {
   SeqWork(const Problem* p, Blocking b) : P(p), bl(b) {}
@@ -915,7 +947,7 @@ std::span<const GemmKernel> supported_gemm_kernels() {
 
 GemmKernel default_gemm_kernel() { return supported_gemm_kernels().back(); }
 
-GemmOperand gemm_rows(FormatId format, std::size_t rows, std::size_t k, std::size_t block,
+GemmOperand gemm_rows(const ElementFormat& format, std::size_t rows, std::size_t k, std::size_t block,
                       std::span<const std::uint8_t> codes, std::span<const std::uint8_t> scales) {
   GemmOperand o;
   o.format = format;
@@ -931,7 +963,7 @@ GemmOperand gemm_rows(FormatId format, std::size_t rows, std::size_t k, std::siz
   return o;
 }
 
-GemmOperand gemm_columns(FormatId format, std::size_t k, std::size_t columns, std::size_t block,
+GemmOperand gemm_columns(const ElementFormat& format, std::size_t k, std::size_t columns, std::size_t block,
                          std::span<const std::uint8_t> codes, std::span<const std::uint8_t> scales) {
   GemmOperand o;
   o.format = format;
@@ -983,6 +1015,13 @@ Flags gemm_detail::gemm_on(const Kernels* kern, bool pairs, const GemmOperand& a
   if (a.scale_format == FormatId::e4m3 && !(tc && tc->params().scale_application == ScaleApplication::per_group))
     throw std::invalid_argument(what + ": UE4M3 (e4m3) scales need a model with per-group scales (" +
                                 "blackwell-mxf4, blackwell-nvf4), not " + std::string(model.name()));
+  const bool runtime = !a.format.is_named() || !b.format.is_named();
+  if (runtime && &model != &exact_accumulation() && &model != &fp32_sequential_accumulation())
+    throw std::invalid_argument(what + ": the accumulation model " + std::string(model.name()) +
+                                " models hardware for the named element formats; a runtime element (" +
+                                std::string((a.format.is_named() ? b : a).format.name()) +
+                                ") takes exact or fp32-sequential");
+  if (runtime) check_runtime_range(what, a, b);
   Problem P;
   // GST (run_gst) reads every element as it is: flush_subnormal_inputs does not apply.
   const bool flush = tc && tc->params().flush_subnormal_inputs &&
@@ -1006,7 +1045,8 @@ Flags gemm_detail::gemm_on(const Kernels* kern, bool pairs, const GemmOperand& a
 
   const bool is_exact = &model == &exact_accumulation();
   // fp32-sequential has kernels for every deterministic mode (rs: the reference, with ctx.rbits).
-  const bool is_seq = &model == &fp32_sequential_accumulation() && options.out.rounding != Rounding::rs;
+  const bool is_seq = &model == &fp32_sequential_accumulation() && options.out.rounding != Rounding::rs &&
+                      seq_kernel_fits(P);
   const int lanes = tc ? tc_lanes(tc->params(), P.a, P.b) : 0;
   const bool is_gst = tc && gst_kernel_fits(tc->params(), P);
   if (!P.kern || (!is_exact && !is_seq && !is_gst && lanes == 0))
@@ -1045,7 +1085,7 @@ Flags gemm_detail::gemm_on(const Kernels* kern, bool pairs, const GemmOperand& a
   w.prm.addend_mode = tp.f32.addend_mode;
   w.prm.addend_in_group = tp.addend_in_group;
   w.prm.after = tp.addend_stage == AddendStage::after_products;
-  const int mamb = format(a.format).man_bits + format(b.format).man_bits;
+  const int mamb = a.format.format().man_bits + b.format.format().man_bits;
   w.prm.mamb = mamb;
   w.prm.c = tp.alignment_bits - mamb;
   w.prm.cr = std::max(-w.prm.c, 0);

@@ -21,10 +21,8 @@ struct Finite {
 
 }  // namespace
 
-ElementTables make_element_tables(FormatId id, bool flush_subnormals) {
-  const Format& f = format(id);
+ElementTables make_element_tables(const Format& f, bool flush_subnormals) {
   ElementTables t;
-  t.format = id;
   t.man_bits = f.man_bits;
   t.code_mask = static_cast<std::uint8_t>(f.code_mask());
   std::vector<Finite> fin;
@@ -42,9 +40,12 @@ ElementTables make_element_tables(FormatId id, bool flush_subnormals) {
     if (flush_subnormals && u.exp < f.emin()) continue;  // read as a zero of its sign
     const int tz = std::countr_zero(u.sig);
     fin.push_back(Finite{c, u.sig >> tz, u.exp - 63 + tz, u.exp, u.sign});
-    // f32: every MX element value has at most 8 significant bits and lies in 2^-32 .. 2^16.
+    // f32: every named MX element value has at most 8 significant bits and lies in 2^-32 ..
+    // 2^16; a runtime one (at most 8 bits) may lie outside f32's range (a far bias, e7m0).
     const double v = std::ldexp(static_cast<double>(u.sig >> tz), u.exp - 63 + tz);
     t.value[c] = static_cast<float>(u.sign ? -v : v);
+    if (static_cast<double>(t.value[c]) != (u.sign ? -v : v)) t.value_exact = false;
+    t.max_abs = std::max(t.max_abs, v);
     // Tensor-core decomposition (tensor_core.cpp's decode): e clamped to emin, N below 2^(m+1).
     const int e = std::max<int>(u.exp, f.emin());
     const int shift = 63 - f.man_bits + (e - u.exp);

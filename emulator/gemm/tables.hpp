@@ -1,7 +1,9 @@
 // emulator/gemm/tables.hpp: what the GEMM kernels read for each element code (internal).
 //
 // Every table is made from the format's descriptor through unpack() (convert.hpp), so a format
-// the descriptors can describe needs no code here. A table serves one GEMM call (256 entries,
+// the descriptors can describe needs no code here: a runtime element format (a descriptor of at
+// most 8 bits, e1m2, e4m3fnuz, int4, ...) gets its tables the same way and runs the same
+// kernels as the named ones. A table serves one GEMM call (256 entries,
 // made in microseconds): no state outlives the call.
 #pragma once
 
@@ -30,11 +32,14 @@ struct Component {
 inline constexpr int kMaxComponentBits = 20;
 
 struct ElementTables {
-  FormatId format = FormatId::e4m3;
   int man_bits = 0;                 ///< m: fraction bits
   std::array<bool, 256> special{};  ///< NaN or Inf codes (a product with one goes to the reference)
   std::vector<Component> parts;     ///< exact model: the value split by magnitude (1 or 2 parts)
-  std::array<float, 256> value{};   ///< fp32-sequential: the value as an f32 (exact for every MX element)
+  std::array<float, 256> value{};   ///< fp32-sequential: the value as an f32 (exact for every named MX element)
+  /// Every finite value is exactly value[c] (false: a runtime format whose values leave f32's
+  /// range; the fp32-sequential kernel is not used for it).
+  bool value_exact = true;
+  double max_abs = 0;               ///< the largest finite magnitude (0: none)
   /// Tensor-core models: value = n * 2^(e - m) with e = max(floor(log2|v|), emin) (a subnormal
   /// keeps emin); n signed; zeros (and flushed subnormals) n = 0, e = kZeroExponent.
   std::array<std::int32_t, 256> tc_n{};
@@ -43,9 +48,9 @@ struct ElementTables {
   std::uint8_t code_mask = 0;
 };
 
-/// The tables of an MX element format. flush_subnormals: subnormal codes read as zeros of their
+/// The tables of an MX element format (named or runtime, at most 8 bits). flush_subnormals: subnormal codes read as zeros of their
 /// sign everywhere (TensorCoreParams::flush_subnormal_inputs; the exact sum its flags compare
 /// against is of the flushed values too).
-ElementTables make_element_tables(FormatId f, bool flush_subnormals);
+ElementTables make_element_tables(const Format& f, bool flush_subnormals);
 
 }  // namespace softmx::gemm_detail

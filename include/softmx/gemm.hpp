@@ -13,6 +13,7 @@
 // thread count or the kernel.
 //
 //   const std::size_t M = 256, N = 128, K = 1024;
+//   // (a runtime element format works the same way: gemm_rows(parse_format_spec("e1m2"), ...))
 //   // A: M x K codes (row-major) with M x K/32 scales; B: K x N codes with K/32 x N scales.
 //   GemmOperand a = gemm_rows(FormatId::e4m3, M, K, 32, a_codes, a_scales);
 //   GemmOperand b = gemm_columns(FormatId::e4m3, K, N, 32, b_codes, b_scales);
@@ -63,8 +64,15 @@ namespace softmx {
 /// Element t of vector r is codes[r * row_stride + t * k_stride]; the scale of block b of
 /// vector r is scales[r * scale_row_stride + b * scale_block_stride]. gemm_rows() and
 /// gemm_columns() fill the strides for the two usual layouts.
+///
+/// The element format is a named MX element format or a runtime descriptor of at most 8 bits
+/// (ElementFormat, block.hpp: `parse_format_spec("e1m2")`, e2m2, e4m3fnuz, int4, ...;
+/// mx_element_reason says which can be one). The kernels read every code through per-code
+/// tables made from the descriptor, so a runtime format runs the same kernels as a named one.
+/// Runtime elements take the exact and fp32-sequential models only: the tensor-core models are
+/// the named formats' hardware (as dot_general()).
 struct GemmOperand {
-  FormatId format = FormatId::e4m3;  ///< an MX element format
+  ElementFormat format = FormatId::e4m3;  ///< an MX element format, named or runtime
   std::size_t rows = 0;              ///< vectors (M for A, N for B), >= 1
   std::size_t k = 0;                 ///< codes per vector, >= 1
   std::size_t block = 32;            ///< codes per block along k, >= 1
@@ -81,12 +89,12 @@ struct GemmOperand {
 
 /// A as an M x K row-major matrix blocked along each row: codes[i * K + t], scales
 /// M x ceil(K / block) row-major (scales[i * nb + b]); quantize_tensor along axis 1 gives this.
-GemmOperand gemm_rows(FormatId format, std::size_t rows, std::size_t k, std::size_t block,
+GemmOperand gemm_rows(const ElementFormat& format, std::size_t rows, std::size_t k, std::size_t block,
                       std::span<const std::uint8_t> codes, std::span<const std::uint8_t> scales);
 
 /// B as a K x N row-major matrix blocked along each column: codes[t * N + j], scales
 /// ceil(K / block) x N row-major (scales[b * N + j]); quantize_tensor along axis 0 gives this.
-GemmOperand gemm_columns(FormatId format, std::size_t k, std::size_t columns, std::size_t block,
+GemmOperand gemm_columns(const ElementFormat& format, std::size_t k, std::size_t columns, std::size_t block,
                          std::span<const std::uint8_t> codes, std::span<const std::uint8_t> scales);
 
 /// Which code computes the outputs. The results are the same bit for bit on every one.
@@ -124,7 +132,9 @@ struct GemmOptions {
 /// empty, flags[i * N + j] its flags. Returns the OR of every output's flags.
 ///
 /// Throws std::invalid_argument, naming the operand and what was expected, when: a format is
-/// not an MX element format; rows, k or block is 0; A and B differ in k or block; a span is
+/// not an MX element format (a runtime one: mx_element_reason's field); a runtime element meets
+/// a model other than exact and fp32-sequential, or a pair of runtime formats whose products
+/// leave the exact accumulator's range (a bias far from the default; as dot_general()); rows, k or block is 0; A and B differ in k or block; a span is
 /// too small for the rows, strides and blocks it must hold; a code is out of its format's
 /// range; c (or a non-empty flags) holds fewer than M * N entries; the kernel is not supported
 /// by this CPU; the scale formats differ or are not e8m0 / e4m3, or e4m3 meets a model without

@@ -28,7 +28,9 @@ def matmul(a: MXArray, b: MXArray, *, acc: str = "exact", round: Optional[str] =
     a: an (M, K) MXArray blocked along K (axis 1, as quantize(..., axis=-1) makes it), or a
        (K,) vector.
     b: a (K, N) MXArray blocked along K (axis 0: quantize(..., axis=0)), or a (K,) vector.
-       Both with the same block size; the element formats may differ.
+       Both with the same block size; the element formats may differ, named or runtime (an
+       MXArray quantized to "e1m2", "e2m2", "e4m3fnuz", "int4", ...: the same kernels; runtime
+       elements take acc "exact" or "fp32-sequential", a tensor-core model raises ValueError).
     acc: "exact" (the exact sum rounded once), "fp32-sequential" (f32 additions in order),
        "hopper-fp8-mma", "hopper-fp8-wgmma" (tensor-core models; docs/TENSOR_CORES.md):
        softmx.accumulation_models().

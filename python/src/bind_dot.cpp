@@ -75,7 +75,7 @@ py::tuple matmul_arrays(const py::array& a_scales, const py::array& a_codes, con
                         std::size_t block, const std::string& acc, const std::optional<std::string>& round,
                         const std::optional<std::string>& sat, const std::string& tininess, bool want_flags,
                         long threads) {
-  const FormatId fa = element_format_arg("a's format", a_format), fb = element_format_arg("b's format", b_format);
+  const Format fa = mx_element_arg("a's format", a_format), fb = mx_element_arg("b's format", b_format);
   const GemmOptions opt = gemm_options(acc, round, sat, tininess, threads);
   for (const py::array* x : {&a_scales, &a_codes, &b_scales, &b_codes}) require_storage(*x, 1, "matmul operand");
   const auto as = shape_of(a_codes), bs = shape_of(b_codes);
@@ -106,7 +106,7 @@ py::tuple dot_arrays(const py::array& a_scales, const py::array& a_codes, const 
                      const py::array& b_scales, const py::array& b_codes, const std::string& b_format, long axis,
                      std::size_t block, const std::string& acc, const std::optional<std::string>& round,
                      const std::optional<std::string>& sat, const std::string& tininess, bool want_flags, long threads) {
-  const FormatId fa = element_format_arg("a's format", a_format), fb = element_format_arg("b's format", b_format);
+  const Format fa = mx_element_arg("a's format", a_format), fb = mx_element_arg("b's format", b_format);
   const GemmOptions opt = gemm_options(acc, round, sat, tininess, threads);
   for (const py::array* x : {&a_scales, &a_codes, &b_scales, &b_codes}) require_storage(*x, 1, "dot operand");
   const auto shape = shape_of(a_codes);

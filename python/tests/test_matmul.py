@@ -377,3 +377,56 @@ def test_matmul_random_codes_property(ref, fa, fb, model, M, K, N, k, rnd, sat, 
     want, wfl = reference_matmul(ref, a, b, model, rnd, sat)
     got, fl = softmx.matmul(a, b, acc=model, round=rnd, sat=sat, flags=True)
     assert np.array_equal(got.view(np.uint32), want) and np.array_equal(fl, wfl)
+
+
+# Runtime element formats (issue 14; docs/BLOCKS.md 1.1): the same GEMM kernels, the exact model
+# against Fractions and fp32-sequential against numpy's f32 additions; tensor-core models refuse.
+RUNTIME_PAIRS = [("e1m2", "e1m2"), ("e2m2", "e1m2"), ("e3m4", "e4m3fnuz"), ("int4", "e2m2"), ("e1m1", "e5m2fnuz"),
+                 ("e4m3b11fnuz", "e4m3")]
+
+
+@pytest.mark.parametrize("fa,fb", RUNTIME_PAIRS)
+def test_runtime_elements_exact_against_fractions(fa, fb):
+    for K, k in ((64, 32), (45, 16)):
+        a, b = operands(fa, fb, 4, K, 3, k, K, spread=8)
+        assert a.element == fa and b.element == fb
+        got, fl = softmx.matmul(a, b, flags=True)
+        want = exact_matmul(a, b)
+        assert np.array_equal(got.view(np.uint32), want.view(np.uint32)), (fa, fb, K)
+        # The dot of row 0 of A and column 0 of B, as softmx.dot along the blocked axis.
+        row = softmx.quantize(a.dequantize()[0], fa, block=k)
+        col = softmx.quantize(b.dequantize()[:, 0], fb, block=k)
+        assert np.array_equal(softmx.dot(row, col).view(np.uint32), got[0, 0].view(np.uint32)), (fa, fb, K)
+
+
+@pytest.mark.parametrize("fa,fb", RUNTIME_PAIRS)
+def test_runtime_elements_fp32_sequential_against_numpy(fa, fb):
+    a, b = operands(fa, fb, 4, 70, 3, 32, 3, spread=20)
+    got = softmx.matmul(a, b, acc="fp32-sequential")
+    want = sequential_matmul(a, b)
+    assert np.array_equal(got.view(np.uint32), want.view(np.uint32)), (fa, fb)
+
+
+def test_runtime_elements_refused_by_tensor_core_models():
+    a, b = operands("e1m2", "e4m3", 2, 32, 2, 32, 1)
+    for model in ("hopper-fp8-mma", "blackwell-mxf4"):
+        with pytest.raises(ValueError, match=r"a runtime element \(e1m2\) takes exact or fp32-sequential"):
+            softmx.matmul(a, b, acc=model)
+    with pytest.raises(ValueError, match=r"a runtime element \(e1m2\)"):
+        softmx.dot(a, softmx.quantize(a.dequantize(), "e1m2", axis=1), acc="hopper-fp8-wgmma")
+    with pytest.raises(ValueError, match=r"a's format 'ue4m3'"):
+        softmx._softmx.matmul(a.scales, a.codes, "ue4m3", b.scales, b.codes, "e4m3", 32, "exact", "rne", None, "after",
+                              False, 0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(ea=st.integers(1, 5), ma=st.integers(0, 3), eb=st.integers(1, 5), mb=st.integers(0, 3),
+       K=st.integers(1, 48), k=st.integers(1, 20), seed=st.integers(0, 2 ** 32 - 1))
+def test_runtime_elements_property_exact_against_fractions(ea, ma, eb, mb, K, k, seed):
+    """Randomly drawn ExMy element descriptors (at most 8 bits, no specials: the OCP convention
+    below 8 bits), the exact model against Fractions."""
+    fa, fb = f"e{ea}m{min(ma, 7 - ea)}", f"e{eb}m{min(mb, 7 - eb)}"  # 1 + e + m <= 8 bits
+    a, b = operands(fa, fb, 3, K, 2, k, seed, spread=6)
+    got = softmx.matmul(a, b)
+    want = exact_matmul(a, b)
+    assert np.array_equal(got.view(np.uint32), want.view(np.uint32)), (fa, fb, K, k)

@@ -2,6 +2,8 @@
 #include "cli.hpp"
 
 #include "softmx/block.hpp"
+#include "softmx/dot.hpp"
+#include "softmx/gemm.hpp"
 
 #include <algorithm>
 #include <cstdarg>
@@ -131,6 +133,32 @@ FormatId parse_named_format_arg(std::string_view option, std::string_view value)
   if (f.is_named()) return f.id;
   throw UsageError("--" + std::string(option) + ": the runtime format " + quote(value, '\'') +
                    " is not supported here (expected one of " + named_format_list() + ")");
+}
+
+Format mx_element_option(std::string_view option, std::string_view value) {
+  const Format f = parse_format_arg(option, value);
+  if (f.is_named() && !is_mx_element(f.id))
+    throw UsageError("--" + std::string(option) + " must be an MX element format (e4m3, e5m2, e3m2, e2m3, e2m1, int8, " +
+                     "or a runtime spec of at most 8 bits such as e1m2, e2m2, e4m3fnuz, int4), not " + quote(value, '\''));
+  if (auto why = mx_element_reason(f)) throw UsageError("--" + std::string(option) + " " + quote(value, '\'') + ": " + *why);
+  return f;
+}
+
+void check_gemm_operands(const Format& a, const Format& b, std::size_t k, std::size_t block,
+                         const AccumulationModel& model, std::string_view acc) {
+  const std::vector<std::uint8_t> codes(k, 0);  // code 0 is +0 in every MX element format
+  const std::vector<std::uint8_t> scales((k + block - 1) / block, 127);
+  std::uint32_t c = 0;
+  GemmOptions o;
+  o.model = &model;
+  o.threads = 1;
+  o.kernel = GemmKernel::reference;
+  try {
+    gemm(gemm_rows(a, 1, k, block, codes, scales), gemm_rows(b, 1, k, block, codes, scales), o, std::span(&c, 1));
+  } catch (const std::invalid_argument& e) {
+    throw UsageError("--a " + quote(std::string(a.name), '\'') + ", --b " + quote(std::string(b.name), '\'') + " and --acc " + quote(acc, '\'') +
+                     ": " + e.what());
+  }
 }
 
 std::optional<ScaleRule> scale_rule_option(const Args& a) {

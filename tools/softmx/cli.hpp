@@ -16,6 +16,7 @@
 
 #include "softmx/context.hpp"
 #include "softmx/dialect.hpp"
+#include "softmx/dot.hpp"
 #include "softmx/format.hpp"
 #include "softmx/text.hpp"
 #include "softmx/vectors/output_file.hpp"
@@ -96,9 +97,23 @@ ConversionOptions conversion_options(const Args& a, bool need_to);
 /// naming the option, the spec and the field ("--to: format spec 'e4m3:bias=99': bias: ...").
 Format parse_format_arg(std::string_view option, std::string_view value);
 
-/// As parse_format_arg, for the options that take only the 11 named formats (block, dot, mma
-/// and gemm-golden operands): a runtime spec is a UsageError naming the option and the names.
+/// As parse_format_arg, for the options that take only the 11 named formats (the source formats
+/// of quantize, gen, pychop and recipe; gen's element operands): a runtime spec is a UsageError
+/// naming the option and the names. (Block, dot and gemm-golden elements: mx_element_option.)
 FormatId parse_named_format_arg(std::string_view option, std::string_view value);
+
+/// The element format of an MX block or GEMM operand named by --`option`: a named MX element
+/// format or a runtime spec of at most 8 bits (e1m2, e2m2, e4m3fnuz, int4; docs/BLOCKS.md 1.1).
+/// A bad spec, a named format that is no MX element or a runtime one that cannot be
+/// (mx_element_reason's field) is a UsageError naming the option.
+Format mx_element_option(std::string_view option, std::string_view value);
+
+/// The library's refusal of these GEMM operands (element formats, k codes per vector in blocks of
+/// `block`) under `model` as a UsageError naming the options (a runtime element under a
+/// tensor-core model; a bias whose products leave the exact accumulator's range): gemm() is run
+/// once on one vector of zeros a side, so that the CLI repeats none of its checks.
+void check_gemm_operands(const Format& a, const Format& b, std::size_t k, std::size_t block,
+                         const AccumulationModel& model, std::string_view acc);
 
 /// The block scale rule given with --scale, or nullopt when absent (the dialect's then);
 /// UsageError for an unknown name.

@@ -1,6 +1,7 @@
 // tools/softmx/cmd_dot.cpp: `softmx dot`.
 //
-//   softmx dot --a FMT --b FMT [--block K] [--blocks N]
+//   softmx dot --a FMT --b FMT [--block K] [--blocks N]      FMT: a named MX element format or a
+//                                                            runtime spec of at most 8 bits (e1m2, int4)
 //              [--acc exact|fp32-sequential|TENSOR-CORE-MODEL (softmx dialects lists them)]
 //              [--round MODE] [--sat finite|none]
 //   reads lines of N block pairs, "SA_1 A_1,1..A_1,K SB_1 B_1,1..B_1,K ... SA_N A_N,1..A_N,K
@@ -25,13 +26,13 @@
 namespace softmx::cli {
 namespace {
 
-FormatId element_arg(const Args& a, const char* opt) {
+/// --a / --b: a named MX element format or a runtime spec of at most 8 bits (e1m2, e4m3fnuz, int4).
+Format element_arg(const Args& a, const char* opt) {
   auto v = a.get(opt);
-  if (!v) throw UsageError(std::string("missing --") + opt + " FORMAT (e4m3, e5m2, e3m2, e2m3, e2m1 or int8)");
-  const FormatId f = parse_named_format_arg(opt, *v);
-  if (!is_mx_element(f))
-    throw UsageError(std::string("--") + opt + " must be an MX element format (e4m3, e5m2, e3m2, e2m3, e2m1, int8), not " + *v);
-  return f;
+  if (!v)
+    throw UsageError(std::string("missing --") + opt +
+                     " FORMAT (e4m3, e5m2, e3m2, e2m3, e2m1, int8, or a runtime spec of at most 8 bits such as e1m2)");
+  return mx_element_option(opt, *v);
 }
 
 }  // namespace
@@ -40,12 +41,16 @@ int cmd_dot(int argc, char** argv) {
   const Args a = parse_args("dot", argc, argv, 2, {"a", "b", "block", "blocks", "acc", "round", "sat", "tininess"});
   if (!a.positionals.empty())
     throw UsageError("unexpected argument " + quote(a.positionals[0], '\'') + " (blocks are read from stdin)");
-  const FormatId fa = element_arg(a, "a"), fb = element_arg(a, "b");
+  const Format fa = element_arg(a, "a"), fb = element_arg(a, "b");
   const std::size_t k = parse_count(a, "block", 32, 1 << 20), n = parse_count(a, "blocks", 1, 1 << 20);
   const AccumulationModel* model = find_accumulation_model(a.get("acc").value_or("exact"));
   if (!model)
     throw UsageError("unknown accumulation " + quote(*a.get("acc"), '\'') +
                      " for --acc (expected exact, fp32-sequential or a tensor-core model: " + tensor_core_model_names() + ")");
+  // Refusals before any input (runtime elements: exact or fp32-sequential; the exact range),
+  // on one line of zeros (at most 2^20 codes: a longer line is checked when it is computed).
+  check_gemm_operands(fa, fb, std::min<std::size_t>(n * k, std::size_t{1} << 20), k, *model,
+                      a.get("acc").value_or("exact"));
   Args common = a;
   for (const char* o : {"a", "b", "block", "blocks", "acc"}) common.options.erase(o);
   if (!a.get("sat")) common.options.emplace("sat", "none");
@@ -82,7 +87,9 @@ int cmd_dot(int argc, char** argv) {
     if (lines_in == 0) return;
     res.resize(lines_in);
     fl.resize(lines_in);
-    dot_pairs(gemm_rows(fa, lines_in, kn, k, ac, as), gemm_rows(fb, lines_in, kn, k, bc, bs), go, res, fl);
+    // The library's refusals (checked up front below; the exact range again here for the
+    // widest lines) exit 2 with its message.
+    library_call([&] { return dot_pairs(gemm_rows(fa, lines_in, kn, k, ac, as), gemm_rows(fb, lines_in, kn, k, bc, bs), go, res, fl); });
     for (std::size_t l = 0; l < lines_in; ++l) {
       out += hex(res[l], 8);
       out += ' ';
@@ -110,7 +117,7 @@ int cmd_dot(int argc, char** argv) {
         std::size_t at = 0;
         for (std::size_t j = 0; j < n; ++j)
           for (std::size_t side = 0; side < 2; ++side) {
-            const FormatId fmt = side ? fb : fa;
+            const Format& fmt = side ? fb : fa;
             auto sc = parse_hex_exact(f[at], 2);
             if (!sc)
               throw UsageError(where + ": field " + std::to_string(at + 1) + ": expected an E8M0 scale (2 hex digits), got " +
@@ -119,7 +126,7 @@ int cmd_dot(int argc, char** argv) {
             (side ? bs : as).push_back(static_cast<std::uint8_t>(*sc));
             auto& c = side ? bc : ac;
             for (std::size_t i = 0; i < k; ++i, ++at)
-              c.push_back(static_cast<std::uint8_t>(parse_code(format(fmt), f[at], where + ": field " + std::to_string(at + 1))));
+              c.push_back(static_cast<std::uint8_t>(parse_code(fmt, f[at], where + ": field " + std::to_string(at + 1))));
           }
       } catch (...) {
         ac.resize(a0);  // the line's codes so far go; the batch before it stays whole

@@ -1,6 +1,7 @@
 // tools/softmx/cmd_gemm.cpp: `softmx gemm-golden`, golden data for an MX GEMM.
 //
 //   softmx gemm-golden --out DIR [--m M] [--n N] [--k K] [--a FMT] [--b FMT] [--block 32]
+//                      (FMT: a named MX element format or a runtime spec of at most 8 bits: e1m2, e2m2, int4)
 //                      [--seed S] [--scale RULE] [--dialect NAME]
 //                      [--acc exact|fp32-sequential|TENSOR-CORE-MODEL (softmx dialects lists them)]
 //                      [--round MODE] [--sat finite|none] [--threads N]
@@ -45,13 +46,11 @@
 namespace softmx::cli {
 namespace {
 
-FormatId element_arg(const Args& a, const char* opt, FormatId dflt) {
+/// --a / --b: a named MX element format or a runtime spec of at most 8 bits (e1m2, e2m2, int4).
+Format element_arg(const Args& a, const char* opt, FormatId dflt) {
   auto v = a.get(opt);
-  if (!v) return dflt;
-  const FormatId f = parse_named_format_arg(opt, *v);
-  if (!is_mx_element(f))
-    throw UsageError(std::string("--") + opt + " must be an MX element format (e4m3, e5m2, e3m2, e2m3, e2m1, int8), not " + *v);
-  return f;
+  if (!v) return format(dflt);
+  return mx_element_option(opt, *v);
 }
 
 /// The files of a golden directory, in the order written (the manifest last).
@@ -145,11 +144,12 @@ int cmd_gemm_golden(int argc, char** argv) {
   const std::size_t M = parse_count(a, "m", 64, 1 << 14), N = parse_count(a, "n", 64, 1 << 14), K = parse_count(a, "k", 256, 1 << 16);
   const std::size_t blk = parse_count(a, "block", 32, 1 << 16);
   const std::uint64_t seed = parse_seed(a, 1);
-  const FormatId fa = element_arg(a, "a", FormatId::e2m1), fb = element_arg(a, "b", FormatId::e2m1);
+  const Format fa = element_arg(a, "a", FormatId::e2m1), fb = element_arg(a, "b", FormatId::e2m1);
   const AccumulationModel* model = find_accumulation_model(a.get("acc").value_or("exact"));
   if (!model)
     throw UsageError("unknown accumulation " + quote(*a.get("acc"), '\'') +
                      " for --acc (expected exact, fp32-sequential or a tensor-core model: " + tensor_core_model_names() + ")");
+  check_gemm_operands(fa, fb, K, blk, *model, a.get("acc").value_or("exact"));  // runtime elements: exact, fp32-sequential
   Args common = a;
   for (const char* o : {"out", "m", "n", "k", "a", "b", "block", "seed", "scale", "acc", "round", "sat", "threads"})
     common.options.erase(o);
@@ -263,8 +263,8 @@ int cmd_gemm_golden(int argc, char** argv) {
   std::string manifest =
       "# softmx gemm-golden manifest\ngenerator = softmx gemm-golden\ngenerator_version = 0.1.0\ncommand = " + cmdline +
       "\nseed = " + std::to_string(seed) + "\nm = " + std::to_string(M) + "\nn = " + std::to_string(N) +
-      "\nk = " + std::to_string(K) + "\nblock = " + std::to_string(blk) + "\na_format = " + std::string(format(fa).name) +
-      "\nb_format = " + std::string(format(fb).name) + "\nscale_rule = " +
+      "\nk = " + std::to_string(K) + "\nblock = " + std::to_string(blk) + "\na_format = " + std::string(fa.name) +
+      "\nb_format = " + std::string(fb.name) + "\nscale_rule = " +
       std::string(name(bo.rule.value_or(co.dialect->block.scale_rule))) + "\ndialect = " + std::string(co.dialect->name) +
       "\nelement_rounding = " + std::string(name(bo.rounding.value_or(co.dialect->block.element_rounding))) +
       "\nelement_saturation = " + std::string(name(bo.saturation.value_or(co.dialect->block.element_saturation))) +
@@ -280,7 +280,7 @@ int cmd_gemm_golden(int argc, char** argv) {
   dir.commit();
   Output out;
   out.printf("wrote %s: C = A (%zu x %zu %s) x B (%zu x %zu %s), %zu-element blocks, %s accumulation; golden flags %s\n",
-             out_dir->c_str(), M, K, std::string(format(fa).name).c_str(), K, N, std::string(format(fb).name).c_str(),
+             out_dir->c_str(), M, K, std::string(fa.name).c_str(), K, N, std::string(fb.name).c_str(),
              blk, std::string(model->name()).c_str(), flags_words(all_flags).c_str());
   out.commit();
   return 0;

@@ -194,7 +194,10 @@ std::optional<std::string> command_help(std::string_view cmd) {
            "FLAGS\" per line.\n"
            "\n"
            "options:\n"
-           "  --a FMT, --b FMT       the element formats of A and B (required)\n"
+           "  --a FMT, --b FMT       the element formats of A and B (required): a named MX element\n"
+           "                         format or a runtime spec of at most 8 bits (e1m2, e2m2,\n"
+           "                         e4m3fnuz, int4; runtime elements take --acc exact or\n"
+           "                         fp32-sequential)\n"
            "  --block K              elements per block (default 32)\n"
            "  --blocks N             block pairs per line (default 1)\n" +
            acc_help() +
@@ -212,7 +215,9 @@ std::optional<std::string> command_help(std::string_view cmd) {
            "options:\n"
            "  --out DIR              the folder to write (required)\n"
            "  --m M, --n N, --k K    the shape (defaults 64, 64, 256)\n"
-           "  --a FMT, --b FMT       the element formats (default e2m1)\n"
+           "  --a FMT, --b FMT       the element formats (default e2m1): a named MX element format\n"
+           "                         or a runtime spec of at most 8 bits (e1m2, e2m2, e4m3fnuz,\n"
+           "                         int4; runtime elements take --acc exact or fp32-sequential)\n"
            "  --block K              elements per block (default 32)\n"
            "  --seed S               the PRNG seed, 0..2^64-1 (default 1)\n"
            "  --scale RULE           block scale rule: floor, ceil, even, rceil (default: the dialect's)\n"
