@@ -28,31 +28,17 @@
 #include "softmx/gemm.hpp"
 #include "softmx/prng.hpp"
 #include "softmx/tensor_core.hpp"
+#include "support/gemm_kernels.hpp"
 #include "support/report.hpp"
-
-namespace softmx::gemm_detail {
-const Kernels& kernels_wide_on_avx2();
-}
 
 namespace softmx {
 namespace {
 
+using conformance::Kern;
+using conformance::ModelCase;
 using conformance::Tally;
-
-struct Kern {
-  std::string name;
-  const gemm_detail::Kernels* k;
-};
-
-std::vector<Kern> kernels_under_test() {
-  std::vector<Kern> v{{"portable", &gemm_detail::kernels_portable()}};
-  if (gemm_kernel_supported(GemmKernel::avx2)) {
-    v.push_back({"avx2", &gemm_detail::kernels_avx2()});
-    v.push_back({"avx512-source-on-avx2", &gemm_detail::kernels_wide_on_avx2()});
-  }
-  if (gemm_kernel_supported(GemmKernel::avx512)) v.push_back({"avx512", &gemm_detail::kernels_avx512()});
-  return v;
-}
+using conformance::hex8;
+using conformance::kernels_under_test;
 
 /// An A (M x K row-major, scales M x nb) and a B (K x N row-major, scales nb x N), or B held
 /// as N x K rows (transposed).
@@ -84,18 +70,6 @@ struct Mats {
   std::uint8_t& asc(std::size_t i, std::size_t blk) { return as[i * nb() + blk]; }
   std::uint8_t& bsc(std::size_t blk, std::size_t j) { return b_rows ? bs[j * nb() + blk] : bs[blk * N + j]; }
 };
-
-struct ModelCase {
-  const AccumulationModel* model;
-  Context ctx;
-  std::string label;
-};
-
-std::string hex8(std::uint64_t x) {
-  char b[16];
-  std::snprintf(b, sizeof b, "%08llX", static_cast<unsigned long long>(x));
-  return b;
-}
 
 /// One model on one pair of matrices: the reference, then every kernel with 1 and 3 threads.
 /// ref_out: when given, receives the reference's codes.

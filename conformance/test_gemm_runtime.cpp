@@ -35,31 +35,17 @@
 #include "softmx/gemm.hpp"
 #include "softmx/prng.hpp"
 #include "support/bridge.hpp"
+#include "support/gemm_kernels.hpp"
 #include "support/report.hpp"
-
-namespace softmx::gemm_detail {
-const Kernels& kernels_wide_on_avx2();
-}
 
 namespace softmx {
 namespace {
 
+using conformance::Kern;
+using conformance::ModelCase;
 using conformance::Tally;
-
-struct Kern {
-  std::string name;
-  const gemm_detail::Kernels* k;
-};
-
-std::vector<Kern> kernels_under_test() {
-  std::vector<Kern> v{{"portable", &gemm_detail::kernels_portable()}};
-  if (gemm_kernel_supported(GemmKernel::avx2)) {
-    v.push_back({"avx2", &gemm_detail::kernels_avx2()});
-    v.push_back({"avx512-source-on-avx2", &gemm_detail::kernels_wide_on_avx2()});
-  }
-  if (gemm_kernel_supported(GemmKernel::avx512)) v.push_back({"avx512", &gemm_detail::kernels_avx512()});
-  return v;
-}
+using conformance::hex8;
+using conformance::kernels_under_test;
 
 /// A format's codes by kind, from the descriptor: specials (NaN, Inf), finite non-extreme codes,
 /// extremes (zeros, the smallest and largest magnitudes), and each finite code's negation.
@@ -179,12 +165,6 @@ Mats random_mats(const Codes& ca, const Codes& cb, SplitMix64& rng, const Featur
   return m;
 }
 
-struct ModelCase {
-  const AccumulationModel* model;
-  Context ctx;
-  std::string label;
-};
-
 std::vector<ModelCase> model_cases() {
   std::vector<ModelCase> v;
   Context c;
@@ -198,12 +178,6 @@ std::vector<ModelCase> model_cases() {
     v.push_back({&fp32_sequential_accumulation(), s, std::string("fp32-sequential ") + std::string(name(r))});
   }
   return v;
-}
-
-std::string hex8(std::uint64_t x) {
-  char b[16];
-  std::snprintf(b, sizeof b, "%08llX", static_cast<unsigned long long>(x));
-  return b;
 }
 
 /// The reference (gemm_on with no kernels: dot_general per output), then every kernel with 1 and
