@@ -5,20 +5,43 @@
 
 #include "shell.hpp"
 #include "softmx/pack.hpp"
+#include "softmx/text.hpp"
 
 using namespace softmx;
 using namespace softmx::capi;
 
 namespace {
 
+// The scale format of a C descriptor (null: e8m0): a named format, or a runtime descriptor
+// (softmx_format_lookup("ue4m3"), or filled by hand) made from its fields; then mx_scale_reason.
+ScaleFormat scale_format_of(const softmx_format* f, const char* what) {
+  if (!f) return FormatId::e8m0;
+  const Format sf = descriptor_of(f, what);  // a named format, or a runtime one by its fields
+  if (auto why = mx_scale_reason(sf)) fail(SOFTMX_ERR_INVALID_ARGUMENT, std::string(what) + ": " + *why);
+  return sf;
+}
+
+void check_scale_codes(const ScaleFormat& sf, const std::uint8_t* scales, std::size_t n, const char* what) {
+  const Format& f = sf;
+  for (std::size_t i = 0; i < n; ++i)
+    if (scales[i] > f.code_mask())
+      fail(SOFTMX_ERR_BAD_CODE, std::string(what) + "[" + std::to_string(i) + "] = 0x" + softmx::hex(scales[i], 2) +
+                                    " is not a code of " + std::string(f.name) + " (" + std::to_string(f.width) +
+                                    " bits: at most 0x" + softmx::hex(f.code_mask(), 2) + ")");
+}
+
 // The C++ BlockOptions of C options (null: the defaults).
 BlockOptions block_options_of(const softmx_block_options* o) {
   softmx_block_options defaults;
   softmx_block_options_init(&defaults);
   if (!o) o = &defaults;
-  check_reserved(o->reserved, 2, "options");
+  check_reserved(o->reserved, 1, "options");
+#if UINTPTR_MAX == 0xFFFFFFFFu
+  if (o->reserved_pad) fail(SOFTMX_ERR_INVALID_ARGUMENT, "options: reserved_pad is not zero");
+#endif
   BlockOptions b;
-  if (o->element) b.element = format_of(o->element, "options->element");
+  b.scale_format = scale_format_of(o->scale_format, "options->scale_format");
+  if (o->element) b.element = element_of(o->element, "options->element");
   b.dialect = &dialect_of(o->dialect);
   if (o->scale_rule != SOFTMX_DEFAULT) b.rule = scale_rule_of(o->scale_rule, "options->scale_rule");
   if (o->rounding != SOFTMX_DEFAULT) b.rounding = rounding_of(o->rounding, "options->rounding");
@@ -107,24 +130,34 @@ int softmx_quantize_tensor(const softmx_format* src, const void* data, const siz
   });
 }
 
-int softmx_dequantize_element(const softmx_format* element, uint8_t scale, uint8_t code, const softmx_format* dst,
-                              const softmx_context* ctx, uint64_t* result, uint8_t* flags, softmx_error* err) {
-  return guard(err, "softmx_dequantize_element", [&] {
-    const FormatId e = format_of(element, "element"), d = format_of(dst, "dst");
+namespace {
+
+// The dequantize entry points with and without a scale format share these (`who` names the
+// entry point in messages; scale_format NULL: E8M0).
+int dequantize_element_impl(const char* who, const softmx_format* element, const softmx_format* scale_format,
+                            uint8_t scale, uint8_t code, const softmx_format* dst, const softmx_context* ctx,
+                            uint64_t* result, uint8_t* flags, softmx_error* err) {
+  return guard(err, who, [&] {
+    const Format e = element_of(element, "element");
+    const FormatId d = format_of(dst, "dst");
+    const ScaleFormat sf = scale_format_of(scale_format, "scale_format");
     need(result, "result");
     check_byte_codes(e, &code, 1, "code");
+    check_scale_codes(sf, &scale, 1, "scale");
     const Conversion c = conversion_of(ctx, d);
-    const Result r = dequantize_element(e, scale, code, d, c.ctx, *c.dialect);
+    const Result r = dequantize_element(e, sf, scale, code, d, c.ctx, *c.dialect);
     *result = r.code;
     if (flags) *flags = r.flags;
   });
 }
 
-int softmx_dequantize(const softmx_format* element, const softmx_format* dst, const softmx_context* ctx,
-                      const uint8_t* scales, const uint8_t* codes, size_t n, size_t block, void* out, uint8_t* flags,
-                      uint8_t* flags_or, softmx_error* err) {
-  return guard(err, "softmx_dequantize", [&] {
-    const FormatId e = format_of(element, "element"), d = format_of(dst, "dst");
+int dequantize_impl(const char* who, const softmx_format* element, const softmx_format* scale_format,
+                    const softmx_format* dst, const softmx_context* ctx, const uint8_t* scales, const uint8_t* codes,
+                    size_t n, size_t block, void* out, uint8_t* flags, uint8_t* flags_or, softmx_error* err) {
+  return guard(err, who, [&] {
+    const Format e = element_of(element, "element");
+    const FormatId d = format_of(dst, "dst");
+    const ScaleFormat sf = scale_format_of(scale_format, "scale_format");
     if (block == 0) fail(SOFTMX_ERR_SHAPE, "the block size must be at least 1");
     if (n) {
       need(scales, "scales");
@@ -132,40 +165,85 @@ int softmx_dequantize(const softmx_format* element, const softmx_format* dst, co
       need(out, "out");
     }
     check_byte_codes(e, codes, n, "codes");
+    check_scale_codes(sf, scales, n ? (n - 1) / block + 1 : 0, "scales");
     const Conversion c = conversion_of(ctx, d);
-    Dequantizer dq(e, d, c.ctx, *c.dialect);
+    Dequantizer dq(e, sf, d, c.ctx, *c.dialect);
     const Flags all = n ? dq.run(scales, codes, n, block, out, flags) : 0;
     if (flags_or) *flags_or = all;
   });
+}
+
+int dequantize_tensor_impl(const char* who, const softmx_format* element, const softmx_format* scale_format,
+                           const size_t* shape, size_t rank, size_t axis, size_t block, const uint8_t* scales,
+                           size_t scale_count, const uint8_t* codes, size_t code_count, const softmx_format* dst,
+                           const softmx_context* ctx, void* out, size_t out_capacity, uint8_t* flags_or,
+                           softmx_error* err) {
+  return guard(err, who, [&] {
+    const Format e = element_of(element, "element");
+    const FormatId d = format_of(dst, "dst");
+    const ScaleFormat sf = scale_format_of(scale_format, "scale_format");
+    const Extent x = extent_of(shape, rank, axis, block);
+    check_dequantize_buffers(x, scale_count, code_count, out_capacity, scales, codes, out, "blocks");
+    check_byte_codes(e, codes, code_count, "codes");
+    check_scale_codes(sf, scales, scale_count, "scales");
+    const Conversion c = conversion_of(ctx, d);
+    const MxTensorRef t{e, std::span<const std::size_t>(shape, rank), axis, block,
+                        std::span<const std::uint8_t>(scales, scale_count),
+                        std::span<const std::uint8_t>(codes, code_count), sf};
+    const Flags all = dequantize_tensor(t, d, out, c.ctx, *c.dialect, 1);
+    if (flags_or) *flags_or = all;
+  });
+}
+
+}  // namespace
+
+int softmx_dequantize_element(const softmx_format* element, uint8_t scale, uint8_t code, const softmx_format* dst,
+                              const softmx_context* ctx, uint64_t* result, uint8_t* flags, softmx_error* err) {
+  return dequantize_element_impl("softmx_dequantize_element", element, nullptr, scale, code, dst, ctx, result, flags,
+                                 err);
+}
+
+int softmx_dequantize(const softmx_format* element, const softmx_format* dst, const softmx_context* ctx,
+                      const uint8_t* scales, const uint8_t* codes, size_t n, size_t block, void* out, uint8_t* flags,
+                      uint8_t* flags_or, softmx_error* err) {
+  return dequantize_impl("softmx_dequantize", element, nullptr, dst, ctx, scales, codes, n, block, out, flags, flags_or,
+                         err);
 }
 
 int softmx_dequantize_tensor(const softmx_format* element, const size_t* shape, size_t rank, size_t axis, size_t block,
                              const uint8_t* scales, size_t scale_count, const uint8_t* codes, size_t code_count,
                              const softmx_format* dst, const softmx_context* ctx, void* out, size_t out_capacity,
                              uint8_t* flags_or, softmx_error* err) {
-  return guard(err, "softmx_dequantize_tensor", [&] {
-    const FormatId e = format_of(element, "element"), d = format_of(dst, "dst");
-    const Extent x = extent_of(shape, rank, axis, block);
-    check_dequantize_buffers(x, scale_count, code_count, out_capacity, scales, codes, out, "blocks");
-    check_byte_codes(e, codes, code_count, "codes");
-    const Conversion c = conversion_of(ctx, d);
-    MxTensor t;
-    t.element = e;
-    t.shape.assign(shape, shape + rank);
-    t.axis = axis;
-    t.block = block;
-    t.scale_shape = t.shape;
-    t.scale_shape[axis] = shape[axis] / block + (shape[axis] % block != 0);
-    t.scales.assign(scales, scales + scale_count);
-    t.codes.assign(codes, codes + code_count);
-    const Flags all = dequantize_tensor(t, d, out, c.ctx, *c.dialect);
-    if (flags_or) *flags_or = all;
-  });
+  return dequantize_tensor_impl("softmx_dequantize_tensor", element, nullptr, shape, rank, axis, block, scales,
+                                scale_count, codes, code_count, dst, ctx, out, out_capacity, flags_or, err);
+}
+
+int softmx_dequantize_element_scaled(const softmx_format* element, const softmx_format* scale_format, uint8_t scale,
+                                     uint8_t code, const softmx_format* dst, const softmx_context* ctx, uint64_t* result,
+                                     uint8_t* flags, softmx_error* err) {
+  return dequantize_element_impl("softmx_dequantize_element_scaled", element, scale_format, scale, code, dst, ctx,
+                                 result, flags, err);
+}
+
+int softmx_dequantize_scaled(const softmx_format* element, const softmx_format* scale_format, const softmx_format* dst,
+                             const softmx_context* ctx, const uint8_t* scales, const uint8_t* codes, size_t n,
+                             size_t block, void* out, uint8_t* flags, uint8_t* flags_or, softmx_error* err) {
+  return dequantize_impl("softmx_dequantize_scaled", element, scale_format, dst, ctx, scales, codes, n, block, out,
+                         flags, flags_or, err);
+}
+
+int softmx_dequantize_tensor_scaled(const softmx_format* element, const softmx_format* scale_format,
+                                    const size_t* shape, size_t rank, size_t axis, size_t block, const uint8_t* scales,
+                                    size_t scale_count, const uint8_t* codes, size_t code_count,
+                                    const softmx_format* dst, const softmx_context* ctx, void* out,
+                                    size_t out_capacity, uint8_t* flags_or, softmx_error* err) {
+  return dequantize_tensor_impl("softmx_dequantize_tensor_scaled", element, scale_format, shape, rank, axis, block,
+                                scales, scale_count, codes, code_count, dst, ctx, out, out_capacity, flags_or, err);
 }
 
 int softmx_packed_size(const softmx_format* f, size_t n, size_t* bytes, softmx_error* err) {
   return guard(err, "softmx_packed_size", [&] {
-    const FormatId id = format_of(f, "format");
+    const Format id = descriptor_of(f, "format");
     need(bytes, "bytes");
     check_byte_codes(id, nullptr, 0, "format");
     *bytes = packed_size(id, n);
@@ -175,7 +253,7 @@ int softmx_packed_size(const softmx_format* f, size_t n, size_t* bytes, softmx_e
 int softmx_pack(const softmx_format* f, const uint8_t* codes, size_t n, uint8_t* out, size_t capacity,
                 softmx_error* err) {
   return guard(err, "softmx_pack", [&] {
-    const FormatId id = format_of(f, "format");
+    const Format id = descriptor_of(f, "format");
     check_byte_codes(id, nullptr, 0, "format");
     if (n) need(codes, "codes");
     check_byte_codes(id, codes, n, "codes");
@@ -190,11 +268,11 @@ int softmx_pack(const softmx_format* f, const uint8_t* codes, size_t n, uint8_t*
 int softmx_unpack_codes(const softmx_format* f, const uint8_t* bytes, size_t n_bytes, size_t n, uint8_t* codes,
                         softmx_error* err) {
   return guard(err, "softmx_unpack_codes", [&] {
-    const FormatId id = format_of(f, "format");
+    const Format id = descriptor_of(f, "format");
     check_byte_codes(id, nullptr, 0, "format");
     const std::size_t want = packed_size(id, n);
     if (n_bytes != want)
-      fail(SOFTMX_ERR_SHAPE, std::to_string(n) + " " + std::string(format(id).name) + " codes take " +
+      fail(SOFTMX_ERR_SHAPE, std::to_string(n) + " " + std::string(id.name) + " codes take " +
                                  std::to_string(want) + " bytes packed, n_bytes is " + std::to_string(n_bytes));
     if (n_bytes) need(bytes, "bytes");
     if (n) need(codes, "codes");

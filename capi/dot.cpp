@@ -36,17 +36,22 @@ int softmx_dot_general(const softmx_block* a, const softmx_block* b, size_t n, c
     need(b, "b");
     need(result, "result");
     std::vector<BlockRef> ra, rb;
+    std::vector<Format> fa, fb;  // reserved up front: the BlockRefs point into them
     ra.reserve(n);
     rb.reserve(n);
+    fa.reserve(n);
+    fb.reserve(n);
     for (std::size_t j = 0; j < n; ++j) {
       check_pair(j, a[j].count, b[j].count);
-      const FormatId fa = format_of(a[j].format, "a[j].format"), fb = format_of(b[j].format, "b[j].format");
+      // A runtime element is passed by its descriptor (BlockRef::element), held in fa/fb below.
+      fa.push_back(element_of(a[j].format, "a[j].format"));
+      fb.push_back(element_of(b[j].format, "b[j].format"));
       need(a[j].codes, "a[j].codes");
       need(b[j].codes, "b[j].codes");
-      check_byte_codes(fa, a[j].codes, a[j].count, "a[j].codes");
-      check_byte_codes(fb, b[j].codes, b[j].count, "b[j].codes");
-      ra.push_back(BlockRef{fa, a[j].scale, std::span<const std::uint8_t>(a[j].codes, a[j].count)});
-      rb.push_back(BlockRef{fb, b[j].scale, std::span<const std::uint8_t>(b[j].codes, b[j].count)});
+      check_byte_codes(fa[j], a[j].codes, a[j].count, "a[j].codes");
+      check_byte_codes(fb[j], b[j].codes, b[j].count, "b[j].codes");
+      ra.push_back(BlockRef{fa[j].id, a[j].scale, std::span<const std::uint8_t>(a[j].codes, a[j].count), &fa[j]});
+      rb.push_back(BlockRef{fb[j].id, b[j].scale, std::span<const std::uint8_t>(b[j].codes, b[j].count), &fb[j]});
     }
     store(dot_general(ra, rb, plain_context_of(ctx), model_of(model)), result, flags);
   });
@@ -57,7 +62,7 @@ int softmx_dot_general_flat(const softmx_format* a_format, const uint8_t* a_scal
                             size_t block, size_t n, const softmx_context* ctx, const softmx_accumulation* model,
                             uint32_t* result, uint8_t* flags, softmx_error* err) {
   return guard(err, "softmx_dot_general_flat", [&] {
-    const FormatId fa = format_of(a_format, "a_format"), fb = format_of(b_format, "b_format");
+    const Format fa = element_of(a_format, "a_format"), fb = element_of(b_format, "b_format");
     check_pairs(n);
     if (block == 0) fail(SOFTMX_ERR_SHAPE, "the block size must be at least 1");
     if (n > SIZE_MAX / block) fail(SOFTMX_ERR_SHAPE, "block * n overflows size_t");
@@ -72,8 +77,8 @@ int softmx_dot_general_flat(const softmx_format* a_format, const uint8_t* a_scal
     ra.reserve(n);
     rb.reserve(n);
     for (std::size_t j = 0; j < n; ++j) {
-      ra.push_back(BlockRef{fa, a_scales[j], std::span<const std::uint8_t>(a_codes + j * block, block)});
-      rb.push_back(BlockRef{fb, b_scales[j], std::span<const std::uint8_t>(b_codes + j * block, block)});
+      ra.push_back(BlockRef{fa.id, a_scales[j], std::span<const std::uint8_t>(a_codes + j * block, block), &fa});
+      rb.push_back(BlockRef{fb.id, b_scales[j], std::span<const std::uint8_t>(b_codes + j * block, block), &fb});
     }
     store(dot_general(ra, rb, plain_context_of(ctx), model_of(model)), result, flags);
   });

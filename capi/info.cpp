@@ -147,17 +147,22 @@ int softmx_format_lookup(const char* spec, softmx_format* out, softmx_error* err
   return guard(err, "softmx_format_lookup", [&] {
     need(spec, "spec");
     need(out, "format");
-    auto id = parse_format(spec);
-    if (!id) {
+    if (auto id = parse_format(spec)) return fill(out, format(*id));
+    // Any other spec of docs/SEMANTICS.md 1.2 (e1m2, e4m3fnuz, int4, e4m3:bias=11:specials=fnuz):
+    // a runtime descriptor (id SOFTMX_FORMAT_RUNTIME) named by its canonical spec.
+    try {
+      fill(out, parse_format_spec(spec));
+    } catch (const FormatError& e) {
+      if (e.field() != "name") fail(SOFTMX_ERR_INVALID_ARGUMENT, e.what());  // names the bad field
       std::string known;
       for (const Format& f : all_formats()) {
         if (!known.empty()) known += ' ';
         known += f.name;
       }
       fail(SOFTMX_ERR_UNKNOWN_NAME, "unknown format " + quoted(spec) + " (expected one of " + known +
-                                        ", or an alias such as fp32, bfloat16, float8_e4m3fn, fp4, mxint8)");
+                                        ", an alias such as fp32, bfloat16, float8_e4m3fn, fp4, mxint8, or a spec " +
+                                        "such as e1m2, e4m3fnuz, int4, e4m3:bias=11:specials=fnuz)");
     }
-    fill(out, format(*id));
   });
 }
 

@@ -62,7 +62,7 @@ std::string hex(std::uint64_t v) {
 
 void fill(softmx_format* out, const Format& f) {
   *out = softmx_format{};
-  out->id = static_cast<std::int32_t>(f.id);
+  out->id = f.is_named() ? static_cast<std::int32_t>(f.id) : SOFTMX_FORMAT_RUNTIME;
   out->width = f.width;
   out->exp_bits = f.exp_bits;
   out->man_bits = f.man_bits;
@@ -99,6 +99,49 @@ FormatId format_of(const softmx_format* f, const char* what) {
   return id;
 }
 
+Format descriptor_of(const softmx_format* f, const char* what) {
+  need(f, what);
+  if (f->id != SOFTMX_FORMAT_RUNTIME) return format(format_of(f, what));
+  if (f->reserved0 != 0) fail(SOFTMX_ERR_INVALID_ARGUMENT, std::string(what) + ": reserved0 is not zero");
+  check_reserved(f->reserved, 4, what);
+  const std::string head = std::string(what) + ": a runtime format's field ";
+  if (f->sign != SOFTMX_SIGN_MAGNITUDE && f->sign != SOFTMX_SIGN_TWOS_COMPLEMENT && f->sign != SOFTMX_SIGN_NONE)
+    fail(SOFTMX_ERR_INVALID_ARGUMENT, head + "sign = " + std::to_string(f->sign) + " is not a SOFTMX_SIGN_* value");
+  if (f->specials < SOFTMX_SPECIALS_IEEE || f->specials > SOFTMX_SPECIALS_FNUZ)
+    fail(SOFTMX_ERR_INVALID_ARGUMENT, head + "specials = " + std::to_string(f->specials) + " is not a SOFTMX_SPECIALS_* value");
+  if ((f->subnormals != 0 && f->subnormals != 1) || (f->fixed_point != 0 && f->fixed_point != 1))
+    fail(SOFTMX_ERR_INVALID_ARGUMENT, head + (f->subnormals != 0 && f->subnormals != 1 ? "subnormals" : "fixed_point") +
+                                          " is not 0 or 1");
+  if (f->exp_bits < 0 || f->exp_bits > 255 || f->man_bits < 0 || f->man_bits > 255 || f->bias < -32768 || f->bias > 32767)
+    fail(SOFTMX_ERR_INVALID_ARGUMENT, head + "exp_bits, man_bits or bias is out of range");
+  FormatFields ff;
+  ff.sign = static_cast<SignEncoding>(f->sign);
+  ff.exp_bits = f->exp_bits;
+  ff.man_bits = f->man_bits;
+  ff.bias = f->bias;
+  ff.specials = static_cast<Specials>(f->specials);
+  ff.subnormals = f->subnormals != 0;
+  ff.fixed_point = f->fixed_point != 0;
+  Format r;
+  try {
+    r = make_format(ff);  // the named descriptor when the fields equal one's
+  } catch (const FormatError& e) {
+    fail(SOFTMX_ERR_INVALID_ARGUMENT, std::string(what) + ": " + e.what());
+  }
+  if (f->width != r.width)
+    fail(SOFTMX_ERR_INVALID_ARGUMENT, head + "width = " + std::to_string(f->width) + " differs from the " +
+                                          std::to_string(r.width) + " bits its sign, exp_bits and man_bits give");
+  return r;
+}
+
+Format element_of(const softmx_format* f, const char* what) {
+  const Format r = descriptor_of(f, what);
+  // A named format that is not an element is refused by the C++ function, with its message.
+  if (!r.is_named())
+    if (auto why = mx_element_reason(r)) fail(SOFTMX_ERR_INVALID_ARGUMENT, std::string(what) + ": " + *why);
+  return r;
+}
+
 std::size_t storage_of(FormatId f) {
   const int w = format(f).width;
   return w <= 8 ? 1 : w <= 16 ? 2 : w <= 32 ? 4 : 8;
@@ -114,8 +157,7 @@ void check_code(FormatId f, std::uint64_t code, const char* what) {
 namespace {
 
 template <class T>
-void check_array(FormatId f, const T* codes, std::size_t n, const char* what) {
-  const Format& t = format(f);
+void check_array(const Format& t, const T* codes, std::size_t n, const char* what) {
   const std::uint64_t mask = t.code_mask();
   for (std::size_t i = 0; i < n; ++i)
     if (static_cast<std::uint64_t>(codes[i]) & ~mask)
@@ -130,18 +172,22 @@ void check_codes(FormatId f, const void* codes, std::size_t n, const char* what)
   const int w = format(f).width;
   if (w == 8 || w == 16 || w == 32 || w == 64) return;  // every stored value is a code
   switch (storage_of(f)) {
-    case 1: return check_array(f, static_cast<const std::uint8_t*>(codes), n, what);
-    case 2: return check_array(f, static_cast<const std::uint16_t*>(codes), n, what);
-    case 4: return check_array(f, static_cast<const std::uint32_t*>(codes), n, what);
-    default: return check_array(f, static_cast<const std::uint64_t*>(codes), n, what);
+    case 1: return check_array(format(f), static_cast<const std::uint8_t*>(codes), n, what);
+    case 2: return check_array(format(f), static_cast<const std::uint16_t*>(codes), n, what);
+    case 4: return check_array(format(f), static_cast<const std::uint32_t*>(codes), n, what);
+    default: return check_array(format(f), static_cast<const std::uint64_t*>(codes), n, what);
   }
 }
 
-void check_byte_codes(FormatId f, const std::uint8_t* codes, std::size_t n, const char* what) {
-  if (format(f).width > 8)
-    fail(SOFTMX_ERR_INVALID_ARGUMENT, std::string(what) + ": " + std::string(format(f).name) +
+void check_byte_codes(const Format& f, const std::uint8_t* codes, std::size_t n, const char* what) {
+  if (f.width > 8)
+    fail(SOFTMX_ERR_INVALID_ARGUMENT, std::string(what) + ": " + std::string(f.name) +
                                           " codes do not fit in a byte (an element format of at most 8 bits)");
   check_array(f, codes, n, what);
+}
+
+void check_byte_codes(FormatId f, const std::uint8_t* codes, std::size_t n, const char* what) {
+  check_byte_codes(format(f), codes, n, what);
 }
 
 // ---- contexts, dialects, options ---------------------------------------------------------------

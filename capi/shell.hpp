@@ -73,6 +73,14 @@ T* need(T* p, const char* what) {
 /// fields equal to that format's) and returns its FormatId. A runtime descriptor fails with
 /// UNSUPPORTED (this library serves the named formats).
 FormatId format_of(const softmx_format* f, const char* what);
+/// The C++ descriptor of a format argument of the block, packing and dot functions: a named
+/// one as format_of checks it, or a runtime one (SOFTMX_FORMAT_RUNTIME) made from its fields by
+/// make_format (the named descriptor when they equal one's); a bad field, or a width that is not
+/// what sign, exp_bits and man_bits give, fails with INVALID_ARGUMENT naming it.
+Format descriptor_of(const softmx_format* f, const char* what);
+/// descriptor_of, then for a runtime format mx_element_reason: INVALID_ARGUMENT naming the field
+/// an MX element cannot have (width, sign, subnormals, specials).
+Format element_of(const softmx_format* f, const char* what);
 /// Fills a descriptor from a C++ format.
 void fill(softmx_format* out, const Format& f);
 /// Storage bytes of a format's codes (1, 2, 4, 8).
@@ -84,6 +92,7 @@ void check_code(FormatId f, std::uint64_t code, const char* what);
 void check_codes(FormatId f, const void* codes, std::size_t n, const char* what);
 /// The same for n codes held one per byte.
 void check_byte_codes(FormatId f, const std::uint8_t* codes, std::size_t n, const char* what);
+void check_byte_codes(const Format& f, const std::uint8_t* codes, std::size_t n, const char* what);
 
 // ---- contexts, dialects, options -------------------------------------------------------------
 

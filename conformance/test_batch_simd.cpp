@@ -675,6 +675,34 @@ class OddFpuMode {
   unsigned saved_ = 0;
 };
 
+/// quantize_tensor(src, data, shape, axis 1, k, o) on the scalar path, then on every vector
+/// instruction set with the FPU in its default and in an odd mode (OddFpuMode), each vector result
+/// handed to check(want, got, o with its isa, isa, odd). Checks nothing when the scalar path
+/// raises (the dialect raises on NaN: gfloat; BlockQuantizeEqualsTheScalarPath checks both raise).
+template <class F>
+void each_vector_quantize(FormatId src, const void* data, std::span<const std::size_t> shape, std::size_t k,
+                          BlockOptions o, F check) {
+  o.isa = Isa::scalar;
+  MxTensor want;
+  try {
+    want = quantize_tensor(src, data, shape, 1, k, o);
+  } catch (const std::invalid_argument&) {
+    return;
+  }
+  for (Isa isa : supported_isas()) {
+    if (isa == Isa::scalar) continue;
+    o.isa = isa;
+    for (bool odd : {false, true}) {
+      MxTensor got;
+      {
+        const OddFpuMode mode(odd);
+        got = quantize_tensor(src, data, shape, 1, k, o);
+      }
+      check(want, got, o, isa, odd);
+    }
+  }
+}
+
 // The block kernel block by block: one-block tensors (a tensor's rows of full blocks go to the
 // block kernel, and a one-block tensor's flags are that block's alone), k = 16, 32 and 64,
 // every kind of draw_block (kind 4 aims at the direct path's edges: the 2^-126 floor, the
@@ -691,38 +719,93 @@ TEST(BatchSimd, BlockKernelEqualsTheScalarPathBlockByBlock) {
       std::vector<std::uint16_t> v16(v32.begin(), v32.end());
       const void* data = format(src).width == 32 ? static_cast<const void*>(v32.data()) : v16.data();
       const std::size_t shape[2] = {1, k};
-      o.isa = Isa::scalar;
-      MxTensor want;
-      try {
-        want = quantize_tensor(src, data, shape, 1, k, o);
-      } catch (const std::invalid_argument&) {
-        continue;  // the dialect raises on NaN (gfloat); BlockQuantizeEqualsTheScalarPath checks both raise
-      }
-      for (Isa isa : supported_isas()) {
-        if (isa == Isa::scalar) continue;
-        o.isa = isa;
-        for (bool odd : {false, true}) {
-          MxTensor got;
-          {
-            const OddFpuMode mode(odd);
-            got = quantize_tensor(src, data, shape, 1, k, o);
+      each_vector_quantize(src, data, shape, k, o, [&](const MxTensor& want, const MxTensor& got, const BlockOptions& ov,
+                                                       Isa isa, bool odd) {
+        t.check(got.scales == want.scales && got.codes == want.codes && got.flags == want.flags, [&] {
+          std::string d = block_setting(ov, src) + " k " + std::to_string(k) + " kind " + std::to_string(rep % 6) +
+                          " on " + name(isa) + (odd ? " (odd FPU mode)" : "") + ": scale " +
+                          std::to_string(got.scales[0]) + " flags " + std::to_string(got.flags) + ", scalar " +
+                          std::to_string(want.scales[0]) + " flags " + std::to_string(want.flags);
+          for (std::size_t i = 0; i < k; ++i)
+            if (got.codes[i] != want.codes[i]) {
+              d += "; value " + std::to_string(v32[i]) + " -> " + std::to_string(got.codes[i]) + ", scalar " +
+                   std::to_string(want.codes[i]);
+              break;
+            }
+          return d;
+        });
+      });
+    }
+  });
+  t.report();
+}
+
+// Long rows, where the block kernel's direct path takes groups of 8 blocks (every scale of the
+// group first, then the elements; simd/block_lanes.hpp, BlockRun::hot): mostly ordinary blocks
+// (normal values, no zero, over a spread of binades; the largest sometimes with an all-ones
+// fraction, which overflows after rounding, or an exact power of two, the scale's boundary),
+// with blocks that no group may take put at random places: draw_block's adversarial kinds
+// (source subnormals, zeros, the element's edges, the 2^-126 floor, amax at the source's
+// smallest normals), an all-zero block, a block with one NaN or Inf, one with one source
+// subnormal. Every setting, k = 32 (and 16, 64), with the FPU in its default and an odd mode.
+TEST(BatchSimd, BlockKernelGroupsEqualTheScalarPath) {
+  conformance::Tally t("block kernel, groups of blocks == scalar path: rows of 8 to 40 blocks, ordinary blocks with "
+                       "adversarial ones among them, every dialect x element x mode x saturation x scale rule x "
+                       "source x instruction set x FPU mode");
+  SplitMix64 rng(0x6B0C5);
+  for_each_block_setting(rng, [&](FormatId src, BlockOptions o) {
+    const Format& f = format(src);
+    const int m = f.man_bits;
+    const std::uint32_t emax_field = (1u << f.exp_bits) - 1, sign_bit = 1u << (f.width - 1);
+    const std::size_t k = rng.below(4) == 0 ? (rng.below(2) ? 16 : 64) : 32;
+    const std::size_t nb = 8 + rng.below(33), rows = 2, cols = nb * k + (rng.below(2) ? k / 2 : 0);
+    std::vector<std::uint32_t> v(rows * cols);
+    for (std::size_t r = 0; r < rows; ++r)
+      for (std::size_t b = 0; b * k < cols; ++b) {
+        std::uint32_t* blk = &v[r * cols + b * k];
+        const std::size_t len = std::min(k, cols - b * k);
+        const std::uint64_t pick = rng.below(16);
+        if (pick < 3) {  // an adversarial block
+          const auto w = draw_block(rng, src, o.element.id(), len, static_cast<int>(rng.below(6)));
+          std::copy(w.begin(), w.end(), blk);
+          continue;
+        }
+        // An ordinary block: top exponent field, then a spread of binades below it.
+        const std::uint32_t top = 1 + static_cast<std::uint32_t>(rng.below(emax_field - 1));
+        const std::uint32_t spread = static_cast<std::uint32_t>(rng.below(24));
+        for (std::size_t i = 0; i < len; ++i) {
+          const std::uint32_t e = top > spread ? top - static_cast<std::uint32_t>(rng.below(spread + 1)) : 1 + static_cast<std::uint32_t>(rng.below(top));
+          blk[i] = static_cast<std::uint32_t>(rng.below(2)) * sign_bit | e << m |
+                   (static_cast<std::uint32_t>(rng.next()) & ((1u << m) - 1));
+        }
+        const std::size_t at = rng.below(len);
+        const std::uint64_t how = rng.below(4);
+        if (how == 0) blk[at] = (blk[at] & sign_bit) | top << m | ((1u << m) - 1);  // all-ones fraction
+        if (how == 1) blk[at] = (blk[at] & sign_bit) | top << m;                    // a power of two
+        if (pick == 3) {  // one value made special: a zero block, NaN or Inf, a subnormal, a zero
+          switch (rng.below(4)) {
+            case 0: for (std::size_t i = 0; i < len; ++i) blk[i] &= sign_bit; break;
+            case 1: blk[rng.below(len)] = emax_field << m | static_cast<std::uint32_t>(rng.below(2)) << (m - 1) | 1u; break;
+            case 2: blk[rng.below(len)] = static_cast<std::uint32_t>(rng.below(2)) * sign_bit | (1u + static_cast<std::uint32_t>(rng.below((1u << m) - 1))); break;
+            default: blk[rng.below(len)] = emax_field << m; break;  // +Inf
           }
-          t.check(got.scales == want.scales && got.codes == want.codes && got.flags == want.flags, [&] {
-            std::string d = block_setting(o, src) + " k " + std::to_string(k) + " kind " + std::to_string(rep % 6) +
-                            " on " + name(isa) + (odd ? " (odd FPU mode)" : "") + ": scale " +
-                            std::to_string(got.scales[0]) + " flags " + std::to_string(got.flags) + ", scalar " +
-                            std::to_string(want.scales[0]) + " flags " + std::to_string(want.flags);
-            for (std::size_t i = 0; i < k; ++i)
-              if (got.codes[i] != want.codes[i]) {
-                d += "; value " + std::to_string(v32[i]) + " -> " + std::to_string(got.codes[i]) + ", scalar " +
-                     std::to_string(want.codes[i]);
-                break;
-              }
-            return d;
-          });
         }
       }
-    }
+    std::vector<std::uint16_t> v16(v.begin(), v.end());
+    const void* data = f.width == 32 ? static_cast<const void*>(v.data()) : v16.data();
+    const std::size_t shape[2] = {rows, cols};
+    each_vector_quantize(src, data, shape, k, o, [&](const MxTensor& want, const MxTensor& got, const BlockOptions& ov,
+                                                     Isa isa, bool odd) {
+      std::size_t bad = 0;
+      for (std::size_t i = 0; i < got.codes.size(); ++i) bad += got.codes[i] != want.codes[i];
+      for (std::size_t i = 0; i < got.scales.size(); ++i) bad += got.scales[i] != want.scales[i];
+      bad += got.flags != want.flags;
+      t.pass(got.codes.size() + got.scales.size() + 1 - bad);
+      if (bad)
+        t.fail(block_setting(ov, src) + " k " + std::to_string(k) + " blocks " + std::to_string(nb) + " on " +
+                   name(isa) + (odd ? " (odd FPU mode)" : "") + ": codes, scales and flags differ",
+               bad);
+    });
   });
   t.report();
 }

@@ -77,6 +77,8 @@ int reference_scale(ScaleRule rule, double amax, FormatId e, const BlockPolicies
       while (std::ldexp(max_value(e), s) < amax) ++s;
       return s;
     }
+    case ScaleRule::floor_log2_rn:  // pychop's rule: its own oracle in test_pychop, not drawn here
+      break;
   }
   return 0;
 }

@@ -174,6 +174,19 @@ constexpr FormatId kAll[] = {FormatId::f64,  FormatId::f32,  FormatId::f16,  For
 constexpr FormatId kElements[] = {FormatId::e4m3, FormatId::e5m2, FormatId::e3m2,
                                   FormatId::e2m3, FormatId::e2m1, FormatId::int8};
 
+/// A C descriptor's fields and name against the C++ descriptor they were filled from.
+void expect_fields(const softmx_format& c, const Format& f) {
+  EXPECT_EQ(c.width, f.width) << f.name;
+  EXPECT_EQ(c.exp_bits, f.exp_bits) << f.name;
+  EXPECT_EQ(c.man_bits, f.man_bits) << f.name;
+  EXPECT_EQ(c.bias, f.bias) << f.name;
+  EXPECT_EQ(c.sign, static_cast<int32_t>(f.sign)) << f.name;
+  EXPECT_EQ(c.specials, static_cast<int32_t>(f.specials)) << f.name;
+  EXPECT_EQ(c.subnormals, f.subnormals ? 1 : 0) << f.name;
+  EXPECT_EQ(c.fixed_point, f.fixed_point ? 1 : 0) << f.name;
+  EXPECT_EQ(std::string(c.name), std::string(f.name));
+}
+
 }  // namespace
 
 // ---- versions, names, lookups ---------------------------------------------------------------
@@ -248,15 +261,7 @@ TEST(CApi, Formats) {
     softmx_format c;
     ASSERT_EQ(softmx_format_named(static_cast<int32_t>(f.id), &c, nullptr), SOFTMX_OK);
     EXPECT_EQ(c.id, static_cast<int32_t>(f.id));
-    EXPECT_EQ(c.width, f.width);
-    EXPECT_EQ(c.exp_bits, f.exp_bits);
-    EXPECT_EQ(c.man_bits, f.man_bits);
-    EXPECT_EQ(c.bias, f.bias);
-    EXPECT_EQ(c.sign, static_cast<int32_t>(f.sign));
-    EXPECT_EQ(c.specials, static_cast<int32_t>(f.specials));
-    EXPECT_EQ(c.subnormals, f.subnormals ? 1 : 0);
-    EXPECT_EQ(c.fixed_point, f.fixed_point ? 1 : 0);
-    EXPECT_EQ(std::string(c.name), f.name);
+    expect_fields(c, f);
     EXPECT_EQ(softmx_storage_bytes(&c), storage(f.id));
     softmx_format l;
     ASSERT_EQ(softmx_format_lookup(std::string(f.name).c_str(), &l, nullptr), SOFTMX_OK);
@@ -659,6 +664,97 @@ TEST(CApiBlocks, QuantizeOptionsRoundingSaturationTininessRsIsaCustomRule) {
   EXPECT_GT(calls, 0);
 }
 
+// Scale formats other than E8M0 (docs/BLOCKS.md 1.2): options.scale_format took reserved[0]'s
+// place without changing the struct's size; a runtime ue4m3 descriptor (filled by hand) and the
+// named e4m3 give the C++ bytes; the *_scaled dequantize entry points equal the C++ calls.
+static_assert(sizeof(void*) != 8 || sizeof(softmx_block_options) == 88, "softmx_block_options changed size");
+
+TEST(CApiBlocks, ScaleFormats) {
+  softmx_format ue4m3{};
+  ue4m3.id = SOFTMX_FORMAT_RUNTIME;
+  ue4m3.width = 7;
+  ue4m3.exp_bits = 4;
+  ue4m3.man_bits = 3;
+  ue4m3.bias = 7;
+  ue4m3.sign = SOFTMX_SIGN_NONE;
+  ue4m3.specials = SOFTMX_SPECIALS_FN;
+  ue4m3.subnormals = 1;
+  // softmx_format_lookup gives the same descriptor's fields (and its canonical name).
+  softmx_format looked{};
+  softmx_error lerr{};
+  ASSERT_EQ(softmx_format_lookup("ue4m3", &looked, &lerr), SOFTMX_OK) << lerr.message;
+  EXPECT_EQ(looked.id, SOFTMX_FORMAT_RUNTIME);
+  EXPECT_EQ(looked.width, 7);
+  EXPECT_EQ(looked.bias, 7);
+  EXPECT_EQ(looked.sign, SOFTMX_SIGN_NONE);
+  EXPECT_EQ(looked.specials, SOFTMX_SPECIALS_FN);
+  const softmx_format cs = cfmt(FormatId::f32), ce = cfmt(FormatId::e2m1), ce4 = cfmt(FormatId::e4m3),
+                      cd = cfmt(FormatId::f32);
+  SplitMix64 rng(21);
+  for (const softmx_format* sf : {static_cast<const softmx_format*>(&ue4m3), &ce4, static_cast<const softmx_format*>(&looked)}) {
+    softmx_block_options o;
+    softmx_block_options_init(&o);
+    o.element = &ce;
+    o.scale_format = sf;
+    BlockOptions b;
+    b.element = FormatId::e2m1;
+    b.scale_format = sf == &ce4 ? Format(format(FormatId::e4m3)) : parse_format_spec("ue4m3");
+    for (int rep = 0; rep < 40; ++rep) {
+      const auto vals = random_block(FormatId::f32, 16, rng);
+      const auto bytes = stored(FormatId::f32, vals);
+      std::uint8_t scale = 0, flags = 0;
+      std::vector<std::uint8_t> codes(16);
+      softmx_error err{};
+      ASSERT_EQ(softmx_quantize_block(&cs, bytes.data(), 16, &o, &scale, codes.data(), &flags, &err), SOFTMX_OK)
+          << err.message;
+      const QuantizedBlock want = quantize_block(FormatId::f32, bytes.data(), 16, b);
+      ASSERT_EQ(scale, want.scale);
+      ASSERT_EQ(codes, want.codes);
+      ASSERT_EQ(flags, want.flags);
+      // Back: the element, n-element and tensor entry points against the C++ element call.
+      std::vector<std::uint32_t> o1(16), o2(16);
+      const std::size_t shape[] = {16};
+      ASSERT_EQ(softmx_dequantize_scaled(&ce, sf, &cd, nullptr, &scale, codes.data(), 16, 16, o1.data(), nullptr,
+                                         nullptr, &err), SOFTMX_OK) << err.message;
+      ASSERT_EQ(softmx_dequantize_tensor_scaled(&ce, sf, shape, 1, 0, 16, &scale, 1, codes.data(), 16, &cd, nullptr,
+                                                o2.data(), 16, nullptr, &err), SOFTMX_OK) << err.message;
+      for (int i = 0; i < 16; ++i) {
+        std::uint64_t r = 0;
+        std::uint8_t fl = 0;
+        ASSERT_EQ(softmx_dequantize_element_scaled(&ce, sf, scale, codes[i], &cd, nullptr, &r, &fl, &err), SOFTMX_OK);
+        const Result w = dequantize_element(format(FormatId::e2m1), b.scale_format, scale, codes[i], FormatId::f32,
+                                            resolve(ocp_dialect(), FormatId::f32, Context{}));
+        EXPECT_EQ(r, w.code);
+        EXPECT_EQ(fl, w.flags);
+        EXPECT_EQ(o1[i], w.code);
+        EXPECT_EQ(o2[i], w.code);
+      }
+    }
+  }
+  // Refusals name the field.
+  softmx_block_options o;
+  softmx_block_options_init(&o);
+  const softmx_format cf16 = cfmt(FormatId::f16);
+  o.scale_format = &cf16;
+  const std::uint32_t one = 0x3F800000u;
+  std::uint8_t scale, code;
+  softmx_error err{};
+  EXPECT_EQ(softmx_quantize_block(&cs, &one, 1, &o, &scale, &code, nullptr, &err), SOFTMX_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(err.message).find("options->scale_format: scale_format f16: width"), std::string::npos)
+      << err.message;
+  softmx_format bad = ue4m3;
+  bad.width = 8;
+  o.scale_format = &bad;
+  EXPECT_EQ(softmx_quantize_block(&cs, &one, 1, &o, &scale, &code, nullptr, &err), SOFTMX_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(err.message).find("options->scale_format: a runtime format's field width = 8 differs"), std::string::npos) << err.message;
+  o.scale_format = nullptr;
+  o.reserved[0] = 1;
+  EXPECT_EQ(softmx_quantize_block(&cs, &one, 1, &o, &scale, &code, nullptr, &err), SOFTMX_ERR_INVALID_ARGUMENT);
+  std::uint64_t r;
+  EXPECT_EQ(softmx_dequantize_element_scaled(&ce, &ue4m3, 0x80, 1, &cd, nullptr, &r, nullptr, &err), SOFTMX_ERR_BAD_CODE);
+  EXPECT_NE(std::string(err.message).find("not a code of ue4m3"), std::string::npos) << err.message;
+}
+
 TEST(CApiBlocks, TensorsEveryAxisAndDequantize) {
   SplitMix64 rng(13);
   const std::vector<std::vector<std::size_t>> shapes = {{70}, {3, 40}, {5, 3, 33}, {2, 0, 4}};
@@ -1037,7 +1133,7 @@ TEST(CApiErrors, EveryErrorReturnsItsStatusAndMessage) {
   bo_gf.dialect = gfloat;
   bo_gf.element = &e2m1;
   softmx_block_options bo_dirty = bo;
-  bo_dirty.reserved[1] = 5;
+  bo_dirty.reserved[0] = 5;  // the old reserved[0] is scale_format now (issue 14), the old reserved[1] is reserved[0]
   softmx_nvfp4_options no;
   softmx_nvfp4_options_init(&no);
   softmx_nvfp4_options no_rz = no;
@@ -1119,10 +1215,15 @@ TEST(CApiErrors, EveryErrorReturnsItsStatusAndMessage) {
       {"nvfp4, NULL data", SOFTMX_ERR_NULL_POINTER, "data is NULL",
        [&](softmx_error* e) { return softmx_quantize_nvfp4(&f32, nullptr, shape2, 2, 1, nullptr, out8, 64, out8, 64, nullptr, nullptr, nullptr, e); }},
       // unknown names
-      {"unknown format", SOFTMX_ERR_UNKNOWN_NAME, "unknown format 'e4m4'",
+      {"unknown format", SOFTMX_ERR_UNKNOWN_NAME, "unknown format 'e4m3x'",
        [&](softmx_error* e) {
          softmx_format x;
-         return softmx_format_lookup("e4m4", &x, e);
+         return softmx_format_lookup("e4m3x", &x, e);
+       }},
+      {"bad format spec", SOFTMX_ERR_INVALID_ARGUMENT, "exp: expected 0 to 8 exponent bits, got 9",
+       [&](softmx_error* e) {
+         softmx_format x;
+         return softmx_format_lookup("e9m2", &x, e);
        }},
       {"unknown dialect", SOFTMX_ERR_UNKNOWN_NAME, "unknown dialect 'nvidia' (expected one of ocp, cuda",
        [&](softmx_error* e) { return softmx_dialect_lookup("nvidia", &dh, e); }},
@@ -1170,7 +1271,7 @@ TEST(CApiErrors, EveryErrorReturnsItsStatusAndMessage) {
        [&](softmx_error* e) { return softmx_quantize_block(&f32, vals, 4, &bo_bad_rule, &sc, out8, &fl, e); }},
       {"bad block isa value", SOFTMX_ERR_INVALID_ARGUMENT, "options->isa = 5",
        [&](softmx_error* e) { return softmx_quantize_block(&f32, vals, 4, &bo_bad_isa, &sc, out8, &fl, e); }},
-      {"block options with reserved set", SOFTMX_ERR_INVALID_ARGUMENT, "options: reserved[1] is not zero",
+      {"block options with reserved set", SOFTMX_ERR_INVALID_ARGUMENT, "options: reserved[0] is not zero",
        [&](softmx_error* e) { return softmx_quantize_block(&f32, vals, 4, &bo_dirty, &sc, out8, &fl, e); }},
       {"block rbits above the width", SOFTMX_ERR_INVALID_ARGUMENT, "options->rbits[i] = 0x63 is not below 2^4",
        [&](softmx_error* e) { return softmx_quantize_block(&f32, vals, 2, &bo_rs_big, &sc, out8, &fl, e); }},
@@ -1545,3 +1646,302 @@ TEST(CApiExplain, Errors) {
   EXPECT_EQ(softmx_explain(&f32, &e5m2, 0x41080000u, &ctx, nullptr, 0, &n, &e), SOFTMX_ERR_UNSUPPORTED);
   EXPECT_NE(std::string(e.message).find("torchmx"), std::string::npos) << e.message;
 }
+
+// ---- runtime element formats (issue 14): the block functions, packing and DotGeneral -----------
+//
+// softmx_format_lookup gives a runtime descriptor for any spec of SEMANTICS 1.2; the block
+// functions, packing and DotGeneral take one of at most 8 bits and give the C++ library's
+// results (the C++ functions called with the same descriptor); a spec a block cannot hold fails
+// with INVALID_ARGUMENT naming the field.
+namespace {
+
+constexpr const char* kRuntimeElements[] = {"e1m2", "e2m2", "e4m3fnuz", "int4", "e3m4", "e4m3:bias=11:specials=fnuz",
+                                            "e1m1", "e5m2fnuz"};
+
+softmx_format clookup(const char* spec) {
+  softmx_format f;
+  softmx_error err;
+  EXPECT_EQ(softmx_format_lookup(spec, &f, &err), SOFTMX_OK) << spec << ": " << err.message;
+  return f;
+}
+
+TEST(CApiRuntime, LookupGivesTheCanonicalRuntimeDescriptor) {
+  for (const char* spec : kRuntimeElements) {
+    const softmx_format c = clookup(spec);
+    const Format want = parse_format_spec(spec);
+    EXPECT_EQ(c.id, SOFTMX_FORMAT_RUNTIME) << spec;
+    expect_fields(c, want);
+  }
+  EXPECT_EQ(std::string(clookup("e4m3:bias=11:specials=fnuz").name), "e4m3b11fnuz");
+  // A spec whose fields are a named format's is that format.
+  EXPECT_EQ(clookup("e4m3:specials=fn").id, SOFTMX_FORMAT_E4M3);
+  softmx_format f;
+  softmx_error err;
+  EXPECT_EQ(softmx_format_lookup("e4m3:bias=2000", &f, &err), SOFTMX_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(err.message).find("bias"), std::string::npos) << err.message;
+  EXPECT_EQ(softmx_format_lookup("e9m2", &f, &err), SOFTMX_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(err.message).find("exp"), std::string::npos) << err.message;
+}
+
+TEST(CApiRuntime, QuantizeBlockAndTensorEqualTheCppLibrary) {
+  SplitMix64 rng(41);
+  std::size_t cases = 0;
+  for (const char* spec : kRuntimeElements) {
+    const softmx_format ce = clookup(spec);
+    const Format el = parse_format_spec(spec);
+    const softmx_format cs = cfmt(FormatId::f32);
+    for (int rule = -1; rule < 4; ++rule)
+      for (Rounding r : {Rounding::rne, Rounding::rz, Rounding::ru})
+        for (Saturation s : {Saturation::finite, Saturation::none}) {
+          softmx_block_options o;
+          softmx_block_options_init(&o);
+          o.element = &ce;
+          o.scale_rule = rule;
+          o.rounding = static_cast<int32_t>(r);
+          o.saturation = s == Saturation::finite ? SOFTMX_SAT_FINITE : SOFTMX_SAT_NONE;
+          BlockOptions b;
+          b.element = el;
+          if (rule >= 0) b.rule = static_cast<ScaleRule>(rule);
+          b.rounding = r;
+          b.saturation = s;
+          for (std::size_t k : {1u, 7u, 32u}) {
+            const auto bytes = stored(FormatId::f32, random_block(FormatId::f32, k, rng));
+            std::uint8_t scale = 0, flags = 0;
+            std::vector<std::uint8_t> codes(k);
+            softmx_error err;
+            ASSERT_EQ(softmx_quantize_block(&cs, bytes.data(), k, &o, &scale, codes.data(), &flags, &err), SOFTMX_OK)
+                << spec << ": " << err.message;
+            const QuantizedBlock want = quantize_block(FormatId::f32, bytes.data(), k, b);
+            ASSERT_EQ(scale, want.scale) << spec;
+            ASSERT_EQ(codes, want.codes) << spec;
+            ASSERT_EQ(flags, want.flags) << spec;
+            ++cases;
+          }
+        }
+    // A 3 x 40 tensor along each axis, and back through dequantize_tensor into f32 and bf16.
+    const std::vector<std::size_t> shape = {3, 40};
+    const auto bytes = stored(FormatId::f32, random_block(FormatId::f32, 120, rng));
+    for (std::size_t axis = 0; axis < 2; ++axis) {
+      softmx_block_options o;
+      softmx_block_options_init(&o);
+      o.element = &ce;
+      BlockOptions b;
+      b.element = el;
+      const MxTensor want = quantize_tensor(FormatId::f32, bytes.data(), shape, axis, 32, b);
+      std::vector<std::uint8_t> scales(want.scales.size()), codes(120);
+      std::uint8_t flags = 0;
+      softmx_error err;
+      ASSERT_EQ(softmx_quantize_tensor(&cs, bytes.data(), shape.data(), 2, axis, 32, &o, scales.data(), scales.size(),
+                                       codes.data(), codes.size(), &flags, &err),
+                SOFTMX_OK)
+          << spec << ": " << err.message;
+      ASSERT_EQ(scales, want.scales);
+      ASSERT_EQ(codes, want.codes);
+      ASSERT_EQ(flags, want.flags);
+      for (FormatId dst : {FormatId::f32, FormatId::bf16}) {
+        const softmx_format cd = cfmt(dst);
+        std::vector<unsigned char> out(120 * storage(dst)), wout(120 * storage(dst));
+        std::uint8_t fo = 0;
+        ASSERT_EQ(softmx_dequantize_tensor(&ce, shape.data(), 2, axis, 32, scales.data(), scales.size(), codes.data(),
+                                           codes.size(), &cd, nullptr, out.data(), 120, &fo, &err),
+                  SOFTMX_OK)
+            << spec << ": " << err.message;
+        Context c;
+        c.saturation = ocp_dialect().support[static_cast<int>(dst)].default_saturation;
+        const Flags wf = dequantize_tensor(want, dst, wout.data(), c);
+        ASSERT_EQ(out, wout) << spec;
+        ASSERT_EQ(fo, wf);
+        cases += 120;
+      }
+    }
+  }
+  report("C vs C++ quantize_block / quantize_tensor / dequantize_tensor, runtime elements", cases);
+}
+
+// Every code under every scale for elements of at most 5 bits; 8-bit ones under 25 scales (the
+// ends, around 2^0, and every 17th), which keeps the sanitizer build's run short.
+TEST(CApiRuntime, DequantizeEveryCode) {
+  std::size_t cases = 0;
+  for (const char* spec : kRuntimeElements) {
+    const softmx_format ce = clookup(spec);
+    const Format el = parse_format_spec(spec);
+    const softmx_format cd = cfmt(FormatId::f32);
+    const Context ctx;  // f32's default saturation is none, as SOFTMX_CONTEXT_INIT's for f32
+    const std::size_t n_codes = std::size_t{1} << el.width;
+    std::vector<std::uint8_t> scale_set;
+    for (unsigned s = 0; s < 256; ++s)
+      if (el.width <= 5 || s % 17 == 0 || s < 3 || s > 252 || (s >= 125 && s <= 129)) scale_set.push_back(static_cast<std::uint8_t>(s));
+    const std::size_t n_scales = scale_set.size();
+    std::vector<std::uint8_t> scales(n_scales), codes(n_scales * n_codes);
+    for (std::size_t s = 0; s < n_scales; ++s) {
+      scales[s] = scale_set[s];
+      for (std::size_t x = 0; x < n_codes; ++x) {
+        codes[s * n_codes + x] = static_cast<std::uint8_t>(x);
+        std::uint64_t r = 0;
+        std::uint8_t f = 0;
+        softmx_error err;
+        ASSERT_EQ(softmx_dequantize_element(&ce, scales[s], codes[s * n_codes + x], &cd, nullptr, &r, &f, &err), SOFTMX_OK)
+            << spec << ": " << err.message;
+        const Result want = dequantize_element(el, scales[s], codes[s * n_codes + x], FormatId::f32, ctx);
+        ASSERT_EQ(r, want.code) << spec << " scale " << s << " code " << x;
+        ASSERT_EQ(f, want.flags);
+        ++cases;
+      }
+    }
+    const std::size_t n = codes.size();
+    std::vector<unsigned char> out(n * 4), wout(n * 4);
+    std::vector<std::uint8_t> fl(n), wfl(n);
+    std::uint8_t any = 0;
+    ASSERT_EQ(softmx_dequantize(&ce, &cd, nullptr, scales.data(), codes.data(), n, n_codes, out.data(), fl.data(), &any,
+                                nullptr),
+              SOFTMX_OK);
+    Dequantizer dq(el, FormatId::f32, ctx);
+    const Flags wany = dq.run(scales.data(), codes.data(), n, n_codes, wout.data(), wfl.data());
+    ASSERT_EQ(out, wout) << spec;
+    ASSERT_EQ(fl, wfl);
+    ASSERT_EQ(any, wany);
+    cases += n;
+  }
+  report("C vs C++ dequantize, runtime elements, every code (x every scale up to 5 bits, 25 scales for 8 bits)", cases);
+}
+
+TEST(CApiRuntime, PackAndUnpack) {
+  SplitMix64 rng(42);
+  for (const char* spec : kRuntimeElements)
+    for (std::size_t n : {0u, 1u, 3u, 5u, 32u, 101u}) {
+      const softmx_format cf = clookup(spec);
+      const Format f = parse_format_spec(spec);
+      std::vector<std::uint8_t> codes(n);
+      for (auto& c : codes) c = static_cast<std::uint8_t>(rng.next() & f.code_mask());
+      std::size_t bytes = 99;
+      ASSERT_EQ(softmx_packed_size(&cf, n, &bytes, nullptr), SOFTMX_OK);
+      ASSERT_EQ(bytes, packed_size(f, n));
+      std::vector<std::uint8_t> packed(bytes + 1);
+      ASSERT_EQ(softmx_pack(&cf, codes.data(), n, packed.data(), bytes, nullptr), SOFTMX_OK);
+      packed.resize(bytes);
+      ASSERT_EQ(packed, pack(f, codes)) << spec;
+      std::vector<std::uint8_t> back(n + 1);
+      ASSERT_EQ(softmx_unpack_codes(&cf, packed.data(), bytes, n, back.data(), nullptr), SOFTMX_OK);
+      back.resize(n);
+      ASSERT_EQ(back, codes);
+    }
+  // e1m1 (3 bits) codes 1..7, 0 pack to D1 58 1F (BLOCKS.md 4, by hand).
+  const softmx_format e1m1 = clookup("e1m1");
+  const std::uint8_t codes[] = {1, 2, 3, 4, 5, 6, 7, 0};
+  std::uint8_t out[3];
+  ASSERT_EQ(softmx_pack(&e1m1, codes, 8, out, 3, nullptr), SOFTMX_OK);
+  EXPECT_EQ(out[0], 0xD1);
+  EXPECT_EQ(out[1], 0x58);
+  EXPECT_EQ(out[2], 0x1F);
+}
+
+TEST(CApiRuntime, DotGeneralEqualsTheCppLibrary) {
+  SplitMix64 rng(43);
+  std::size_t cases = 0;
+  const char* pairs[][2] = {{"e1m2", "e2m2"}, {"e4m3fnuz", "e3m4"}, {"int4", "e4m3:bias=11:specials=fnuz"},
+                            {"e1m1", "e5m2fnuz"}, {"e2m2", "e4m3"}};
+  for (const auto& [sa, sb] : pairs)
+    for (const char* mn : {"exact", "fp32-sequential"})
+      for (std::size_t k : {1u, 32u})
+        for (std::size_t n : {1u, 3u})
+          for (int rep = 0; rep < 8; ++rep) {
+            const softmx_format ca = clookup(sa), cb = clookup(sb);
+            const Format fa = parse_format_spec(sa), fb = parse_format_spec(sb);
+            const softmx_accumulation* cm = nullptr;
+            ASSERT_EQ(softmx_accumulation_lookup(mn, &cm, nullptr), SOFTMX_OK);
+            std::vector<std::uint8_t> as(n), bs(n), ac(n * k), bc(n * k);
+            for (std::size_t j = 0; j < n; ++j) {
+              as[j] = static_cast<std::uint8_t>(rep == 7 ? rng.next() : 0x70 + rng.below(20));
+              bs[j] = static_cast<std::uint8_t>(0x70 + rng.below(20));
+            }
+            for (auto& c : ac) c = static_cast<std::uint8_t>(rng.next() & fa.code_mask());
+            for (auto& c : bc) c = static_cast<std::uint8_t>(rng.next() & fb.code_mask());
+            std::vector<softmx_block> xa(n), xb(n);
+            std::vector<BlockRef> ra, rb;
+            for (std::size_t j = 0; j < n; ++j) {
+              xa[j] = softmx_block{&ca, as[j], ac.data() + j * k, k};
+              xb[j] = softmx_block{&cb, bs[j], bc.data() + j * k, k};
+              ra.push_back(BlockRef{fa.id, as[j], std::span<const std::uint8_t>(ac.data() + j * k, k), &fa});
+              rb.push_back(BlockRef{fb.id, bs[j], std::span<const std::uint8_t>(bc.data() + j * k, k), &fb});
+            }
+            const Result want = dot_general(ra, rb, Context{}, *find_accumulation_model(mn));
+            std::uint32_t got = 0, got2 = 0;
+            std::uint8_t f = 0, f2 = 0;
+            softmx_error err;
+            ASSERT_EQ(softmx_dot_general(xa.data(), xb.data(), n, nullptr, cm, &got, &f, &err), SOFTMX_OK)
+                << sa << " x " << sb << ": " << err.message;
+            ASSERT_EQ(got, want.code) << sa << " x " << sb << " " << mn;
+            ASSERT_EQ(f, want.flags);
+            ASSERT_EQ(softmx_dot_general_flat(&ca, as.data(), ac.data(), &cb, bs.data(), bc.data(), k, n, nullptr, cm,
+                                              &got2, &f2, &err),
+                      SOFTMX_OK)
+                << err.message;
+            ASSERT_EQ(got2, want.code);
+            ASSERT_EQ(f2, want.flags);
+            cases += 2;
+          }
+  // By hand: e1m2 1.75 (0x7) x e2m2 7 (0x0F... 0xF) under scales 2^0: 12.25 = 0x41440000.
+  const softmx_format e1m2 = clookup("e1m2"), e2m2 = clookup("e2m2");
+  const std::uint8_t a = 0x7, b = 0xF, one = 127;
+  std::uint32_t r = 0;
+  ASSERT_EQ(softmx_dot_general_flat(&e1m2, &one, &a, &e2m2, &one, &b, 1, 1, nullptr, nullptr, &r, nullptr, nullptr),
+            SOFTMX_OK);
+  EXPECT_EQ(r, 0x41440000u);
+  report("C vs C++ dot_general, runtime element pairs, exact and fp32-sequential", cases);
+}
+
+// What the blocks cannot take fails with INVALID_ARGUMENT naming the field; a runtime format
+// where only named ones are served (conversion, a tensor-core model) says so.
+TEST(CApiRuntime, RefusalsNameTheField) {
+  const softmx_format f32 = cfmt(FormatId::f32);
+  const float vals[4] = {1, 2, 3, 4};
+  std::uint8_t sc = 0, codes[4], fl = 0;
+  struct Case {
+    const char* spec;
+    const char* field;
+  };
+  for (const Case& c : {Case{"e5m3", "width"}, Case{"ue4m3", "sign"}, Case{"e4m3:subnormals=no", "subnormals"}}) {
+    const softmx_format el = clookup(c.spec);
+    softmx_block_options o;
+    softmx_block_options_init(&o);
+    o.element = &el;
+    softmx_error err;
+    EXPECT_EQ(softmx_quantize_block(&f32, vals, 4, &o, &sc, codes, &fl, &err), SOFTMX_ERR_INVALID_ARGUMENT) << c.spec;
+    EXPECT_NE(std::string(err.message).find(std::string(c.field) + ":"), std::string::npos) << err.message;
+    EXPECT_NE(std::string(err.message).find("options->element"), std::string::npos) << err.message;
+    std::uint64_t r = 0;
+    EXPECT_EQ(softmx_dequantize_element(&el, 127, 0, &f32, nullptr, &r, &fl, &err), SOFTMX_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(err.message).find(std::string(c.field) + ":"), std::string::npos) << err.message;
+    const std::uint8_t one = 127, zero = 0;
+    std::uint32_t d = 0;
+    EXPECT_EQ(softmx_dot_general_flat(&el, &one, &zero, &el, &one, &zero, 1, 1, nullptr, nullptr, &d, &fl, &err),
+              SOFTMX_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(err.message).find(std::string(c.field) + ":"), std::string::npos) << err.message;
+  }
+  // A hand-made runtime descriptor: a bad bias, a width that its fields do not give.
+  softmx_format bad = clookup("e2m2");
+  bad.bias = 5000;
+  softmx_error err;
+  std::uint64_t r = 0;
+  EXPECT_EQ(softmx_dequantize_element(&bad, 127, 0, &f32, nullptr, &r, &fl, &err), SOFTMX_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(err.message).find("bias"), std::string::npos) << err.message;
+  bad = clookup("e2m2");
+  bad.width = 8;
+  EXPECT_EQ(softmx_dequantize_element(&bad, 127, 0, &f32, nullptr, &r, &fl, &err), SOFTMX_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(err.message).find("width"), std::string::npos) << err.message;
+  // A code beyond the runtime element's width.
+  const softmx_format e1m2 = clookup("e1m2");
+  EXPECT_EQ(softmx_dequantize_element(&e1m2, 127, 0x10, &f32, nullptr, &r, &fl, &err), SOFTMX_ERR_BAD_CODE);
+  // A tensor-core model takes the named formats only.
+  const softmx_accumulation* tc = nullptr;
+  ASSERT_EQ(softmx_accumulation_lookup("hopper-fp8-mma", &tc, nullptr), SOFTMX_OK);
+  const std::uint8_t one = 127, zero = 0;
+  std::uint32_t d = 0;
+  EXPECT_EQ(softmx_dot_general_flat(&e1m2, &one, &zero, &e1m2, &one, &zero, 1, 1, nullptr, tc, &d, &fl, &err),
+            SOFTMX_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(err.message).find("hopper-fp8-mma"), std::string::npos) << err.message;
+  // Conversion serves the named formats only.
+  EXPECT_EQ(softmx_convert(&f32, &e1m2, 0, nullptr, &r, &fl, &err), SOFTMX_ERR_UNSUPPORTED);
+}
+
+}  // namespace

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -234,6 +235,76 @@ TEST(Cli, QuantizeAndDequantizeRuntimeElements) {
   expect_usage_error(run("dequantize --from e1m2 --block 1", "7F 10\n"), "1 hex digit");
 }
 
+// gen quantize, dequantize and dot take runtime element specs (issue 14): the header names the
+// canonical spec and the results are `softmx quantize` / `dequantize`'s; what a block cannot
+// hold, a tensor-core model under a runtime element, and mma's runtime operands exit 2 naming
+// the option.
+TEST(Cli, GenRuntimeElements) {
+  CliRun r = run("gen quantize --to e1m2 --block 2");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("\nto = e1m2\n"), std::string::npos) << r.out;
+  // Every data line's results are what `softmx quantize` gives for its inputs.
+  std::istringstream lines(r.out);
+  std::string in, want;
+  for (std::string l; std::getline(lines, l);) {
+    if (l.empty() || l[0] == '#' || l.find(" = ") != std::string::npos) continue;
+    std::istringstream f(l);
+    std::string a, b, sc, o1, o2;
+    f >> a >> b >> sc >> o1 >> o2;
+    in += a + " " + b + "\n";
+    want += sc + " " + o1 + " " + o2 + "\n";
+  }
+  EXPECT_GT(std::count(want.begin(), want.end(), '\n'), 100);
+  EXPECT_EQ(run("quantize --to e1m2 --block 2", in).out, want);
+  r = run("gen dequantize --from e4m3:bias=11:specials=fnuz --to bf16");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("\nfrom = e4m3b11fnuz\nto = bf16\n"), std::string::npos);
+  EXPECT_NE(r.out.find("\ncases = 65536\n"), std::string::npos);
+  // e4m3b11fnuz's 0x80 is its NaN: with scale 7F it dequantizes to bf16's negative NaN (ocp keeps the sign).
+  EXPECT_NE(r.out.find("\n7F 80 FFC0 "), std::string::npos);
+  r = run("gen dot --a int4 --b e2m2 --block 2 --level 2 --count 5");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("\na = int4\nb = e2m2\n"), std::string::npos);
+  expect_usage_error(run("gen quantize --to e5m3"), "--to 'e5m3': the runtime format e5m3 cannot be an MX element: width: 9 bits");
+  expect_usage_error(run("gen dequantize --from ue4m3"), "--from 'ue4m3': the runtime format ue4m3 cannot be an MX element: sign:");
+  expect_usage_error(run("gen dot --a e1m2 --b e4m3:bias=2000"), "--b: bad format spec 'e4m3:bias=2000': bias:");
+  expect_usage_error(run("gen dot --a e3m2:subnormals=no --b e1m2"), "--a 'e3m2:subnormals=no'");
+  expect_usage_error(run("gen quantize --from e1m2 --to e4m3"), "--from: the runtime format 'e1m2' is not supported here");
+  expect_usage_error(run("gen mma --a e1m2 --b e4m3"), "--a 'e1m2': no tensor-core model takes a runtime element format");
+  expect_usage_error(run("gen mma --a e4m3 --b int4 --model blackwell-mxf8f6f4"), "--b 'int4': no tensor-core model");
+  // The dot model is checked before any output: a runtime element under a tensor-core model.
+  r = run("gen dot --a e1m2 --b e2m2 --acc hopper-fp8-mma");
+  expect_usage_error(r, "hopper-fp8-mma");
+  EXPECT_NE(r.err.find("runtime element (e1m2) takes exact or fp32-sequential"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
+}
+
+// Scale formats other than E8M0 (issue 14; docs/BLOCKS.md 1.2), worked out by hand there.
+TEST(Cli, QuantizeAndDequantizeScaleFormat) {
+  // [10, 5, -1, 0.8125] into e2m1 with a ue4m3 scale: 10 / 6 rounds to 1.625 (0x3D); the elements
+  // 10/1.625 -> 6 (7), 5/1.625 -> 3 (5), -1/1.625 -> -0.5 (9), 0.8125/1.625 = 0.5 (1).
+  CliRun r = run("quantize --to e2m1 --block 4 --scale-format ue4m3", "41200000 40A00000 BF800000 3F500000\n");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "3D 7 5 9 1\n");
+  // Decoded: 9.75, 4.875, -0.8125, 0.8125.
+  EXPECT_EQ(run("dequantize --from e2m1 --block 4 --scale-format ue4m3", r.out).out,
+            "411C0000\n409C0000\nBF500000\n3F500000\n");
+  // ue5m3 with int4: 7 / 1.75 = 4 exactly (0x88); 7/4 -> 7, -1/4 -> F.
+  EXPECT_EQ(run("quantize --to int4 --block 2 --scale-format ue5m3", "40E00000 BF800000\n").out, "88 7 F\n");
+  // e8m0 spelled out is the default.
+  EXPECT_EQ(run("quantize --to e2m1 --block 2 --scale-format e8m0", "40800000 40200000\n").out, "7F 6 4\n");
+  // Refusals name the option and the field; exit 2.
+  expect_usage_error(run("quantize --to e2m1 --scale-format f16", "3F800000\n"), "--scale-format 'f16': scale_format f16: width");
+  expect_usage_error(run("quantize --to e2m1 --scale-format int8", "3F800000\n"), "fixed");
+  expect_usage_error(run("quantize --to e2m1 --scale-format ue4m3x", "3F800000\n"), "--scale-format 'ue4m3x'");
+  expect_usage_error(run("quantize --to e2m1 --scale-format ue4m3 --scale ceil", "3F800000\n"), "drop --scale");
+  expect_usage_error(run("quantize --to e2m1 --scale-format ue4m3 --dialect torchao", "3F800000\n"),
+                     "dialect torchao");
+  expect_usage_error(run("quantize --to nvfp4 --scale-format ue4m3", "3F800000\n"), "does not apply");
+  expect_usage_error(run("dequantize --from e2m1 --block 1 --scale-format ue4m3", "80 1\n"), "out of range");
+  expect_usage_error(run("dequantize --from e2m1 --block 1 --scale-format e5m3", "38 1\n"), "width");
+}
+
 TEST(Cli, Dot) {
   CliRun r = run("dot --a e4m3 --b e4m3 --block 2", "7F 38 38 7F 38 38\n80 38 B8 7F 40 38\n");
   ASSERT_EQ(r.status, 0) << r.err;
@@ -283,6 +354,48 @@ TEST(Cli, GemmGolden) {
   expect_usage_error(run("gemm-golden --out '" + dir + "' --m 0"), "--m expects");
   std::filesystem::remove_all(dir);
   std::filesystem::remove(dir + ".sum");
+}
+
+// gemm-golden with UE4M3 block scales (--scale-format ue4m3; docs/BLOCKS.md 1.2) for the
+// Blackwell GST models: the scale files are what `quantize --scale-format ue4m3` writes for the
+// same rows; other models and scale formats exit 2.
+TEST(Cli, GemmGoldenUe4m3Scales) {
+  const std::string dir = (std::filesystem::temp_directory_path() / ("softmx_gemm_ue4m3_" + std::to_string(::getpid()))).string();
+  std::filesystem::remove_all(dir);
+  const std::string common = "gemm-golden --out '" + dir + "' --m 3 --n 2 --k 32 --a e2m1 --b e2m1 --block 16";
+  CliRun r = run(common + " --acc blackwell-nvf4 --scale-format ue4m3");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string manifest = slurp(dir + "/manifest.txt");
+  EXPECT_NE(manifest.find("scale_format = ue4m3"), std::string::npos);
+  EXPECT_NE(manifest.find("A UE4M3 scales"), std::string::npos);
+  // Row i of A (f32, 32 values) through the CLI's quantize: its 2 scales are a_scale.bin's.
+  const std::string a32 = slurp(dir + "/a_f32.bin"), asc = slurp(dir + "/a_scale.bin");
+  ASSERT_EQ(a32.size(), 3u * 32 * 4);
+  ASSERT_EQ(asc.size(), 3u * 2);
+  std::string in;
+  for (std::size_t i = 0; i < 3 * 32; ++i) {
+    std::uint32_t v;
+    std::memcpy(&v, a32.data() + 4 * i, 4);  // little-endian host
+    char b[12];
+    std::snprintf(b, sizeof b, "%08X%c", v, i % 16 == 15 ? '\n' : ' ');
+    in += b;
+  }
+  const CliRun q = run("quantize --to e2m1 --block 16 --scale-format ue4m3", in);
+  ASSERT_EQ(q.status, 0) << q.err;
+  std::string want;
+  for (unsigned char c : asc) {
+    char b[4];
+    std::snprintf(b, sizeof b, "%02X", c);
+    want += b;
+  }
+  std::string got;
+  for (std::size_t at = 0; at < q.out.size(); at = q.out.find('\n', at) + 1) got += q.out.substr(at, 2);
+  EXPECT_EQ(got, want);
+  for (unsigned char c : asc) EXPECT_LT(c, 0x7F);  // finite positive UE4M3 codes
+  expect_usage_error(run(common + " --scale-format ue4m3"), "per-group scales");
+  expect_usage_error(run(common + " --acc blackwell-nvf4 --scale-format ue5m3"), "E8M0 or UE4M3");
+  expect_usage_error(run(common + " --acc blackwell-nvf4 --scale-format ue4m3 --scale ceil"), "drop --scale");
+  std::filesystem::remove_all(dir);
 }
 
 // dot and gemm-golden on runtime element formats (issue 14; docs/BLOCKS.md 1.1 and 5), each dot

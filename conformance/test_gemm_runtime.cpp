@@ -122,7 +122,7 @@ std::uint8_t draw(const Codes& c, SplitMix64& rng, const Features& ft) {
 
 Mats random_mats(const Codes& ca, const Codes& cb, SplitMix64& rng, const Features& ft, std::size_t maxdim,
                  std::size_t maxk) {
-  Mats m{ca.f, cb.f};
+  Mats m{ca.f, cb.f, 0, 0, 0, 32, {}, {}, {}, {}};  // every field: -Wmissing-field-initializers
   m.M = 1 + rng.below(maxdim);
   m.N = 1 + rng.below(maxdim);
   m.K = 1 + rng.below(maxk);

@@ -359,7 +359,6 @@ Params params(const PychopSpec& sp) {
   p.emax = static_cast<int>(std::floor(std::log2(p.max)));
   return p;
 }
-Params params(const char* key) { return params(*find_pychop_spec(key)); }
 
 double element(double v, const Params& p) {
   if (p.e == 0) {  // np:96-103, 62-67

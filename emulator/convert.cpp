@@ -13,6 +13,7 @@
 #include "core/storage.hpp"
 #include "core/table_read.hpp"
 #include "simd/plan.hpp"
+#include "simd/sweep.hpp"
 #include "softmx/convert.hpp"
 
 namespace softmx {
@@ -88,7 +89,8 @@ Converter::Converter(const Format& src, const Format& dst, const Context& ctx, c
         b->kernels[static_cast<int>(isa)][f] = simd::batch_kernel(b->plan, isa, f != 0);
         b->consecutive[static_cast<int>(isa)][f] = simd::consecutive_kernel(b->plan, isa, f != 0);
       }
-      b->segments[static_cast<int>(isa)] = simd::segments_kernel(b->plan, isa);
+      // A sweep's kernel: the fused one where it serves the plan (simd/sweep.hpp).
+      b->segments[static_cast<int>(isa)] = simd::sweep_segments_kernel(b->plan, isa);
     }
     batch_ = std::move(b);
   }

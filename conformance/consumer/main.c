@@ -65,13 +65,31 @@ int main(void) {
       return fprintf(stderr, "%s\n", err.message), 1;
     expect("dot_general fp32-sequential", dot, 0x41800000u);
   }
-  /* An error: an unknown format, with its status and message. */
+  /* A runtime element (issue 14): 1.75, 0.875, -0.5, 0 into e1m2 (bias 1, max 1.75, emax 0):
+     scale 2^0 (7F); 0.875 ties between 0.75 (3) and 1.0 (4), rne takes the even 4; -0.5 is A. */
+  {
+    softmx_format e1m2;
+    softmx_block_options o;
+    const uint32_t blk[4] = {0x3FE00000u, 0x3F600000u, 0xBF000000u, 0};
+    if (softmx_format_lookup("e1m2", &e1m2, &err)) return fprintf(stderr, "%s\n", err.message), 1;
+    expect("e1m2 is a runtime format", (unsigned long long)(e1m2.id == SOFTMX_FORMAT_RUNTIME), 1);
+    softmx_block_options_init(&o);
+    o.element = &e1m2;
+    if (softmx_quantize_block(&f32, blk, 4, &o, &scale, codes, &flags, &err)) return fprintf(stderr, "%s\n", err.message), 1;
+    expect("e1m2 quantize_block scale", scale, 0x7F);
+    expect("  codes[0..3]", (unsigned long long)codes[0] << 24 | (unsigned long long)codes[1] << 16 |
+                                (unsigned long long)codes[2] << 8 | codes[3], 0x07040A00ull);
+  }
+  /* Errors: an unknown format, and a spec with a bad field, with their status and message. */
   {
     softmx_format x;
-    const int s = softmx_format_lookup("e4m4", &x, &err);
+    int s = softmx_format_lookup("e4m3x", &x, &err);
     expect("unknown format: status", (unsigned long long)s, SOFTMX_ERR_UNKNOWN_NAME);
     printf("  message: %s\n", err.message);
-    if (strstr(err.message, "unknown format 'e4m4'") == NULL) ++failures;
+    if (strstr(err.message, "unknown format 'e4m3x'") == NULL) ++failures;
+    s = softmx_format_lookup("e9m2", &x, &err);
+    expect("bad spec: status", (unsigned long long)s, SOFTMX_ERR_INVALID_ARGUMENT);
+    if (strstr(err.message, "exp:") == NULL) ++failures;
   }
   for (i = 0; i < softmx_dialect_count(); ++i) printf("dialect %s\n", softmx_dialect_name(softmx_dialect_at(i)));
   printf("consumer_c: %s\n", failures ? "FAILED" : "all results as expected");

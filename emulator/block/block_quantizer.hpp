@@ -24,6 +24,10 @@ class BlockQuantizer {
   std::uint8_t run(const void* values, std::size_t count, const std::uint64_t* rbits, std::uint8_t* codes,
                    Flags& flags);
 
+  /// run() for a scale format other than E8M0 (scale_format.cpp, BLOCKS.md 1.2).
+  std::uint8_t run_scale_format(const void* values, std::size_t count, const std::uint64_t* rbits, std::uint8_t* codes,
+                                Flags& flags);
+
   /// Quantizes `blocks` consecutive blocks of k values each (source storage type) into
   /// scales[b] and codes[b * k ...] and ORs the flags into `flags`: run() per block, or the
   /// vector block kernel when one serves (same results). Not for rs.
@@ -64,6 +68,12 @@ class BlockQuantizer {
   simd::BlocksFn blocks_ = nullptr;
   std::uint32_t inf_bits_ = 0;  // the source's Inf code: a magnitude at or above it is Inf or NaN
   std::vector<Flags> fl_;       // scratch: the elements' flags
+  // A scale format other than E8M0 (init_scale_format(), run_scale_format()).
+  void init_scale_format();
+  bool generic_scale_ = false;
+  std::uint8_t scale_min_code_ = 0;  // the smallest positive scale code
+  int scale_nan_code_ = -1;          // the positive quiet NaN scale code, or -1 when none
+  Unpacked max_element_;             // max_E
 };
 
 }  // namespace softmx::detail

@@ -71,15 +71,28 @@ Dequantizer::Dequantizer(FormatId element, FormatId dst, const Context& ctx, con
     : Dequantizer(format(element), dst, ctx, dialect) {}
 
 Dequantizer::Dequantizer(const Format& element, FormatId dst, const Context& ctx, const Dialect& dialect)
-    : ef_(canonical_format(element)), dst_(dst), ctx_(resolve(dialect, dst, ctx)), dialect_(&dialect), rows_(256),
+    : Dequantizer(element, ScaleFormat(FormatId::e8m0), dst, ctx, dialect) {}
+
+Dequantizer::Dequantizer(const Format& element, const ScaleFormat& scale_format, FormatId dst, const Context& ctx,
+                         const Dialect& dialect)
+    : ef_(canonical_format(element)), sf_(scale_format), dst_(dst), ctx_(resolve(dialect, dst, ctx)), dialect_(&dialect), rows_(256),
       uses_(256, 0), isa_(default_isa()) {
   if (ef_.width > 8)
     throw std::invalid_argument("dequantize: " + std::string(ef_.name) + " is not an element format of at most 8 bits");
   if (format(dst).width > 64)
     throw std::invalid_argument("dequantize: " + std::string(format(dst).name) + " is wider than 64 bits");
+  if (auto why = mx_scale_reason(sf_)) throw std::invalid_argument("dequantize: " + *why);
+  if (auto why = scale_format_unsupported_reason(sf_, dialect)) throw Unsupported("dequantize: " + *why);
   codes_ = std::size_t{1} << ef_.width;
   // TransformerEngine's scalings (te_bits, te_exp2f) round through f32 first: their rows are made by reference calls.
-  shiftable_ = is_ieee_host_format(dst) && dialect.block.dequant_scaling == DequantScaling::exact;
+  // A scale format other than E8M0 has no power-of-two rows to shift: its rows are reference calls too.
+  shiftable_ = is_ieee_host_format(dst) && dialect.block.dequant_scaling == DequantScaling::exact && sf_.is_e8m0();
+}
+
+// The reference call: BLOCKS.md 2's 2^(S - 127) for E8M0, value(S) for another scale format
+// (the scale-format overload takes the E8M0 one itself).
+Result Dequantizer::one(std::uint8_t scale, std::uint8_t code) const {
+  return dequantize_element(ef_, sf_, scale, code, dst_, ctx_, *dialect_);
 }
 
 // dequantize_element(scale, c) for a finite non-zero c is value(c) * 2^(scale - 127) rounded
@@ -178,7 +191,7 @@ const Dequantizer::Row* Dequantizer::row(std::uint8_t scale, std::size_t uses) {
   r->codes.resize(codes_);
   r->flags.resize(codes_);
   for (std::size_t c = 0; c < codes_; ++c) {
-    const Result x = dequantize_element(ef_, scale, static_cast<std::uint8_t>(c), dst_, ctx_, *dialect_);
+    const Result x = one(scale, static_cast<std::uint8_t>(c));
     r->codes[c] = x.code;
     r->flags[c] = x.flags;
     r->any |= x.flags;
@@ -189,7 +202,7 @@ const Dequantizer::Row* Dequantizer::row(std::uint8_t scale, std::size_t uses) {
 
 Result Dequantizer::operator()(std::uint8_t scale, std::uint8_t code) {
   if (const Row* r = row(scale, 1); r && code < codes_) return Result{r->codes[code], r->flags[code]};
-  return dequantize_element(ef_, scale, code, dst_, ctx_, *dialect_);
+  return one(scale, code);
 }
 
 namespace {
@@ -266,7 +279,7 @@ Flags Dequantizer::run(const std::uint8_t* scales, const std::uint8_t* codes, st
       continue;
     }
     for (std::size_t i = first; i < first + len; ++i) {
-      const Result x = dequantize_element(ef_, scales[b], codes[i], dst_, ctx_, *dialect_);
+      const Result x = one(scales[b], codes[i]);
       detail::store_code(dst_, out, i, x.code);
       if (flags) flags[i] = x.flags;
       all |= x.flags;

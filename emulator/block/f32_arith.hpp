@@ -38,6 +38,41 @@ inline Unpacked nan_value() {
   return n;
 }
 
+/// a * b exactly, for finite non-zero a and b: the 128-bit product of the significands, its top
+/// 64 bits and a sticky bit for the rest (and for either operand's own sticky), so that one
+/// rounding of the result into any format of at most 63 significant bits is the correct one.
+inline Unpacked exact_product(const Unpacked& a, const Unpacked& b) {
+  const u128 p = static_cast<u128>(a.sig) * b.sig;  // in [2^126, 2^128)
+  const bool carry = static_cast<std::uint64_t>(p >> 127) != 0;
+  Unpacked r;
+  r.cls = ValueClass::finite;
+  r.sign = a.sign != b.sign;
+  r.sig = static_cast<std::uint64_t>(p >> (carry ? 64 : 63));
+  // The bits below the 64 kept: all of the low word, or its low 63 bits.
+  const std::uint64_t low = static_cast<std::uint64_t>(p);
+  r.sticky = (carry ? low != 0 : (low << 1) != 0) || a.sticky || b.sticky;
+  r.exp = a.exp + b.exp + (carry ? 1 : 0);
+  return r;
+}
+
+/// a / b for finite non-zero a and b: 64 significant bits of the quotient and a sticky bit for
+/// every bit below them (and for either operand's sticky), so that one rounding of the result
+/// into any format of at most 63 significant bits is the correct rounding of the exact quotient.
+inline Unpacked exact_quotient(const Unpacked& a, const Unpacked& b) {
+  // (a.sig << 64) / b.sig in [2^63, 2^65): a.sig and b.sig in [2^63, 2^64).
+  const u128 num = static_cast<u128>(a.sig) << 64;
+  const u128 q = num / b.sig;
+  const bool rem = num % b.sig != 0 || a.sticky || b.sticky;
+  const bool big = static_cast<std::uint64_t>(q >> 64) != 0;  // quotient >= 2^64
+  Unpacked r;
+  r.cls = ValueClass::finite;
+  r.sign = a.sign != b.sign;
+  r.sig = static_cast<std::uint64_t>(q >> (big ? 1 : 0));
+  r.sticky = rem || (big && (q & 1));
+  r.exp = a.exp - b.exp - (big ? 0 : 1);
+  return r;
+}
+
 /// round_f32(a * b), IEEE special cases included.
 inline Unpacked mul_f32(const Unpacked& a, const Unpacked& b) {
   const bool sign = a.sign != b.sign;
@@ -54,16 +89,7 @@ inline Unpacked mul_f32(const Unpacked& a, const Unpacked& b) {
     z.sign = sign;
     return z;
   }
-  const u128 p = static_cast<u128>(a.sig) * b.sig;  // in [2^126, 2^128)
-  const bool carry = static_cast<std::uint64_t>(p >> 127) != 0;
-  Unpacked r;
-  r.cls = ValueClass::finite;
-  r.sign = sign;
-  r.sig = static_cast<std::uint64_t>(p >> (carry ? 64 : 63));
-  const std::uint64_t low = static_cast<std::uint64_t>(p);
-  r.sticky = (carry ? low != 0 : (low << 1) != 0) || a.sticky || b.sticky;
-  r.exp = a.exp + b.exp + (carry ? 1 : 0);
-  return round_f32(r);
+  return round_f32(exact_product(a, b));
 }
 
 /// round_f32(a / b), IEEE special cases included (x / 0 is +-Inf, 0 / 0 NaN).
@@ -89,18 +115,7 @@ inline Unpacked div_f32(const Unpacked& a, const Unpacked& b) {
     r.sign = sign;
     return r;
   }
-  // a.sig / b.sig with 64+ quotient bits: (a.sig << 64) / b.sig in [2^63, 2^65).
-  const u128 num = static_cast<u128>(a.sig) << 64;
-  const u128 q = num / b.sig;
-  const bool rem = num % b.sig != 0 || a.sticky || b.sticky;
-  const bool big = static_cast<std::uint64_t>(q >> 64) != 0;  // quotient >= 2^64
-  Unpacked r;
-  r.cls = ValueClass::finite;
-  r.sign = sign;
-  r.sig = static_cast<std::uint64_t>(q >> (big ? 1 : 0));
-  r.sticky = rem || (big && (q & 1));
-  r.exp = a.exp - b.exp - (big ? 0 : 1);
-  return round_f32(r);
+  return round_f32(exact_quotient(a, b));
 }
 
 }  // namespace softmx::detail

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "block/block_quantizer.hpp"
+#include "block/f32_arith.hpp"
 #include "core/ascii.hpp"
 #include "softmx/block.hpp"
 #include "softmx/convert.hpp"
@@ -58,19 +59,7 @@ Unpacked f32_reciprocal_of_max(const Format& element) {
 }
 
 // round_f32(a * b) for finite non-zero a, b.
-Unpacked f32_product(const Unpacked& a, const Unpacked& b) {
-  const u128 p = static_cast<u128>(a.sig) * b.sig;  // (1..4) * 2^126
-  Unpacked r;
-  r.cls = ValueClass::finite;
-  r.sign = a.sign != b.sign;
-  const bool carry = static_cast<std::uint64_t>(p >> 127) != 0;
-  r.sig = static_cast<std::uint64_t>(p >> (carry ? 64 : 63));
-  // The bits below the 64 kept: all of the low word, or its low 63 bits.
-  const std::uint64_t low = static_cast<std::uint64_t>(p);
-  r.sticky = (carry ? low != 0 : (low << 1) != 0) || a.sticky || b.sticky;
-  r.exp = a.exp + b.exp + (carry ? 1 : 0);
-  return to_f32(r);
-}
+Unpacked f32_product(const Unpacked& a, const Unpacked& b) { return to_f32(detail::exact_product(a, b)); }
 
 // The scale of a block with finite amax > 0 under the dialect's rule and policies: the
 // exponent s, or nan.
@@ -173,6 +162,13 @@ namespace detail {
 
 namespace {
 
+// A scale rule or scale exponent range set with a scale format other than E8M0 (they shape
+// E8M0 scales only), and a scale exponent range outside E8M0's: bad input, not a dialect's refusal.
+bool e8m0_shaping_without_e8m0(const BlockOptions& o) {
+  return !o.scale_format.is_e8m0() && (o.rule || o.custom_rule || o.scale_min != -127 || o.scale_max != 127);
+}
+bool bad_scale_range(const BlockOptions& o) { return o.scale_min < -127 || o.scale_max > 127 || o.scale_min > o.scale_max; }
+
 // The checks of BlockQuantizer's constructor, as a message (quantize_unsupported_reason).
 std::optional<std::string> unsupported(FormatId src, const BlockOptions& o, const Dialect& d, const Context& ctx) {
   if (!is_ieee_host_format(src))
@@ -183,7 +179,11 @@ std::optional<std::string> unsupported(FormatId src, const BlockOptions& o, cons
     return "quantize: dialect " + std::string(d.name) + " does not quantize " + std::string(format(src).name) + " data (" +
            std::string(d.block.sources_why) + ")";
   if (auto why = unsupported_reason(d, o.element, ctx)) return "quantize: " + *why;
-  if (o.scale_min < -127 || o.scale_max > 127 || o.scale_min > o.scale_max)
+  if (auto why = scale_format_unsupported_reason(o.scale_format, d)) return "quantize: " + *why;
+  if (e8m0_shaping_without_e8m0(o))
+    return "quantize: scale_format " + std::string(o.scale_format.name()) +
+           ": the scale rule and the scale exponent range shape E8M0 scales only; leave them unset";
+  if (bad_scale_range(o))
     return "quantize: the scale exponent range [" + std::to_string(o.scale_min) + ", " + std::to_string(o.scale_max) +
            "] must lie within E8M0's [-127, 127] with min <= max";
   return std::nullopt;
@@ -207,8 +207,8 @@ BlockQuantizer::BlockQuantizer(FormatId src, const BlockOptions& o)
   if (auto why = unsupported(src, o, d_, ctx_)) {
     // A source or element that is no MX operation at all, or a bad scale range: invalid_argument;
     // what this dialect refuses (its blocks, sources or element modes): Unsupported.
-    const bool bad_input = !is_ieee_host_format(src) || mx_element_reason(o.element) ||
-                           o.scale_min < -127 || o.scale_max > 127 || o.scale_min > o.scale_max;
+    const bool bad_input = !is_ieee_host_format(src) || mx_element_reason(o.element) || mx_scale_reason(o.scale_format) ||
+                           e8m0_shaping_without_e8m0(o) || bad_scale_range(o);
     if (bad_input) throw std::invalid_argument(*why);
     throw Unsupported(*why);
   }
@@ -225,8 +225,12 @@ BlockQuantizer::BlockQuantizer(FormatId src, const BlockOptions& o)
   negative_zero_ = d_.block.zero_sign == ZeroSign::positive ? negative_zero_code(ef_) : 0;
   isa_ = o.isa.value_or(default_isa());
   if (!isa_supported(isa_)) throw Unsupported(std::string("quantize: this CPU cannot run ") + name(isa_));
+  // A scale format other than E8M0 takes run_scale_format() (scale_format.cpp); the vector
+  // kernels serve E8M0 scales only.
+  generic_scale_ = !o.scale_format.is_e8m0();
+  if (generic_scale_) init_scale_format();
   // The vector kernels serve the named elements; a runtime element takes run()'s scalar steps.
-  if (d_.block.element_scaling == ElementScaling::exact && isa_ != Isa::scalar && ef_.is_named() &&
+  if (!generic_scale_ && d_.block.element_scaling == ElementScaling::exact && isa_ != Isa::scalar && ef_.is_named() &&
       (src == FormatId::f32 || src == FormatId::f16 || src == FormatId::bf16)) {
     plan_ = simd::make_plan(format(src), ef_, ctx_, d_,
                             kernels_from(src)[static_cast<int>(ef_.id)][static_cast<int>(ctx_.rounding)].one);
@@ -297,6 +301,7 @@ std::uint8_t BlockQuantizer::run(const void* values, std::size_t count, const st
   const BlockPolicies& bp = d.block;
   if (count == 0) throw std::invalid_argument("quantize: a block needs at least one value");
   if (stochastic() && !rbits) throw std::invalid_argument("quantize: stochastic rounding needs one random value per element");
+  if (generic_scale_) return run_scale_format(values, count, rbits, codes, flags);
 
   // The vector path: a block without NaN or Inf, under exact element scaling (the constructor
   // decided the rest). The same steps as below: amax, the scale, then every V * 2^-s rounded

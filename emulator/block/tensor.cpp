@@ -129,6 +129,7 @@ MxTensor quantize_tensor(FormatId src, const void* data, std::span<const std::si
                          std::size_t k, const BlockOptions& options) {
   MxTensor t;
   t.element = options.element;
+  t.scale_format = options.scale_format;
   t.shape.assign(shape.begin(), shape.end());
   t.axis = axis;
   t.block = k;
@@ -156,7 +157,8 @@ Flags dequantize_tensor(const MxTensorRef& t, FormatId dst, void* out, const Con
   {
     std::uint8_t any = 0;
     const std::uint8_t above = static_cast<std::uint8_t>(~ef.code_mask());
-    for (std::uint8_t c : t.codes) any |= c & above;
+    if (above)  // an 8-bit element has no byte beyond its codes: no pass over them
+      for (std::uint8_t c : t.codes) any |= c & above;
     if (any)
       for (std::size_t i = 0; i < t.codes.size(); ++i)
         if (t.codes[i] & above)
@@ -164,7 +166,16 @@ Flags dequantize_tensor(const MxTensorRef& t, FormatId dst, void* out, const Con
                                       std::to_string(i) + " is out of range for " + std::string(ef.name) +
                                       " (0.." + std::to_string(ef.code_mask()) + ")");
   }
-  (void)Dequantizer(t.element.format(), dst, ctx, dialect);  // validates the destination before any thread starts
+  if (!t.scale_format.is_e8m0()) {
+    if (auto why = mx_scale_reason(t.scale_format)) throw std::invalid_argument("dequantize: " + *why);
+    const Format& sf = t.scale_format;
+    for (std::size_t i = 0; i < t.scales.size(); ++i)
+      if (t.scales[i] > sf.code_mask())
+        throw std::invalid_argument("dequantize: scale code " + std::to_string(t.scales[i]) + " at index " +
+                                    std::to_string(i) + " is out of range for " + std::string(sf.name) + " (0.." +
+                                    std::to_string(sf.code_mask()) + ")");
+  }
+  (void)Dequantizer(t.element.format(), t.scale_format, dst, ctx, dialect);  // validates the destination before any thread starts
   if (t.codes.empty()) return 0;  // a shape with a 0 extent: nothing to do (and g.inner may be 0)
   const std::size_t ob = storage_bytes(dst);
   std::atomic<unsigned> all_flags{0};
@@ -172,7 +183,7 @@ Flags dequantize_tensor(const MxTensorRef& t, FormatId dst, void* out, const Con
     const std::size_t k = t.block;
     parallel_ranges(g.outer * nb, threads, std::max<std::size_t>(1, kMinElementsPerThread / k), 8,
                     [&](std::size_t first, std::size_t last) {
-                      Dequantizer dq(t.element.format(), dst, ctx, dialect);
+                      Dequantizer dq(t.element.format(), t.scale_format, dst, ctx, dialect);
                       Flags f = 0;
                       for (std::size_t j = first; j < last;) {
                         const std::size_t o = j / nb, b = j % nb;
@@ -188,7 +199,7 @@ Flags dequantize_tensor(const MxTensorRef& t, FormatId dst, void* out, const Con
   }
   parallel_ranges(g.outer * g.len, threads, std::max<std::size_t>(1, kMinElementsPerThread / g.inner), 1,
                   [&](std::size_t first, std::size_t last) {
-                    Dequantizer dq(t.element.format(), dst, ctx, dialect);
+                    Dequantizer dq(t.element.format(), t.scale_format, dst, ctx, dialect);
                     Flags f = 0;
                     for (std::size_t row = first; row < last; ++row) {  // row = o * len + i
                       const std::size_t o = row / g.len, i = row % g.len;
@@ -206,7 +217,7 @@ Flags dequantize_tensor(const MxTensorRef& t, FormatId dst, void* out, const Con
 }
 
 Flags dequantize_tensor(const MxTensor& t, FormatId dst, void* out, const Context& ctx, const Dialect& dialect) {
-  return dequantize_tensor(MxTensorRef{t.element, t.shape, t.axis, t.block, t.scales, t.codes}, dst, out, ctx, dialect, 1);
+  return dequantize_tensor(MxTensorRef{t.element, t.shape, t.axis, t.block, t.scales, t.codes, t.scale_format}, dst, out, ctx, dialect, 1);
 }
 
 }  // namespace softmx

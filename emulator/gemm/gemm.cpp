@@ -169,6 +169,10 @@ struct Problem {
   const Kernels* kern = nullptr;
   bool pairs = false;  // dot_pairs: output l is (l, l), at c[l]
   const TensorCoreModel* ue4m3 = nullptr;  // UE4M3 scales: the GST model that reads them
+  // mma_pairs: C of each pair (f32 codes), the accumulator before the first instruction; the
+  // reference is then TensorCoreModel::mma (scaled: mma_scaled). Null for gemm / dot_pairs.
+  const std::uint32_t* addend = nullptr;
+  bool scaled = false;
 };
 
 /// Per-thread buffers for the reference's block lists.
@@ -191,8 +195,47 @@ Result reference_output(const Problem& P, std::size_t i, std::size_t j, RefScrat
     s.ra[blk] = BlockRef{P.a.op->format.id(), P.a.scale(i, blk), std::span(s.a.data() + first, n), &P.a.op->format.format()};
     s.rb[blk] = BlockRef{P.b.op->format.id(), P.b.scale(j, blk), std::span(s.b.data() + first, n), &P.b.op->format.format()};
   }
+  if (P.addend) {  // mma_pairs: one mma per pair, C its addend (the flags are not used)
+    const auto& tc = static_cast<const TensorCoreModel&>(*P.model);
+    const std::uint32_t c = P.addend[P.pairs ? i : i * P.N + j];
+    const FormatId fa = P.a.op->format.id(), fb = P.b.op->format.id();
+    if (!P.scaled) return tc.mma(fa, s.a, fb, s.b, FormatId::f32, c);
+    std::vector<std::uint8_t> sa(P.nb), sb(P.nb);
+    for (std::size_t blk = 0; blk < P.nb; ++blk) {
+      sa[blk] = P.a.scale(i, blk);
+      sb[blk] = P.b.scale(j, blk);
+    }
+    return tc.mma_scaled(fa, s.a, fb, s.b, P.a.op->scale_format, P.block, sa, sb, FormatId::f32, c);
+  }
   if (P.ue4m3) return P.ue4m3->dot_general_gst(s.ra, s.rb, FormatId::e4m3);
   return P.model->dot_general(s.ra, s.rb, P.ctx);
+}
+
+/// mma_pairs: C (f32 bits) as the tensor-core kernel's accumulator, kept * 2^qe with its sign
+/// and kTcAccPresent in `state`; or kTcReference when the kernel does not take it: NaN, Inf or
+/// a subnormal (the kernel's accumulator values are normal). `any_bits`: the model adds C as a
+/// term of its first group (addend_in_group, first_group), which the kernel cuts at 2^(E - F)
+/// from kept's own leading bit, so C may keep all 24 bits; otherwise (grid additions) C must lie
+/// on the grid of p fraction bits.
+void seed_tc_accumulator(std::uint32_t c, int p, bool any_bits, std::int32_t& kept, std::int32_t& qe,
+                         std::uint32_t& state) {
+  const std::uint32_t bexp = (c >> 23) & 0xFF, frac = c & 0x7FFFFF;
+  const std::uint32_t sign = (c >> 31) ? kTcAccSign : 0;
+  kept = 0;
+  qe = 0;
+  if (bexp == 0 && frac == 0) {
+    state = kTcAccPresent | sign;
+    return;
+  }
+  const int drop = any_bits ? 0 : 23 - p;  // bits of C's significand below the grid
+  const std::uint32_t sig = frac | 0x800000u;
+  if (bexp == 0xFF || bexp == 0 || drop < 0 || (drop > 0 && (sig & ((1u << drop) - 1)) != 0)) {
+    state = kTcReference;
+    return;
+  }
+  kept = static_cast<std::int32_t>(sig >> drop);
+  qe = static_cast<int>(bexp) - 150 + drop;
+  state = kTcAccPresent | sign;
 }
 
 /// Writes output (i, j) and ORs its flags into `any`.
@@ -687,6 +730,12 @@ struct TcWork {
     const Tiles T(P->pairs, K.tc_mr, K.tc_nr, i1 - i0, j1 - j0);
     for (auto* v : {&acc_kept, &acc_qe, &r_kept, &r_qe}) v->assign(T.cells(), 0);
     state.assign(T.cells(), 0);
+    if (P->addend)  // mma_pairs: C is the accumulator before the first instruction
+      each_output(*P, i0, i1, j0, j1, [&](std::size_t i, std::size_t j) {
+        const std::size_t at = T.at(i - i0, j - j0);
+        seed_tc_accumulator(P->addend[P->pairs ? i : i * P->N + j], prm.p, prm.addend_in_group && !prm.after,
+                            acc_kept[at], acc_qe[at], state[at]);
+      });
     const bool prodref = tp->align_reference == AlignReference::product_exponent;
     const TcFn fn = (P->pairs ? K.tc_pairs : K.tc)[prodref ? 1 : 0][tp->align_rounding == AlignRounding::nearest_even ? 1 : 0]
                                                    [lanes == 64 ? 1 : 0];
@@ -858,6 +907,13 @@ struct GstWork {
     if (prm.exact) exact.assign(T.cells(), 0);
     acc.assign(T.cells(), 0);  // +0: no C (kernel_api.hpp)
     state.assign(T.cells(), 0);
+    if (P->addend)  // mma_pairs: C is the first instruction's C (NaN and Inf: the reference)
+      each_output(*P, i0, i1, j0, j1, [&](std::size_t i, std::size_t j) {
+        const std::size_t at = T.at(i - i0, j - j0);
+        const std::uint32_t c = P->addend[P->pairs ? i : i * P->N + j];
+        acc[at] = c;
+        if (((c >> 23) & 0xFF) == 0xFF) state[at] = kGstReference;
+      });
     const GstFn fn = P->pairs ? K.gst_pairs : K.gst;
     for (std::size_t t0 = 0; t0 < P->K; t0 += kc) {
       const std::size_t t1 = std::min(P->K, t0 + kc), len = t1 - t0, ng = len / 16;
@@ -914,6 +970,12 @@ const Kernels& kernels_for(GemmKernel k) {
 }
 
 }  // namespace
+
+std::optional<FormatId> gemm_scale_format(const ScaleFormat& sf) {
+  if (sf.is_e8m0()) return FormatId::e8m0;
+  if (sf == ScaleFormat(FormatId::e4m3) || sf == ScaleFormat(parse_format_spec("ue4m3"))) return FormatId::e4m3;
+  return std::nullopt;
+}
 
 const char* name(GemmKernel k) {
   switch (k) {
@@ -980,7 +1042,8 @@ GemmOperand gemm_columns(const ElementFormat& format, std::size_t k, std::size_t
 }
 
 Flags gemm_detail::gemm_on(const Kernels* kern, bool pairs, const GemmOperand& a, const GemmOperand& b,
-                           const GemmOptions& options, std::span<std::uint32_t> c, std::span<Flags> flags) {
+                           const GemmOptions& options, std::span<std::uint32_t> c, std::span<Flags> flags,
+                           const MmaAddend* mma) {
   check_shape(a, false);
   check_shape(b, true);
   if (a.k != b.k)
@@ -1041,6 +1104,10 @@ Flags gemm_detail::gemm_on(const Kernels* kern, bool pairs, const GemmOperand& a
   P.kern = kern;
   P.pairs = pairs;
   if (a.scale_format == FormatId::e4m3) P.ue4m3 = tc;
+  if (mma) {
+    P.addend = mma->c.data();
+    P.scaled = mma->scaled;
+  }
   const unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
 
   const bool is_exact = &model == &exact_accumulation();
@@ -1109,6 +1176,48 @@ Flags dot_pairs(const GemmOperand& a, const GemmOperand& b, const GemmOptions& o
     throw std::invalid_argument(std::string("dot_pairs: this CPU cannot run the ") + name(kernel) + " kernel");
   return gemm_detail::gemm_on(kernel == GemmKernel::reference ? nullptr : &kernels_for(kernel), true, a, b, options, c,
                               flags);
+}
+
+
+void mma_pairs(const GemmOperand& a, const GemmOperand& b, const TensorCoreModel& model, bool scaled,
+               std::span<const std::uint32_t> c, std::span<std::uint32_t> d, unsigned threads,
+               std::optional<GemmKernel> kernel) {
+  const std::size_t n = a.rows;
+  if (c.size() < n || d.size() < n)
+    throw std::invalid_argument("mma_pairs: C holds " + std::to_string(c.size()) + " and D " + std::to_string(d.size()) +
+                                " codes; " + std::to_string(n) + " pairs need that many each");
+  if (!a.format.is_named() || !b.format.is_named())
+    throw std::invalid_argument("mma_pairs: the tensor-core models take the named element formats, not " +
+                                std::string((a.format.is_named() ? b : a).format.name()));
+  if (!scaled)  // one block of unit scales per vector: the products are the elements' own
+    for (const GemmOperand* o : {&a, &b}) {
+      if (o->block != o->k)
+        throw std::invalid_argument("mma_pairs: an unscaled operand is one block of k = " + std::to_string(o->k) +
+                                    " codes, not blocks of " + std::to_string(o->block));
+      for (std::size_t r = 0; r < o->rows; ++r)
+        if (o->scales.size() > r * o->scale_row_stride && o->scales[r * o->scale_row_stride] != 127)
+          throw std::invalid_argument("mma_pairs: an unscaled operand's scale codes are 127 (1.0)");
+    }
+  // The model's own checks of the formats, scales and block, once, on a zero line.
+  {
+    const std::vector<std::uint8_t> za(a.k, 0), zb(b.k, 0);
+    if (scaled) {
+      const std::size_t nb = a.blocks();
+      const std::vector<std::uint8_t> s1(nb, a.scale_format == FormatId::e4m3 ? 0x38 : 127);
+      (void)model.mma_scaled(a.format.id(), za, b.format.id(), zb, a.scale_format, a.block, s1, s1, FormatId::f32, 0);
+    } else {
+      (void)model.mma(a.format.id(), za, b.format.id(), zb, FormatId::f32, 0);
+    }
+  }
+  GemmOptions o;
+  o.model = &model;
+  o.threads = threads;
+  const GemmKernel k = kernel.value_or(default_gemm_kernel());
+  if (!gemm_kernel_supported(k))
+    throw std::invalid_argument(std::string("mma_pairs: this CPU cannot run the ") + name(k) + " kernel");
+  const gemm_detail::MmaAddend add{c, scaled};
+  gemm_detail::gemm_on(k == GemmKernel::reference ? nullptr : &kernels_for(k), true, a, b, o, d, {},
+                       &add);
 }
 
 }  // namespace softmx

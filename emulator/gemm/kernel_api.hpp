@@ -183,9 +183,17 @@ const Kernels& kernels_portable();
 const Kernels& kernels_avx2();
 const Kernels& kernels_avx512();
 
+/// mma_pairs(): each pair's C (f32 codes) and whether the operands' scales are the
+/// instruction's (mma_scaled) or unit (mma).
+struct MmaAddend {
+  std::span<const std::uint32_t> c;
+  bool scaled = false;
+};
+
 /// gemm() (pairs: dot_pairs()) on the given kernels (nullptr: the reference), after the same
-/// checks. For tests that run a kernel source compiled for another instruction set than its own.
+/// checks; with `mma`, mma_pairs() (C seeded as the accumulator, the reference mma()).
 Flags gemm_on(const Kernels* kernels, bool pairs, const GemmOperand& a, const GemmOperand& b,
-              const GemmOptions& options, std::span<std::uint32_t> c, std::span<Flags> flags);
+              const GemmOptions& options, std::span<std::uint32_t> c, std::span<Flags> flags,
+              const MmaAddend* mma = nullptr);
 
 }  // namespace softmx::gemm_detail

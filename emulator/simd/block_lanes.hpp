@@ -36,6 +36,10 @@
 #error "include simd/lanes.hpp before simd/block_lanes.hpp"
 #endif
 
+#ifndef SOFTMX_LANES_INLINE_LAMBDA
+#define SOFTMX_LANES_INLINE_LAMBDA __attribute__((always_inline))
+#endif
+
 namespace softmx::simd::SOFTMX_SIMD_NS {
 
 /// The largest of the lanes.
@@ -133,7 +137,7 @@ SOFTMX_LANES_INLINE void scaled_f32(u32v x, i32v ss, u32v& y, u32v& sign, i32v& 
 }
 
 /// The direct path for one block of k codes (k a multiple of N), rne with the FPU's help.
-template <int D, Src S, bool Zeros>
+template <int D, Src S, bool Zeros, std::size_t K = 0>
 SOFTMX_LANES_INLINE void direct_rne_fpu(const Direct<D>& dp, const void* blk, std::size_t k, int s, std::uint8_t* out,
                                         FlagBits& acc) {
   using Dd = Direct<D>;
@@ -144,7 +148,8 @@ SOFTMX_LANES_INLINE void direct_rne_fpu(const Direct<D>& dp, const void* blk, st
   constexpr std::uint32_t low = (std::uint32_t{1} << k_) - 1;
   const i32v ss = splat_i(s * (1 << 23));
   const f32v magic_f = reinterpret_cast<f32v>(splat(magic));
-  for (std::size_t i = 0; i < k; i += N) {
+  // The codes of the N values from i on.
+  auto lanes = [&](std::size_t i) SOFTMX_LANES_INLINE_LAMBDA {
     u32v y, sign;
     i32v zero;
     scaled_f32<S, Zeros>(load_lanes(blk, i, S == Src::f32), ss, y, sign, zero);
@@ -157,7 +162,14 @@ SOFTMX_LANES_INLINE void direct_rne_fpu(const Direct<D>& dp, const void* blk, st
     acc.inexact |= below;
     acc.tiny |= y < dp.tiny_below ? below : splat(0);
     acc.largest = mag > acc.largest ? mag : acc.largest;  // overflow: above the largest finite
-    store_codes(out + i, (mag > dp.max_mag ? dp.ovf_mag : mag) | (sign >> (32 - Dd::f.width)));
+    return (mag > dp.max_mag ? dp.ovf_mag : mag) | (sign >> (32 - Dd::f.width));
+  };
+  if constexpr (K == 4 * N) {
+    // Four vectors share one narrowing and one 32-byte store (store_codes4).
+    const u32v c0 = lanes(0), c1 = lanes(N), c2 = lanes(2 * N), c3 = lanes(3 * N);
+    store_codes4(out, c0, c1, c2, c3);
+  } else {
+    for (std::size_t i = 0; i < k; i += N) store_codes(out + i, lanes(i));
   }
 }
 
@@ -265,6 +277,17 @@ struct BlockRun {
     return !any_at_least(splat(min_normal - 2), low);
   }
 
+  /// The source's fields and the floor rule's emax, as locals (the plan is read through a
+  /// reference, which every code store may alias: the grouped loop keeps these in registers).
+  struct Src0 {
+    int m, bias, emax;
+    std::uint32_t min_normal, inf;  ///< sign-cleared bits: the smallest normal, Inf
+  };
+  Src0 src0() const {
+    return {plan.src_m, plan.src_bias, hooks.floor_emax, std::uint32_t{1} << plan.src_m,
+            static_cast<std::uint32_t>(plan.src_exp_max) << plan.src_m};
+  }
+
   /// Whether a normal amax is in range (finite) and its floor-rule scale s (OCP MX 6.3:
   /// floor(log2 amax) - emax_E, at least -127).
   SOFTMX_LANES_INLINE bool floor_scale(std::uint32_t amax, int& s) const {
@@ -282,11 +305,11 @@ struct BlockRun {
   }
 
   /// The direct path on one block; Zeros: the block may hold zeros.
-  template <bool Fpu, bool Zeros>
+  template <bool Fpu, bool Zeros, std::size_t K = 0>
   SOFTMX_LANES_INLINE void direct_block(const Direct<D>& dp, const void* blk, std::size_t k, int s, std::uint8_t* out,
                                         FlagBits& acc) const {
     if constexpr (Fpu && R == Rounding::rne) {
-      direct_rne_fpu<D, S, Zeros>(dp, blk, k, s, out, acc);
+      direct_rne_fpu<D, S, Zeros, K>(dp, blk, k, s, out, acc);
     } else {
       direct_int<D, R, S, Zeros>(kern, blk, k, s, out, acc);
     }
@@ -303,6 +326,35 @@ struct BlockRun {
     FlagBits acc = direct_acc;
     const Direct<D> dp = direct;
     const std::uint32_t min_normal = std::uint32_t{1} << plan.src_m;
+    if constexpr (K != 0) {
+      // Groups of G blocks in two passes: first every block's amax and scale (G independent
+      // reductions, which the CPU overlaps, where one block at a time waits for each), then
+      // the elements. A group with any block the direct path does not serve (or whose scale
+      // is not the floor rule's on a normal amax) goes block by block below, which stops there.
+      constexpr std::size_t G = 8;
+      const Src0 c = src0();
+      while (b + G <= nblocks) {
+        const unsigned char* grp = static_cast<const unsigned char*>(in) + b * K * bytes;
+        int sg[G];
+        bool ok = true;
+        for (std::size_t g = 0; g < G; ++g) {
+          u32v m, mn;
+          scan(grp + g * K * bytes, K, m, mn);
+          const std::uint32_t amax = reduce_max(m);
+          // floor_scale, in_range and all_normal with the source's constants in registers.
+          const int f = static_cast<int>(amax >> c.m) - c.bias - c.emax;
+          sg[g] = f < -127 ? -127 : f;
+          ok &= (amax >= c.min_normal) & (amax < c.inf) & (static_cast<int>(amax >> c.m) - c.bias - sg[g] <= 127) &
+                !any_at_least(splat(c.min_normal - 1), mn);
+        }
+        if (!ok) break;
+        for (std::size_t g = 0; g < G; ++g) {
+          direct_block<Fpu, false, K>(dp, grp + g * K * bytes, K, sg[g], codes + (b + g) * K, acc);
+          scales[b + g] = static_cast<std::uint8_t>(sg[g] + 127);
+        }
+        b += G;
+      }
+    }
     for (; b < nblocks; ++b) {
       const void* blk = static_cast<const unsigned char*>(in) + b * k * bytes;
       u32v m, mn;

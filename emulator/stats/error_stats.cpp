@@ -217,13 +217,15 @@ ErrorStats error_stats(FormatId x_format, const void* x, const MxTensorRef& q, c
   // through f32 round as they do).
   std::vector<double> qv(n);
   dequantize_tensor(q, FormatId::f64, qv.data(), ctx, dialect, threads);
-  // L for every scale code: the element format's largest finite code, dequantized.
+  // L for every scale code: the element format's largest finite code, dequantized (under the
+  // tensor's scale format; codes beyond its width do not occur: dequantize_tensor refused them).
   const Format& ef = format(q.element);
+  const Format& sfmt = q.scale_format;
   std::array<double, 256> limit{};
-  for (int s = 0; s < 256; ++s)
+  for (int s = 0; s <= static_cast<int>(sfmt.code_mask()); ++s)
     limit[s] = std::fabs(std::bit_cast<double>(
-        dequantize_element(q.element, static_cast<std::uint8_t>(s), static_cast<std::uint8_t>(ef.max_finite_magnitude()),
-                           FormatId::f64, ctx, dialect)
+        dequantize_element(q.element, q.scale_format, static_cast<std::uint8_t>(s),
+                           static_cast<std::uint8_t>(ef.max_finite_magnitude()), FormatId::f64, ctx, dialect)
             .code));
   const Converter cx(x_format, FormatId::f64, ctx);
   const Partial p = run_ranges(n, threads, [&](std::size_t first, std::size_t last, Partial& part) {

@@ -309,9 +309,11 @@ constexpr int kScanScales[] = {-140, -130, -128, -127, -126, -20, -1, 0, 1, 20, 
 /// Builds quantize blocks of one source and element format (README 6, "quantize").
 class QuantizeBlocks {
  public:
-  QuantizeBlocks(FormatId src, FormatId element, std::size_t k)
-      : s_(format(src)),
-        e_(format(element)),
+  /// `element`: a named MX element or a runtime descriptor (mx_element_reason accepts it); every
+  /// point below is read from its descriptor, so a runtime element gets the same structure.
+  QuantizeBlocks(const Format& src, const Format& element, std::size_t k)
+      : s_(src),
+        e_(element),
         k_(k),
         emax_(element_emax(element)),
         scale_lo_(std::max(-140, min_exponent(s_) - emax_)),
@@ -568,20 +570,26 @@ class DotCase {
   Operands ops_;
 };
 
-/// The codes of one element format that dot cases use.
+/// The codes of one element format that dot cases use, read from its descriptor (a named MX
+/// element or a runtime one: e1m2, e4m3fnuz, int4, e3m4, ...).
 struct ElementCodes {
-  explicit ElementCodes(FormatId id) : f(format(id)) {}
+  explicit ElementCodes(const Format& fm) : f(fm) {}
   const Format& f;
   u64 one() const { return nearest_code(f, unpacked({1, 0}, false), Saturation::finite); }
   u64 max() const { return f.max_finite_magnitude(); }
   u64 neg(u64 c) const {
     return f.sign == SignEncoding::twos_complement ? (f.code_mask() + 1 - c) & f.code_mask() : c ^ (u64{1} << (f.width - 1));
   }
-  u64 neg_zero() const { return neg(0); }
+  /// -0, or +0 where the format has no -0 (two's complement, fnuz: its -0 code is the NaN).
+  u64 neg_zero() const { return f.has_negative_zero() ? neg(0) : 0; }
   bool has_nan() const { return f.has_nan(); }
   bool has_inf() const { return f.has_inf(); }
-  /// The quiet NaN (e4m3 0x7F, e5m2 0x7E); precondition has_nan().
-  u64 nan() const { return has_inf() ? max() + 1 + (u64{1} << (f.man_bits - 1)) : f.all_ones_magnitude(); }
+  /// The quiet NaN (e4m3 0x7F, e5m2 0x7E, e4m3fnuz 0x80: the sign bit alone); precondition
+  /// has_nan().
+  u64 nan() const {
+    if (f.specials == Specials::fnuz) return u64{1} << (f.width - 1);
+    return has_inf() ? max() + 1 + (f.man_bits ? u64{1} << (f.man_bits - 1) : 0) : f.all_ones_magnitude();
+  }
   /// e5m2's Inf 0x7C and signalling NaN 0x7D; precondition has_inf().
   u64 inf() const { return max() + 1; }
   u64 snan() const { return max() + 2; }
@@ -1193,11 +1201,13 @@ std::uint64_t write_vectors(const Evaluator& ev, const GenOptions& o, const Writ
     out.chunk();
     ++written;
   };
-  // dot: the cases are computed in batches by softmx::dot_pairs (the batched kernels, the same
-  // results as one evaluate() per case), then written in order.
-  if (h.operation == Operation::dot && !w.inputs_only) {
+  // dot and mma: the cases are computed in batches by softmx::dot_pairs / mma_pairs (the
+  // batched kernels, the same results as one evaluate() per case), then written in order.
+  if ((h.operation == Operation::dot || h.operation == Operation::mma) && !w.inputs_only) {
     const std::size_t per = layout.operands.size();
-    const std::size_t batch = std::clamp<std::size_t>((std::size_t{1} << 22) / (h.block * h.blocks), 1, 4096);
+    // About 4 Mi codes per batch (an mma header has no blocks: one vector of k per side).
+    const std::size_t codes = std::size_t{h.block} * std::max<std::size_t>(h.blocks, 1);
+    const std::size_t batch = std::clamp<std::size_t>((std::size_t{1} << 22) / codes, 1, 4096);
     std::vector<std::uint64_t> ops, res;
     std::vector<Flags> fl;
     auto flush = [&] {
@@ -1205,7 +1215,8 @@ std::uint64_t write_vectors(const Evaluator& ev, const GenOptions& o, const Writ
       if (n == 0) return;
       res.resize(n);
       fl.resize(n);
-      ev.evaluate_dots(ops, n, res, fl);
+      if (h.operation == Operation::dot) ev.evaluate_dots(ops, n, res, fl);
+      else ev.evaluate_mmas(ops, n, res);  // mma lines carry no flags
       for (std::size_t l = 0; l < n; ++l) line(std::span(ops.data() + l * per, per), std::span(res.data() + l, 1), fl[l]);
       ops.clear();
     };

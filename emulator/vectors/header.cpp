@@ -150,19 +150,17 @@ Header HeaderParser::finish(const std::string& where) const {
                               std::string(name(h.operation)));
     return kv->second;
   };
-  // A named format; convert's `from` and `to` also take any format spec (a runtime descriptor,
-  // docs/SEMANTICS.md 1.2), which the writer spells canonically.
-  auto format_of = [&](std::string_view k, bool any_spec = false) -> Format {
+  // A named format or any format spec (a runtime descriptor, docs/SEMANTICS.md 1.2), which the
+  // writer spells canonically; validate() then checks that the operation can take it (an MX
+  // element of quantize, dequantize and dot: mx_element_reason).
+  auto format_of = [&](std::string_view k) -> Format {
     const std::string& v = require(k);
     if (auto f = parse_format(v)) return format(*f);
-    if (any_spec) {
-      try {
-        return parse_format_spec(v);
-      } catch (const FormatError& e) {
-        throw bad(k, v, "a format name or spec (docs/SEMANTICS.md 1.2); " + std::string(e.what()));
-      }
+    try {
+      return parse_format_spec(v);
+    } catch (const FormatError& e) {
+      throw bad(k, v, "a format name or spec (docs/SEMANTICS.md 1.2); " + std::string(e.what()));
     }
-    throw bad(k, v, "a format name: f64 f32 f16 bf16 e4m3 e5m2 e3m2 e2m3 e2m1 int8 e8m0");
   };
 
   // Operation and layout first: they decide which keys apply.
@@ -261,8 +259,8 @@ Header HeaderParser::finish(const std::string& where) const {
       h.scale_block = static_cast<std::uint32_t>(*n);
     }
   } else {
-    h.from = format_of("from", h.operation == Operation::convert);
-    h.to = format_of("to", h.operation == Operation::convert);
+    h.from = format_of("from");
+    h.to = format_of("to");
     const std::string& d = require("dialect");
     const Dialect* dp = find_dialect(d);
     if (!dp || dp->name != d) {
@@ -343,17 +341,24 @@ void Header::validate(std::string_view where_sv) const {
       break;
     case Operation::quantize:
       if (!is_host(from)) throw fail("quantize reads f64, f32, f16 or bf16 (from = " + f + ")");
-      if (!is_mx_element(to)) throw fail("quantize writes an MX element format: e4m3 e5m2 e3m2 e2m3 e2m1 int8 (to = " + t + ")");
+      if (auto why = mx_element_reason(to)) throw fail("quantize writes an MX element format (to = " + t + "): " + *why);
       break;
     case Operation::dequantize:
-      if (!is_mx_element(from)) throw fail("dequantize reads an MX element format: e4m3 e5m2 e3m2 e2m3 e2m1 int8 (from = " + f + ")");
+      if (auto why = mx_element_reason(from)) throw fail("dequantize reads an MX element format (from = " + f + "): " + *why);
       if (!is_host(to)) throw fail("dequantize writes f64, f32, f16 or bf16 (to = " + t + ")");
       break;
     case Operation::dot:
-      if (!is_mx_element(from) || !is_mx_element(to))
-        throw fail("dot blocks hold MX element formats: e4m3 e5m2 e3m2 e2m3 e2m1 int8 (a = " + f + ", b = " + t + ")");
+      if (auto why = mx_element_reason(from)) throw fail("dot blocks hold MX element formats (a = " + f + "): " + *why);
+      if (auto why = mx_element_reason(to)) throw fail("dot blocks hold MX element formats (b = " + t + "): " + *why);
       break;
     case Operation::mma:
+      // The tensor-core models are the named formats' hardware: none takes a runtime element
+      // (dot_general refuses them under these models too).
+      for (const auto& [key, fm] : {std::pair<const char*, const Format*>{"a", &from}, {"b", &to}})
+        if (!fm->is_named())
+          throw fail(std::string("mma operands are the named MX element formats e4m3 e5m2 e3m2 e2m3 e2m1 int8: no tensor-core ") +
+                     "model takes a runtime element format (" + key + " = " + std::string(fm->name) +
+                     "; gen dot --acc exact or fp32-sequential takes it)");
       if (!is_mx_element(from) || !is_mx_element(to))
         throw fail("mma operands are MX element formats: e4m3 e5m2 e3m2 e2m3 e2m1 int8 (a = " + f + ", b = " + t + ")");
       if (accumulator != FormatId::f32 && accumulator != FormatId::f16) throw fail("the mma accumulator is f32 or f16");

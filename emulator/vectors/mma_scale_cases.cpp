@@ -87,7 +87,7 @@ struct Scales {
   /// 2^e, clamped to the format's finite range (UE4M3: 2^-9 .. 2^8).
   std::uint8_t pow2(int e) const {
     if (!ue4m3) return static_cast<std::uint8_t>(std::clamp(e + 127, 0, 254));
-    if (e >= -6) return static_cast<std::uint8_t>(std::min(e, 8) + 7) << 3;
+    if (e >= -6) return static_cast<std::uint8_t>((std::min(e, 8) + 7) << 3);
     return static_cast<std::uint8_t>(1u << std::max(e + 9, 0));  // 2^-7 0x04, 2^-8 0x02, 2^-9 0x01
   }
 };

@@ -124,6 +124,11 @@ Evaluator::Evaluator(const Header& h) : h_(h), layout_(line_layout(h)), dialect_
       case Operation::dot:
         model_ = find_accumulation_model(h.accumulation);
         if (!model_) throw InputError("unknown accumulation model '" + h.accumulation + "'");
+        {  // The model's preconditions (a runtime element under a tensor-core model, a pair whose
+           // products leave the exact accumulator's range) checked once on a zero line.
+          std::vector<std::uint64_t> ops(layout_.operands.size(), 0), res(layout_.results.size(), 0);
+          evaluate(ops, res);
+        }
         break;
       case Operation::mma:
         tc_model_ = find_tensor_core_model(h.model);
@@ -169,6 +174,42 @@ void Evaluator::evaluate_dots(std::span<const std::uint64_t> ops, std::size_t li
   go.out = h_.ctx;
   dot_pairs(gemm_rows(h_.from, lines, n * k, k, ac, as), gemm_rows(h_.to, lines, n * k, k, bc, bs), go, c, flags);
   for (std::size_t l = 0; l < lines; ++l) results[l] = c[l];
+}
+
+void Evaluator::evaluate_mmas(std::span<const std::uint64_t> ops, std::size_t lines,
+                              std::span<std::uint64_t> results) const {
+  const std::size_t per = layout_.operands.size();
+  auto one_by_one = [&] {
+    for (std::size_t l = 0; l < lines; ++l) (void)evaluate(ops.subspan(l * per, per), results.subspan(l, 1));
+  };
+  if (h_.accumulator != FormatId::f32) return one_by_one();
+  // A line: A_1..A_k, B_1..B_k, [SA_1..SA_n, SB_1..SB_n], [C] (line_layout).
+  const std::size_t k = h_.block;
+  const bool scaled = h_.scale_format != MmaScaleFormat::none;
+  const std::size_t sblock = scaled ? h_.scale_block : k, n = k / sblock;
+  std::vector<std::uint8_t> ac(lines * k), bc(lines * k), as(lines * n, 127), bs(lines * n, 127);
+  std::vector<std::uint32_t> c(lines, 0), d(lines);
+  for (std::size_t l = 0; l < lines; ++l) {
+    const std::uint64_t* o = ops.data() + l * per;
+    for (std::size_t i = 0; i < k; ++i) {
+      ac[l * k + i] = static_cast<std::uint8_t>(o[i]);
+      bc[l * k + i] = static_cast<std::uint8_t>(o[k + i]);
+    }
+    if (scaled)
+      for (std::size_t j = 0; j < n; ++j) {
+        as[l * n + j] = static_cast<std::uint8_t>(o[2 * k + j]);
+        bs[l * n + j] = static_cast<std::uint8_t>(o[2 * k + n + j]);
+      }
+    if (h_.addend) c[l] = static_cast<std::uint32_t>(o[per - 1]);
+  }
+  GemmOperand a = gemm_rows(h_.from, lines, k, sblock, ac, as), b = gemm_rows(h_.to, lines, k, sblock, bc, bs);
+  a.scale_format = b.scale_format = h_.scale_format == MmaScaleFormat::ue4m3 ? FormatId::e4m3 : FormatId::e8m0;
+  try {
+    mma_pairs(a, b, *tc_model_, scaled, c, d);
+  } catch (const std::invalid_argument&) {
+    return one_by_one();  // some line is refused: evaluate() names it
+  }
+  for (std::size_t l = 0; l < lines; ++l) results[l] = d[l];
 }
 
 Flags Evaluator::evaluate(std::span<const std::uint64_t> ops, std::span<std::uint64_t> res) const {
@@ -229,8 +270,9 @@ Flags Evaluator::evaluate(std::span<const std::uint64_t> ops, std::span<std::uin
           ca[i] = static_cast<std::uint8_t>(ops[base + 1 + i]);
           cb[i] = static_cast<std::uint8_t>(ops[base + 2 + k + i]);
         }
-        a.push_back(BlockRef{h_.from, static_cast<std::uint8_t>(ops[base]), {ca, k}});
-        b.push_back(BlockRef{h_.to, static_cast<std::uint8_t>(ops[base + 1 + k]), {cb, k}});
+        // A runtime element (FormatId::runtime) is read through its descriptor, the header's.
+        a.push_back(BlockRef{h_.from, static_cast<std::uint8_t>(ops[base]), {ca, k}, &h_.from});
+        b.push_back(BlockRef{h_.to, static_cast<std::uint8_t>(ops[base + 1 + k]), {cb, k}, &h_.to});
       }
       const Result r = dot_general(a, b, h_.ctx, *model_);
       res[0] = r.code;

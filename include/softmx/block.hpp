@@ -69,6 +69,37 @@ class ElementFormat {
   Format f_;
 };
 
+/// The format of an MX block's shared scale (BLOCKS.md 1.2). E8M0 (the default) is OCP's
+/// power-of-two scale and follows the scale rules of BLOCKS.md 1. Any other scale format is a
+/// floating-point format of at most 8 bits (a scale code is one byte): unsigned (ue4m3, NVFP4's
+/// scale; ue5m3; any `ueXmY` spec) or sign-magnitude (e4m3, as NVIDIA stores UE4M3 in an FP8
+/// byte: quantize writes only its positive codes), whose block scale is amax / max_E rounded
+/// once (RNE, saturating) into it (BLOCKS.md 1.2). Converts implicitly from a FormatId and from
+/// a Format; reads as a `const Format&`. Whether it can be a scale is checked where it is used
+/// (mx_scale_reason).
+class ScaleFormat {
+ public:
+  ScaleFormat(FormatId id = FormatId::e8m0) : f_(softmx::format(id)) {}  // NOLINT: implicit by design
+  /// Throws FormatError for a bad descriptor (canonical_format).
+  ScaleFormat(const Format& f) : f_(canonical_format(f)) {}  // NOLINT: implicit by design
+  const Format& format() const { return f_; }
+  operator const Format&() const { return f_; }  // NOLINT: implicit by design
+  /// True for E8M0 (named, or a runtime spec equal to it): BLOCKS.md 1's power-of-two scales.
+  bool is_e8m0() const { return f_.id == FormatId::e8m0; }
+  std::string_view name() const { return f_.name; }
+  friend bool operator==(const ScaleFormat& a, const ScaleFormat& b) { return a.f_ == b.f_; }
+
+ private:
+  Format f_;
+};
+
+/// Why `f` cannot be the scale format of an MX block, or nullopt when it can (BLOCKS.md 1.2):
+/// e8m0, or a floating-point format ("fixed": not an integer format; "sign": unsigned or
+/// sign-magnitude, not two's complement) of at most 8 bits ("width": scales are stored one per
+/// byte; f32, bf16 and f16 scales are not modelled) with a finite positive maximum
+/// ("specials"). The message starts with "scale_format" and names the descriptor field.
+std::optional<std::string> mx_scale_reason(const Format& f);
+
 /// Options of a block quantization. Unset fields take the dialect's defaults.
 struct BlockOptions {
   /// The element format: a named MX element format or a runtime descriptor (ElementFormat).
@@ -92,11 +123,17 @@ struct BlockOptions {
   /// the dialect's scale_overflow (clamp to scale_max, or NaN).
   int scale_min = -127;
   int scale_max = 127;
+  /// The scale format (ScaleFormat; default E8M0: every rule above). Another format takes the
+  /// scale S = RN(amax / max_E) in it and rounds each element x / S once (BLOCKS.md 1.2); then
+  /// `rule`, `custom_rule`, scale_min and scale_max must be left unset (they shape E8M0
+  /// exponents), and the dialect must scale exactly (element_scaling and dequant_scaling
+  /// exact, OCP's MXINT8): quantize refuses otherwise, naming scale_format.
+  ScaleFormat scale_format = FormatId::e8m0;
 };
 
 /// One quantized block.
 struct QuantizedBlock {
-  std::uint8_t scale = 0;              ///< E8M0 code
+  std::uint8_t scale = 0;              ///< the scale code (E8M0 unless options.scale_format)
   std::vector<std::uint8_t> codes;     ///< element codes, one per byte
   Flags flags = 0;                     ///< OR of the element flags (+ invalid for a NaN scale)
 };
@@ -140,6 +177,20 @@ Result dequantize_element(FormatId element, std::uint8_t scale, std::uint8_t cod
 Result dequantize_element(const Format& element, std::uint8_t scale, std::uint8_t code, FormatId dst,
                           const Context& ctx, const Dialect& dialect = ocp_dialect());
 
+/// Dequantizes one element under a block scale of any scale format (BLOCKS.md 2): for E8M0
+/// the function above; otherwise value(code) * value(scale) (the scale code read as
+/// `scale_format` reads it, its sign included) computed exactly and rounded once into `dst`.
+/// A NaN scale or element gives NaN (invalid when either is signalling); 0 * Inf gives NaN with
+/// invalid. Throws
+/// std::invalid_argument when mx_scale_reason(scale_format) refuses it, Unsupported when the
+/// dialect does not scale exactly (dequant_scaling, int8_integer_elements).
+Result dequantize_element(const Format& element, const ScaleFormat& scale_format, std::uint8_t scale, std::uint8_t code,
+                          FormatId dst, const Context& ctx, const Dialect& dialect = ocp_dialect());
+
+/// Why `dialect` cannot quantize or dequantize blocks with `scale_format` (E8M0 always can), or
+/// nullopt (BLOCKS.md 1.2). The message starts with "scale_format".
+std::optional<std::string> scale_format_unsupported_reason(const ScaleFormat& scale_format, const Dialect& dialect);
+
 /// Dequantizes element codes with their blocks' scales many at a time: the batch form of
 /// dequantize_element, with the same results and flags bit for bit.
 ///
@@ -161,8 +212,12 @@ class Dequantizer {
   /// descriptor equal to a named format runs as that format). Throws as above, and FormatError
   /// for a bad descriptor.
   Dequantizer(const Format& element, FormatId dst, const Context& ctx, const Dialect& dialect = ocp_dialect());
+  /// Scale codes in `scale_format` (E8M0: the constructor above). Throws as
+  /// dequantize_element(element, scale_format, ...) does.
+  Dequantizer(const Format& element, const ScaleFormat& scale_format, FormatId dst, const Context& ctx,
+              const Dialect& dialect = ocp_dialect());
 
-  /// One element: dequantize_element(element, scale, code, dst, ctx, dialect).
+  /// One element: dequantize_element(element, scale_format, scale, code, dst, ctx, dialect).
   Result operator()(std::uint8_t scale, std::uint8_t code);
 
   /// Element i < n (codes[i], one code per byte) with scale code scales[i / k] into element i
@@ -195,8 +250,10 @@ class Dequantizer {
   };
   const Row* row(std::uint8_t scale, std::size_t uses);
   const Row* shifted_row(std::uint8_t scale);
+  Result one(std::uint8_t scale, std::uint8_t code) const;  // the reference call, by scale format
 
   Format ef_;  // the element format (canonical)
+  ScaleFormat sf_;  // the scale format (E8M0: BLOCKS.md 2's 2^(S-127))
   FormatId dst_;
   Context ctx_;
   const Dialect* dialect_;
@@ -222,9 +279,10 @@ struct MxTensor {
   std::size_t axis = 0;                    ///< the blocked axis
   std::size_t block = 32;                  ///< k
   std::vector<std::size_t> scale_shape;    ///< shape with shape[axis] -> ceil(shape[axis] / k)
-  std::vector<std::uint8_t> scales;        ///< E8M0 codes, row-major in scale_shape
+  std::vector<std::uint8_t> scales;        ///< scale codes (scale_format), row-major in scale_shape
   std::vector<std::uint8_t> codes;         ///< element codes, one per byte, row-major in shape
   Flags flags = 0;
+  ScaleFormat scale_format = FormatId::e8m0;  ///< the format of `scales` (one code per byte)
 };
 
 /// Quantizes a row-major tensor of `src` codes (storage type as for quantize_block) along
@@ -240,7 +298,7 @@ MxTensor quantize_tensor(FormatId src, const void* data, std::span<const std::si
 std::vector<std::size_t> scale_shape(std::span<const std::size_t> shape, std::size_t axis, std::size_t k);
 
 /// quantize_tensor into the caller's arrays, on worker_count(threads) threads (parallel.hpp;
-/// 0: every core): `scales` receives the E8M0 codes row-major in scale_shape(shape, axis, k),
+/// 0: every core): `scales` receives the scale codes (options.scale_format) row-major in scale_shape(shape, axis, k),
 /// `codes` the element codes (one per byte) row-major in `shape`; returns the OR of the
 /// flags. The bytes and the flags are the same as quantize_tensor's for any thread count:
 /// blocks are independent, each thread runs its own quantizer over a contiguous range of
@@ -261,6 +319,7 @@ struct MxTensorRef {
   std::size_t block = 32;
   std::span<const std::uint8_t> scales;
   std::span<const std::uint8_t> codes;
+  ScaleFormat scale_format = FormatId::e8m0;  ///< the format of `scales`
 };
 
 /// Dequantizes a tensor into `dst` codes (storage type of dst), row-major in t.shape, on

@@ -52,6 +52,7 @@
 #include "softmx/dot.hpp"
 #include "softmx/flags.hpp"
 #include "softmx/format.hpp"
+#include "softmx/tensor_core.hpp"
 
 namespace softmx {
 
@@ -86,6 +87,12 @@ struct GemmOperand {
   /// ceil(k / block).
   std::size_t blocks() const { return block ? (k + block - 1) / block : 0; }
 };
+
+/// The GemmOperand::scale_format that reads the codes of MX blocks quantized with scale format
+/// `sf` (BlockOptions::scale_format, block.hpp): e8m0 for E8M0; e4m3 for UE4M3 (ue4m3, or
+/// e4m3's positive codes, which are the same values under the same codes); nullopt for any
+/// other scale format (the GEMM's models read E8M0 and UE4M3 block scales only).
+std::optional<FormatId> gemm_scale_format(const ScaleFormat& sf);
 
 /// A as an M x K row-major matrix blocked along each row: codes[i * K + t], scales
 /// M x ceil(K / block) row-major (scales[i * nb + b]); quantize_tensor along axis 1 gives this.
@@ -149,5 +156,30 @@ Flags gemm(const GemmOperand& a, const GemmOperand& b, const GemmOptions& option
 /// different numbers of vectors.
 Flags dot_pairs(const GemmOperand& a, const GemmOperand& b, const GemmOptions& options, std::span<std::uint32_t> c,
                 std::span<Flags> flags = {});
+
+/// Many independent tensor-core mma outputs at once, for the lines of `softmx gen mma` vector
+/// files: for l < A.rows (= B.rows), d[l] is the f32 accumulator code that
+///   model.mma(A.format, vector l of A, B.format, vector l of B, FormatId::f32, c[l])
+/// gives, or, when `scaled`,
+///   model.mma_scaled(A.format, vector l of A, B.format, vector l of B, A.scale_format, A.block,
+///                    A's scales of vector l, B's scales of vector l, FormatId::f32, c[l]).
+/// c[l] is C, an f32 code. Unscaled, each vector is one block whose scale code is 127 (E8M0's
+/// 1.0: the products are the elements' own) and A.block = A.k; scaled, the operands' scale
+/// codes and block are the instruction's (block = scale_block).
+///
+/// The same kernels as dot_pairs(), C being the accumulator before the first instruction
+/// (tensor_core.hpp: the chain of instructions starts from C). Outputs the kernels do not take
+/// (C NaN, Inf or subnormal; C off the accumulator grid of a model that adds C by grid
+/// additions rather than as a term of its first group; what dot_pairs() sends to the
+/// reference) run mma() / mma_scaled() itself. mma's flags are not computed: an mma vector line
+/// carries none. threads: 0 for every core; the results do not depend on it or on `kernel`.
+///
+/// Throws std::invalid_argument as gemm() does, and when c or d holds fewer than A.rows codes,
+/// an element format is a runtime one, or an unscaled operand has a scale code other than 127
+/// or a block other than k; and what mma() / mma_scaled() throw for these operands (their
+/// formats, scale format and block).
+void mma_pairs(const GemmOperand& a, const GemmOperand& b, const TensorCoreModel& model, bool scaled,
+               std::span<const std::uint32_t> c, std::span<std::uint32_t> d, unsigned threads = 0,
+               std::optional<GemmKernel> kernel = std::nullopt);
 
 }  // namespace softmx

@@ -191,8 +191,15 @@ typedef struct softmx_format {
 } softmx_format;
 
 /** Looks a format up by its spec (case-insensitive): a canonical name (f64 f32 f16 bf16 e4m3
- *  e5m2 e3m2 e2m3 e2m1 int8 e8m0) or an alias (fp32, half, bfloat16, float8_e4m3fn, fp4,
- *  mxint8, ue8m0, ...). SOFTMX_ERR_UNKNOWN_NAME for anything else. */
+ *  e5m2 e3m2 e2m3 e2m1 int8 e8m0), an alias (fp32, half, bfloat16, float8_e4m3fn, fp4,
+ *  mxint8, ue8m0, ...), or any other format spec of docs/SEMANTICS.md 1.2 (e1m2, e2m2,
+ *  e4m3fnuz, e3m4, int4, e4m3:bias=11:specials=fnuz, ...), which gives a runtime descriptor (id
+ *  SOFTMX_FORMAT_RUNTIME, name its canonical spec). The block functions (quantize, dequantize,
+ *  tensors), packing and DotGeneral (exact and fp32-sequential) serve a runtime element of at
+ *  most 8 bits (docs/BLOCKS.md 1.1); conversion and the tensor-core mma answer
+ *  SOFTMX_ERR_UNSUPPORTED for a runtime format. SOFTMX_ERR_UNKNOWN_NAME for an unknown name,
+ *  SOFTMX_ERR_INVALID_ARGUMENT for a spec with a bad field (the message names it: exp, man, bias,
+ *  specials, ...). */
 SOFTMX_API int softmx_format_lookup(const char* spec, softmx_format* format, softmx_error* err);
 /** The descriptor of a named format (SOFTMX_FORMAT_F64 .. SOFTMX_FORMAT_E8M0). */
 SOFTMX_API int softmx_format_named(int32_t id, softmx_format* format, softmx_error* err);
@@ -300,7 +307,9 @@ typedef int32_t (*softmx_scale_rule_fn)(void* user, int32_t amax_exp, uint64_t a
 
 /** Options of a block quantization (softmx::BlockOptions). */
 typedef struct softmx_block_options {
-  const softmx_format* element;  /**< the element format (an MX element format); NULL: e4m3 */
+  const softmx_format* element;  /**< the element format: an MX element format or a runtime one of at
+                                      most 8 bits (e1m2, e4m3fnuz, int4; INVALID_ARGUMENT naming the
+                                      field it cannot have); NULL: e4m3 */
   const softmx_dialect* dialect; /**< NULL: ocp */
   int32_t scale_rule;            /**< SOFTMX_SCALE_*, or SOFTMX_DEFAULT: the dialect's */
   int32_t rounding;              /**< element rounding, or SOFTMX_DEFAULT: the dialect's */
@@ -312,14 +321,24 @@ typedef struct softmx_block_options {
   size_t rbits_count;            /**< how many values rbits holds */
   softmx_scale_rule_fn custom_rule; /**< non-NULL: overrides scale_rule */
   void* custom_rule_user;           /**< passed to custom_rule */
-  uint64_t reserved[2];             /**< zero */
+  /** The block scale format (docs/BLOCKS.md 1.2): NULL or e8m0 for OCP's E8M0 scales; a named
+   *  format (e4m3: positive codes) or a runtime one (id SOFTMX_FORMAT_RUNTIME), from
+   *  softmx_format_lookup ("ue4m3", "ue5m3", ...) or filled by hand (ue4m3: width 7, exp_bits 4,
+   *  man_bits 3, bias 7, SOFTMX_SIGN_NONE, SOFTMX_SPECIALS_FN, subnormals 1): a float format of at most 8 bits whose
+   *  scale is amax / max_E rounded to nearest into it. Took the place of reserved[0]; the
+   *  struct's size is unchanged. */
+  const softmx_format* scale_format;
+#if UINTPTR_MAX == 0xFFFFFFFFu
+  uint32_t reserved_pad;            /**< zero (32-bit targets: keeps the struct's size) */
+#endif
+  uint64_t reserved[1];             /**< zero */
 } softmx_block_options;
 
 /** Defaults: e4m3 elements, the dialect's (ocp's) rule, rounding and saturation. */
 SOFTMX_API void softmx_block_options_init(softmx_block_options* options);
 
 /** Quantizes `count` values of `src` (f64, f32, f16 or bf16, in its storage type) into one
- *  block: *scale gets the E8M0 code, codes[0 .. count-1] the element codes (one per byte),
+ *  block: *scale gets the scale code (E8M0 unless options->scale_format), codes[0 .. count-1] the element codes (one per byte),
  *  *flags (may be NULL) the OR of the element flags (+ invalid for a NaN scale). options NULL:
  *  softmx_block_options_init's. */
 SOFTMX_API int softmx_quantize_block(const softmx_format* src, const void* values, size_t count,
@@ -363,6 +382,25 @@ SOFTMX_API int softmx_dequantize_tensor(const softmx_format* element, const size
                                         const uint8_t* codes, size_t code_count, const softmx_format* dst,
                                         const softmx_context* ctx, void* out, size_t out_capacity,
                                         uint8_t* flags_or, softmx_error* err);
+
+/** softmx_dequantize_element, softmx_dequantize and softmx_dequantize_tensor with scales in
+ *  `scale_format` (NULL: e8m0; otherwise as softmx_block_options.scale_format, runtime
+ *  descriptors included): value(code) * value(scale) rounded once into `dst`
+ *  (softmx::dequantize_element(element, scale_format, ...); docs/BLOCKS.md 2). A scale code
+ *  above the scale format's width fails with SOFTMX_ERR_BAD_CODE. */
+SOFTMX_API int softmx_dequantize_element_scaled(const softmx_format* element, const softmx_format* scale_format,
+                                                uint8_t scale, uint8_t code, const softmx_format* dst,
+                                                const softmx_context* ctx, uint64_t* result, uint8_t* flags,
+                                                softmx_error* err);
+SOFTMX_API int softmx_dequantize_scaled(const softmx_format* element, const softmx_format* scale_format,
+                                        const softmx_format* dst, const softmx_context* ctx, const uint8_t* scales,
+                                        const uint8_t* codes, size_t n, size_t block, void* out, uint8_t* flags,
+                                        uint8_t* flags_or, softmx_error* err);
+SOFTMX_API int softmx_dequantize_tensor_scaled(const softmx_format* element, const softmx_format* scale_format,
+                                               const size_t* shape, size_t rank, size_t axis, size_t block,
+                                               const uint8_t* scales, size_t scale_count, const uint8_t* codes,
+                                               size_t code_count, const softmx_format* dst, const softmx_context* ctx,
+                                               void* out, size_t out_capacity, uint8_t* flags_or, softmx_error* err);
 
 /** Bytes that n codes of `format` (at most 8 bits wide) take packed (docs/BLOCKS.md 4). */
 SOFTMX_API int softmx_packed_size(const softmx_format* format, size_t n, size_t* bytes, softmx_error* err);

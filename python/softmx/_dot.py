@@ -20,6 +20,14 @@ def _mx_operand(x, what: str) -> MXArray:
     return x
 
 
+def _scale_format(a: MXArray, b: MXArray, what: str) -> str:
+    """The scale format both operands share (E8M0, or UE4M3 for blackwell-mxf4/nvf4; the
+    library refuses the others)."""
+    if a.scale_format != b.scale_format:
+        raise ValueError(f"{what}: a has {a.scale_format} scales and b {b.scale_format}; they need the same scale format")
+    return a.scale_format
+
+
 def matmul(a: MXArray, b: MXArray, *, acc: str = "exact", round: Optional[str] = "rne", sat: Optional[str] = None,
            tininess: str = "after", flags: bool = False, threads: Optional[int] = None):
     """C = A x B for MX tensors, every output bit-exact: C[i, j] is DotGeneral over the blocks of
@@ -34,6 +42,9 @@ def matmul(a: MXArray, b: MXArray, *, acc: str = "exact", round: Optional[str] =
     acc: "exact" (the exact sum rounded once), "fp32-sequential" (f32 additions in order),
        "hopper-fp8-mma", "hopper-fp8-wgmma" (tensor-core models; docs/TENSOR_CORES.md):
        softmx.accumulation_models().
+       Scales: E8M0 (quantize's default), or UE4M3 (quantize(..., scale_format="ue4m3"), or
+       "e4m3") for blackwell-mxf4 and blackwell-nvf4 (kind::mxf4nvf4), which read them; any
+       other pairing raises ValueError.
     round, sat, tininess: the f32 output's rounding; sat=None is IEEE overflow to Inf (as
        `softmx dot`). The tensor-core models round their own way and ignore them.
     flags: also return the flags of each output (uint8, C's shape).
@@ -65,7 +76,8 @@ def matmul(a: MXArray, b: MXArray, *, acc: str = "exact", round: Optional[str] =
     bc, bsc = (b.codes, b.scales) if b.ndim == 2 else (b.codes.reshape(-1, 1), b.scales.reshape(-1, 1))
     c, fl, _ = _softmx.matmul(asc, ac, a.element, bsc, bc, b.element, a.block, name_arg(acc, "acc"),
                               name_arg(round, "round", True), name_arg(sat, "sat", True),
-                              name_arg(tininess, "tininess"), bool(flags), threads_arg(threads))
+                              name_arg(tininess, "tininess"), bool(flags), threads_arg(threads),
+                              _scale_format(a, b, "matmul"))
     c = c.view(np.float32)
     if a.ndim == 1 or b.ndim == 1:
         shape = (() if a.ndim == 1 else (c.shape[0],)) + (() if b.ndim == 1 else (c.shape[1],))
@@ -93,6 +105,7 @@ def dot(a: MXArray, b: MXArray, *, acc: str = "exact", round: Optional[str] = "r
                          f"block {a.block} and {b.shape} axis {b.axis} block {b.block}")
     c, fl, _ = _softmx.dot(a.scales, a.codes, a.element, b.scales, b.codes, b.element, a.axis, a.block,
                            name_arg(acc, "acc"), name_arg(round, "round", True), name_arg(sat, "sat", True),
-                           name_arg(tininess, "tininess"), bool(flags), threads_arg(threads))
+                           name_arg(tininess, "tininess"), bool(flags), threads_arg(threads),
+                           _scale_format(a, b, "dot"))
     c = c.view(np.float32)
     return (c, fl) if flags else c

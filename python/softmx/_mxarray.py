@@ -29,34 +29,39 @@ def _readonly(a: np.ndarray) -> np.ndarray:
 
 
 class MXArray:
-    """A tensor quantized into blocks along one axis: MX (E8M0 scales) or NVFP4 (E4M3 scales
-    and an f32 per-tensor scale). docs/BLOCKS.md is the specification.
+    """A tensor quantized into blocks along one axis: MX (E8M0 scales, or another scale format:
+    ue4m3, ue5m3, ...) or NVFP4 (E4M3 scales and an f32 per-tensor scale). docs/BLOCKS.md is the
+    specification.
 
     Attributes (read-only):
       codes    uint8 array of the data's shape: one element code per byte (low bits);
       scales   uint8 array: the block scales, row-major in the data's shape with the blocked
-               axis shortened to ceil(n / block) (E8M0 codes; E4M3 codes for NVFP4);
+               axis shortened to ceil(n / block) (codes of scale_format; E4M3 codes for NVFP4);
       shape, ndim, size; axis (non-negative), block (k);
       format   the element format's name ("e4m3"), or "nvfp4";
-      element  the element format ("e2m1" for NVFP4); scale_format "e8m0" or "e4m3";
+      element  the element format ("e2m1" for NVFP4);
+      scale_format  the scales' format: "e8m0" (default), a spec such as "ue4m3" or "ue5m3"
+               (docs/BLOCKS.md 1.2), or "e4m3" for NVFP4;
       dialect  the dialect it was quantized under (dequantize uses its rules);
       flags    the OR of the exception flags raised while quantizing (0 when built from parts);
       encode_scale, global_amax  NVFP4's f32 per-tensor encode scale and amax (None for MX).
 
     Made by softmx.quantize, or from parts (codes and scales from a file or another tool):
 
-        MXArray(scales, codes, "e4m3", axis=-1, block=32, dialect="ocp")
+        MXArray(scales, codes, "e4m3", axis=-1, block=32, dialect="ocp", scale_format="e8m0")
         MXArray(scales, codes, "nvfp4", axis=-1, encode_scale=..., global_amax=...)
 
     The parts are checked (shapes, code ranges) and copied.
     """
 
     __slots__ = ("_scales", "_codes", "_format", "_element", "_axis", "_block", "_dialect", "_flags",
-                 "_encode_scale", "_global_amax")
+                 "_encode_scale", "_global_amax", "_scale_format")
 
     def __init__(self, scales, codes, format: str, *, axis: int = -1, block: Optional[int] = None,
-                 dialect: str = "ocp", encode_scale: Optional[float] = None, global_amax: Optional[float] = None):
+                 dialect: str = "ocp", encode_scale: Optional[float] = None, global_amax: Optional[float] = None,
+                 scale_format: Optional[str] = None):
         format = name_arg(format, "format")
+        scale_format = name_arg(scale_format, "scale_format", True)
         nvfp4 = format.lower() == _NVFP4
         element = "e2m1" if nvfp4 else format_info(format).name
         if not nvfp4 and not format_info(element).is_element:
@@ -72,12 +77,17 @@ class MXArray:
         if nvfp4 and block != 16:
             raise ValueError(f"nvfp4 blocks hold 16 elements, got block={block}")
         ax = normalize_axis(axis, c.ndim)
-        s, _ = as_codes(scales, "e8m0" if not nvfp4 else "e4m3", "scales")
+        if nvfp4 and scale_format is not None and format_info(scale_format).name != "e4m3":
+            raise ValueError(f"nvfp4 scales are E4M3 by its recipe; scale_format={scale_format!r} does not apply")
+        sfmt = "e4m3" if nvfp4 else _softmx.scale_format_name(scale_format or "e8m0")
+        s, _ = as_codes(scales, sfmt, "scales")
         want = tuple(_softmx.scale_shape(list(c.shape), ax, block))
         if s.shape != want:
             raise ValueError(f"scales has shape {s.shape}; codes of shape {c.shape} blocked along axis {ax} in blocks "
                              f"of {block} need scales of shape {want}")
         _softmx.check_codes(c, element, "codes")
+        if not nvfp4:
+            _softmx.check_codes(s, sfmt, "scales")
         self._scales = _readonly(np.array(s, dtype=np.uint8, order="C", copy=True))
         self._codes = _readonly(c)
         self._format = _NVFP4 if nvfp4 else element
@@ -86,6 +96,7 @@ class MXArray:
         self._block = block
         self._dialect = dialect_info(name_arg(dialect, "dialect")).name
         self._flags = 0
+        self._scale_format = sfmt
         if nvfp4:
             if encode_scale is None:
                 raise ValueError("an nvfp4 MXArray needs encode_scale= (the f32 per-tensor encode scale S_enc)")
@@ -100,8 +111,10 @@ class MXArray:
             self._global_amax = None
 
     @classmethod
-    def _make(cls, scales, codes, fmt, element, axis, block, dialect, flags, encode_scale=None, global_amax=None):
+    def _make(cls, scales, codes, fmt, element, axis, block, dialect, flags, encode_scale=None, global_amax=None,
+              scale_format="e8m0"):
         self = cls.__new__(cls)
+        self._scale_format = "e4m3" if fmt == _NVFP4 else scale_format
         self._scales = _readonly(scales)
         self._codes = _readonly(codes)
         self._format = fmt
@@ -125,7 +138,7 @@ class MXArray:
     element = property(lambda self: self._element)
     dialect = property(lambda self: self._dialect)
     flags = property(lambda self: self._flags)
-    scale_format = property(lambda self: "e4m3" if self._format == _NVFP4 else "e8m0")
+    scale_format = property(lambda self: self._scale_format)
 
     @property
     def encode_scale(self) -> Optional[float]:
@@ -137,13 +150,16 @@ class MXArray:
 
     def __repr__(self) -> str:
         extra = f", encode_scale={self.encode_scale!r}" if self._format == _NVFP4 else ""
+        if self._format != _NVFP4 and self._scale_format != "e8m0":
+            extra = f", scale_format={self._scale_format!r}"
         return (f"MXArray(format={self._format!r}, shape={self.shape}, axis={self._axis}, block={self._block}, "
                 f"dialect={self._dialect!r}{extra})")
 
     def dequantize(self, dtype=np.float32, *, round: Optional[str] = "rne", sat: Optional[str] = None,
                    tininess: str = "after", flags: bool = False, threads: Optional[int] = None,
                    nvfp4_dequantization: str = "exact"):
-        """The values: value(code) * 2^(scale - 127) for MX, element * S_dec / S_enc for NVFP4,
+        """The values: value(code) * 2^(scale - 127) for MX (value(code) * value(scale) for another
+        scale_format), element * S_dec / S_enc for NVFP4,
         computed exactly and rounded once into `dtype` (docs/BLOCKS.md 2 and 6) under the array's
         dialect.
 
@@ -166,7 +182,8 @@ class MXArray:
                 raise ValueError("nvfp4_dequantization applies to nvfp4 arrays only")
             out, fl = _softmx.dequantize(self._scales, self._codes, self._element, self._axis, self._block, dst,
                                          name_arg(round, "round", True), name_arg(sat, "sat", True),
-                                         name_arg(tininess, "tininess"), self._dialect, threads_arg(threads))
+                                         name_arg(tininess, "tininess"), self._dialect, threads_arg(threads),
+                                         self._scale_format)
         values = as_values(out, dst)
         return (values, fl) if flags else values
 
@@ -184,7 +201,8 @@ def quantize(x, to: str, *, block: Optional[int] = None, axis: int = -1, scale: 
              dialect: str = "ocp", round: Optional[str] = None, sat: Optional[str] = None, tininess: str = "after",
              rbits: Optional[int] = None, random=None, src: Optional[str] = None,
              global_amax: Optional[float] = None, nvfp4_multiplier: str = "reciprocal-product",
-             nvfp4_stochastic: str = "rs", threads: Optional[int] = None) -> MXArray:
+             nvfp4_stochastic: str = "rs", threads: Optional[int] = None,
+             scale_format: Optional[str] = None) -> MXArray:
     """Quantizes `x` into MX blocks along `axis` (OCP MX v1.0; docs/BLOCKS.md 1 and 3).
 
     x: float64, float32 or float16 data, or bf16 as uint16 bits with src="bf16" (any array
@@ -209,6 +227,11 @@ def quantize(x, to: str, *, block: Optional[int] = None, axis: int = -1, scale: 
         rounding with rbits random bits, a model of cvt.rs) or "software" (TE's software fallback,
         the low 8 bits of each random value).
     threads: worker threads; None uses every core. The result does not depend on it.
+    scale_format: the block scales' format (docs/BLOCKS.md 1.2): None or "e8m0" (OCP's power of
+        two, the scale rules above), or a float spec of at most 8 bits: "ue4m3" (NVFP4's scale
+        format), "ue5m3", "e4m3" (positive codes only), ... Then the scale is amax / max_E rounded
+        to nearest (saturating) into it, each element x / scale rounded once; scale= must be
+        None and the dialect must scale exactly (ValueError otherwise). Not for nvfp4.
 
     Returns an MXArray (its .flags: the OR of the element flags).
     """
@@ -229,6 +252,8 @@ def quantize(x, to: str, *, block: Optional[int] = None, axis: int = -1, scale: 
             raise ValueError("nvfp4 elements are converted with satfinite; sat='none' does not apply")
         if dialect != "ocp":
             raise ValueError("nvfp4 follows TransformerEngine's arithmetic; dialect= does not apply")
+        if scale_format is not None:
+            raise ValueError("nvfp4 has its own scale format (E4M3 by its recipe); scale_format= does not apply")
         ga = None if global_amax is None else float(global_amax)
         s, c, amax_bits, enc_bits, fl = _softmx.quantize_nvfp4(codes, src_name, ax, name_arg(round, "round", True),
                                                                 rbits, rnd, ga,
@@ -240,11 +265,12 @@ def quantize(x, to: str, *, block: Optional[int] = None, axis: int = -1, scale: 
     if block is None:
         block = 32
     element = format_info(to).name
+    sfmt = _softmx.scale_format_name(name_arg(scale_format, "scale_format", True) or "e8m0")
     s, c, fl = _softmx.quantize(codes, src_name, to, ax, block, name_arg(scale, "scale", True),
                                 name_arg(round, "round", True), name_arg(sat, "sat", True),
                                 name_arg(tininess, "tininess"), name_arg(dialect, "dialect"), rbits, rnd,
-                                threads_arg(threads))
-    return MXArray._make(s, c, element, element, ax, block, dialect_info(dialect).name, int(fl))
+                                threads_arg(threads), sfmt)
+    return MXArray._make(s, c, element, element, ax, block, dialect_info(dialect).name, int(fl), scale_format=sfmt)
 
 
 def fake_quantize(x, to: str, *, dtype=None, **options):

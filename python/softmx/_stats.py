@@ -98,6 +98,9 @@ def error_stats(x, q, *, src: Optional[str] = None, q_src: Optional[str] = None,
         if q.format == "nvfp4":
             d = _softmx.error_stats_nvfp4(xc, xs, q.scales, q.codes, q.axis, q._encode_scale, q._global_amax, t)
         else:
+            if q.scale_format != "e8m0":
+                raise ValueError(f"error_stats takes MX arrays with E8M0 scales (or nvfp4); q has {q.scale_format} "
+                                 f"scales (not modelled here yet)")
             d = _softmx.error_stats_mx(xc, xs, q.scales, q.codes, q.element, q.axis, q.block, q.dialect, t)
     else:
         qc, qs = as_codes(q, q_src, "q")

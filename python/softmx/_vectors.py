@@ -90,6 +90,7 @@ def gen(operation: str, *, src: Optional[str] = None, to: Optional[str] = None, 
         tininess: Optional[str] = None, dialect: Optional[str] = None, rbits: Optional[int] = None, level: int = 1,
         seed: int = 1, count: Optional[int] = None, inputs_only: bool = False, export: Optional[str] = None,
         accumulator: Optional[str] = None, addend: Optional[bool] = None, model: Optional[str] = None,
+        scale_format: Optional[str] = None, scale_block: Optional[int] = None,
         out: Optional[PathLike] = None) -> GenResult:
     """Test vectors with softmx's results: `softmx gen OPERATION` (vectors/README.md section 6).
 
@@ -100,8 +101,15 @@ def gen(operation: str, *, src: Optional[str] = None, to: Optional[str] = None, 
                     sat, tininess, dialect, rbits: unset ones are the dialect's block defaults
         dequantize  src (element), to (host, default f32), round, sat, tininess, dialect
         dot         a, b (elements), block (32), blocks (1), acc ("exact"), round, sat ("none"), tininess
-        mma         a, b (elements), block (32), accumulator ("f32"), addend (True), model
-                    ("hopper-fp8-mma")
+        mma         a, b (named elements), block (the model's K: 32, 64 for the GST models),
+                    accumulator ("f32"), addend (True), model ("hopper-fp8-mma"), scale_format
+                    ("none", "ue8m0" or "ue4m3"; default the model's: ue8m0 for blackwell-mxf8f6f4
+                    and blackwell-mxf4, ue4m3 for blackwell-nvf4, else none), scale_block (the
+                    products per scale: the model's 32 or 16, at most block; must divide block)
+    An element ("to" of quantize, "src" of dequantize, "a" and "b" of dot) is a named MX element
+    format or any runtime spec of at most 8 bits (e1m2, e2m2, e4m3fnuz, int4,
+    "e4m3:bias=11:specials=fnuz", ...; docs/SEMANTICS.md 1.2); the header names its canonical
+    spec. mma takes the named elements only (no tensor-core model takes a runtime one).
     and for all: level (1 or 2), seed (0..2**64-1), count (level 2's random cases),
     inputs_only (operands only), export ("readmemh").
     out: the file to write (atomically, as the CLI's -o; its bytes are the CLI's). None: the
@@ -125,7 +133,8 @@ def gen(operation: str, *, src: Optional[str] = None, to: Optional[str] = None, 
                 rbits=_uint_arg(rbits, "rbits"), level=int(level), seed=seed, count=_uint_arg(count, "count"),
                 inputs_only=_bool_arg(inputs_only, "inputs_only"), export=name_arg(export, "export", True),
                 accumulator=name_arg(accumulator, "accumulator", True), addend=_bool_arg(addend, "addend", True),
-                model=name_arg(model, "model", True))
+                model=name_arg(model, "model", True), scale_format=name_arg(scale_format, "scale_format", True),
+                scale_block=_uint_arg(scale_block, "scale_block"))
     if path is not None:
         r = _softmx.gen(op, path, **args)
         return GenResult(r["cases"], r["header"], r["description"], path, None)

@@ -25,17 +25,29 @@ py::array from_vector(const std::vector<std::uint8_t>& v, const std::vector<std:
   return a;
 }
 
+/// The scale format named by `scale_format=` (BLOCKS.md 1.2): e8m0, ue4m3, ue5m3, e4m3, ...
+ScaleFormat scale_format_arg(const std::string& spec) {
+  const Format f = format_spec_arg("scale_format", spec);
+  if (auto why = mx_scale_reason(f)) throw py::value_error("scale_format '" + spec + "': " + *why);
+  return f;
+}
+
 /// MX quantization of x (storage of src) along axis in blocks of `block`.
 /// Returns (scales, codes, flags).
 py::tuple quantize_array(const py::array& x, const std::string& src, const std::string& to, long axis,
                          std::size_t block, const std::optional<std::string>& scale,
                          const std::optional<std::string>& round, const std::optional<std::string>& sat,
                          const std::string& tininess, const std::string& dialect_name, std::optional<unsigned> rbits,
-                         const std::optional<py::array>& random, long threads) {
+                         const std::optional<py::array>& random, long threads, const std::string& scale_format) {
   const FormatId s = host_format_arg("src", src);
   BlockOptions o;
   o.element = mx_element_arg("to", to);
   o.dialect = &dialect_arg(dialect_name);
+  o.scale_format = scale_format_arg(scale_format);
+  if (auto why = scale_format_unsupported_reason(o.scale_format, *o.dialect)) throw py::value_error(*why);
+  if (scale && !o.scale_format.is_e8m0())
+    throw py::value_error("scale='" + *scale + "' chooses an E8M0 exponent; with scale_format='" + scale_format +
+                          "' the scale is amax / max_E rounded to nearest (docs/BLOCKS.md 1.2): leave scale=None");
   if (scale) o.rule = scale_rule_arg(*scale);
   if (round) o.rounding = rounding_arg("round", *round);
   if (sat) o.saturation = saturation_arg("sat", *sat);
@@ -85,8 +97,9 @@ py::tuple quantize_array(const py::array& x, const std::string& src, const std::
 py::tuple dequantize_array(const py::array& scales, const py::array& codes, const std::string& element, long axis,
                            std::size_t block, const std::string& to, const std::optional<std::string>& round,
                            const std::optional<std::string>& sat, const std::string& tininess,
-                           const std::string& dialect_name, long threads) {
+                           const std::string& dialect_name, long threads, const std::string& scale_format) {
   const Format e = mx_element_arg("format", element);
+  const ScaleFormat sf = scale_format_arg(scale_format);
   const FormatId d = host_format_arg("dtype", to);
   const Dialect& dialect = dialect_arg(dialect_name);
   const Context ctx = conversion_context(d, dialect, round, sat, tininess, std::nullopt);
@@ -98,7 +111,8 @@ py::tuple dequantize_array(const py::array& scales, const py::array& codes, cons
   py::array out = new_array(shape, storage_bytes(d));
   const MxTensorRef t{e, shape, static_cast<std::size_t>(axis), block,
                       std::span(static_cast<const std::uint8_t*>(scales.data()), static_cast<std::size_t>(scales.size())),
-                      std::span(static_cast<const std::uint8_t*>(codes.data()), static_cast<std::size_t>(codes.size()))};
+                      std::span(static_cast<const std::uint8_t*>(codes.data()), static_cast<std::size_t>(codes.size())),
+                      sf};
   void* optr = out.mutable_data();
   const unsigned nthreads = threads_arg(threads);
   Flags flags = 0;
@@ -257,10 +271,10 @@ py::array unpack_rows(const py::array& packed, const std::string& fmt, std::size
 void bind_block(py::module_& m) {
   m.def("quantize", &quantize_array, py::arg("x"), py::arg("src"), py::arg("to"), py::arg("axis"), py::arg("block"),
         py::arg("scale"), py::arg("round"), py::arg("sat"), py::arg("tininess"), py::arg("dialect"), py::arg("rbits"),
-        py::arg("random"), py::arg("threads"));
+        py::arg("random"), py::arg("threads"), py::arg("scale_format") = "e8m0");
   m.def("dequantize", &dequantize_array, py::arg("scales"), py::arg("codes"), py::arg("format"), py::arg("axis"),
         py::arg("block"), py::arg("to"), py::arg("round"), py::arg("sat"), py::arg("tininess"), py::arg("dialect"),
-        py::arg("threads"));
+        py::arg("threads"), py::arg("scale_format") = "e8m0");
   m.def("quantize_nvfp4", &quantize_nvfp4_array, py::arg("x"), py::arg("src"), py::arg("axis"), py::arg("round"),
         py::arg("rbits"), py::arg("random"), py::arg("global_amax"), py::arg("multiplier"), py::arg("stochastic"));
   m.def("dequantize_nvfp4", &dequantize_nvfp4_array, py::arg("scales"), py::arg("codes"), py::arg("axis"),
@@ -268,6 +282,9 @@ void bind_block(py::module_& m) {
         py::arg("tininess"), py::arg("form"));
   m.def("pack", &pack_rows, py::arg("codes"), py::arg("format"));
   m.def("unpack", &unpack_rows, py::arg("packed"), py::arg("format"), py::arg("count"));
+  // The canonical name of a scale format (ValueError naming the field when it cannot be one).
+  m.def("scale_format_name", [](const std::string& spec) { return std::string(scale_format_arg(spec).name()); },
+        py::arg("spec"));
   m.def("scale_shape", [](const std::vector<std::size_t>& shape, std::size_t axis, std::size_t k) {
     return scale_shape(shape, axis, k);
   });

@@ -31,6 +31,18 @@ GemmOptions gemm_options(const std::string& acc, const std::optional<std::string
   return o;
 }
 
+/// The GemmOperand::scale_format of MX arrays quantized with scale format `spec` (their
+/// MXArray.scale_format): e8m0, or UE4M3 (ue4m3 / e4m3) for the models that read it.
+FormatId gemm_scale_arg(const std::string& what, const std::string& spec) {
+  const Format f = format_spec_arg("scale_format", spec);
+  if (auto why = mx_scale_reason(f)) throw py::value_error(what + ": scale_format '" + spec + "': " + *why);
+  const std::optional<FormatId> sf = gemm_scale_format(ScaleFormat(f));
+  if (!sf)
+    throw py::value_error(what + ": scale_format '" + spec +
+                          "': matmul and dot read E8M0 or UE4M3 (ue4m3, e4m3) block scales only");
+  return *sf;
+}
+
 std::string shape_text(const std::vector<std::size_t>& s) {
   std::string t = "(";
   for (std::size_t i = 0; i < s.size(); ++i) t += (i ? ", " : "") + std::to_string(s[i]);
@@ -74,8 +86,9 @@ py::tuple matmul_arrays(const py::array& a_scales, const py::array& a_codes, con
                         const py::array& b_scales, const py::array& b_codes, const std::string& b_format,
                         std::size_t block, const std::string& acc, const std::optional<std::string>& round,
                         const std::optional<std::string>& sat, const std::string& tininess, bool want_flags,
-                        long threads) {
+                        long threads, const std::string& scale_format) {
   const Format fa = mx_element_arg("a's format", a_format), fb = mx_element_arg("b's format", b_format);
+  const FormatId sf = gemm_scale_arg("matmul", scale_format);
   const GemmOptions opt = gemm_options(acc, round, sat, tininess, threads);
   for (const py::array* x : {&a_scales, &a_codes, &b_scales, &b_codes}) require_storage(*x, 1, "matmul operand");
   const auto as = shape_of(a_codes), bs = shape_of(b_codes);
@@ -93,8 +106,9 @@ py::tuple matmul_arrays(const py::array& a_scales, const py::array& a_codes, con
   if (K == 0 && M * N != 0) throw py::value_error("matmul: K = 0 (a dot product needs at least one block)");
   Outputs out({M, N}, want_flags);
   if (M * N == 0) return out.result(0);  // gemm() takes at least one vector a side
-  const GemmOperand a = gemm_rows(fa, M, K, block, bytes_of(a_codes), bytes_of(a_scales));
-  const GemmOperand b = gemm_columns(fb, K, N, block, bytes_of(b_codes), bytes_of(b_scales));
+  GemmOperand a = gemm_rows(fa, M, K, block, bytes_of(a_codes), bytes_of(a_scales));
+  GemmOperand b = gemm_columns(fb, K, N, block, bytes_of(b_codes), bytes_of(b_scales));
+  a.scale_format = b.scale_format = sf;
   return out.result(without_gil([&] { return gemm(a, b, opt, out.cs, out.fs); }));
 }
 
@@ -105,8 +119,14 @@ py::tuple matmul_arrays(const py::array& a_scales, const py::array& a_codes, con
 py::tuple dot_arrays(const py::array& a_scales, const py::array& a_codes, const std::string& a_format,
                      const py::array& b_scales, const py::array& b_codes, const std::string& b_format, long axis,
                      std::size_t block, const std::string& acc, const std::optional<std::string>& round,
-                     const std::optional<std::string>& sat, const std::string& tininess, bool want_flags, long threads) {
+                     const std::optional<std::string>& sat, const std::string& tininess, bool want_flags, long threads,
+                     const std::string& scale_format) {
   const Format fa = mx_element_arg("a's format", a_format), fb = mx_element_arg("b's format", b_format);
+  const FormatId sf = gemm_scale_arg("dot", scale_format);
+  auto scaled = [sf](GemmOperand o) {
+    o.scale_format = sf;
+    return o;
+  };
   const GemmOptions opt = gemm_options(acc, round, sat, tininess, threads);
   for (const py::array* x : {&a_scales, &a_codes, &b_scales, &b_codes}) require_storage(*x, 1, "dot operand");
   const auto shape = shape_of(a_codes);
@@ -132,11 +152,13 @@ py::tuple dot_arrays(const py::array& a_scales, const py::array& a_codes, const 
   if (lines == 0) return out.result(0);
   return out.result(without_gil([&] {
     if (inner == 1)  // lines are rows (o, :)
-      return dot_pairs(gemm_rows(fa, lines, len, block, bytes_of(a_codes), bytes_of(a_scales)),
-                       gemm_rows(fb, lines, len, block, bytes_of(b_codes), bytes_of(b_scales)), opt, out.cs, out.fs);
+      return dot_pairs(scaled(gemm_rows(fa, lines, len, block, bytes_of(a_codes), bytes_of(a_scales))),
+                       scaled(gemm_rows(fb, lines, len, block, bytes_of(b_codes), bytes_of(b_scales))), opt, out.cs,
+                       out.fs);
     if (outer == 1)  // lines are columns (:, n)
-      return dot_pairs(gemm_columns(fa, len, lines, block, bytes_of(a_codes), bytes_of(a_scales)),
-                       gemm_columns(fb, len, lines, block, bytes_of(b_codes), bytes_of(b_scales)), opt, out.cs, out.fs);
+      return dot_pairs(scaled(gemm_columns(fa, len, lines, block, bytes_of(a_codes), bytes_of(a_scales))),
+                       scaled(gemm_columns(fb, len, lines, block, bytes_of(b_codes), bytes_of(b_scales))), opt, out.cs,
+                       out.fs);
     // Line (o, n) of an (outer, len, inner) tensor as row o * inner + n of a (lines, len) copy.
     auto rows = [&](const py::array& x, std::size_t n) {
       const auto* p = static_cast<const std::uint8_t*>(x.data());
@@ -147,8 +169,8 @@ py::tuple dot_arrays(const py::array& a_scales, const py::array& a_codes, const 
       return r;
     };
     const auto ac = rows(a_codes, len), as = rows(a_scales, nb), bc = rows(b_codes, len), bs = rows(b_scales, nb);
-    return dot_pairs(gemm_rows(fa, lines, len, block, ac, as), gemm_rows(fb, lines, len, block, bc, bs), opt, out.cs,
-                     out.fs);
+    return dot_pairs(scaled(gemm_rows(fa, lines, len, block, ac, as)), scaled(gemm_rows(fb, lines, len, block, bc, bs)),
+                     opt, out.cs, out.fs);
   }));
 }
 
@@ -157,10 +179,10 @@ py::tuple dot_arrays(const py::array& a_scales, const py::array& a_codes, const 
 void bind_dot(py::module_& m) {
   m.def("matmul", &matmul_arrays, py::arg("a_scales"), py::arg("a_codes"), py::arg("a_format"), py::arg("b_scales"),
         py::arg("b_codes"), py::arg("b_format"), py::arg("block"), py::arg("acc"), py::arg("round"), py::arg("sat"),
-        py::arg("tininess"), py::arg("flags"), py::arg("threads"));
+        py::arg("tininess"), py::arg("flags"), py::arg("threads"), py::arg("scale_format") = "e8m0");
   m.def("dot", &dot_arrays, py::arg("a_scales"), py::arg("a_codes"), py::arg("a_format"), py::arg("b_scales"),
         py::arg("b_codes"), py::arg("b_format"), py::arg("axis"), py::arg("block"), py::arg("acc"), py::arg("round"),
-        py::arg("sat"), py::arg("tininess"), py::arg("flags"), py::arg("threads"));
+        py::arg("sat"), py::arg("tininess"), py::arg("flags"), py::arg("threads"), py::arg("scale_format") = "e8m0");
 }
 
 }  // namespace softmx::py_binding

@@ -142,17 +142,30 @@ void set_context(Header& h, const Conversion& c) {
   h.dialect = std::string(c.dialect->name);
 }
 
-FormatId element_arg(const char* argument, const Opt& v, const char* role) {
+/// An MX element: a named one or a runtime spec of at most 8 bits (e1m2, e4m3fnuz, int4, ...);
+/// ValueError naming the argument and the failing field (mx_element_arg).
+Format element_arg(const char* argument, const Opt& v, const char* role) {
   if (!v)
-    throw py::value_error(std::string("missing ") + argument + "=FORMAT (" + role + ": e4m3, e5m2, e3m2, e2m3, e2m1 or int8)");
-  return element_format_arg(argument, *v);
+    throw py::value_error(std::string("missing ") + argument + "=FORMAT (" + role +
+                          ": e4m3, e5m2, e3m2, e2m3, e2m1, int8 or a runtime spec such as e1m2, e4m3fnuz, int4)");
+  return mx_element_arg(argument, *v);
+}
+
+/// mma's operands: no tensor-core model takes a runtime element (as the CLI's gen mma).
+Format mma_element_arg(const char* argument, const Opt& v, const char* role) {
+  const Format f = element_arg(argument, v, role);
+  if (!f.is_named())
+    throw py::value_error(std::string(argument) + "=" + quoted_arg(std::string(f.name)) +
+                          ": no tensor-core model takes a runtime element format (the models are the named formats' "
+                          "hardware: e4m3, e5m2, e3m2, e2m3, e2m1, int8); gen('dot', acc='exact' or 'fp32-sequential') takes it");
+  return f;
 }
 
 /// Everything gen takes; None is "not given" (the CLI's option absent).
 struct GenArgs {
   std::string operation;
-  Opt src, to, a, b, acc, scale, round, sat, tininess, dialect, accumulator, model, exportf;
-  std::optional<std::uint64_t> block, blocks, count;
+  Opt src, to, a, b, acc, scale, round, sat, tininess, dialect, accumulator, model, exportf, scale_format;
+  std::optional<std::uint64_t> block, blocks, count, scale_block;
   std::optional<unsigned> rbits;
   std::optional<bool> addend;
   int level = 1;
@@ -182,6 +195,8 @@ std::vector<std::string> given_options(const GenArgs& g) {
   add("accumulator", g.accumulator.has_value());
   add("addend", g.addend.has_value());
   add("model", g.model.has_value());
+  add("scale_format", g.scale_format.has_value());
+  add("scale_block", g.scale_block.has_value());
   return r;
 }
 
@@ -191,7 +206,7 @@ std::vector<std::string> own_options(Operation op) {
     case Operation::quantize: return {"src", "to", "block", "scale", "round", "sat", "tininess", "dialect", "rbits"};
     case Operation::dequantize: return {"src", "to", "round", "sat", "tininess", "dialect"};
     case Operation::dot: return {"a", "b", "block", "blocks", "acc", "round", "sat", "tininess"};
-    case Operation::mma: return {"a", "b", "block", "accumulator", "addend", "model"};
+    case Operation::mma: return {"a", "b", "block", "accumulator", "addend", "model", "scale_format", "scale_block"};
   }
   return {};
 }
@@ -248,18 +263,41 @@ Header gen_header(Operation op, const GenArgs& g) {
       break;
     }
     case Operation::mma: {
-      h.from = element_arg("a", g.a, "A's element format");
-      h.to = element_arg("b", g.b, "B's element format");
-      h.block = static_cast<std::uint32_t>(count_arg("block", g.block, 32, 4096));
+      h.from = mma_element_arg("a", g.a, "A's element format");
+      h.to = mma_element_arg("b", g.b, "B's element format");
+      h.model = g.model.value_or("hopper-fp8-mma");
+      const TensorCoreModel* model = find_tensor_core_model(h.model);
+      if (!model)
+        throw py::value_error("unknown tensor-core model " + quoted_arg(h.model) + " for model (expected " +
+                              tensor_core_model_names() + ")");
+      // The model's K and block scales by default, as the CLI's gen mma (vec::mma_shape_defaults).
+      const vec::MmaShapeDefaults d = vec::mma_shape_defaults(*model);
+      h.block = static_cast<std::uint32_t>(count_arg("block", g.block, d.block, 4096));
+      h.scale_format = d.scale_format;
+      if (g.scale_format) {
+        if (*g.scale_format == "none") h.scale_format = vec::MmaScaleFormat::none;
+        else if (*g.scale_format == "ue8m0") h.scale_format = vec::MmaScaleFormat::ue8m0;
+        else if (*g.scale_format == "ue4m3") h.scale_format = vec::MmaScaleFormat::ue4m3;
+        else
+          throw py::value_error("scale_format must be 'none', 'ue8m0' or 'ue4m3' (the format of the block scales), got " +
+                                quoted_arg(*g.scale_format));
+      }
+      if (h.scale_format == vec::MmaScaleFormat::none) {
+        if (g.scale_block)
+          throw py::value_error("scale_block applies only to a block-scaled mma (scale_format 'ue8m0' or 'ue4m3')");
+        h.scale_block = 0;
+      } else {
+        const std::uint32_t fallback = d.scale_block ? d.scale_block : 32;
+        h.scale_block = static_cast<std::uint32_t>(count_arg("scale_block", g.scale_block, std::min(fallback, h.block), 4096));
+        if (h.block % h.scale_block != 0)
+          throw py::value_error("scale_block " + std::to_string(h.scale_block) + " must divide block " +
+                                std::to_string(h.block) + " (each scale covers scale_block consecutive products)");
+      }
       const std::string acc = g.accumulator.value_or("f32");
       if (acc != "f32" && acc != "f16")
         throw py::value_error("accumulator must be 'f32' or 'f16' (the format of C and D), got " + quoted_arg(acc));
       h.accumulator = acc == "f32" ? FormatId::f32 : FormatId::f16;
       h.addend = g.addend.value_or(true);
-      h.model = g.model.value_or("hopper-fp8-mma");
-      if (!find_tensor_core_model(h.model))
-        throw py::value_error("unknown tensor-core model " + quoted_arg(h.model) + " for model (expected " +
-                              tensor_core_model_names() + ")");
       break;
     }
   }
@@ -876,19 +914,22 @@ void bind_vectors(py::module_& m) {
          std::optional<std::uint64_t> block, std::optional<std::uint64_t> blocks, const Opt& acc, const Opt& scale,
          const Opt& round, const Opt& sat, const Opt& tininess, const Opt& dialect, std::optional<unsigned> rbits,
          int level, std::uint64_t seed, std::optional<std::uint64_t> count, bool inputs_only, const Opt& exportf,
-         const Opt& accumulator, std::optional<bool> addend, const Opt& model) {
+         const Opt& accumulator, std::optional<bool> addend, const Opt& model, const Opt& scale_format,
+         std::optional<std::uint64_t> scale_block) {
         GenArgs g;
         g.operation = operation;
         g.src = src, g.to = to, g.a = a, g.b = b, g.block = block, g.blocks = blocks, g.acc = acc, g.scale = scale;
         g.round = round, g.sat = sat, g.tininess = tininess, g.dialect = dialect, g.rbits = rbits;
         g.level = level, g.seed = seed, g.count = count, g.inputs_only = inputs_only, g.exportf = exportf;
         g.accumulator = accumulator, g.addend = addend, g.model = model;
+        g.scale_format = scale_format, g.scale_block = scale_block;
         return gen(g, path);
       },
       py::arg("operation"), py::arg("path"), py::arg("src"), py::arg("to"), py::arg("a"), py::arg("b"), py::arg("block"),
       py::arg("blocks"), py::arg("acc"), py::arg("scale"), py::arg("round"), py::arg("sat"), py::arg("tininess"),
       py::arg("dialect"), py::arg("rbits"), py::arg("level"), py::arg("seed"), py::arg("count"), py::arg("inputs_only"),
-      py::arg("export"), py::arg("accumulator"), py::arg("addend"), py::arg("model"));
+      py::arg("export"), py::arg("accumulator"), py::arg("addend"), py::arg("model"), py::arg("scale_format"),
+      py::arg("scale_block"));
   m.def("verify", &verify, py::arg("path"), py::arg("text"), py::arg("max_errors"), py::arg("threads"),
         py::arg("progress"));
   m.def("identify", &identify, py::arg("path"), py::arg("text"), py::arg("exact"), py::arg("max_errors"),

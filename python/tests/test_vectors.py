@@ -170,6 +170,17 @@ GEN_CASES = [
     ("mma", dict(a="e4m3", b="e4m3", level=2, count=20, accumulator="f16", addend=False)),
     ("convert", dict(src="e4m3", to="f32", inputs_only=True)),
     ("convert", dict(src="e2m3", to="f16", export="readmemh")),
+    # Runtime element specs (issue 14): the header names the canonical spec.
+    ("quantize", dict(to="e1m2", block=8, level=2, count=30)),
+    ("quantize", dict(to="e4m3:bias=11:specials=fnuz", scale="rceil", round="rz")),
+    ("dequantize", dict(src="int4", to="bf16")),
+    ("dot", dict(a="e4m3fnuz", b="e2m2", level=2, count=20)),
+    # mma's block scales: the model's defaults, and given.
+    ("mma", dict(a="e2m1", b="e2m1", model="blackwell-mxf4")),
+    ("mma", dict(a="e2m1", b="e2m1", model="blackwell-nvf4", level=2, count=10)),
+    ("mma", dict(a="e4m3", b="e5m2", model="blackwell-mxf8f6f4", scale_block=16, block=32)),
+    ("mma", dict(a="e2m1", b="e2m1", model="blackwell-mxf4", scale_format="ue8m0", scale_block=16, block=64)),
+    ("mma", dict(a="e4m3", b="e4m3", model="blackwell-mxf8f6f4", scale_format="none")),
 ]
 
 
@@ -180,6 +191,8 @@ def _cli_args(operation, kw):
             args.append("--inputs-only")
         elif k == "addend":
             args += ["--addend", "yes" if v else "no"]
+        elif k in ("scale_format", "scale_block"):
+            args += ["--" + k.replace("_", "-"), str(v)]
         else:
             args += ["--" + ("from" if k == "src" else k), str(v)]
     return args
@@ -435,7 +448,7 @@ def test_runtime_spec_convert_matches_cli(cli, spec):
     (lambda: softmx.gen("convert", to="e2m1"), ValueError, r"missing src=FORMAT"),
     (lambda: softmx.gen("convert", src="e2m1", to="e4m3", block=32), ValueError,
      r"block does not apply to gen\('convert'\) \(it takes src, to, round"),
-    (lambda: softmx.gen("quantize", to="e4m3fnuz"), ValueError, r"runtime format 'e4m3fnuz' is not supported for to"),
+    (lambda: softmx.gen("mma", a="e4m3fnuz", b="e4m3"), ValueError, r"a='e4m3fnuz': no tensor-core model takes a runtime"),
     (lambda: softmx.gen("quantize", to="f16"), ValueError, r"to must be an MX element format"),
     (lambda: softmx.gen("convert", src="e2m1", to="e9m9"), ValueError, r"bad format spec 'e9m9' for to: exp:"),
     (lambda: softmx.gen("convert", src="e2m1", to="e4m3", level=3), ValueError, r"level must be 1 or 2, got 3"),
@@ -517,3 +530,54 @@ def test_writing_a_file_keeps_pythons_signal_handlers(tmp_path):
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and r.stdout == "KeyboardInterrupt\n", (r.returncode, r.stderr)
     assert sorted(os.listdir(tmp_path)) == ["a.vec", "b.vec", "c.vec"]
+
+
+# ---- gen: runtime element specs and mma's block scales (issue 14) ----
+
+def _keys(r):
+    return dict(line.split(" = ", 1) for line in r.header.splitlines() if " = " in line)
+
+
+def test_gen_runtime_elements_name_the_canonical_spec():
+    r = softmx.gen("dot", a="e4m3:bias=11:specials=fnuz", b="INT4")
+    assert _keys(r)["a"] == "e4m3b11fnuz" and _keys(r)["b"] == "int4"
+    q = softmx.gen("quantize", to="e1m2", block=4)
+    assert _keys(q)["to"] == "e1m2" and q.cases > 100
+    d = softmx.gen("dequantize", src="e4m3fnuz")
+    assert _keys(d)["from"] == "e4m3fnuz" and d.cases == 256 * 256
+    # A spec equal to a named format is that format, with its bytes.
+    assert softmx.gen("quantize", to="e4m3:specials=fn").text == softmx.gen("quantize", to="e4m3").text
+    v = softmx.verify(text=q.text)
+    assert v.passed and v.cases == q.cases
+    ident = softmx.identify(text=q.text)
+    assert ident.agrees and ident.identified
+
+
+@pytest.mark.parametrize("kw,match", [
+    (dict(operation="quantize", to="e5m3"), r"to.*width: 9 bits"),
+    (dict(operation="quantize", to="ue4m3"), r"to.*sign: it is unsigned"),
+    (dict(operation="dequantize", src="e3m2:subnormals=no"), r"src.*subnormals"),
+    (dict(operation="dot", a="e1m2", b="e4m3:bias=2000"), r"b.*bias"),
+    (dict(operation="dot", a="e1m2", b="e2m2", acc="hopper-fp8-mma"), r"hopper-fp8-mma.*exact or fp32-sequential"),
+    (dict(operation="mma", a="e1m2", b="e4m3"), r"a='e1m2': no tensor-core model takes a runtime element"),
+    (dict(operation="mma", a="e4m3", b="e4m3", scale_block=16), r"scale_block applies only to a block-scaled mma"),
+    (dict(operation="mma", a="e4m3", b="e4m3", scale_format="ue5m3"), r"scale_format must be 'none', 'ue8m0' or 'ue4m3'"),
+    (dict(operation="mma", a="e2m1", b="e2m1", model="blackwell-mxf4", scale_block=24), r"scale_block 24 must divide block 64"),
+    (dict(operation="mma", a="e4m3", b="e4m3", model="blackwell-mxf8f6f4", scale_format="ue4m3"), r"UE8M0"),
+    (dict(operation="dot", a="e4m3", b="e4m3", scale_format="ue8m0"), r"scale_format does not apply to gen\('dot'\)"),
+])
+def test_gen_runtime_and_scale_errors(kw, match):
+    op = kw.pop("operation")
+    with pytest.raises(ValueError, match=match):
+        softmx.gen(op, **kw)
+
+
+def test_gen_mma_scale_arguments_are_typed():
+    with pytest.raises(TypeError):
+        softmx.gen("mma", a="e2m1", b="e2m1", model="blackwell-mxf4", scale_block="16")
+    with pytest.raises(TypeError):
+        softmx.gen("mma", a="e2m1", b="e2m1", model="blackwell-mxf4", scale_format=8)
+    r = softmx.gen("mma", a="e2m1", b="e2m1", model="blackwell-nvf4")
+    k = _keys(r)
+    assert k["scale-format"] == "ue4m3" and k["scale-block"] == "16" and k["block"] == "64"
+    assert softmx.verify(text=r.text).passed

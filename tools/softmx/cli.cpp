@@ -135,6 +135,20 @@ FormatId parse_named_format_arg(std::string_view option, std::string_view value)
                    " is not supported here (expected one of " + named_format_list() + ")");
 }
 
+ScaleFormat scale_format_option(const Args& a, const Dialect& d) {
+  const auto v = a.get("scale-format");
+  if (!v) return FormatId::e8m0;
+  Format f;
+  try {
+    f = parse_format_spec(*v);
+  } catch (const FormatError& e) {
+    throw UsageError("--scale-format " + quote(*v, '\'') + ": " + e.what());
+  }
+  if (auto why = mx_scale_reason(f)) throw UsageError("--scale-format " + quote(*v, '\'') + ": " + *why);
+  if (auto why = scale_format_unsupported_reason(f, d)) throw UsageError("--scale-format " + quote(*v, '\'') + ": " + *why);
+  return f;
+}
+
 Format mx_element_option(std::string_view option, std::string_view value) {
   const Format f = parse_format_arg(option, value);
   if (f.is_named() && !is_mx_element(f.id))

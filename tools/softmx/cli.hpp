@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "softmx/block.hpp"
 #include "softmx/context.hpp"
 #include "softmx/dialect.hpp"
 #include "softmx/dot.hpp"
@@ -107,6 +108,10 @@ FormatId parse_named_format_arg(std::string_view option, std::string_view value)
 /// A bad spec, a named format that is no MX element or a runtime one that cannot be
 /// (mx_element_reason's field) is a UsageError naming the option.
 Format mx_element_option(std::string_view option, std::string_view value);
+/// --scale-format SPEC (quantize, dequantize, gemm-golden): e8m0 when absent, or a float spec
+/// of at most 8 bits that mx_scale_reason accepts and `dialect` can use (docs/BLOCKS.md 1.2).
+/// UsageError naming --scale-format and the field.
+ScaleFormat scale_format_option(const Args& a, const Dialect& dialect);
 
 /// The library's refusal of these GEMM operands (element formats, k codes per vector in blocks of
 /// `block`) under `model` as a UsageError naming the options (a runtime element under a

@@ -1,7 +1,8 @@
 // tools/softmx/cmd_block.cpp: `softmx quantize` and `softmx dequantize`.
 //
 //   softmx quantize --to FMT [--from f32] [--block K] [--scale RULE] [--round MODE]
-//                   [--sat finite|none] [--dialect NAME] [--rbits R] < codes
+//                   [--sat finite|none] [--dialect NAME] [--rbits R] [--scale-format SPEC] < codes
+//     --scale-format: e8m0 (default), or ue4m3, ue5m3, e4m3, ... (BLOCKS.md 1.2; no --scale then).
 //     FMT: a named MX element format or a runtime spec of at most 8 bits (e1m2, e4m3fnuz, int4).
 //     reads raw hex codes of --from (whitespace-separated, K per block; with --round rs each
 //     code is followed by its random bits) and writes one line per block: SCALE CODE ... in
@@ -9,7 +10,7 @@
 //     "# nvfp4 global_amax=XXXXXXXX encode_scale=XXXXXXXX" (f32 bits); --global-amax HEX sets the
 //     tensor's amax instead of reading all the input first.
 //
-//   softmx dequantize --from FMT [--to f32] [--block K] [--round] [--sat] [--dialect NAME]
+//   softmx dequantize --from FMT [--to f32] [--block K] [--round] [--sat] [--dialect NAME] [--scale-format SPEC]
 //     reads lines SCALE CODE ... (K codes) and writes one raw hex code of --to per element.
 #include <bit>
 #include <cstdio>
@@ -138,7 +139,7 @@ int quantize_nvfp4_stream(const Args& a, FormatId src, const ConversionOptions& 
 int cmd_quantize(int argc, char** argv) {
   const Args a = parse_args("quantize", argc, argv, 2,
                             {"to", "from", "block", "scale", "round", "sat", "dialect", "rbits", "tininess",
-                             "global-amax", "nvfp4-multiplier"});
+                             "global-amax", "nvfp4-multiplier", "scale-format"});
   if (!a.positionals.empty())
     throw UsageError("unexpected argument " + quote(a.positionals[0], '\'') + " (values are read from stdin)");
   const auto to = a.get("to");
@@ -149,13 +150,21 @@ int cmd_quantize(int argc, char** argv) {
   Args common = a;
   common.options.erase("to");
   ConversionOptions co = conversion_options(common, false);
-  if (*to == "nvfp4") return quantize_nvfp4_stream(a, src, co);
+  if (*to == "nvfp4") {
+    if (a.get("scale-format")) throw UsageError("--scale-format does not apply to --to nvfp4 (its scales are E4M3 by its recipe)");
+    return quantize_nvfp4_stream(a, src, co);
+  }
   const Format elem = element_arg("to", *to);
+  const ScaleFormat sfmt = scale_format_option(a, *co.dialect);
+  if (!sfmt.is_e8m0() && a.get("scale"))
+    throw UsageError("--scale " + *a.get("scale") + " chooses an E8M0 exponent; with --scale-format " +
+                     std::string(sfmt.name()) + " the scale is amax / max_E rounded to nearest (BLOCKS.md 1.2): drop --scale");
   const std::size_t k = parse_block_size(a, 32);
   BlockOptions o;
   o.element = elem;
   o.dialect = co.dialect;
   o.rule = scale_rule_option(a);
+  o.scale_format = sfmt;
   if (co.rounding_given) o.rounding = co.ctx.rounding;
   if (a.get("sat")) o.saturation = co.ctx.saturation;
   o.tininess = co.ctx.tininess;
@@ -208,7 +217,7 @@ int cmd_quantize(int argc, char** argv) {
       throw UsageError("block " + std::to_string(blocks + 1) + " (ending at line " + std::to_string(last_line) +
                        "): " + e.what());
     }
-    write_block_line(out, q.scale, 2, q.codes, elem.hex_digits());
+    write_block_line(out, q.scale, sfmt.format().hex_digits(), q.codes, elem.hex_digits());
     ++blocks;
     output.chunk();
   }
@@ -218,7 +227,7 @@ int cmd_quantize(int argc, char** argv) {
 
 int cmd_dequantize(int argc, char** argv) {
   const Args a = parse_args("dequantize", argc, argv, 2,
-                            {"from", "to", "block", "round", "sat", "dialect", "tininess", "encode-scale"});
+                            {"from", "to", "block", "round", "sat", "dialect", "tininess", "encode-scale", "scale-format"});
   if (!a.positionals.empty())
     throw UsageError("unexpected argument " + quote(a.positionals[0], '\'') + " (blocks are read from stdin)");
   const auto from = a.get("from");
@@ -230,6 +239,12 @@ int cmd_dequantize(int argc, char** argv) {
   if (!is_ieee_host_format(co.to.id)) throw UsageError("--to must be f64, f32, f16 or bf16");
   const bool nvfp4 = *from == "nvfp4";
   const Format elem = nvfp4 ? format(FormatId::e2m1) : element_arg("from", *from);
+  if (nvfp4 && a.get("scale-format"))
+    throw UsageError("--scale-format does not apply to --from nvfp4 (its scales are E4M3 by its recipe)");
+  const ScaleFormat sfmt = scale_format_option(a, *co.dialect);
+  const Format& scf = sfmt;
+  const std::string scale_what = sfmt.is_e8m0() ? std::string("an E8M0 scale (2 hex digits)") : "a " + std::string(scf.name) + " scale (" + std::to_string(scf.hex_digits()) + " hex digits, 0.." +
+                                 hex(scf.code_mask(), scf.hex_digits()) + ")";
   const std::size_t k = parse_block_size(a, nvfp4 ? 16 : 32);
   if (nvfp4 && k != 16) throw UsageError("nvfp4 blocks hold 16 values; --block must be 16");
   const Format& ef = elem;
@@ -255,8 +270,9 @@ int cmd_dequantize(int argc, char** argv) {
     if (f.size() != k + 1)
       throw UsageError(where + ": expected a scale and " + std::to_string(k) + " codes (" + std::to_string(k + 1) +
                        " fields), got " + std::to_string(f.size()));
-    const std::uint64_t scale =
-        parse_hex_field(f[0], 2, where, nvfp4 ? "an E4M3 scale (2 hex digits)" : "an E8M0 scale (2 hex digits)");
+    const std::uint64_t scale = nvfp4 ? parse_hex_field(f[0], 2, where, "an E4M3 scale (2 hex digits)")
+                                      : parse_hex_field(f[0], scf.hex_digits(), where, scale_what);
+    if (scale > scf.code_mask()) throw UsageError(where + ": scale " + std::string(f[0]) + " is out of range: expected " + scale_what);
     std::vector<std::uint8_t> codes;
     for (std::size_t i = 1; i <= k; ++i) codes.push_back(static_cast<std::uint8_t>(parse_code(ef, f[i], where)));
     if (nvfp4) {
@@ -280,7 +296,7 @@ int cmd_dequantize(int argc, char** argv) {
       }
     } else {
       for (std::uint8_t c : codes) {
-        const Result r = dequantize_element(elem, static_cast<std::uint8_t>(scale), c, co.to.id, co.ctx, *co.dialect);
+        const Result r = dequantize_element(elem, sfmt, static_cast<std::uint8_t>(scale), c, co.to.id, co.ctx, *co.dialect);
         out += hex(r.code, df.hex_digits());
         out += '\n';
       }

@@ -4,7 +4,9 @@
 //                      (FMT: a named MX element format or a runtime spec of at most 8 bits: e1m2, e2m2, int4)
 //                      [--seed S] [--scale RULE] [--dialect NAME]
 //                      [--acc exact|fp32-sequential|TENSOR-CORE-MODEL (softmx dialects lists them)]
-//                      [--round MODE] [--sat finite|none] [--threads N]
+//                      [--round MODE] [--sat finite|none] [--threads N] [--scale-format e8m0|ue4m3]
+//     --scale-format ue4m3 (or e4m3): UE4M3 block scales (docs/BLOCKS.md 1.2), for the models that
+//     read them (blackwell-mxf4, blackwell-nvf4: GemmOperand::scale_format e4m3).
 //
 // A (M x K) and B (K x N) are f32 values drawn from SplitMix64(seed): each is
 // (sum of 12 draws of 24 bits - 6 * 2^24) * 2^-24, a bell-shaped value in [-6, 6], rounded to
@@ -137,7 +139,7 @@ int cmd_gemm_golden(int argc, char** argv) {
     if (std::string_view(argv[i]).starts_with("--layout")) return cmd_gemm_golden_lut(argc, argv);
   const Args a = parse_args("gemm-golden", argc, argv, 2,
                             {"out", "m", "n", "k", "a", "b", "block", "seed", "scale", "dialect", "acc", "round", "sat",
-                             "threads"});
+                             "threads", "scale-format"});
   if (!a.positionals.empty()) throw UsageError("unexpected argument " + quote(a.positionals[0], '\''));
   const auto out_dir = a.get("out");
   if (!out_dir) throw UsageError("missing --out DIR (where the golden files go)");
@@ -151,13 +153,26 @@ int cmd_gemm_golden(int argc, char** argv) {
                      " for --acc (expected exact, fp32-sequential or a tensor-core model: " + tensor_core_model_names() + ")");
   check_gemm_operands(fa, fb, K, blk, *model, a.get("acc").value_or("exact"));  // runtime elements: exact, fp32-sequential
   Args common = a;
-  for (const char* o : {"out", "m", "n", "k", "a", "b", "block", "seed", "scale", "acc", "round", "sat", "threads"})
+  for (const char* o : {"out", "m", "n", "k", "a", "b", "block", "seed", "scale", "acc", "round", "sat", "threads",
+                        "scale-format"})
     common.options.erase(o);
   const unsigned threads = parse_threads(a, std::max(1u, std::thread::hardware_concurrency()));
   const ConversionOptions co = conversion_options(common, false);
   BlockOptions bo;
   bo.dialect = co.dialect;
   bo.rule = scale_rule_option(a);
+  // The scale format: E8M0, or UE4M3 (ue4m3, or e4m3's positive codes: the same values) for the
+  // GST models, which read UE4M3 scales (GemmOperand::scale_format e4m3).
+  bo.scale_format = scale_format_option(a, *co.dialect);
+  const std::optional<FormatId> gemm_sf = gemm_scale_format(bo.scale_format);
+  const bool ue4m3 = !bo.scale_format.is_e8m0();
+  if (!gemm_sf)
+    throw UsageError("--scale-format " + std::string(bo.scale_format.name()) +
+                     ": the GEMM models read E8M0 or UE4M3 block scales only (e8m0, ue4m3 or e4m3)");
+  if (ue4m3 && bo.rule)
+    throw UsageError("--scale " + *a.get("scale") + " chooses an E8M0 exponent; with --scale-format " +
+                     std::string(bo.scale_format.name()) + " the scale is amax / max_E rounded to nearest: drop --scale");
+  const std::string scale_name = ue4m3 ? "UE4M3" : "E8M0";
   if (auto r = a.get("round")) {
     bo.rounding = parse_rounding(*r);
     if (!bo.rounding || *bo.rounding == Rounding::rs)
@@ -225,8 +240,14 @@ int cmd_gemm_golden(int argc, char** argv) {
   go.model = model;
   go.out = out_ctx;
   go.threads = threads;
-  const Flags all_flags = gemm(gemm_rows(fa, M, K, blk, qa.codes, qa.scales),
-                               gemm_columns(fb, K, N, blk, qb.codes, qb.scales), go, C);
+  GemmOperand ga = gemm_rows(fa, M, K, blk, qa.codes, qa.scales), gb = gemm_columns(fb, K, N, blk, qb.codes, qb.scales);
+  ga.scale_format = gb.scale_format = *gemm_sf;
+  Flags all_flags = 0;
+  try {
+    all_flags = gemm(ga, gb, go, C);
+  } catch (const std::invalid_argument& e) {  // a model that reads no UE4M3 scales
+    throw UsageError(e.what());
+  }
 
   // Files.
   std::vector<std::uint8_t> a_bin, b_bin, b_scale, scratch_a, scratch_b, scratch_c;
@@ -253,9 +274,9 @@ int cmd_gemm_golden(int argc, char** argv) {
       {"a_f32.bin", "A, f32 (M x K) row-major: the values quantized", le_bytes(A, scratch_a)},
       {"b_f32.bin", "B, f32 (K x N) row-major", le_bytes(B, scratch_b)},
       {"a.bin", "A element codes, M rows of " + rowbytes_a + " bytes: the K codes of a row packed (docs/BLOCKS.md 4)", a_bin},
-      {"a_scale.bin", "A E8M0 scales, M x " + std::to_string(nb) + " bytes row-major: scale of block b of row i at i*" + std::to_string(nb) + "+b", qa.scales},
+      {"a_scale.bin", "A " + scale_name + " scales, M x " + std::to_string(nb) + " bytes row-major: scale of block b of row i at i*" + std::to_string(nb) + "+b", qa.scales},
       {"b.bin", "B element codes as B^T: N rows (one per column of B) of " + rowbytes_b + " bytes, the K codes packed", b_bin},
-      {"b_scale.bin", "B E8M0 scales as B^T: N x " + std::to_string(nb) + " bytes: scale of block b of column j at j*" + std::to_string(nb) + "+b", b_scale},
+      {"b_scale.bin", "B " + scale_name + " scales as B^T: N x " + std::to_string(nb) + " bytes: scale of block b of column j at j*" + std::to_string(nb) + "+b", b_scale},
       {"c_golden.bin", "C = A x B, f32 (M x N) row-major: DotGeneral of row i of A and column j of B", le_bytes(C, scratch_c)},
   };
   std::string cmdline = "softmx";
@@ -264,8 +285,10 @@ int cmd_gemm_golden(int argc, char** argv) {
       "# softmx gemm-golden manifest\ngenerator = softmx gemm-golden\ngenerator_version = 0.1.0\ncommand = " + cmdline +
       "\nseed = " + std::to_string(seed) + "\nm = " + std::to_string(M) + "\nn = " + std::to_string(N) +
       "\nk = " + std::to_string(K) + "\nblock = " + std::to_string(blk) + "\na_format = " + std::string(fa.name) +
-      "\nb_format = " + std::string(fb.name) + "\nscale_rule = " +
-      std::string(name(bo.rule.value_or(co.dialect->block.scale_rule))) + "\ndialect = " + std::string(co.dialect->name) +
+      "\nb_format = " + std::string(fb.name) +
+      (ue4m3 ? "\nscale_format = " + std::string(bo.scale_format.name()) + "\nscale_rule = rne(amax / max_E) (docs/BLOCKS.md 1.2)"
+             : "\nscale_rule = " + std::string(name(bo.rule.value_or(co.dialect->block.scale_rule)))) +
+      "\ndialect = " + std::string(co.dialect->name) +
       "\nelement_rounding = " + std::string(name(bo.rounding.value_or(co.dialect->block.element_rounding))) +
       "\nelement_saturation = " + std::string(name(bo.saturation.value_or(co.dialect->block.element_saturation))) +
       "\naccumulation = " + std::string(model->name()) + "\noutput = f32, rne, overflow to Inf" +

@@ -83,12 +83,24 @@ std::vector<char*> take_short_output(int argc, char** argv, std::optional<std::s
   return rest;
 }
 
-FormatId element_option(const Args& a, const char* opt, std::string_view role) {
+/// An MX element option: a named MX element or a runtime spec of at most 8 bits (e1m2, e2m2,
+/// e4m3fnuz, int4, e4m3:bias=11:specials=fnuz, ...); mx_element_option names the failing field.
+Format element_option(const Args& a, const char* opt, std::string_view role) {
   const auto v = a.get(opt);
-  if (!v) throw UsageError(std::string("missing --") + opt + " FORMAT (" + std::string(role) + ": e4m3, e5m2, e3m2, e2m3, e2m1 or int8)");
-  const FormatId f = parse_named_format_arg(opt, *v);
-  if (!is_mx_element(f))
-    throw UsageError(std::string("--") + opt + " must be an MX element format (e4m3, e5m2, e3m2, e2m3, e2m1 or int8), not " + *v);
+  if (!v)
+    throw UsageError(std::string("missing --") + opt + " FORMAT (" + std::string(role) +
+                     ": e4m3, e5m2, e3m2, e2m3, e2m1, int8 or a runtime spec such as e1m2, e4m3fnuz, int4)");
+  return mx_element_option(opt, *v);
+}
+
+/// mma's operands: the tensor-core models are the named formats' hardware, none takes a runtime
+/// element (the header's validate() refuses it too; here the message names the option).
+Format mma_element_option(const Args& a, const char* opt, std::string_view role) {
+  const Format f = element_option(a, opt, role);
+  if (!f.is_named())
+    throw UsageError(std::string("--") + opt + " " + quote(std::string(f.name), '\'') +
+                     ": no tensor-core model takes a runtime element format (the models are the named formats' "
+                     "hardware: e4m3, e5m2, e3m2, e2m3, e2m1, int8); gen dot --acc exact or fp32-sequential takes it");
   return f;
 }
 
@@ -177,8 +189,8 @@ Header dot_header(const Args& a) {
 Header mma_header(const Args& a) {
   Header h;
   h.operation = Operation::mma;
-  h.from = element_option(a, "a", "A's element format");
-  h.to = element_option(a, "b", "B's element format");
+  h.from = mma_element_option(a, "a", "A's element format");
+  h.to = mma_element_option(a, "b", "B's element format");
   h.model = a.get("model").value_or("hopper-fp8-mma");
   const TensorCoreModel* model = find_tensor_core_model(h.model);
   if (!model)

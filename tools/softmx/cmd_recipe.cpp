@@ -293,7 +293,8 @@ int cmd_recipe(int argc, char** argv) {
   for (std::size_t d : shape) n *= d;
   const bool binary = a.has_switch("binary");
   std::vector<std::uint8_t> data;
-  const std::optional<std::uint64_t> seed = a.get("seed") ? std::optional(parse_seed(a, 1)) : std::nullopt;
+  std::optional<std::uint64_t> seed;
+  if (a.get("seed")) seed = parse_seed(a, 1);
   if (seed) {
     // The library's test tensor instead of an input (recipe_test_input), in host order.
     if (a.positionals.size() > 1)

@@ -167,7 +167,10 @@ std::optional<std::string> command_help(std::string_view cmd) {
            "                         at most 8 bits (e1m2, e2m2, e4m3fnuz, int4, ...), or nvfp4\n"
            "  --from SRC             the source format of the codes (default f32)\n"
            "  --block K              elements per block (default 32; nvfp4: 16)\n"
-           "  --scale RULE           block scale rule: floor, ceil, even, rceil (default: the dialect's)\n" +
+           "  --scale RULE           block scale rule: floor, ceil, even, rceil (default: the dialect's)\n"
+           "  --scale-format SPEC    the scale format: e8m0 (default), or a float spec of at most 8 bits\n"
+           "                         (ue4m3, ue5m3, e4m3, ...): scale = amax / max_E rounded to nearest\n"
+           "                         (saturating), each element x / scale rounded once (BLOCKS.md 1.2)\n" +
            conversion_options_text(true) +
            "  --global-amax HEX      nvfp4: the tensor's amax (f32 bits) instead of reading all input first\n"
            "  --nvfp4-multiplier M   nvfp4: division or reciprocal-product (how the scale is applied)\n" +
@@ -181,7 +184,8 @@ std::optional<std::string> command_help(std::string_view cmd) {
            "options:\n"
            "  --from FMT             the element format (required): as quantize's --to, or nvfp4\n"
            "  --to DST               the output format (default f32)\n"
-           "  --block K              elements per block (default 32; nvfp4: 16)\n" +
+           "  --block K              elements per block (default 32; nvfp4: 16)\n"
+           "  --scale-format SPEC    the format of the SCALE fields: e8m0 (default), ue4m3, ue5m3, ...\n" +
            conversion_options_text(false) +
            "  --encode-scale HEX     nvfp4: the per-tensor encode scale (f32 bits) when the input has no\n"
            "                         \"# nvfp4\" line\n" +
@@ -223,7 +227,9 @@ std::optional<std::string> command_help(std::string_view cmd) {
            "  --scale RULE           block scale rule: floor, ceil, even, rceil (default: the dialect's)\n"
            "  --dialect NAME         " + dialect_names() + " (default ocp)\n" + acc_help() +
            "  --round MODE           rounding of the quantization (default: the dialect's)\n"
-           "  --sat finite|none      saturation of the quantization (default: the dialect's)\n" +
+           "  --sat finite|none      saturation of the quantization (default: the dialect's)\n"
+           "  --scale-format SPEC    e8m0 (default) or ue4m3: UE4M3 block scales (docs/BLOCKS.md 1.2), for\n"
+           "                         --acc blackwell-mxf4 and blackwell-nvf4 (the models that read them)\n" +
            kHelp + "\n" + formats + status02;
   if (cmd == "gen")
     return "usage: softmx gen convert --from SRC --to DST [conversion options]\n"
@@ -249,6 +255,10 @@ std::optional<std::string> command_help(std::string_view cmd) {
            std::string(kOut) +
            "  --from, --to, --a, --b, --block, --blocks, --scale, --acc: as for convert, quantize,\n"
            "                         dequantize and dot (softmx help CMD)\n"
+           "  ELEM                   an MX element: e4m3, e5m2, e3m2, e2m3, e2m1, int8, or a runtime\n"
+           "                         spec of at most 8 bits (e1m2, e2m2, e4m3fnuz, int4,\n"
+           "                         e4m3:bias=11:specials=fnuz; the header names its canonical spec);\n"
+           "                         mma takes the named elements only\n"
            "  --accumulator f32|f16  mma: the accumulator format (default f32)\n"
            "  --addend yes|no        mma: whether C is added (default yes)\n" +
            model_help() +

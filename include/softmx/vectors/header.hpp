@@ -34,9 +34,11 @@ std::string_view name(Operation op);
 std::optional<Operation> parse_operation(std::string_view s);
 std::string_view name(MmaScaleFormat f);  ///< "none", "ue8m0", "ue4m3"
 
-/// A header's format: a descriptor (convert takes any spec, docs/SEMANTICS.md 1.2) that also
-/// reads as its FormatId where only the named formats apply (the parser admits runtime specs for
-/// convert alone, so quantize, dequantize, dot and mma headers always hold named formats).
+/// A header's format: a descriptor (any spec of docs/SEMANTICS.md 1.2) that also reads as its
+/// FormatId where only the named formats apply (FormatId::runtime for a runtime descriptor).
+/// The parser admits any spec; validate() then checks what the operation takes: convert any,
+/// quantize, dequantize and dot an MX element (mx_element_reason: a named one or a runtime one
+/// a block can hold), mma the named elements only.
 struct HeaderFormat : Format {
   HeaderFormat() = default;
   HeaderFormat(const Format& f) : Format(f) {}
@@ -50,9 +52,10 @@ struct Header {
   Layout layout = Layout::cases;
   /// convert: source and destination; quantize: source (f64/f32/f16/bf16) and element format;
   /// dequantize: element format and destination (f64/f32/f16/bf16); dot and mma: the A and B
-  /// element formats (keys `a` and `b`; the dot result is f32). convert takes any format spec
-  /// (a runtime descriptor, docs/SEMANTICS.md 1.2, written as its canonical spec); the other
-  /// operations take the named formats only.
+  /// element formats (keys `a` and `b`; the dot result is f32). A format may be a runtime
+  /// descriptor (docs/SEMANTICS.md 1.2, written as its canonical spec): convert takes any, the
+  /// element of quantize, dequantize and dot any MX element (vectors/README.md 3), mma's the
+  /// named ones only.
   HeaderFormat from{FormatId::f32}, to{FormatId::e4m3};
   /// rounding, saturation, tininess, rbits_width (rs). ctx.rbits is unused (lines carry R).
   /// mma has none of these keys: its model fixes the rounding.

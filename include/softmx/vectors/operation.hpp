@@ -64,6 +64,12 @@ class Evaluator {
   /// the same results).
   void evaluate_dots(std::span<const std::uint64_t> operands, std::size_t lines, std::span<std::uint64_t> results,
                      std::span<Flags> flags) const;
+  /// mma only: evaluate() of `lines` lines at once (operands one line after the other; one
+  /// result per line), through softmx::mma_pairs (the batched kernels, the same results) when
+  /// the accumulator is f32; line by line otherwise, or when the batch is refused (so that the
+  /// line that cannot be computed throws what evaluate() throws for it).
+  void evaluate_mmas(std::span<const std::uint64_t> operands, std::size_t lines,
+                     std::span<std::uint64_t> results) const;
   /// convert only: the Converter (for fast loops over runs).
   const Converter* converter() const { return converter_ ? &*converter_ : nullptr; }
 
