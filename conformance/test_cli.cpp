@@ -15,6 +15,8 @@
 #include <sstream>
 #include <string>
 
+#include "softmx/dot.hpp"
+#include "softmx/pack.hpp"
 #include "softmx/prng.hpp"
 #include "support/cli_run.hpp"
 
@@ -357,8 +359,8 @@ TEST(Cli, GemmGolden) {
 }
 
 // gemm-golden with UE4M3 block scales (--scale-format ue4m3; docs/BLOCKS.md 1.2) for the
-// Blackwell GST models: the scale files are what `quantize --scale-format ue4m3` writes for the
-// same rows; other models and scale formats exit 2.
+// Blackwell GST models, exact and fp32-sequential: the scale files are what `quantize
+// --scale-format ue4m3` writes for the same rows; other models and scale formats exit 2.
 TEST(Cli, GemmGoldenUe4m3Scales) {
   const std::string dir = (std::filesystem::temp_directory_path() / ("softmx_gemm_ue4m3_" + std::to_string(::getpid()))).string();
   std::filesystem::remove_all(dir);
@@ -392,7 +394,36 @@ TEST(Cli, GemmGoldenUe4m3Scales) {
   for (std::size_t at = 0; at < q.out.size(); at = q.out.find('\n', at) + 1) got += q.out.substr(at, 2);
   EXPECT_EQ(got, want);
   for (unsigned char c : asc) EXPECT_LT(c, 0x7F);  // finite positive UE4M3 codes
-  expect_usage_error(run(common + " --scale-format ue4m3"), "per-group scales");
+  // Under exact and fp32-sequential (the reference per output, BLOCKS.md 5): every C equals the
+  // library's dot_general over the files' codes and ue4m3 scales.
+  const softmx::Format ue4m3 = softmx::parse_format_spec("ue4m3");
+  for (const char* acc : {"exact", "fp32-sequential"}) {
+    r = run(common + " --scale-format ue4m3 --acc " + acc);
+    ASSERT_EQ(r.status, 0) << acc << ": " << r.err;
+    const std::string ab = slurp(dir + "/a.bin"), bb = slurp(dir + "/b.bin"), as = slurp(dir + "/a_scale.bin"),
+                      bs = slurp(dir + "/b_scale.bin"), cg = slurp(dir + "/c_golden.bin");
+    ASSERT_EQ(ab.size(), 3u * 16);
+    ASSERT_EQ(bb.size(), 2u * 16);
+    ASSERT_EQ(cg.size(), 3u * 2 * 4);
+    for (std::size_t i = 0; i < 3; ++i)
+      for (std::size_t j = 0; j < 2; ++j) {
+        const std::vector<std::uint8_t> ca = softmx::unpack_codes(
+            softmx::FormatId::e2m1, std::span(reinterpret_cast<const std::uint8_t*>(ab.data()) + 16 * i, 16), 32);
+        const std::vector<std::uint8_t> cb = softmx::unpack_codes(
+            softmx::FormatId::e2m1, std::span(reinterpret_cast<const std::uint8_t*>(bb.data()) + 16 * j, 16), 32);
+        std::vector<softmx::BlockRef> ra, rb;
+        for (std::size_t blk = 0; blk < 2; ++blk) {
+          ra.push_back(softmx::BlockRef{softmx::FormatId::e2m1, static_cast<std::uint8_t>(as[2 * i + blk] & 0x7F),
+                                std::span(ca.data() + 16 * blk, 16), nullptr, &ue4m3});
+          rb.push_back(softmx::BlockRef{softmx::FormatId::e2m1, static_cast<std::uint8_t>(bs[2 * j + blk] & 0x7F),
+                                std::span(cb.data() + 16 * blk, 16), nullptr, &ue4m3});
+        }
+        std::uint32_t c;
+        std::memcpy(&c, cg.data() + 4 * (2 * i + j), 4);  // little-endian host
+        EXPECT_EQ(c, softmx::dot_general(ra, rb, softmx::Context{}, *softmx::find_accumulation_model(acc)).code) << acc << " C(" << i << "," << j << ")";
+      }
+  }
+  expect_usage_error(run(common + " --scale-format ue4m3 --acc hopper-fp8-mma"), "per-group scales");
   expect_usage_error(run(common + " --acc blackwell-nvf4 --scale-format ue5m3"), "E8M0 or UE4M3");
   expect_usage_error(run(common + " --acc blackwell-nvf4 --scale-format ue4m3 --scale ceil"), "drop --scale");
   std::filesystem::remove_all(dir);

@@ -48,6 +48,71 @@ Term element_term(const Format& f, std::uint8_t code) {
   return t;
 }
 
+/// Whether a block's scale is E8M0 (no scale format, or E8M0's descriptor).
+bool e8m0_scale(const BlockRef& b) { return !b.scale_format || b.scale_format->id == FormatId::e8m0; }
+
+/// The block's scale as a Term: E8M0's 2^(code - 127) (code 0xFF: a NaN that raises nothing,
+/// OCP MX 6.2), or the value of the code in the block's scale format (docs/BLOCKS.md 1.2; a
+/// signalling NaN of an ieee scale format raises invalid as a signalling element does).
+Term scale_term(const BlockRef& b) {
+  if (e8m0_scale(b)) {
+    Term t;
+    if (b.scale == 0xFF) {
+      t.cls = ValueClass::nan;
+    } else {
+      t.cls = ValueClass::finite;
+      t.mag = 1;
+      t.exp = b.scale - 127;
+    }
+    return t;
+  }
+  return element_term(*b.scale_format, b.scale);
+}
+
+/// One term X_A * X_B * P^A_i * P^B_i as IEEE multiplications in the order
+/// ((P^A_i * P^B_i) * X_A) * X_B: NaN (with `invalid` when a step made it from non-NaN operands,
+/// Inf * 0, or an operand was a signalling NaN), Inf or zero with the XOR of the signs, or a
+/// finite mag * 2^exp (mag below 2^32: four significands of at most 8 bits). With E8M0 scales
+/// (finite, positive, mag 1) this is the element product scaled by 2^(sa + sb).
+struct Product {
+  ValueClass cls = ValueClass::zero;
+  bool sign = false, invalid = false;
+  std::uint64_t mag = 0;
+  int exp = 0;
+};
+
+Product times(const Product& p, const Term& y) {
+  Product r;
+  r.sign = p.sign != y.sign;
+  r.invalid = p.invalid || (y.cls == ValueClass::nan && y.signalling);
+  if (p.cls == ValueClass::nan || y.cls == ValueClass::nan) {
+    r.cls = ValueClass::nan;
+  } else if ((p.cls == ValueClass::inf && y.cls == ValueClass::zero) ||
+             (p.cls == ValueClass::zero && y.cls == ValueClass::inf)) {
+    r.cls = ValueClass::nan;
+    r.invalid = true;
+  } else if (p.cls == ValueClass::inf || y.cls == ValueClass::inf) {
+    r.cls = ValueClass::inf;
+  } else if (p.cls == ValueClass::zero || y.cls == ValueClass::zero) {
+    r.cls = ValueClass::zero;
+  } else {
+    r.cls = ValueClass::finite;
+    r.mag = p.mag * y.mag;
+    r.exp = p.exp + y.exp;
+  }
+  return r;
+}
+
+Product term_product(const Term& x, const Term& y, const Term& sa, const Term& sb) {
+  Product p;
+  p.cls = x.cls;
+  p.sign = x.sign;
+  p.invalid = x.cls == ValueClass::nan && x.signalling;
+  p.mag = x.mag;
+  p.exp = x.exp;
+  return times(times(times(p, y), sa), sb);
+}
+
 /// What the special inputs of a DotGeneral decide, if anything: NaN, +Inf or -Inf.
 struct SpecialOutcome {
   bool nan = false, pos_inf = false, neg_inf = false;
@@ -99,16 +164,35 @@ void validate(std::span<const BlockRef> a, std::span<const BlockRef> b) {
             throw std::invalid_argument("dot: code " + std::to_string(c) + " is out of range for " +
                                         std::string(element_of(*blk).name));
     }
-    if (a[j].format == FormatId::runtime || b[j].format == FormatId::runtime) {
-      // Every product (element values times scales 2^-127..2^127) must lie in the wide
-      // accumulator's range (2^-320 .. 2^440, wide_accumulator.hpp): the named formats do by
-      // construction, a runtime format with a bias far from its default may not.
+    for (const BlockRef* blk : {&a[j], &b[j]}) {
+      if (e8m0_scale(*blk)) continue;
+      if (auto why = mx_scale_reason(*blk->scale_format)) throw std::invalid_argument("dot: " + *why);
+      if (blk->scale > blk->scale_format->code_mask())
+        throw std::invalid_argument("dot: block pair " + std::to_string(j) + ": scale code " +
+                                    std::to_string(blk->scale) + " is out of range for " +
+                                    std::string(blk->scale_format->name));
+    }
+    if (a[j].format == FormatId::runtime || b[j].format == FormatId::runtime || !e8m0_scale(a[j]) ||
+        !e8m0_scale(b[j])) {
+      // Every product (element values times the scales: E8M0's 2^-127..2^127, or the scale
+      // format's range) must lie in the wide accumulator's range (2^-320 .. 2^440,
+      // wide_accumulator.hpp): the named formats do by construction, a runtime format with a
+      // bias far from its default may not.
       const Format &fa = element_of(a[j]), &fb = element_of(b[j]);
-      const int lo = fa.emin() - fa.man_bits + fb.emin() - fb.man_bits - 254;
-      const int hi = element_emax(fa) + element_emax(fb) + 2 + 254 + static_cast<int>(std::bit_width(a.size() * a[j].codes.size()));
+      int lo = fa.emin() - fa.man_bits + fb.emin() - fb.man_bits, hi = element_emax(fa) + element_emax(fb) + 2;
+      for (const BlockRef* blk : {&a[j], &b[j]}) {
+        if (e8m0_scale(*blk)) {
+          lo -= 127;
+          hi += 127;
+        } else {
+          lo += blk->scale_format->emin() - blk->scale_format->man_bits;
+          hi += element_emax(*blk->scale_format) + 1;
+        }
+      }
+      hi += static_cast<int>(std::bit_width(a.size() * a[j].codes.size()));
       if (lo < -320 || hi > 430)
         throw std::invalid_argument("dot: the products of " + std::string(fa.name) + " and " + std::string(fb.name) +
-                                    " span 2^" + std::to_string(lo) + " to 2^" + std::to_string(hi) +
+                                    " with their scales span 2^" + std::to_string(lo) + " to 2^" + std::to_string(hi) +
                                     ", beyond the exact accumulator's 2^-320 to 2^430 (bias: choose one nearer the "
                                     "default)");
     }
@@ -116,26 +200,20 @@ void validate(std::span<const BlockRef> a, std::span<const BlockRef> b) {
 }
 
 /// Scans the specials of all pairs: NaN scale or element, Inf elements, Inf * 0.
+/// Scans the specials of all pairs: every term as term_product forms it (OCP 6.2: a NaN scale
+/// makes every element of its block NaN; Inf * 0 is NaN; Inf terms of both signs make NaN in
+/// special_result).
 SpecialOutcome scan_specials(std::span<const BlockRef> a, std::span<const BlockRef> b) {
   SpecialOutcome s;
   for (std::size_t j = 0; j < a.size(); ++j) {
-    if (a[j].scale == 0xFF || b[j].scale == 0xFF) s.nan = true;  // OCP 6.2: a NaN scale makes every element NaN
+    const Term sa = scale_term(a[j]), sb = scale_term(b[j]);
     for (std::size_t i = 0; i < a[j].codes.size(); ++i) {
       const Term x = element_term(element_of(a[j]), a[j].codes[i]);
       const Term y = element_term(element_of(b[j]), b[j].codes[i]);
-      if (x.cls == ValueClass::nan || y.cls == ValueClass::nan) {
-        s.nan = true;
-        if (x.signalling || y.signalling) s.flags |= flag::invalid;
-        continue;
-      }
-      const bool xi = x.cls == ValueClass::inf, yi = y.cls == ValueClass::inf;
-      if (!xi && !yi) continue;
-      if (x.cls == ValueClass::zero || y.cls == ValueClass::zero) {  // Inf * 0
-        s.nan = true;
-        s.flags |= flag::invalid;
-        continue;
-      }
-      (x.sign != y.sign ? s.neg_inf : s.pos_inf) = true;
+      const Product p = term_product(x, y, sa, sb);
+      if (p.invalid) s.flags |= flag::invalid;
+      if (p.cls == ValueClass::nan) s.nan = true;
+      if (p.cls == ValueClass::inf) (p.sign ? s.neg_inf : s.pos_inf) = true;
     }
   }
   return s;
@@ -230,6 +308,8 @@ std::optional<Result> exact_by_blocks(std::span<const BlockRef> a, std::span<con
   WideAccumulator acc;
   for (std::size_t j = 0; j < a.size(); ++j) {
     if (a[j].scale == 0xFF || b[j].scale == 0xFF) return std::nullopt;
+    // Other scale formats (values other than powers of two) take the term-by-term form.
+    if (!e8m0_scale(a[j]) || !e8m0_scale(b[j])) return std::nullopt;
     // Runtime formats have no table (their integers may exceed 2^33): the term-by-term form.
     if (a[j].format == FormatId::runtime || b[j].format == FormatId::runtime) return std::nullopt;
     const FixedTable& ta = fixed_table(a[j].format);
@@ -263,18 +343,18 @@ class ExactModel final : public AccumulationModel {
     WideAccumulator acc;
     bool all_negative_zero = true, all_positive_zero = true;
     for (std::size_t j = 0; j < a.size(); ++j) {
-      const int scale = (a[j].scale - 127) + (b[j].scale - 127);
+      const Term sa = scale_term(a[j]), sb = scale_term(b[j]);
       for (std::size_t i = 0; i < a[j].codes.size(); ++i) {
         const Term x = element_term(element_of(a[j]), a[j].codes[i]);
         const Term y = element_term(element_of(b[j]), b[j].codes[i]);
-        const bool neg = x.sign != y.sign;
-        if (x.cls == ValueClass::zero || y.cls == ValueClass::zero) {
-          all_negative_zero &= neg;
-          all_positive_zero &= !neg;
+        const Product p = term_product(x, y, sa, sb);  // zero or finite: scan_specials found no other
+        if (p.cls == ValueClass::zero) {
+          all_negative_zero &= p.sign;
+          all_positive_zero &= !p.sign;
           continue;
         }
         all_negative_zero = all_positive_zero = false;
-        acc.add(neg, x.mag * y.mag, x.exp + y.exp + scale);
+        acc.add(p.sign, p.mag, p.exp);
       }
     }
     if (acc.is_zero()) return zero_result(all_negative_zero, all_positive_zero, out);
@@ -306,6 +386,27 @@ Result add_f32(const Unpacked& x, const Unpacked& y, const Context& out) {
   return round_pack(f32_format(), acc.to_unpacked(), out, ocp_dialect());
 }
 
+/// s * X_A * X_B exactly for an f32 value s (zero, finite or Inf) and finite or zero scales:
+/// the 128-bit product of the significands, cut to 64 bits with a sticky bit (the scales'
+/// significands have at most 8 bits each, so the product has at most 80 significant bits).
+Unpacked times_scales(Unpacked s, const Term& sa, const Term& sb) {
+  s.sign = s.sign != (sa.sign != sb.sign);
+  if (s.cls != ValueClass::finite) return s;
+  if (sa.cls == ValueClass::zero || sb.cls == ValueClass::zero) {
+    s.cls = ValueClass::zero;
+    s.sig = 0;
+    s.sticky = false;
+    return s;
+  }
+  const u128 p = static_cast<u128>(s.sig) * (sa.mag * sb.mag);  // s.sig has bit 63 set
+  const auto hi = static_cast<std::uint64_t>(p >> 64);
+  const int shift = hi ? static_cast<int>(std::bit_width(hi)) : 0;  // bits above the low word
+  s.sig = static_cast<std::uint64_t>(p >> shift);
+  s.sticky = s.sticky || (shift && (static_cast<std::uint64_t>(p) << (64 - shift)) != 0);
+  s.exp += sa.exp + sb.exp + shift;
+  return s;
+}
+
 class Fp32SequentialModel final : public AccumulationModel {
  public:
   std::string_view name() const override { return "fp32-sequential"; }
@@ -333,8 +434,12 @@ class Fp32SequentialModel final : public AccumulationModel {
         flags |= r.flags;
         sum = unpack(f32, r.code);
       }
-      // d_j = round_f32(s_j * 2^(sa + sb)): the scale applied exactly, one rounding.
-      if (sum.cls == ValueClass::finite) sum.exp += (a[j].scale - 127) + (b[j].scale - 127);
+      // d_j = round_f32(s_j * X_A * X_B): the scale product applied exactly, one rounding (with
+      // E8M0 scales, s_j * 2^(sa + sb)).
+      const Term sa = scale_term(a[j]), sb = scale_term(b[j]);  // finite or zero: scan_specials saw to it
+      if (sum.cls == ValueClass::inf && (sa.cls == ValueClass::zero || sb.cls == ValueClass::zero))
+        return {special_result(SpecialOutcome{true, false, false, 0}, out).code, static_cast<Flags>(flags | flag::invalid)};  // Inf * 0
+      sum = times_scales(sum, sa, sb);
       const Result d = round_pack(f32, sum, out, ocp_dialect());
       flags |= d.flags;
       const Result r = add_f32(acc, unpack(f32, d.code), out);
@@ -364,12 +469,19 @@ Result dot_general(std::span<const BlockRef> a, std::span<const BlockRef> b, con
                    const AccumulationModel& model) {
   validate(a, b);
   if (&model != &kExact && &model != &kFp32Sequential)
-    for (std::size_t j = 0; j < a.size(); ++j)
+    for (std::size_t j = 0; j < a.size(); ++j) {
       if (a[j].format == FormatId::runtime || b[j].format == FormatId::runtime)
         throw std::invalid_argument("dot: the accumulation model " + std::string(model.name()) +
                                     " models hardware for the named element formats; a runtime element (" +
                                     std::string(element_of(a[j].format == FormatId::runtime ? a[j] : b[j]).name) +
                                     ") takes exact or fp32-sequential");
+      if (!e8m0_scale(a[j]) || !e8m0_scale(b[j]))
+        throw std::invalid_argument("dot: the accumulation model " + std::string(model.name()) +
+                                    " reads E8M0 block scales here; scale format " +
+                                    std::string((e8m0_scale(a[j]) ? b[j] : a[j]).scale_format->name) +
+                                    " takes exact or fp32-sequential (UE4M3 under blackwell-mxf4 and -nvf4: gemm, "
+                                    "dot_pairs)");
+    }
   // The result is an f32: by_destination resolves to none there (IEEE overflow, SEMANTICS 4.1),
   // once, so every model sees finite or none.
   return model.dot_general(a, b, resolve(ocp_dialect(), FormatId::f32, out));

@@ -169,6 +169,9 @@ struct Problem {
   const Kernels* kern = nullptr;
   bool pairs = false;  // dot_pairs: output l is (l, l), at c[l]
   const TensorCoreModel* ue4m3 = nullptr;  // UE4M3 scales: the GST model that reads them
+  // UE4M3 scales under exact or fp32-sequential: dot_general per output, each scale code c read
+  // as the ue4m3 code c & 0x7F (as the GST models read it: 0x7F and 0xFF NaN).
+  const Format* ue4m3_ref = nullptr;
   // mma_pairs: C of each pair (f32 codes), the accumulator before the first instruction; the
   // reference is then TensorCoreModel::mma (scaled: mma_scaled). Null for gemm / dot_pairs.
   const std::uint32_t* addend = nullptr;
@@ -194,6 +197,11 @@ Result reference_output(const Problem& P, std::size_t i, std::size_t j, RefScrat
     const std::size_t first = blk * P.block, n = std::min(P.block, P.K - first);
     s.ra[blk] = BlockRef{P.a.op->format.id(), P.a.scale(i, blk), std::span(s.a.data() + first, n), &P.a.op->format.format()};
     s.rb[blk] = BlockRef{P.b.op->format.id(), P.b.scale(j, blk), std::span(s.b.data() + first, n), &P.b.op->format.format()};
+    if (P.ue4m3_ref) {
+      s.ra[blk].scale &= 0x7F;
+      s.rb[blk].scale &= 0x7F;
+      s.ra[blk].scale_format = s.rb[blk].scale_format = P.ue4m3_ref;
+    }
   }
   if (P.addend) {  // mma_pairs: one mma per pair, C its addend (the flags are not used)
     const auto& tc = static_cast<const TensorCoreModel&>(*P.model);
@@ -1075,9 +1083,12 @@ Flags gemm_detail::gemm_on(const Kernels* kern, bool pairs, const GemmOperand& a
   if (a.scale_format != b.scale_format)
     throw std::invalid_argument(what + ": A's scales are " + std::string(format(a.scale_format).name) + " and B's " +
                                 std::string(format(b.scale_format).name) + "; they need the same scale format");
-  if (a.scale_format == FormatId::e4m3 && !(tc && tc->params().scale_application == ScaleApplication::per_group))
+  const bool exact_or_seq = &model == &exact_accumulation() || &model == &fp32_sequential_accumulation();
+  if (a.scale_format == FormatId::e4m3 && !exact_or_seq &&
+      !(tc && tc->params().scale_application == ScaleApplication::per_group))
     throw std::invalid_argument(what + ": UE4M3 (e4m3) scales need a model with per-group scales (" +
-                                "blackwell-mxf4, blackwell-nvf4), not " + std::string(model.name()));
+                                "blackwell-mxf4, blackwell-nvf4), or exact or fp32-sequential, not " +
+                                std::string(model.name()));
   const bool runtime = !a.format.is_named() || !b.format.is_named();
   if (runtime && &model != &exact_accumulation() && &model != &fp32_sequential_accumulation())
     throw std::invalid_argument(what + ": the accumulation model " + std::string(model.name()) +
@@ -1103,7 +1114,13 @@ Flags gemm_detail::gemm_on(const Kernels* kern, bool pairs, const GemmOperand& a
   P.flags = flags.empty() ? nullptr : flags.data();
   P.kern = kern;
   P.pairs = pairs;
-  if (a.scale_format == FormatId::e4m3) P.ue4m3 = tc;
+  if (a.scale_format == FormatId::e4m3) {
+    P.ue4m3 = tc;
+    if (exact_or_seq) {
+      static const Format ue4m3 = parse_format_spec("ue4m3");  // immutable once made
+      P.ue4m3_ref = &ue4m3;
+    }
+  }
   if (mma) {
     P.addend = mma->c.data();
     P.scaled = mma->scaled;
@@ -1116,7 +1133,9 @@ Flags gemm_detail::gemm_on(const Kernels* kern, bool pairs, const GemmOperand& a
                       seq_kernel_fits(P);
   const int lanes = tc ? tc_lanes(tc->params(), P.a, P.b) : 0;
   const bool is_gst = tc && gst_kernel_fits(tc->params(), P);
-  if (!P.kern || (!is_exact && !is_seq && !is_gst && lanes == 0))
+  // UE4M3 scales under exact or fp32-sequential: the kernels read E8M0 scales (powers of two);
+  // the reference takes the scale format (BLOCKS.md 5).
+  if (!P.kern || P.ue4m3_ref || (!is_exact && !is_seq && !is_gst && lanes == 0))
     return parallel(threads, P.M, ReferenceWork(&P));
   if (is_gst) {
     const TensorCoreParams& tp = tc->params();

@@ -19,15 +19,21 @@
 
 namespace softmx {
 
-/// One MX block: its element format, its E8M0 scale code and its element codes (one code
-/// per byte, unpacked; see pack.hpp to unpack stored data). A runtime element format
-/// (docs/BLOCKS.md 1.1) is format = FormatId::runtime with `element` pointing at its
-/// descriptor, which must outlive the call; `element` is ignored for a named format.
+/// One MX block: its element format, its scale code and its element codes (one code per byte,
+/// unpacked; see pack.hpp to unpack stored data). A runtime element format (docs/BLOCKS.md 1.1)
+/// is format = FormatId::runtime with `element` pointing at its descriptor, which must outlive
+/// the call; `element` is ignored for a named format.
+///
+/// `scale` is an E8M0 code (2^(scale - 127), 0xFF NaN) unless `scale_format` points at another
+/// scale format (block.hpp mx_scale_reason: ue4m3, ue5m3, e4m3, ...; docs/BLOCKS.md 1.2), whose
+/// code it then is (bits above the format's width are an error); the descriptor must outlive
+/// the call. Such blocks take the exact and fp32-sequential models (BLOCKS.md 5).
 struct BlockRef {
   FormatId format;
   std::uint8_t scale;
   std::span<const std::uint8_t> codes;
   const Format* element = nullptr;
+  const Format* scale_format = nullptr;  ///< nullptr (or E8M0's descriptor): E8M0
 };
 
 /// An accumulation model: how DotGeneral sums. Implementations must be deterministic.
@@ -54,10 +60,12 @@ const AccumulationModel* find_accumulation_model(std::string_view name);
 /// Saturation::by_destination (Context's default) is none, as for any f32 destination: an
 /// overflowing sum gives Inf. Throws std::invalid_argument when the preconditions above fail,
 /// when a block's element format is not an MX element format (a runtime one: no descriptor, or
-/// mx_element_reason's field), a code is out of its format's range, a pair of runtime formats
-/// whose products leave the exact accumulator's range (a bias far from the default), or a
-/// runtime format under a model other than exact and fp32-sequential (the tensor-core models
-/// are the named formats' hardware).
+/// mx_element_reason's field), a code is out of its format's range, a scale format cannot be
+/// one (mx_scale_reason's field) or a scale code is out of its range, a pair of runtime formats
+/// (elements or scales) whose products leave the exact accumulator's range (a bias far from the
+/// default), or a runtime element or a scale format other than E8M0 under a model other than
+/// exact and fp32-sequential (the tensor-core models are the named formats' hardware, reading
+/// E8M0 scales here).
 Result dot_general(std::span<const BlockRef> a, std::span<const BlockRef> b, const Context& out,
                    const AccumulationModel& model = exact_accumulation());
 

@@ -81,7 +81,9 @@ struct GemmOperand {
   std::size_t row_stride = 0, k_stride = 1;
   std::span<const std::uint8_t> scales;
   std::size_t scale_row_stride = 0, scale_block_stride = 1;
-  /// e8m0, or e4m3 (UE4M3) with a ScaleApplication::per_group model only; A and B the same.
+  /// e8m0, or e4m3 (UE4M3: code c is the ue4m3 code c & 0x7F) with a ScaleApplication::per_group
+  /// model, exact or fp32-sequential (those two by dot_general per output, with
+  /// BlockRef::scale_format ue4m3: the kernels read E8M0 scales); A and B the same.
   FormatId scale_format = FormatId::e8m0;
 
   /// ceil(k / block).
@@ -144,8 +146,8 @@ struct GemmOptions {
 /// leave the exact accumulator's range (a bias far from the default; as dot_general()); rows, k or block is 0; A and B differ in k or block; a span is
 /// too small for the rows, strides and blocks it must hold; a code is out of its format's
 /// range; c (or a non-empty flags) holds fewer than M * N entries; the kernel is not supported
-/// by this CPU; the scale formats differ or are not e8m0 / e4m3, or e4m3 meets a model without
-/// per-group scales.
+/// by this CPU; the scale formats differ or are not e8m0 / e4m3, or e4m3 meets a tensor-core
+/// model without per-group scales.
 Flags gemm(const GemmOperand& a, const GemmOperand& b, const GemmOptions& options, std::span<std::uint32_t> c,
            std::span<Flags> flags = {});
 

@@ -149,7 +149,9 @@ def test_matmul_and_dot_with_ue4m3_scales_by_hand():
     col = softmx.quantize(np.ones((64, 1), np.float32), "e2m1", axis=0, block=16, scale_format="ue4m3")
     assert list(ones.scales.ravel()) == [0x23] * 4 and list(twos.scales.ravel()) == [0x2B] * 4
     assert set(ones.codes.ravel()) == {7} and set(twos.codes.ravel()) == {7}
-    for model in ("blackwell-nvf4", "blackwell-mxf4"):
+    # exact and fp32-sequential read them too (docs/BLOCKS.md 5: each term times S_a * S_b; per
+    # block of 16, fp32-sequential's d = RN(576 * 0.171875^2) = 17.015625, exact, four of them).
+    for model in ("blackwell-nvf4", "blackwell-mxf4", "exact", "fp32-sequential"):
         assert softmx.matmul(ones, col, acc=model)[0, 0] == np.float32(68.0625)
         assert softmx.matmul(twos, col, acc=model)[0, 0] == np.float32(136.125)
     v1 = softmx.quantize(np.ones(64, np.float32), "e2m1", block=16, scale_format="ue4m3")
@@ -160,10 +162,11 @@ def test_matmul_and_dot_with_ue4m3_scales_by_hand():
     with pytest.raises(ValueError, match="same scale format"):
         softmx.dot(v1, v2, acc="blackwell-nvf4")
     assert softmx.dot(v2, v2, acc="blackwell-nvf4") == np.float32(4 * 576 * 0.34375 ** 2)
-    # Models without per-group scales refuse UE4M3 (the library's message), and so do scale
-    # formats the GEMM does not read.
+    assert softmx.dot(v2, v2, acc="exact") == np.float32(4 * 576 * 0.34375 ** 2)
+    # The other tensor-core models refuse UE4M3 (the library's message), and so do scale formats
+    # the GEMM does not read.
     with pytest.raises(ValueError, match="UE4M3"):
-        softmx.matmul(ones, col, acc="exact")
+        softmx.matmul(ones, col, acc="hopper-fp8-mma")
     u5 = softmx.quantize(np.ones((1, 64), np.float32), "e2m1", block=16, scale_format="ue5m3")
     u5c = softmx.quantize(np.ones((64, 1), np.float32), "e2m1", axis=0, block=16, scale_format="ue5m3")
     with pytest.raises(ValueError, match="E8M0 or UE4M3"):

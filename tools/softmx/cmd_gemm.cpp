@@ -6,7 +6,8 @@
 //                      [--acc exact|fp32-sequential|TENSOR-CORE-MODEL (softmx dialects lists them)]
 //                      [--round MODE] [--sat finite|none] [--threads N] [--scale-format e8m0|ue4m3]
 //     --scale-format ue4m3 (or e4m3): UE4M3 block scales (docs/BLOCKS.md 1.2), for the models that
-//     read them (blackwell-mxf4, blackwell-nvf4: GemmOperand::scale_format e4m3).
+//     read them (blackwell-mxf4, blackwell-nvf4: GemmOperand::scale_format e4m3), exact and
+//     fp32-sequential (the reference per output, BLOCKS.md 5).
 //
 // A (M x K) and B (K x N) are f32 values drawn from SplitMix64(seed): each is
 // (sum of 12 draws of 24 bits - 6 * 2^24) * 2^-24, a bell-shaped value in [-6, 6], rounded to

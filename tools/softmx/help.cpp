@@ -229,7 +229,8 @@ std::optional<std::string> command_help(std::string_view cmd) {
            "  --round MODE           rounding of the quantization (default: the dialect's)\n"
            "  --sat finite|none      saturation of the quantization (default: the dialect's)\n"
            "  --scale-format SPEC    e8m0 (default) or ue4m3: UE4M3 block scales (docs/BLOCKS.md 1.2), for\n"
-           "                         --acc blackwell-mxf4 and blackwell-nvf4 (the models that read them)\n" +
+           "                         --acc blackwell-mxf4 and blackwell-nvf4 (the models that read them),\n"
+           "                         exact and fp32-sequential (BLOCKS.md 5)\n" +
            kHelp + "\n" + formats + status02;
   if (cmd == "gen")
     return "usage: softmx gen convert --from SRC --to DST [conversion options]\n"
