@@ -12,24 +12,6 @@ using namespace softmx::capi;
 
 namespace {
 
-// The scale format of a C descriptor (null: e8m0): a named format, or a runtime descriptor
-// (softmx_format_lookup("ue4m3"), or filled by hand) made from its fields; then mx_scale_reason.
-ScaleFormat scale_format_of(const softmx_format* f, const char* what) {
-  if (!f) return FormatId::e8m0;
-  const Format sf = descriptor_of(f, what);  // a named format, or a runtime one by its fields
-  if (auto why = mx_scale_reason(sf)) fail(SOFTMX_ERR_INVALID_ARGUMENT, std::string(what) + ": " + *why);
-  return sf;
-}
-
-void check_scale_codes(const ScaleFormat& sf, const std::uint8_t* scales, std::size_t n, const char* what) {
-  const Format& f = sf;
-  for (std::size_t i = 0; i < n; ++i)
-    if (scales[i] > f.code_mask())
-      fail(SOFTMX_ERR_BAD_CODE, std::string(what) + "[" + std::to_string(i) + "] = 0x" + softmx::hex(scales[i], 2) +
-                                    " is not a code of " + std::string(f.name) + " (" + std::to_string(f.width) +
-                                    " bits: at most 0x" + softmx::hex(f.code_mask(), 2) + ")");
-}
-
 // The C++ BlockOptions of C options (null: the defaults).
 BlockOptions block_options_of(const softmx_block_options* o) {
   softmx_block_options defaults;

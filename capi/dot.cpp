@@ -24,6 +24,43 @@ void store(const Result& r, uint32_t* result, uint8_t* flags) {
   if (flags) *flags = r.flags;
 }
 
+// softmx_dot_general_flat and its _scaled form (scale formats null: E8M0); `who` names the entry point.
+int dot_general_flat_impl(const char* who, const softmx_format* a_format, const softmx_format* a_scale_format,
+                          const uint8_t* a_scales, const uint8_t* a_codes, const softmx_format* b_format,
+                          const softmx_format* b_scale_format, const uint8_t* b_scales, const uint8_t* b_codes,
+                          size_t block, size_t n, const softmx_context* ctx, const softmx_accumulation* model,
+                          uint32_t* result, uint8_t* flags, softmx_error* err) {
+  return guard(err, who, [&] {
+    const Format fa = element_of(a_format, "a_format"), fb = element_of(b_format, "b_format");
+    const ScaleFormat sa = scale_format_of(a_scale_format, "a_scale_format"),
+                      sb = scale_format_of(b_scale_format, "b_scale_format");
+    check_pairs(n);
+    if (block == 0) fail(SOFTMX_ERR_SHAPE, "the block size must be at least 1");
+    if (n > SIZE_MAX / block) fail(SOFTMX_ERR_SHAPE, "block * n overflows size_t");
+    need(a_scales, "a_scales");
+    need(a_codes, "a_codes");
+    need(b_scales, "b_scales");
+    need(b_codes, "b_codes");
+    need(result, "result");
+    check_byte_codes(fa, a_codes, n * block, "a_codes");
+    check_byte_codes(fb, b_codes, n * block, "b_codes");
+    check_scale_codes(sa, a_scales, n, "a_scales");
+    check_scale_codes(sb, b_scales, n, "b_scales");
+    // E8M0 is BlockRef's null scale format; any other is passed by its descriptor.
+    const Format* psa = sa.is_e8m0() ? nullptr : &sa.format();
+    const Format* psb = sb.is_e8m0() ? nullptr : &sb.format();
+    std::vector<BlockRef> ra, rb;
+    ra.reserve(n);
+    rb.reserve(n);
+    for (std::size_t j = 0; j < n; ++j) {
+      ra.push_back(BlockRef{fa.id, a_scales[j], std::span<const std::uint8_t>(a_codes + j * block, block), &fa, psa});
+      rb.push_back(BlockRef{fb.id, b_scales[j], std::span<const std::uint8_t>(b_codes + j * block, block), &fb, psb});
+    }
+    store(dot_general(ra, rb, plain_context_of(ctx), model_of(model)), result, flags);
+  });
+}
+
+
 }  // namespace
 
 extern "C" {
@@ -61,28 +98,20 @@ int softmx_dot_general_flat(const softmx_format* a_format, const uint8_t* a_scal
                             const softmx_format* b_format, const uint8_t* b_scales, const uint8_t* b_codes,
                             size_t block, size_t n, const softmx_context* ctx, const softmx_accumulation* model,
                             uint32_t* result, uint8_t* flags, softmx_error* err) {
-  return guard(err, "softmx_dot_general_flat", [&] {
-    const Format fa = element_of(a_format, "a_format"), fb = element_of(b_format, "b_format");
-    check_pairs(n);
-    if (block == 0) fail(SOFTMX_ERR_SHAPE, "the block size must be at least 1");
-    if (n > SIZE_MAX / block) fail(SOFTMX_ERR_SHAPE, "block * n overflows size_t");
-    need(a_scales, "a_scales");
-    need(a_codes, "a_codes");
-    need(b_scales, "b_scales");
-    need(b_codes, "b_codes");
-    need(result, "result");
-    check_byte_codes(fa, a_codes, n * block, "a_codes");
-    check_byte_codes(fb, b_codes, n * block, "b_codes");
-    std::vector<BlockRef> ra, rb;
-    ra.reserve(n);
-    rb.reserve(n);
-    for (std::size_t j = 0; j < n; ++j) {
-      ra.push_back(BlockRef{fa.id, a_scales[j], std::span<const std::uint8_t>(a_codes + j * block, block), &fa});
-      rb.push_back(BlockRef{fb.id, b_scales[j], std::span<const std::uint8_t>(b_codes + j * block, block), &fb});
-    }
-    store(dot_general(ra, rb, plain_context_of(ctx), model_of(model)), result, flags);
-  });
+  return dot_general_flat_impl("softmx_dot_general_flat", a_format, nullptr, a_scales, a_codes, b_format, nullptr,
+                               b_scales, b_codes, block, n, ctx, model, result, flags, err);
 }
+
+int softmx_dot_general_flat_scaled(const softmx_format* a_format, const softmx_format* a_scale_format,
+                                   const uint8_t* a_scales, const uint8_t* a_codes, const softmx_format* b_format,
+                                   const softmx_format* b_scale_format, const uint8_t* b_scales,
+                                   const uint8_t* b_codes, size_t block, size_t n, const softmx_context* ctx,
+                                   const softmx_accumulation* model, uint32_t* result, uint8_t* flags,
+                                   softmx_error* err) {
+  return dot_general_flat_impl("softmx_dot_general_flat_scaled", a_format, a_scale_format, a_scales, a_codes, b_format,
+                               b_scale_format, b_scales, b_codes, block, n, ctx, model, result, flags, err);
+}
+
 
 int softmx_mma(const softmx_accumulation* model, const softmx_format* a_format, const uint8_t* a,
                const softmx_format* b_format, const uint8_t* b, size_t k, const softmx_format* acc, uint32_t c,

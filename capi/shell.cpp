@@ -1,6 +1,8 @@
 // capi/shell.cpp: errors and argument translation for the C API (shell.hpp).
 #include "shell.hpp"
 
+#include "softmx/text.hpp"
+
 #include <cstdio>
 #include <cstring>
 #include <limits>
@@ -132,6 +134,22 @@ Format descriptor_of(const softmx_format* f, const char* what) {
     fail(SOFTMX_ERR_INVALID_ARGUMENT, head + "width = " + std::to_string(f->width) + " differs from the " +
                                           std::to_string(r.width) + " bits its sign, exp_bits and man_bits give");
   return r;
+}
+
+ScaleFormat scale_format_of(const softmx_format* f, const char* what) {
+  if (!f) return FormatId::e8m0;
+  const Format sf = descriptor_of(f, what);  // a named format, or a runtime one by its fields
+  if (auto why = mx_scale_reason(sf)) fail(SOFTMX_ERR_INVALID_ARGUMENT, std::string(what) + ": " + *why);
+  return sf;
+}
+
+void check_scale_codes(const ScaleFormat& sf, const std::uint8_t* scales, std::size_t n, const char* what) {
+  const Format& f = sf;
+  for (std::size_t i = 0; i < n; ++i)
+    if (scales[i] > f.code_mask())
+      fail(SOFTMX_ERR_BAD_CODE, std::string(what) + "[" + std::to_string(i) + "] = 0x" + softmx::hex(scales[i], 2) +
+                                    " is not a code of " + std::string(f.name) + " (" + std::to_string(f.width) +
+                                    " bits: at most 0x" + softmx::hex(f.code_mask(), 2) + ")");
 }
 
 Format element_of(const softmx_format* f, const char* what) {

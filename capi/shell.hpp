@@ -78,6 +78,12 @@ FormatId format_of(const softmx_format* f, const char* what);
 /// make_format (the named descriptor when they equal one's); a bad field, or a width that is not
 /// what sign, exp_bits and man_bits give, fails with INVALID_ARGUMENT naming it.
 Format descriptor_of(const softmx_format* f, const char* what);
+/// The block scale format of a C descriptor (null: E8M0): a named format, or a runtime
+/// descriptor (softmx_format_lookup("ue4m3"), or filled by hand) made from its fields as
+/// descriptor_of makes it; then mx_scale_reason (INVALID_ARGUMENT naming `what` and the field).
+ScaleFormat scale_format_of(const softmx_format* f, const char* what);
+/// Fails with BAD_CODE, naming what[i], when one of the n scale codes is beyond sf's width.
+void check_scale_codes(const ScaleFormat& sf, const std::uint8_t* scales, std::size_t n, const char* what);
 /// descriptor_of, then for a runtime format mx_element_reason: INVALID_ARGUMENT naming the field
 /// an MX element cannot have (width, sign, subnormals, specials).
 Format element_of(const softmx_format* f, const char* what);

@@ -1890,6 +1890,86 @@ TEST(CApiRuntime, DotGeneralEqualsTheCppLibrary) {
   report("C vs C++ dot_general, runtime element pairs, exact and fp32-sequential", cases);
 }
 
+// softmx_dot_general_flat_scaled: each side's scale format (NULL: E8M0) equals the C++
+// dot_general with BlockRef::scale_format, under exact and fp32-sequential; bad scale codes,
+// formats and models fail with their statuses.
+TEST(CApiRuntime, DotGeneralWithScaleFormatsEqualsTheCppLibrary) {
+  SplitMix64 rng(47);
+  std::size_t cases = 0;
+  const char* scales[] = {"ue4m3", "ue5m3", "e4m3", "e8m0", nullptr};
+  for (const char* ea : {"e2m1", "e1m2", "e4m3"})
+    for (const char* sa : scales)
+      for (const char* sb : scales)
+        for (const char* mn : {"exact", "fp32-sequential"})
+          for (int rep = 0; rep < 3; ++rep) {
+            const std::size_t k = 1 + rng.below(20), n = 1 + rng.below(3);
+            const softmx_format ce = clookup(ea);
+            const Format fe = parse_format_spec(ea);
+            softmx_format csa{}, csb{};
+            if (sa) csa = clookup(sa);
+            if (sb) csb = clookup(sb);
+            const Format fsa = parse_format_spec(sa ? sa : "e8m0"), fsb = parse_format_spec(sb ? sb : "e8m0");
+            const softmx_accumulation* cm = nullptr;
+            ASSERT_EQ(softmx_accumulation_lookup(mn, &cm, nullptr), SOFTMX_OK);
+            std::vector<std::uint8_t> as(n), bs(n), ac(n * k), bc(n * k);
+            for (std::size_t j = 0; j < n; ++j) {
+              as[j] = static_cast<std::uint8_t>(rng.next() & fsa.code_mask());
+              bs[j] = static_cast<std::uint8_t>(rng.next() & fsb.code_mask());
+            }
+            for (auto& c : ac) c = static_cast<std::uint8_t>(rng.next() & fe.code_mask());
+            for (auto& c : bc) c = static_cast<std::uint8_t>(rng.next() & fe.code_mask());
+            std::vector<BlockRef> ra, rb;
+            for (std::size_t j = 0; j < n; ++j) {
+              ra.push_back(BlockRef{fe.id, as[j], std::span<const std::uint8_t>(ac.data() + j * k, k), &fe, &fsa});
+              rb.push_back(BlockRef{fe.id, bs[j], std::span<const std::uint8_t>(bc.data() + j * k, k), &fe, &fsb});
+            }
+            const Result want = dot_general(ra, rb, Context{}, *find_accumulation_model(mn));
+            std::uint32_t got = 0;
+            std::uint8_t f = 0;
+            softmx_error err;
+            ASSERT_EQ(softmx_dot_general_flat_scaled(&ce, sa ? &csa : nullptr, as.data(), ac.data(), &ce,
+                                                     sb ? &csb : nullptr, bs.data(), bc.data(), k, n, nullptr, cm, &got,
+                                                     &f, &err),
+                      SOFTMX_OK)
+                << err.message;
+            ASSERT_EQ(got, want.code) << ea << " scales " << (sa ? sa : "NULL") << "/" << (sb ? sb : "NULL") << " " << mn;
+            ASSERT_EQ(f, want.flags);
+            ++cases;
+          }
+  // By hand: e2m1 (1.5, 2) . (4, -0.5) with ue4m3 scales 1.25 (0x3A) and 0.75 (0x34): 5 * 0.9375
+  // = 4.6875 = 0x40960000 (docs/BLOCKS.md 5; test_dot_scale_format).
+  const softmx_format e2m1 = cfmt(FormatId::e2m1), ue4m3 = clookup("ue4m3");
+  const std::uint8_t a[2] = {0x3, 0x4}, b[2] = {0x6, 0x9}, sa = 0x3A, sb = 0x34;
+  std::uint32_t r = 0;
+  ASSERT_EQ(softmx_dot_general_flat_scaled(&e2m1, &ue4m3, &sa, a, &e2m1, &ue4m3, &sb, b, 2, 1, nullptr, nullptr, &r,
+                                           nullptr, nullptr),
+            SOFTMX_OK);
+  EXPECT_EQ(r, 0x40960000u);
+  // A scale code beyond ue4m3's 7 bits; a format that cannot be a scale; a tensor-core model.
+  softmx_error err;
+  const std::uint8_t big = 0x80;
+  EXPECT_EQ(softmx_dot_general_flat_scaled(&e2m1, &ue4m3, &big, a, &e2m1, &ue4m3, &sb, b, 2, 1, nullptr, nullptr, &r,
+                                           nullptr, &err),
+            SOFTMX_ERR_BAD_CODE);
+  EXPECT_NE(std::string(err.message).find("a_scales[0] = 0x80 is not a code of ue4m3"), std::string::npos)
+      << err.message;
+  const softmx_format int4 = clookup("int4");
+  EXPECT_EQ(softmx_dot_general_flat_scaled(&e2m1, &int4, &sa, a, &e2m1, &ue4m3, &sb, b, 2, 1, nullptr, nullptr, &r,
+                                           nullptr, &err),
+            SOFTMX_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(err.message).find("a_scale_format: scale_format int4: fixed"), std::string::npos)
+      << err.message;
+  const softmx_accumulation* hopper = nullptr;
+  ASSERT_EQ(softmx_accumulation_lookup("hopper-fp8-mma", &hopper, nullptr), SOFTMX_OK);
+  const softmx_format e4m3 = cfmt(FormatId::e4m3);
+  const std::uint8_t c1 = 0x38;
+  EXPECT_EQ(softmx_dot_general_flat_scaled(&e4m3, &ue4m3, &c1, &c1, &e4m3, &ue4m3, &c1, &c1, 1, 1, nullptr, hopper,
+                                           &r, nullptr, &err),
+            SOFTMX_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(err.message).find("reads E8M0 block scales"), std::string::npos) << err.message;
+  report("C vs C++ dot_general with scale formats, exact and fp32-sequential", cases);
+}
+
 // What the blocks cannot take fails with INVALID_ARGUMENT naming the field; a runtime format
 // where only named ones are served (conversion, a tensor-core model) says so.
 TEST(CApiRuntime, RefusalsNameTheField) {

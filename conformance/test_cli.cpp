@@ -358,6 +358,40 @@ TEST(Cli, GemmGolden) {
   std::filesystem::remove(dir + ".sum");
 }
 
+// dot --scale-format (docs/BLOCKS.md 5): SCALE fields in another scale format, cases by hand;
+// ue4m3 goes through dot_pairs (also under blackwell-nvf4), the others through dot_general.
+TEST(Cli, DotScaleFormats) {
+  // e2m1 (1.5, 2) . (4, -0.5) with ue4m3 scales 1.25 (3A) and 0.75 (34): 5 * 0.9375 = 4.6875.
+  for (const char* acc : {"exact", "fp32-sequential"})
+    EXPECT_EQ(run(std::string("dot --a e2m1 --b e2m1 --block 2 --scale-format ue4m3 --acc ") + acc, "3A 3 4 34 6 9\n").out,
+              "40960000 00\n")
+        << acc;
+  // ue5m3 (dot_general per line): Inf (F8) * 1 * 1 = +Inf; Inf * 0 = NaN, invalid; 1 * 1 = 1.
+  EXPECT_EQ(run("dot --a e4m3 --b e4m3 --block 1 --scale-format ue5m3", "F8 38 78 38\nF8 00 78 38\n78 38 78 38\n").out,
+            "7F800000 00\n7FC00000 10\n3F800000 00\n");
+  // A sign-magnitude e4m3 scale reads its sign: B8 is -1.
+  EXPECT_EQ(run("dot --a e4m3 --b e4m3 --block 1 --scale-format e4m3", "B8 38 38 38\n").out, "BF800000 00\n");
+  // ue4m3 under blackwell-nvf4 (UE4M3 per 16, K = 64): ones quantized to e2m1 code 7 with scale
+  // 0x23 (0.171875): 4 * 16 * 36 * 0.171875^2 = 68.0625 = 0x42882000 (test_quantize_scale_format.py).
+  std::string line;
+  for (int j = 0; j < 4; ++j) {
+    std::string half = "23";
+    for (int i = 0; i < 16; ++i) half += " 7";
+    line += (j ? " " : "") + half + " " + half;
+  }
+  EXPECT_EQ(run("dot --a e2m1 --b e2m1 --block 16 --blocks 4 --acc blackwell-nvf4 --scale-format ue4m3", line + "\n").out,
+            "42882000 00\n");
+  // Errors: a scale code beyond the format (line and field named), formats that cannot be a
+  // scale, and models that do not read the scale format, refused before any input.
+  expect_usage_error(run("dot --a e4m3 --b e4m3 --block 1 --scale-format ue4m3", "80 38 38 38\n"),
+                     "line 1: field 1: expected a ue4m3 scale code (2 hex digits, at most 7F), got \"80\"");
+  expect_usage_error(run("dot --a e4m3 --b e4m3 --block 1 --scale-format int4", ""), "fixed");
+  expect_usage_error(run("dot --a e4m3 --b e4m3 --block 1 --scale-format ue5m3 --acc hopper-fp8-mma", ""),
+                     "reads E8M0 block scales");
+  expect_usage_error(run("dot --a e4m3 --b e4m3 --block 1 --scale-format ue4m3 --acc hopper-fp8-mma", ""),
+                     "per-group scales");
+}
+
 // gemm-golden with UE4M3 block scales (--scale-format ue4m3; docs/BLOCKS.md 1.2) for the
 // Blackwell GST models, exact and fp32-sequential: the scale files are what `quantize
 // --scale-format ue4m3` writes for the same rows; other models and scale formats exit 2.

@@ -486,6 +486,19 @@ SOFTMX_API int softmx_dot_general_flat(const softmx_format* a_format, const uint
                                        const softmx_accumulation* model, uint32_t* result, uint8_t* flags,
                                        softmx_error* err);
 
+/** softmx_dot_general_flat with each operand's block scale format (docs/BLOCKS.md 1.2 and 5):
+ *  NULL or e8m0 for E8M0 scales; otherwise a float format of at most 8 bits (softmx_format_lookup
+ *  "ue4m3", "ue5m3", "e4m3", ...), whose codes a_scales / b_scales then hold (SOFTMX_ERR_BAD_CODE
+ *  for one beyond its width). Each term is ((a * b) * X_A) * X_B under IEEE rules; blocks with a
+ *  scale format other than E8M0 take the exact and fp32-sequential models only (another model:
+ *  SOFTMX_ERR_INVALID_ARGUMENT). */
+SOFTMX_API int softmx_dot_general_flat_scaled(const softmx_format* a_format, const softmx_format* a_scale_format,
+                                              const uint8_t* a_scales, const uint8_t* a_codes,
+                                              const softmx_format* b_format, const softmx_format* b_scale_format,
+                                              const uint8_t* b_scales, const uint8_t* b_codes, size_t block, size_t n,
+                                              const softmx_context* ctx, const softmx_accumulation* model,
+                                              uint32_t* result, uint8_t* flags, softmx_error* err);
+
 /** One output element of an mma under a tensor-core model (softmx::TensorCoreModel::mma):
  *  D = model(sum_k a[k] * b[k] + c) over k codes each, c and *d codes of `acc` (f32 or f16).
  *  SOFTMX_ERR_UNSUPPORTED for a model that is not a tensor-core model. */

@@ -3,13 +3,17 @@
 //   softmx dot --a FMT --b FMT [--block K] [--blocks N]      FMT: a named MX element format or a
 //                                                            runtime spec of at most 8 bits (e1m2, int4)
 //              [--acc exact|fp32-sequential|TENSOR-CORE-MODEL (softmx dialects lists them)]
-//              [--round MODE] [--sat finite|none]
+//              [--round MODE] [--sat finite|none] [--scale-format SPEC]
 //   reads lines of N block pairs, "SA_1 A_1,1..A_1,K SB_1 B_1,1..B_1,K ... SA_N A_N,1..A_N,K
 //   SB_N B_N,1..B_N,K" (each pair: A's scale and K codes, then B's: the operand order of the dot
 //   vector files, vectors/README.md 3, so their lines can be fed in as they are) and writes
 //   "RESULT FLAGS": the f32 raw hex of DotGeneral (OCP MX section 6) and the flags. Saturation
 //   defaults to none (IEEE f32). The tensor-core models (softmx/tensor_core.hpp) ignore --round
 //   and --sat: their rounding is fixed. Lines are computed in batches by softmx::dot_pairs.
+//   --scale-format (docs/BLOCKS.md 1.2 and 5): the SCALE fields are codes of that format (2 hex
+//   digits); e8m0 (default) and ue4m3 go through dot_pairs (ue4m3 is the GEMM's UE4M3 reading,
+//   for exact, fp32-sequential, blackwell-mxf4 and blackwell-nvf4), any other scale format
+//   through dot_general line by line (exact and fp32-sequential; BlockRef::scale_format).
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -38,7 +42,8 @@ Format element_arg(const Args& a, const char* opt) {
 }  // namespace
 
 int cmd_dot(int argc, char** argv) {
-  const Args a = parse_args("dot", argc, argv, 2, {"a", "b", "block", "blocks", "acc", "round", "sat", "tininess"});
+  const Args a =
+      parse_args("dot", argc, argv, 2, {"a", "b", "block", "blocks", "acc", "round", "sat", "tininess", "scale-format"});
   if (!a.positionals.empty())
     throw UsageError("unexpected argument " + quote(a.positionals[0], '\'') + " (blocks are read from stdin)");
   const Format fa = element_arg(a, "a"), fb = element_arg(a, "b");
@@ -51,8 +56,14 @@ int cmd_dot(int argc, char** argv) {
   // on one line of zeros (at most 2^20 codes: a longer line is checked when it is computed).
   check_gemm_operands(fa, fb, std::min<std::size_t>(n * k, std::size_t{1} << 20), k, *model,
                       a.get("acc").value_or("exact"));
+  // The scale format: E8M0 and UE4M3 are read by the GEMM (dot_pairs; UE4M3's 7-bit codes are
+  // the GEMM's e4m3 reading, code & 0x7F); any other goes to dot_general line by line.
+  const ScaleFormat sfmt = scale_format_option(a, ocp_dialect());
+  const Format& sf = sfmt;
+  const bool ue4m3 = sfmt == ScaleFormat(parse_format_spec("ue4m3"));
+  const bool by_pairs = sfmt.is_e8m0() || ue4m3;
   Args common = a;
-  for (const char* o : {"a", "b", "block", "blocks", "acc"}) common.options.erase(o);
+  for (const char* o : {"a", "b", "block", "blocks", "acc", "scale-format"}) common.options.erase(o);
   if (!a.get("sat")) common.options.emplace("sat", "none");
   const ConversionOptions co = conversion_options(common, false);
   if (co.ctx.rounding == Rounding::rs) throw UsageError("--round rs is not available for dot (no random bits per result)");
@@ -83,13 +94,50 @@ int cmd_dot(int argc, char** argv) {
   go.model = model;
   go.out = co.ctx;
   std::size_t lines_in = 0;
+  // Lines [0, lines) of ac/as/bc/bs into res and fl.
+  auto compute = [&](std::size_t lines) {
+    res.resize(lines);
+    fl.resize(lines);
+    if (by_pairs) {
+      GemmOperand ga = gemm_rows(fa, lines, kn, k, ac, as), gb = gemm_rows(fb, lines, kn, k, bc, bs);
+      if (ue4m3) ga.scale_format = gb.scale_format = FormatId::e4m3;
+      dot_pairs(ga, gb, go, res, fl);
+      return;
+    }
+    std::vector<BlockRef> ra(n), rb(n);
+    for (std::size_t l = 0; l < lines; ++l) {
+      for (std::size_t j = 0; j < n; ++j) {
+        const std::size_t blk = l * n + j;
+        ra[j] = BlockRef{fa.id, as[blk], std::span(ac.data() + blk * k, k), &fa, &sf};
+        rb[j] = BlockRef{fb.id, bs[blk], std::span(bc.data() + blk * k, k), &fb, &sf};
+      }
+      const Result r = dot_general(ra, rb, co.ctx, *model);
+      res[l] = static_cast<std::uint32_t>(r.code);
+      fl[l] = r.flags;
+    }
+  };
+  if (!by_pairs || ue4m3) {
+    // The scale format's refusals under this model (a tensor-core model reads E8M0 through
+    // dot_general, UE4M3 only under per-group models) before any input, on one line of zeros
+    // (scale code 0: zero or the smallest scale of every format).
+    const std::size_t kz = std::min(kn, std::size_t{1} << 20);
+    if (kz == kn) {
+      ac.assign(kn, 0);
+      bc.assign(kn, 0);
+      as.assign(n, 0);
+      bs.assign(n, 0);
+      library_call([&] { compute(1); });
+      ac.clear();
+      bc.clear();
+      as.clear();
+      bs.clear();
+    }
+  }
   auto flush = [&] {
     if (lines_in == 0) return;
-    res.resize(lines_in);
-    fl.resize(lines_in);
-    // The library's refusals (checked up front below; the exact range again here for the
+    // The library's refusals (checked up front above; the exact range again here for the
     // widest lines) exit 2 with its message.
-    library_call([&] { return dot_pairs(gemm_rows(fa, lines_in, kn, k, ac, as), gemm_rows(fb, lines_in, kn, k, bc, bs), go, res, fl); });
+    library_call([&] { compute(lines_in); });
     for (std::size_t l = 0; l < lines_in; ++l) {
       out += hex(res[l], 8);
       out += ' ';
@@ -119,9 +167,12 @@ int cmd_dot(int argc, char** argv) {
           for (std::size_t side = 0; side < 2; ++side) {
             const Format& fmt = side ? fb : fa;
             auto sc = parse_hex_exact(f[at], 2);
-            if (!sc)
-              throw UsageError(where + ": field " + std::to_string(at + 1) + ": expected an E8M0 scale (2 hex digits), got " +
-                               quote(f[at]));
+            if (!sc || *sc > sf.code_mask())
+              throw UsageError(where + ": field " + std::to_string(at + 1) + ": expected " +
+                               (sfmt.is_e8m0() ? std::string("an E8M0 scale (2 hex digits)")
+                                               : "a " + std::string(sf.name) + " scale code (2 hex digits, at most " +
+                                                     hex(sf.code_mask(), 2) + ")") +
+                               ", got " + quote(f[at]));
             ++at;
             (side ? bs : as).push_back(static_cast<std::uint8_t>(*sc));
             auto& c = side ? bc : ac;

@@ -207,7 +207,10 @@ std::optional<std::string> command_help(std::string_view cmd) {
            acc_help() +
            "  --round MODE           rounding of the f32 result (default rne; not rs)\n"
            "  --sat finite|none      saturation of the f32 result (default none)\n"
-           "  --tininess after|before  underflow detection (default after)\n" +
+           "  --tininess after|before  underflow detection (default after)\n"
+           "  --scale-format SPEC    the format of the SCALE fields: e8m0 (default), ue4m3, ue5m3, e4m3, ...\n"
+           "                         (docs/BLOCKS.md 1.2 and 5); other than e8m0: --acc exact or\n"
+           "                         fp32-sequential, and ue4m3 also blackwell-mxf4 and blackwell-nvf4\n" +
            kHelp + "\n" + formats + status02;
   if (cmd == "gemm-golden")
     return "usage: softmx gemm-golden --out DIR [--m M] [--n N] [--k K] [--a FMT] [--b FMT] [options]\n"
