@@ -21,6 +21,7 @@
 #include "softmx/dot.hpp"
 #include "softmx/prng.hpp"
 #include "support/bridge.hpp"
+#include "support/mpfr_value.hpp"
 #include "support/report.hpp"
 
 namespace softmx {
@@ -278,13 +279,7 @@ std::vector<Format> family() {
   return v;
 }
 
-struct Mpfr {
-  mpfr_t x;
-  explicit Mpfr(mpfr_prec_t prec = 128) { mpfr_init2(x, prec); }
-  ~Mpfr() { mpfr_clear(x); }
-  Mpfr(const Mpfr&) = delete;
-  Mpfr& operator=(const Mpfr&) = delete;
-};
+using Mpfr = conformance::MpfrValue<128>;
 
 // floor(log2 of the largest finite value), by the oracle's decoding of every code.
 int oracle_emax(const oracle::Desc& d) {

@@ -21,6 +21,7 @@
 #include "softmx/block.hpp"
 #include "softmx/prng.hpp"
 #include "support/bridge.hpp"
+#include "support/mpfr_value.hpp"
 #include "support/report.hpp"
 
 namespace softmx {
@@ -30,13 +31,7 @@ std::uint32_t f32_bits(float x) { return std::bit_cast<std::uint32_t>(x); }
 float f32_of(std::uint32_t b) { return std::bit_cast<float>(b); }
 Format spec(const char* s) { return parse_format_spec(s); }
 
-struct Mpfr {
-  mpfr_t x;
-  explicit Mpfr(mpfr_prec_t prec = 512) { mpfr_init2(x, prec); }
-  ~Mpfr() { mpfr_clear(x); }
-  Mpfr(const Mpfr&) = delete;
-  Mpfr& operator=(const Mpfr&) = delete;
-};
+using Mpfr = conformance::MpfrValue<512>;
 
 // ---- by hand (the worked examples of BLOCKS.md 1.2 and 2) ----
 //

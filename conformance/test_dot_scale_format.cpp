@@ -21,6 +21,7 @@
 #include "softmx/gemm.hpp"
 #include "softmx/prng.hpp"
 #include "support/bridge.hpp"
+#include "support/mpfr_value.hpp"
 #include "support/report.hpp"
 
 namespace softmx {
@@ -28,13 +29,7 @@ namespace {
 
 Format spec(const char* s) { return parse_format_spec(s); }
 
-struct Mpfr {
-  mpfr_t x;
-  explicit Mpfr(mpfr_prec_t prec = 2048) { mpfr_init2(x, prec); }
-  ~Mpfr() { mpfr_clear(x); }
-  Mpfr(const Mpfr&) = delete;
-  Mpfr& operator=(const Mpfr&) = delete;
-};
+using Mpfr = conformance::MpfrValue<2048>;
 
 // ---- by hand ----
 //

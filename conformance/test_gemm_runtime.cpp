@@ -36,6 +36,7 @@
 #include "softmx/prng.hpp"
 #include "support/bridge.hpp"
 #include "support/gemm_kernels.hpp"
+#include "support/mpfr_value.hpp"
 #include "support/report.hpp"
 
 namespace softmx {
@@ -302,13 +303,7 @@ TEST(GemmRuntime, ReferenceIsDotGeneralPerOutput) {
   tally.report();
 }
 
-struct Mpfr {
-  mpfr_t x;
-  explicit Mpfr(mpfr_prec_t prec) { mpfr_init2(x, prec); }
-  ~Mpfr() { mpfr_clear(x); }
-  Mpfr(const Mpfr&) = delete;
-  Mpfr& operator=(const Mpfr&) = delete;
-};
+using Mpfr = conformance::MpfrValue<2048>;
 
 // The exact model's outputs on the default kernel against MPFR: the sum of every product times
 // 2^(sa + sb - 254), exact at 2048 bits, rounded once into f32 by the oracle (rne and rz x

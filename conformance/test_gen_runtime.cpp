@@ -34,6 +34,7 @@
 #include "softmx/vectors/reader.hpp"
 #include "support/bridge.hpp"
 #include "support/cli_run.hpp"
+#include "support/mpfr_value.hpp"
 #include "support/report.hpp"
 
 using namespace softmx;
@@ -41,13 +42,7 @@ using namespace softmx::testing;
 
 namespace {
 
-struct Mpfr {
-  mpfr_t x;
-  explicit Mpfr(mpfr_prec_t prec = 256) { mpfr_init2(x, prec); }
-  ~Mpfr() { mpfr_clear(x); }
-  Mpfr(const Mpfr&) = delete;
-  Mpfr& operator=(const Mpfr&) = delete;
-};
+using Mpfr = conformance::MpfrValue<256>;
 
 std::string dir() {
   static const std::string d = scratch_dir("gen_runtime");
