@@ -65,8 +65,8 @@ void oracle_dot(benchmark::State& st, FormatId f) {
   const softmx::oracle::Fmt of = f == FormatId::e5m2 ? softmx::oracle::Fmt::e5m2 : softmx::oracle::Fmt::e4m3;
   std::vector<softmx::oracle::OBlock> oa, ob;
   for (std::size_t j = 0; j < kBlocks; ++j) {
-    oa.push_back({of, d.ra[j].scale, d.a[j]});
-    ob.push_back({of, d.rb[j].scale, d.b[j]});
+    oa.push_back({of, static_cast<std::uint8_t>(d.ra[j].scale), d.a[j]});
+    ob.push_back({of, static_cast<std::uint8_t>(d.rb[j].scale), d.b[j]});
   }
   for (auto _ : st) benchmark::DoNotOptimize(softmx::oracle::dot_exact(oa, ob));
   st.SetItemsProcessed(st.iterations() * static_cast<std::int64_t>(kBlocks * kK));

@@ -77,7 +77,7 @@ int softmx_quantize_block(const softmx_format* src, const void* values, size_t c
     check_codes(s, values, count, "values");
     const BlockOptions b = block_options_of(options);
     const QuantizedBlock q = quantize_block(s, values, count, b);
-    *scale = q.scale;
+    store_scale_code(scale, 0, b.scale_format.code_bytes(), q.scale);
     std::copy(q.codes.begin(), q.codes.end(), codes);
     if (flags) *flags = q.flags;
   });
@@ -101,10 +101,10 @@ int softmx_quantize_tensor(const softmx_format* src, const void* data, const siz
     if (e.elements) need(data, "data");
     if (e.scales) need(scales, "scales");
     if (e.elements) need(codes, "codes");
-    check_capacity(scales_capacity, e.scales, "scales");
+    const BlockOptions b = block_options_of(options);
+    check_capacity(scales_capacity, e.scales * b.scale_format.code_bytes(), "scales");
     check_capacity(codes_capacity, e.elements, "codes");
     check_codes(s, data, e.elements, "data");
-    const BlockOptions b = block_options_of(options);
     const MxTensor t = quantize_tensor(s, data, std::span<const std::size_t>(shape, rank), axis, block, b);
     std::copy(t.scales.begin(), t.scales.end(), scales);
     std::copy(t.codes.begin(), t.codes.end(), codes);
@@ -117,7 +117,7 @@ namespace {
 // The dequantize entry points with and without a scale format share these (`who` names the
 // entry point in messages; scale_format NULL: E8M0).
 int dequantize_element_impl(const char* who, const softmx_format* element, const softmx_format* scale_format,
-                            uint8_t scale, uint8_t code, const softmx_format* dst, const softmx_context* ctx,
+                            uint32_t scale, uint8_t code, const softmx_format* dst, const softmx_context* ctx,
                             uint64_t* result, uint8_t* flags, softmx_error* err) {
   return guard(err, who, [&] {
     const Format e = element_of(element, "element");
@@ -125,7 +125,12 @@ int dequantize_element_impl(const char* who, const softmx_format* element, const
     const ScaleFormat sf = scale_format_of(scale_format, "scale_format");
     need(result, "result");
     check_byte_codes(e, &code, 1, "code");
-    check_scale_codes(sf, &scale, 1, "scale");
+    int digits = static_cast<int>(2 * sf.code_bytes());  // the code's own width, or more for one beyond it
+    while (digits < 8 && (scale >> (4 * digits)) != 0) ++digits;
+    if (scale > sf.format().code_mask())
+      fail(SOFTMX_ERR_BAD_CODE, "scale = 0x" + softmx::hex(scale, digits) +
+                                    " is not a code of " + std::string(sf.name()) + " (" +
+                                    std::to_string(sf.format().width) + " bits)");
     const Conversion c = conversion_of(ctx, d);
     const Result r = dequantize_element(e, sf, scale, code, d, c.ctx, *c.dialect);
     *result = r.code;
@@ -170,7 +175,7 @@ int dequantize_tensor_impl(const char* who, const softmx_format* element, const 
     check_scale_codes(sf, scales, scale_count, "scales");
     const Conversion c = conversion_of(ctx, d);
     const MxTensorRef t{e, std::span<const std::size_t>(shape, rank), axis, block,
-                        std::span<const std::uint8_t>(scales, scale_count),
+                        std::span<const std::uint8_t>(scales, scale_count * sf.code_bytes()),
                         std::span<const std::uint8_t>(codes, code_count), sf};
     const Flags all = dequantize_tensor(t, d, out, c.ctx, *c.dialect, 1);
     if (flags_or) *flags_or = all;
@@ -200,7 +205,7 @@ int softmx_dequantize_tensor(const softmx_format* element, const size_t* shape, 
                                 scale_count, codes, code_count, dst, ctx, out, out_capacity, flags_or, err);
 }
 
-int softmx_dequantize_element_scaled(const softmx_format* element, const softmx_format* scale_format, uint8_t scale,
+int softmx_dequantize_element_scaled(const softmx_format* element, const softmx_format* scale_format, uint32_t scale,
                                      uint8_t code, const softmx_format* dst, const softmx_context* ctx, uint64_t* result,
                                      uint8_t* flags, softmx_error* err) {
   return dequantize_element_impl("softmx_dequantize_element_scaled", element, scale_format, scale, code, dst, ctx,
@@ -264,3 +269,10 @@ int softmx_unpack_codes(const softmx_format* f, const uint8_t* bytes, size_t n_b
 }
 
 }  // extern "C"
+
+int softmx_scale_code_bytes(const softmx_format* scale_format, size_t* bytes, softmx_error* err) {
+  return guard(err, "softmx_scale_code_bytes", [&] {
+    need(bytes, "bytes");
+    *bytes = scale_format_of(scale_format, "scale_format").code_bytes();
+  });
+}

@@ -53,8 +53,10 @@ int dot_general_flat_impl(const char* who, const softmx_format* a_format, const 
     ra.reserve(n);
     rb.reserve(n);
     for (std::size_t j = 0; j < n; ++j) {
-      ra.push_back(BlockRef{fa.id, a_scales[j], std::span<const std::uint8_t>(a_codes + j * block, block), &fa, psa});
-      rb.push_back(BlockRef{fb.id, b_scales[j], std::span<const std::uint8_t>(b_codes + j * block, block), &fb, psb});
+      ra.push_back(BlockRef{fa.id, load_scale_code(a_scales, j, sa.code_bytes()),
+                            std::span<const std::uint8_t>(a_codes + j * block, block), &fa, psa});
+      rb.push_back(BlockRef{fb.id, load_scale_code(b_scales, j, sb.code_bytes()),
+                            std::span<const std::uint8_t>(b_codes + j * block, block), &fb, psb});
     }
     store(dot_general(ra, rb, plain_context_of(ctx), model_of(model)), result, flags);
   });

@@ -145,11 +145,13 @@ ScaleFormat scale_format_of(const softmx_format* f, const char* what) {
 
 void check_scale_codes(const ScaleFormat& sf, const std::uint8_t* scales, std::size_t n, const char* what) {
   const Format& f = sf;
+  const std::size_t bytes = sf.code_bytes();
+  const int digits = static_cast<int>(2 * bytes);
   for (std::size_t i = 0; i < n; ++i)
-    if (scales[i] > f.code_mask())
-      fail(SOFTMX_ERR_BAD_CODE, std::string(what) + "[" + std::to_string(i) + "] = 0x" + softmx::hex(scales[i], 2) +
+    if (const std::uint32_t c = load_scale_code(scales, i, bytes); c > f.code_mask())
+      fail(SOFTMX_ERR_BAD_CODE, std::string(what) + "[" + std::to_string(i) + "] = 0x" + softmx::hex(c, digits) +
                                     " is not a code of " + std::string(f.name) + " (" + std::to_string(f.width) +
-                                    " bits: at most 0x" + softmx::hex(f.code_mask(), 2) + ")");
+                                    " bits: at most 0x" + softmx::hex(f.code_mask(), digits) + ")");
 }
 
 Format element_of(const softmx_format* f, const char* what) {

@@ -82,7 +82,8 @@ Format descriptor_of(const softmx_format* f, const char* what);
 /// descriptor (softmx_format_lookup("ue4m3"), or filled by hand) made from its fields as
 /// descriptor_of makes it; then mx_scale_reason (INVALID_ARGUMENT naming `what` and the field).
 ScaleFormat scale_format_of(const softmx_format* f, const char* what);
-/// Fails with BAD_CODE, naming what[i], when one of the n scale codes is beyond sf's width.
+/// Fails with BAD_CODE, naming what[i], when one of the n scale codes (sf.code_bytes() bytes
+/// each, host byte order) is beyond sf's width.
 void check_scale_codes(const ScaleFormat& sf, const std::uint8_t* scales, std::size_t n, const char* what);
 /// descriptor_of, then for a runtime format mx_element_reason: INVALID_ARGUMENT naming the field
 /// an MX element cannot have (width, sign, subnormals, specials).

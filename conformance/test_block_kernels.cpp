@@ -187,7 +187,7 @@ TEST(BlockKernels, QuantizeRowsEqualTheScalarPath) {
       const QuantizedBlock q = quantize_block(FormatId::f32, blk, k, *static_cast<BlockOptions*>(c));
       std::copy(q.codes.begin(), q.codes.end(), codes);
       flags |= q.flags;
-      return q.scale;
+      return static_cast<std::uint8_t>(q.scale);  // E8M0
     };
     for (int rep = 0; rep < 60; ++rep) {
       const std::size_t nb = 1 + rng.below(64);

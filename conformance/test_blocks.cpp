@@ -170,7 +170,7 @@ TEST(Blocks, QuantizeMatchesTheReference) {
                 }
                 sref = std::clamp(sref, -127, 127);
               }
-              bool ok = q.scale == sref + 127;
+              bool ok = static_cast<int>(q.scale) == sref + 127;
               std::ostringstream why;
               if (!ok) why << "scale " << int(q.scale) << " reference " << sref + 127;
               // Elements.

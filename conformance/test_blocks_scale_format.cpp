@@ -182,7 +182,7 @@ TEST(BlocksScaleFormat, Refusals) {
     }
   };
   BlockOptions o;
-  o.scale_format = FormatId::f16;
+  o.scale_format = FormatId::f64;
   refused(o, "width");
   o.scale_format = FormatId::int8;
   refused(o, "fixed");
@@ -194,7 +194,8 @@ TEST(BlocksScaleFormat, Refusals) {
   ASSERT_NE(o.dialect, nullptr);
   refused(o, "dialect torchao");
   EXPECT_TRUE(mx_scale_reason(spec("ue4m3")) == std::nullopt);
-  EXPECT_TRUE(mx_scale_reason(format(FormatId::f32)).has_value());
+  EXPECT_TRUE(mx_scale_reason(format(FormatId::f32)) == std::nullopt);
+  EXPECT_TRUE(mx_scale_reason(format(FormatId::f64)).has_value());
   // A scale code beyond the format's width (ue4m3 is 7 bits) is refused on the way back.
   const std::size_t shape[] = {2};
   const std::uint8_t scales[] = {0x80}, codes[] = {1, 2};
@@ -206,7 +207,8 @@ TEST(BlocksScaleFormat, Refusals) {
 // ---- against MPFR ----
 
 const char* const kElements[] = {"e2m1", "e4m3", "e1m2", "int4", "e5m2", "e3m2"};
-const char* const kScales[] = {"ue4m3", "ue5m3", "e4m3", "ue3m3", "ue5m2", "ue4m3:subnormals=no"};
+// The last three are wider than a byte (their codes 2 and 4 bytes each): bf16, f16 and f32.
+const char* const kScales[] = {"ue4m3", "ue5m3", "e4m3", "ue3m3", "ue5m2", "ue4m3:subnormals=no", "bf16", "f16", "f32"};
 
 // The positive quiet NaN code of a scale format, or -1 (BLOCKS.md 1.2), from the fields.
 int positive_nan(const Format& f) {
@@ -223,8 +225,9 @@ int positive_nan(const Format& f) {
 }
 
 TEST(BlocksScaleFormat, DequantizeAgainstMpfr) {
-  conformance::Tally t("mpfr: dequantize, 6 elements x 6 scale formats, every code x every positive scale code (and "
-                       "negative e4m3 ones; a spread for elements wider than 4 bits) into f32, bf16, f16; element and Dequantizer");
+  conformance::Tally t("mpfr: dequantize, 6 elements x 9 scale formats, every code x every scale code of the narrow "
+                       "formats (a spread for elements wider than 4 bits, and for bf16, f16, f32: their boundary codes and "
+                       "random ones) into f32, bf16, f16; element and Dequantizer");
   const oracle::Policies pol = conformance::to_oracle(ocp_dialect());
   for (const char* es : kElements) {
     const Format ef = spec(es);
@@ -234,21 +237,34 @@ TEST(BlocksScaleFormat, DequantizeAgainstMpfr) {
       const ScaleFormat sf = spec(ss);
       const oracle::Desc sd = conformance::to_oracle(sf.format());
       // Every scale code for the narrow element formats; a spread of 40 for the 8-bit ones.
-      std::vector<std::uint8_t> scale_codes;
-      const std::size_t ns = std::size_t{1} << sf.format().width;
+      // Scale formats wider than a byte: the codes at both ends of each sign's range (zero,
+      // subnormals, the smallest normals, the largest finite values, Inf and NaN) and 60 random ones.
+      std::vector<std::uint32_t> scale_codes;
+      const std::uint64_t ns = std::uint64_t{1} << sf.format().width;
       SplitMix64 rng(ns * 131 + n);
-      for (std::size_t s = 0; s < ns; ++s)
-        if (n <= 16 || s < 4 || s + 4 >= ns || rng.below(ns) < 40) scale_codes.push_back(static_cast<std::uint8_t>(s));
+      if (sf.format().width <= 8) {
+        for (std::uint64_t s = 0; s < ns; ++s)
+          if (n <= 16 || s < 4 || s + 4 >= ns || rng.below(ns) < 40) scale_codes.push_back(static_cast<std::uint32_t>(s));
+      } else {
+        const std::uint64_t half = ns / 2, min_normal = std::uint64_t{1} << sf.format().man_bits,
+                            inf = static_cast<std::uint64_t>(sf.format().all_ones_magnitude()) & ~(min_normal - 1);
+        for (std::uint64_t sign : {std::uint64_t{0}, half})
+          for (std::uint64_t m : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{2}, min_normal - 1, min_normal,
+                                  min_normal + 1, inf - 2, inf - 1, inf, inf + 1, half - 1})
+            scale_codes.push_back(static_cast<std::uint32_t>(sign | m));
+        for (int i = 0; i < 60; ++i) scale_codes.push_back(static_cast<std::uint32_t>(rng.below(ns)));
+      }
+      const std::size_t sb = sf.code_bytes();
       for (FormatId dst : {FormatId::f32, FormatId::bf16, FormatId::f16}) {
         const oracle::Desc dd = conformance::to_oracle(format(dst));
         const Context ctx;  // rne, by_destination: saturation none into f32, bf16, f16 (ocp)
         Dequantizer dq(ef, sf, dst, ctx);
-        std::vector<std::uint8_t> codes(n), sc(n);
+        std::vector<std::uint8_t> codes(n), sc(n * sb);
         for (std::size_t c = 0; c < n; ++c) codes[c] = static_cast<std::uint8_t>(c);
         const Format& df = format(dst);
         const std::uint64_t exp_ones = ((std::uint64_t{1} << df.exp_bits) - 1) << df.man_bits;
-        for (std::uint8_t s : scale_codes) {
-          std::fill(sc.begin(), sc.end(), s);
+        for (std::uint32_t s : scale_codes) {
+          for (std::size_t i = 0; i < n; ++i) store_scale_code(sc.data(), i, sb, s);
           std::vector<std::uint32_t> out32(n);
           std::vector<std::uint16_t> out16(n);
           std::vector<Flags> fl(n);
@@ -272,7 +288,7 @@ TEST(BlocksScaleFormat, DequantizeAgainstMpfr) {
               if ((mpfr_inf_p(v.x) && mpfr_zero_p(sv.x)) || (mpfr_zero_p(v.x) && mpfr_inf_p(sv.x))) {
                 nan = invalid = true;
               } else {
-                mpfr_mul(v.x, v.x, sv.x, MPFR_RNDN);  // exact: at most 16 significant bits
+                mpfr_mul(v.x, v.x, sv.x, MPFR_RNDN);  // exact: at most 8 + 24 significant bits
                 want = oracle::round_value_all(v.x, dd, pol).at(oracle::Mode::rne, oracle::Sat::none, oracle::Tiny::after);
               }
             }
@@ -283,7 +299,7 @@ TEST(BlocksScaleFormat, DequantizeAgainstMpfr) {
                                 : got.code == want.code && got.flags == want.flags;
             t.check(ok && batch == got.code && fl[c] == got.flags, [&] {
               std::ostringstream o;
-              o << std::hex << es << " x " << ss << " scale " << int(s) << " code " << c << " -> " << df.name
+              o << std::hex << es << " x " << ss << " scale " << s << " code " << c << " -> " << df.name
                 << ": softmx " << got.code << "/" << int(got.flags) << " batch " << batch << " oracle "
                 << (nan ? std::string("NaN") : std::to_string(want.code) + "/" + std::to_string(want.flags));
               return o.str();
@@ -314,7 +330,7 @@ std::uint32_t draw(SplitMix64& rng, int center, bool specials) {
 }
 
 TEST(BlocksScaleFormat, QuantizeAgainstMpfr) {
-  conformance::Tally t("mpfr: quantize, 6 elements x 6 scale formats x 30 random f32 blocks of 16 (zeros, "
+  conformance::Tally t("mpfr: quantize, 6 elements x 9 scale formats x 30 random f32 blocks of 16 (zeros, "
                        "subnormals, huge, tiny, NaN, Inf) x rne/rz/ru x finite/none");
   const oracle::Policies pol = conformance::to_oracle(ocp_dialect());
   SplitMix64 rng(0x5CA1E);
@@ -377,8 +393,8 @@ TEST(BlocksScaleFormat, QuantizeAgainstMpfr) {
             o.saturation = sat;
             const QuantizedBlock q = quantize_block(FormatId::f32, in.data(), k, o);
             std::ostringstream why;
-            bool ok = q.scale == S;
-            if (!ok) why << "scale " << int(q.scale) << " oracle " << S;
+            bool ok = static_cast<int>(q.scale) == S;
+            if (!ok) why << "scale " << q.scale << " oracle " << S;
             Flags want_flags = 0;
             for (std::size_t i = 0; i < k; ++i) {
               oracle::Outcome w;

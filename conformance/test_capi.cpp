@@ -669,6 +669,113 @@ TEST(CApiBlocks, QuantizeOptionsRoundingSaturationTininessRsIsaCustomRule) {
 // named e4m3 give the C++ bytes; the *_scaled dequantize entry points equal the C++ calls.
 static_assert(sizeof(void*) != 8 || sizeof(softmx_block_options) == 88, "softmx_block_options changed size");
 
+// Scale formats wider than a byte (bf16, f16, f32, and a runtime e5m10: 2 or 4 bytes per code in
+// every scale buffer): the C entry points equal the C++ library, and buffers are sized in bytes.
+TEST(CApiBlocks, WideScaleFormats) {
+  softmx_format e5m10{};
+  softmx_error lerr{};
+  ASSERT_EQ(softmx_format_lookup("e5m10", &e5m10, &lerr), SOFTMX_OK) << lerr.message;
+  const softmx_format cs = cfmt(FormatId::f32), ce = cfmt(FormatId::e4m3), cd = cfmt(FormatId::f32),
+                      cbf = cfmt(FormatId::bf16), cf16 = cfmt(FormatId::f16), cf32 = cfmt(FormatId::f32);
+  SplitMix64 rng(0x3E);
+  for (const softmx_format* sf : {&cbf, &cf16, &cf32, static_cast<const softmx_format*>(&e5m10)}) {
+    const Format sfc = sf == &cbf ? format(FormatId::bf16) : sf == &cf32 ? format(FormatId::f32) : format(FormatId::f16);
+    std::size_t sb = 0;
+    softmx_error err{};
+    ASSERT_EQ(softmx_scale_code_bytes(sf, &sb, &err), SOFTMX_OK) << err.message;
+    ASSERT_EQ(sb, sf == &cf32 ? 4u : 2u);
+    softmx_block_options o;
+    softmx_block_options_init(&o);
+    o.element = &ce;
+    o.scale_format = sf;
+    BlockOptions b;
+    b.element = FormatId::e4m3;
+    b.scale_format = sfc;  // e5m10 is f16's layout: the same descriptor once canonical
+    // One block.
+    const auto vals = random_block(FormatId::f32, 16, rng);
+    const auto bytes = stored(FormatId::f32, vals);
+    std::uint8_t sbuf[4] = {0xEE, 0xEE, 0xEE, 0xEE}, flags = 0;
+    std::vector<std::uint8_t> codes(16);
+    ASSERT_EQ(softmx_quantize_block(&cs, bytes.data(), 16, &o, sbuf, codes.data(), &flags, &err), SOFTMX_OK)
+        << err.message;
+    const QuantizedBlock want = quantize_block(FormatId::f32, bytes.data(), 16, b);
+    EXPECT_EQ(load_scale_code(sbuf, 0, sb), want.scale);
+    if (sb == 2) {
+      EXPECT_EQ(sbuf[2], 0xEE);  // no byte beyond the code is written
+    }
+    EXPECT_EQ(codes, want.codes);
+    // A tensor of 3 x 40 along axis 1 in blocks of 16: 3 x 3 scales of sb bytes.
+    std::vector<std::uint64_t> tv;
+    for (int r = 0; r < 3; ++r)
+      for (auto v : random_block(FormatId::f32, 40, rng)) tv.push_back(v);
+    const auto tb = stored(FormatId::f32, tv);
+    const std::size_t shape[] = {3, 40};
+    std::vector<std::uint8_t> sc(9 * sb), tc(120);
+    EXPECT_EQ(softmx_quantize_tensor(&cs, tb.data(), shape, 2, 1, 16, &o, sc.data(), 9 * sb - 1, tc.data(), 120,
+                                     nullptr, &err),
+              SOFTMX_ERR_BUFFER_TOO_SMALL);
+    ASSERT_EQ(softmx_quantize_tensor(&cs, tb.data(), shape, 2, 1, 16, &o, sc.data(), 9 * sb, tc.data(), 120, nullptr,
+                                     &err),
+              SOFTMX_OK)
+        << err.message;
+    const MxTensor t = quantize_tensor(FormatId::f32, tb.data(), shape, 1, 16, b);
+    EXPECT_EQ(sc, t.scales);
+    EXPECT_EQ(tc, t.codes);
+    // Back, three ways, against the C++ element call.
+    std::vector<std::uint32_t> o1(120), o2(120);
+    ASSERT_EQ(softmx_dequantize_scaled(&ce, sf, &cd, nullptr, sc.data(), tc.data(), 120, 40, o1.data(), nullptr, nullptr,
+                                       &err),
+              SOFTMX_OK)
+        << err.message;  // read as 120 codes in blocks of 40: scales 0, 1, 2 of the buffer
+    ASSERT_EQ(softmx_dequantize_tensor_scaled(&ce, sf, shape, 2, 1, 16, sc.data(), 9, tc.data(), 120, &cd, nullptr,
+                                              o2.data(), 120, nullptr, &err),
+              SOFTMX_OK)
+        << err.message;
+    const Context ctx = resolve(ocp_dialect(), FormatId::f32, Context{});
+    for (std::size_t i = 0; i < 120; ++i) {
+      const std::uint32_t s2 = load_scale_code(sc.data(), (i / 40) * 3 + (i % 40) / 16, sb);
+      std::uint64_t r = 0;
+      ASSERT_EQ(softmx_dequantize_element_scaled(&ce, sf, s2, tc[i], &cd, nullptr, &r, nullptr, &err), SOFTMX_OK);
+      const Result w = dequantize_element(format(FormatId::e4m3), b.scale_format, s2, tc[i], FormatId::f32, ctx);
+      EXPECT_EQ(r, w.code) << i;
+      EXPECT_EQ(o2[i], w.code) << i;
+      const Result w1 = dequantize_element(format(FormatId::e4m3), b.scale_format, load_scale_code(sc.data(), i / 40, sb),
+                                           tc[i], FormatId::f32, ctx);
+      EXPECT_EQ(o1[i], w1.code) << i;
+    }
+    // A code beyond a 16-bit format's width.
+    if (sb == 2) {
+      std::uint64_t r = 0;
+      EXPECT_EQ(softmx_dequantize_element_scaled(&ce, sf, 0x10000, 0x38, &cd, nullptr, &r, nullptr, &err),
+                SOFTMX_ERR_BAD_CODE);
+      EXPECT_NE(std::string(err.message).find("0x10000"), std::string::npos) << err.message;
+    }
+  }
+  // DotGeneral with f32 scales 0.5 (3F000000) and 2 (40000000) over e4m3 ones (0x38): 1.0; with
+  // bf16 on B (0x4000 = 2): the same.
+  const std::uint8_t one[] = {0x38};
+  std::uint8_t sa[4], sb4[4], sb2[2];
+  store_scale_code(sa, 0, 4, 0x3F000000u);
+  store_scale_code(sb4, 0, 4, 0x40000000u);
+  store_scale_code(sb2, 0, 2, 0x4000u);
+  std::uint32_t r = 0;
+  softmx_error err{};
+  ASSERT_EQ(softmx_dot_general_flat_scaled(&ce, &cf32, sa, one, &ce, &cf32, sb4, one, 1, 1, nullptr, nullptr, &r,
+                                           nullptr, &err),
+            SOFTMX_OK)
+      << err.message;
+  EXPECT_EQ(r, 0x3F800000u);
+  ASSERT_EQ(softmx_dot_general_flat_scaled(&ce, &cf32, sa, one, &ce, &cbf, sb2, one, 1, 1, nullptr, nullptr, &r,
+                                           nullptr, &err),
+            SOFTMX_OK)
+      << err.message;
+  EXPECT_EQ(r, 0x3F800000u);
+  const softmx_format cf64 = cfmt(FormatId::f64);
+  std::size_t n = 0;
+  EXPECT_EQ(softmx_scale_code_bytes(&cf64, &n, &err), SOFTMX_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(err.message).find("width"), std::string::npos) << err.message;
+}
+
 TEST(CApiBlocks, ScaleFormats) {
   softmx_format ue4m3{};
   ue4m3.id = SOFTMX_FORMAT_RUNTIME;
@@ -734,13 +841,13 @@ TEST(CApiBlocks, ScaleFormats) {
   // Refusals name the field.
   softmx_block_options o;
   softmx_block_options_init(&o);
-  const softmx_format cf16 = cfmt(FormatId::f16);
-  o.scale_format = &cf16;
+  const softmx_format cf64 = cfmt(FormatId::f64);
+  o.scale_format = &cf64;
   const std::uint32_t one = 0x3F800000u;
   std::uint8_t scale, code;
   softmx_error err{};
   EXPECT_EQ(softmx_quantize_block(&cs, &one, 1, &o, &scale, &code, nullptr, &err), SOFTMX_ERR_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(err.message).find("options->scale_format: scale_format f16: width"), std::string::npos)
+  EXPECT_NE(std::string(err.message).find("options->scale_format: scale_format f64: width"), std::string::npos)
       << err.message;
   softmx_format bad = ue4m3;
   bad.width = 8;

@@ -296,7 +296,7 @@ TEST(Cli, QuantizeAndDequantizeScaleFormat) {
   // e8m0 spelled out is the default.
   EXPECT_EQ(run("quantize --to e2m1 --block 2 --scale-format e8m0", "40800000 40200000\n").out, "7F 6 4\n");
   // Refusals name the option and the field; exit 2.
-  expect_usage_error(run("quantize --to e2m1 --scale-format f16", "3F800000\n"), "--scale-format 'f16': scale_format f16: width");
+  expect_usage_error(run("quantize --to e2m1 --scale-format f64", "3F800000\n"), "--scale-format 'f64': scale_format f64: width");
   expect_usage_error(run("quantize --to e2m1 --scale-format int8", "3F800000\n"), "fixed");
   expect_usage_error(run("quantize --to e2m1 --scale-format ue4m3x", "3F800000\n"), "--scale-format 'ue4m3x'");
   expect_usage_error(run("quantize --to e2m1 --scale-format ue4m3 --scale ceil", "3F800000\n"), "drop --scale");
@@ -304,7 +304,9 @@ TEST(Cli, QuantizeAndDequantizeScaleFormat) {
                      "dialect torchao");
   expect_usage_error(run("quantize --to nvfp4 --scale-format ue4m3", "3F800000\n"), "does not apply");
   expect_usage_error(run("dequantize --from e2m1 --block 1 --scale-format ue4m3", "80 1\n"), "out of range");
-  expect_usage_error(run("dequantize --from e2m1 --block 1 --scale-format e5m3", "38 1\n"), "width");
+  expect_usage_error(run("dequantize --from e2m1 --block 1 --scale-format f64", "38 1\n"), "width");
+  // A 9-bit scale format takes 3 hex digits.
+  expect_usage_error(run("dequantize --from e2m1 --block 1 --scale-format e5m3", "38 1\n"), "3 hex digits");
 }
 
 TEST(Cli, Dot) {
@@ -358,6 +360,89 @@ TEST(Cli, GemmGolden) {
   std::filesystem::remove(dir + ".sum");
 }
 
+// Scale formats wider than a byte (bf16, f16, f32; docs/BLOCKS.md 1.2): their SCALE fields have
+// 4 or 8 hex digits. Cases by hand; gemm-golden's wide scale files are little-endian codes and
+// every C equals dot_general over them.
+TEST(Cli, WideScaleFormats) {
+  // Block (1, 3, -5, 0.125) into e2m1 (max 6): S = RN(5 / 6).
+  //   f32: 5/6 = 0.83333331 (3F555555); 1/S = 1.2 -> 1 (2), 3/S = 3.6 -> 4 (6), -5/S = -6.0000002
+  //   -> -6 (F), 0.125/S = 0.15 -> 0 (0).
+  //   bf16: 5/6 = 1.1010101|0101...b x 2^-1, the dropped bits below half: 0.83203125 (3F55);
+  //   1/S = 1.2019 -> 1, 3/S = 3.6056 -> 4, -5/S = -6.0094 -> -6, 0.125/S = 0.1502 -> 0.
+  const std::string in = "3F800000\n40400000\nC0A00000\n3E000000\n";
+  EXPECT_EQ(run("quantize --to e2m1 --block 4 --scale-format f32", in).out, "3F555555 2 6 F 0\n");
+  EXPECT_EQ(run("quantize --to e2m1 --block 4 --scale-format bf16", in).out, "3F55 2 6 F 0\n");
+  // f16: 5/6 = 1.1010101010|1010...b x 2^-1, the dropped bits above half: 0.83349609375 (3AAB).
+  EXPECT_EQ(run("quantize --to e2m1 --block 4 --scale-format f16", in).out, "3AAB 2 6 F 0\n");
+  // Back: 1 * S = 0.83333331 (3F555555); 4 * S = 3.3333333 (40555555); -6 * S = -4.99999986,
+  // rounded to f32: -5 (C0A00000); 0.
+  EXPECT_EQ(run("dequantize --from e2m1 --block 4 --scale-format f32", "3F555555 2 6 F 0\n").out,
+            "3F555555\n40555555\nC0A00000\n00000000\n");
+  // bf16 3F55 = 0.83203125: 0.83203125, 3.328125 (40550000), -4.9921875 (C09FC000), 0.
+  EXPECT_EQ(run("dequantize --from e2m1 --block 4 --scale-format bf16", "3F55 2 6 F 0\n").out,
+            "3F550000\n40550000\nC09FC000\n00000000\n");
+  expect_usage_error(run("dequantize --from e2m1 --block 1 --scale-format f32", "3F 2\n"),
+                     "expected a f32 scale (8 hex digits");
+  // dot: 0.5 (f32 3F000000) * 1 * 2 (40000000) * 1 = 1; bf16 Inf (7F80) * 0 = NaN, invalid;
+  // f32 scales 2^-149 * 2^-149 * e5m2 2^-16 * 2^-16 = 2^-330, beyond E8M0's reach, rounds to
+  // +0 in f32 with underflow and inexact (ru: the smallest subnormal 00000001).
+  EXPECT_EQ(run("dot --a e4m3 --b e4m3 --block 1 --scale-format f32", "3F000000 38 40000000 38\n").out,
+            "3F800000 00\n");
+  EXPECT_EQ(run("dot --a e4m3 --b e4m3 --block 1 --scale-format bf16", "7F80 38 0000 38\n").out, "7FC00000 10\n");
+  EXPECT_EQ(run("dot --a e5m2 --b e5m2 --block 1 --scale-format f32 --round ru", "00000001 01 00000001 01\n").out,
+            "00000001 03\n");
+  expect_usage_error(run("dot --a e4m3 --b e4m3 --block 1 --scale-format f32", "38 38 38 38\n"),
+                     "expected a f32 scale code (8 hex digits");
+  expect_usage_error(run("dot --a e4m3 --b e4m3 --block 1 --scale-format f32 --acc hopper-fp8-mma", ""),
+                     "scale format f32 takes exact or fp32-sequential");
+
+  // gemm-golden with f32 and bf16 scales under exact and fp32-sequential.
+  const std::string dir = (std::filesystem::temp_directory_path() / ("softmx_gemm_wide_" + std::to_string(::getpid()))).string();
+  const std::string common = "gemm-golden --out '" + dir + "' --m 3 --n 2 --k 40 --a e4m3 --b e2m1 --block 16";
+  for (const char* sfs : {"f32", "bf16"})
+    for (const char* acc : {"exact", "fp32-sequential"}) {
+      std::filesystem::remove_all(dir);
+      const CliRun r = run(common + " --scale-format " + sfs + " --acc " + acc);
+      ASSERT_EQ(r.status, 0) << sfs << " " << acc << ": " << r.err;
+      const softmx::Format sf = softmx::parse_format_spec(sfs);
+      const std::size_t sb = sf.width / 8, nb = 3;
+      const std::string manifest = slurp(dir + "/manifest.txt");
+      EXPECT_NE(manifest.find("scale_format = " + std::string(sfs)), std::string::npos) << manifest;
+      EXPECT_NE(manifest.find("codes of " + std::to_string(sb) + " bytes (little-endian)"), std::string::npos) << manifest;
+      const std::string ab = slurp(dir + "/a.bin"), bb = slurp(dir + "/b.bin"), as = slurp(dir + "/a_scale.bin"),
+                        bs = slurp(dir + "/b_scale.bin"), cg = slurp(dir + "/c_golden.bin");
+      ASSERT_EQ(as.size(), 3 * nb * sb);
+      ASSERT_EQ(bs.size(), 2 * nb * sb);
+      ASSERT_EQ(cg.size(), 3u * 2 * 4);
+      auto code_at = [&](const std::string& f, std::size_t i) {
+        std::uint32_t c = 0;
+        for (std::size_t y = 0; y < sb; ++y) c |= static_cast<std::uint32_t>(static_cast<unsigned char>(f[i * sb + y])) << (8 * y);
+        return c;
+      };
+      int nonzero = 0;
+      for (std::size_t i = 0; i < 3; ++i)
+        for (std::size_t j = 0; j < 2; ++j) {
+          const std::vector<std::uint8_t> ca = softmx::unpack_codes(
+              softmx::FormatId::e4m3, std::span(reinterpret_cast<const std::uint8_t*>(ab.data()) + 40 * i, 40), 40);
+          const std::vector<std::uint8_t> cb = softmx::unpack_codes(
+              softmx::FormatId::e2m1, std::span(reinterpret_cast<const std::uint8_t*>(bb.data()) + 20 * j, 20), 40);
+          std::vector<softmx::BlockRef> ra, rb;
+          for (std::size_t blk = 0; blk < nb; ++blk) {
+            const std::size_t n = std::min<std::size_t>(16, 40 - 16 * blk);
+            ra.push_back(softmx::BlockRef{softmx::FormatId::e4m3, code_at(as, i * nb + blk), std::span(ca.data() + 16 * blk, n), nullptr, &sf});
+            rb.push_back(softmx::BlockRef{softmx::FormatId::e2m1, code_at(bs, j * nb + blk), std::span(cb.data() + 16 * blk, n), nullptr, &sf});
+          }
+          std::uint32_t c;
+          std::memcpy(&c, cg.data() + 4 * (2 * i + j), 4);  // little-endian host
+          nonzero += c != 0;
+          EXPECT_EQ(c, softmx::dot_general(ra, rb, softmx::Context{}, *softmx::find_accumulation_model(acc)).code)
+              << sfs << " " << acc << " C(" << i << "," << j << ")";
+        }
+      EXPECT_GT(nonzero, 3);
+    }
+  std::filesystem::remove_all(dir);
+}
+
 // dot --scale-format (docs/BLOCKS.md 5): SCALE fields in another scale format, cases by hand;
 // ue4m3 goes through dot_pairs (also under blackwell-nvf4), the others through dot_general.
 TEST(Cli, DotScaleFormats) {
@@ -387,7 +472,7 @@ TEST(Cli, DotScaleFormats) {
                      "line 1: field 1: expected a ue4m3 scale code (2 hex digits, at most 7F), got \"80\"");
   expect_usage_error(run("dot --a e4m3 --b e4m3 --block 1 --scale-format int4", ""), "fixed");
   expect_usage_error(run("dot --a e4m3 --b e4m3 --block 1 --scale-format ue5m3 --acc hopper-fp8-mma", ""),
-                     "reads E8M0 block scales");
+                     "scale format ue5m3 takes exact or fp32-sequential");
   expect_usage_error(run("dot --a e4m3 --b e4m3 --block 1 --scale-format ue4m3 --acc hopper-fp8-mma", ""),
                      "per-group scales");
 }
@@ -458,7 +543,8 @@ TEST(Cli, GemmGoldenUe4m3Scales) {
       }
   }
   expect_usage_error(run(common + " --scale-format ue4m3 --acc hopper-fp8-mma"), "per-group scales");
-  expect_usage_error(run(common + " --acc blackwell-nvf4 --scale-format ue5m3"), "E8M0 or UE4M3");
+  expect_usage_error(run(common + " --acc blackwell-nvf4 --scale-format ue5m3"),
+                     "scale format ue5m3 takes exact or fp32-sequential");
   expect_usage_error(run(common + " --acc blackwell-nvf4 --scale-format ue4m3 --scale ceil"), "drop --scale");
   std::filesystem::remove_all(dir);
 }

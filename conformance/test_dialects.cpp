@@ -39,7 +39,7 @@ Q quantize(const char* dialect, FormatId elem, std::vector<float> values, std::o
   o.dialect = &D(dialect);
   o.rule = rule;
   const QuantizedBlock b = quantize_block(FormatId::f32, in.data(), in.size(), o);
-  return {b.scale, std::vector<std::uint8_t>(b.codes.begin(), b.codes.begin() + static_cast<long>(values.size()))};
+  return {static_cast<std::uint8_t>(b.scale), std::vector<std::uint8_t>(b.codes.begin(), b.codes.begin() + static_cast<long>(values.size()))};
 }
 
 float f32(std::uint32_t bits) { return std::bit_cast<float>(bits); }

@@ -118,9 +118,9 @@ TEST(DotScaleFormat, Refusals) {
   // A scale code beyond ue4m3's 7 bits.
   refuses(blk(FormatId::e4m3, 0x80, one, &kUe4m3), exact_accumulation(), "out of range for ue4m3");
   // Formats that cannot be a scale: mx_scale_reason's field.
-  const Format int4 = spec("int4"), e5m3 = spec("e5m3"), e4m3fn_twos = spec("e4m3:sign=twos:specials=none");
+  const Format int4 = spec("int4"), f64 = format(FormatId::f64), e4m3fn_twos = spec("e4m3:sign=twos:specials=none");
   refuses(blk(FormatId::e4m3, 0x00, one, &int4), exact_accumulation(), "scale_format");
-  refuses(blk(FormatId::e4m3, 0x00, one, &e5m3), exact_accumulation(), "width");
+  refuses(blk(FormatId::e4m3, 0x00, one, &f64), exact_accumulation(), "width");
   refuses(blk(FormatId::e4m3, 0x00, one, &e4m3fn_twos), exact_accumulation(), "sign");
   // The tensor-core models read E8M0 scales here.
   refuses(good, *find_accumulation_model("hopper-fp8-mma"), "scale format ue4m3");
@@ -145,7 +145,7 @@ void read(const oracle::Desc& d, std::uint64_t code, Factor& f) {
 struct Side {
   Format element;
   const Format* scale;  // nullptr: E8M0
-  std::uint8_t sc;
+  std::uint32_t sc;
   std::vector<std::uint8_t> codes;
 };
 
@@ -218,8 +218,13 @@ struct Oracle {
         w.code = 0x7FC00000u;
         w.flags = (invalid || (pos && neg && !any_nan)) ? flag::invalid : 0;
       } else {
-        w.code = neg ? 0xFF800000u : 0x7F800000u;
-        w.flags = invalid ? flag::invalid : 0;
+        // An infinite sum is an f32 Inf rounded as any other (SEMANTICS 5.6: saturation finite
+        // gives the largest finite value, with invalid).
+        Mpfr inf;
+        mpfr_set_inf(inf.x, neg ? -1 : 1);
+        const oracle::Outcome o = oracle::round_value_all(inf.x, f32d, pol).at(om, os, oracle::Tiny::after);
+        w.code = static_cast<std::uint32_t>(o.code);
+        w.flags = static_cast<Flags>(o.flags | (invalid ? flag::invalid : 0));
       }
       return w;
     }
@@ -289,33 +294,44 @@ std::uint8_t draw_code(const Format& f, SplitMix64& rng) {
 
 // A scale code of sf (nullptr: E8M0): mostly within a few binades of 1.0, now and then any code
 // (zero, subnormals, the largest, Inf, NaN); sign-magnitude formats sometimes negative.
-std::uint8_t draw_scale(const Format* sf, SplitMix64& rng) {
-  if (!sf) return static_cast<std::uint8_t>(rng.below(12) == 0 ? rng.below(256) : 120 + rng.below(15));
-  if (rng.below(8) == 0) return static_cast<std::uint8_t>(rng.below(sf->code_mask() + 1));
+std::uint32_t draw_scale(const Format* sf, SplitMix64& rng) {
+  if (!sf) return static_cast<std::uint32_t>(rng.below(12) == 0 ? rng.below(256) : 120 + rng.below(15));
+  if (rng.below(8) == 0) {
+    // Any code; for the wide formats (bf16, f16, f32) half of these at the ends of the range
+    // (zero, subnormals, the largest finite values, Inf, NaN), which a uniform draw rarely meets.
+    if (sf->width > 8 && rng.below(2)) {
+      const std::uint64_t inf = sf->all_ones_magnitude() & ~((std::uint64_t{1} << sf->man_bits) - 1);
+      const std::uint64_t ends[] = {0, 1, 2, inf - 1, inf - 2, inf, inf + 1, sf->all_ones_magnitude()};
+      return static_cast<std::uint32_t>(ends[rng.below(8)]);
+    }
+    return static_cast<std::uint32_t>(rng.below(sf->code_mask() + 1));
+  }
   const int one = sf->bias << sf->man_bits;  // the code of 1.0
   int c = one + static_cast<int>(rng.below(std::uint64_t{6} << sf->man_bits)) - (3 << sf->man_bits);
   if (c < 0) c = 0;
   std::uint64_t code = static_cast<std::uint64_t>(c);
   if (sf->sign == SignEncoding::magnitude && rng.below(6) == 0) code |= std::uint64_t{1} << (sf->width - 1);
-  return static_cast<std::uint8_t>(code & sf->code_mask());
+  return static_cast<std::uint32_t>(code & sf->code_mask());
 }
 
 TEST(DotScaleFormat, DotGeneralAgainstMpfr) {
   conformance::Tally t(
-      "mpfr: DotGeneral with scale formats ue4m3/ue5m3/e4m3/ue3m4/e8m0, exact and fp32-sequential, rne/rz/ru/rd x "
-      "finite/none");
+      "mpfr: DotGeneral with scale formats ue4m3/ue5m3/e4m3/ue3m4/bf16/f16/f32/e8m0, exact and fp32-sequential, "
+      "rne/rz/ru/rd x finite/none");
   const char* pairs[][2] = {{"e2m1", "e2m1"}, {"e4m3", "e4m3"}, {"e5m2", "e3m2"}, {"e1m2", "int4"}, {"e2m3", "e4m3fnuz"}};
   const Format ue3m4 = spec("ue3m4");
-  const Format* scales[] = {&kUe4m3, &kUe5m3, &kE4m3, &ue3m4, nullptr};
+  const Format bf16 = format(FormatId::bf16), f16 = format(FormatId::f16), f32 = format(FormatId::f32);
+  const Format* scales[] = {&kUe4m3, &kUe5m3, &kE4m3, &ue3m4, &bf16, &f16, &f32, nullptr};
+  const std::size_t ns = std::size(scales);
   const Oracle o;
   SplitMix64 rng(0x5CA1E);
   std::size_t skipped = 0;
   for (const auto& pr : pairs) {
     const Format fa = spec(pr[0]), fb = spec(pr[1]);
-    for (int trial = 0; trial < 120; ++trial) {
+    for (int trial = 0; trial < 200; ++trial) {
       const std::size_t n = 1 + rng.below(3), k = 1 + rng.below(16);
-      const Format* sfa = scales[rng.below(5)];
-      const Format* sfb = rng.below(3) == 0 ? scales[rng.below(5)] : sfa;
+      const Format* sfa = scales[rng.below(ns)];
+      const Format* sfb = rng.below(3) == 0 ? scales[rng.below(ns)] : sfa;
       if (!sfa && !sfb) sfa = &kUe4m3;  // at least one side not E8M0
       std::vector<Side> A(n), B(n);
       std::vector<BlockRef> ra, rb;
@@ -342,8 +358,8 @@ TEST(DotScaleFormat, DotGeneralAgainstMpfr) {
             std::ostringstream s;
             s << std::hex << model << " " << pr[0] << " x " << pr[1] << " scales "
               << (sfa ? std::string(sfa->name) : "e8m0") << "/" << (sfb ? std::string(sfb->name) : "e8m0") << " "
-              << name(r) << " " << name(sat) << " n=" << n << " k=" << k << " SA0=" << int(A[0].sc)
-              << " SB0=" << int(B[0].sc) << ": softmx " << got.code << "/" << int(got.flags) << " oracle " << w.code
+              << name(r) << " " << name(sat) << " n=" << n << " k=" << k << " SA0=" << A[0].sc
+              << " SB0=" << B[0].sc << ": softmx " << got.code << "/" << int(got.flags) << " oracle " << w.code
               << "/" << int(w.flags);
             return s.str();
           };
@@ -452,6 +468,161 @@ TEST(DotScaleFormat, GemmUe4m3OperandsEqualDotGeneral) {
   go.model = find_accumulation_model("hopper-fp8-mma");
   std::vector<std::uint32_t> c(1);
   EXPECT_THROW(gemm(A, B, go, c), std::invalid_argument);
+}
+
+
+// ---- the GEMM over any scale format (GemmOperand::block_scale_format) ----
+
+namespace {
+
+// M x K and K x N operands with scale codes of `sf` (scale_code_bytes() bytes each): codes at
+// both ends of the range now and then, else within a few binades of 1.0 (draw_scale).
+struct AnyScaleProblem {
+  std::size_t M, N, K, block, nb;
+  std::vector<std::uint8_t> ac, bc, as, bs;  // as, bs: scale bytes
+  std::vector<std::uint32_t> asc, bsc;        // the same scale codes, one per entry
+};
+
+AnyScaleProblem any_scale_problem(FormatId ef, const Format& sf, SplitMix64& rng) {
+  AnyScaleProblem p{5, 4, 40, 16, 3, {}, {}, {}, {}, {}, {}};
+  const std::size_t sb = scale_code_bytes(sf);
+  p.ac.resize(p.M * p.K);
+  p.bc.resize(p.K * p.N);
+  for (auto& c : p.ac) c = draw_code(format(ef), rng);
+  for (auto& c : p.bc) c = draw_code(format(ef), rng);
+  for (std::size_t n : {p.M * p.nb, p.nb * p.N}) {
+    auto& codes = n == p.M * p.nb && p.asc.empty() ? p.asc : p.bsc;
+    auto& bytes = &codes == &p.asc ? p.as : p.bs;
+    codes.resize(n);
+    bytes.resize(n * sb);
+    for (std::size_t i = 0; i < n; ++i) {
+      codes[i] = draw_scale(&sf, rng);
+      store_scale_code(bytes.data(), i, sb, codes[i]);
+    }
+  }
+  return p;
+}
+
+}  // namespace
+
+// gemm() and dot_pairs() with block_scale_format bf16, f16, f32, ue5m3 and a signed e4m3 (read
+// with its sign, unlike scale_format e4m3) under exact and fp32-sequential, on 1 and 2 threads:
+// every output and its flags equal dot_general over the same blocks with BlockRef::scale_format
+// (which DotGeneralAgainstMpfr checks against MPFR).
+TEST(DotScaleFormat, GemmAnyScaleFormatEqualsDotGeneral) {
+  conformance::Tally t("gemm/dot_pairs with block_scale_format bf16/f16/f32/ue5m3/e4m3, exact and fp32-sequential, "
+                       "== dot_general");
+  SplitMix64 rng(0xB5F);
+  const Format sfs[] = {format(FormatId::bf16), format(FormatId::f16), format(FormatId::f32), spec("ue5m3"),
+                        format(FormatId::e4m3)};
+  for (const Format& sf : sfs)
+    for (FormatId ef : {FormatId::e2m1, FormatId::e4m3, FormatId::e5m2}) {
+      const AnyScaleProblem p = any_scale_problem(ef, sf, rng);
+      GemmOperand A = gemm_rows(ef, p.M, p.K, p.block, p.ac, p.as), B = gemm_columns(ef, p.K, p.N, p.block, p.bc, p.bs);
+      A.block_scale_format = B.block_scale_format = &sf;
+      for (const AccumulationModel* m : {&exact_accumulation(), &fp32_sequential_accumulation()})
+        for (unsigned threads : {1u, 2u}) {
+          GemmOptions go;
+          go.model = m;
+          go.threads = threads;
+          std::vector<std::uint32_t> c(p.M * p.N);
+          std::vector<Flags> fl(p.M * p.N);
+          gemm(A, B, go, c, fl);
+          for (std::size_t i = 0; i < p.M; ++i)
+            for (std::size_t j = 0; j < p.N; ++j) {
+              std::vector<std::vector<std::uint8_t>> ca(p.nb), cb(p.nb);
+              std::vector<BlockRef> ra, rb;
+              for (std::size_t b = 0; b < p.nb; ++b) {
+                for (std::size_t e = 0; e < p.block && b * p.block + e < p.K; ++e) {
+                  ca[b].push_back(p.ac[i * p.K + b * p.block + e]);
+                  cb[b].push_back(p.bc[(b * p.block + e) * p.N + j]);
+                }
+              }
+              for (std::size_t b = 0; b < p.nb; ++b) {
+                ra.push_back(BlockRef{ef, p.asc[i * p.nb + b], ca[b], nullptr, &sf});
+                rb.push_back(BlockRef{ef, p.bsc[b * p.N + j], cb[b], nullptr, &sf});
+              }
+              const Result want = dot_general(ra, rb, Context{}, *m);
+              t.check(c[i * p.N + j] == want.code && fl[i * p.N + j] == want.flags, [&] {
+                std::ostringstream s;
+                s << std::hex << m->name() << " " << format(ef).name << " x " << sf.name << " (" << i << "," << j
+                  << "): gemm " << c[i * p.N + j] << "/" << int(fl[i * p.N + j]) << " dot_general " << want.code << "/"
+                  << int(want.flags);
+                return s.str();
+              });
+            }
+          // dot_pairs: pair l is row l of A with itself.
+          std::vector<std::uint32_t> d(p.M);
+          dot_pairs(A, A, go, d);
+          for (std::size_t l = 0; l < p.M; ++l) {
+            std::vector<std::vector<std::uint8_t>> ca(p.nb);
+            std::vector<BlockRef> ra;
+            for (std::size_t b = 0; b < p.nb; ++b)
+              for (std::size_t e = 0; e < p.block && b * p.block + e < p.K; ++e)
+                ca[b].push_back(p.ac[l * p.K + b * p.block + e]);
+            for (std::size_t b = 0; b < p.nb; ++b) ra.push_back(BlockRef{ef, p.asc[l * p.nb + b], ca[b], nullptr, &sf});
+            const Result want = dot_general(ra, ra, Context{}, *m);
+            t.check(d[l] == want.code, [&] {
+              return std::string(m->name()) + " dot_pairs " + std::string(sf.name) + " pair " + std::to_string(l);
+            });
+          }
+        }
+    }
+  t.report();
+  EXPECT_EQ(t.mismatches(), 0u);
+}
+
+// What the GEMM refuses with block_scale_format, each error naming the cause.
+TEST(DotScaleFormat, GemmAnyScaleFormatRefusals) {
+  SplitMix64 rng(7);
+  const Format f32 = format(FormatId::f32), bf16 = format(FormatId::bf16), f64 = format(FormatId::f64);
+  const AnyScaleProblem p = any_scale_problem(FormatId::e4m3, f32, rng);
+  auto refused = [&](GemmOperand A, GemmOperand B, const AccumulationModel& m, const char* needle) {
+    GemmOptions go;
+    go.model = &m;
+    std::vector<std::uint32_t> c(p.M * p.N);
+    try {
+      gemm(A, B, go, c);
+      ADD_FAILURE() << "accepted; wanted " << needle;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  GemmOperand A = gemm_rows(FormatId::e4m3, p.M, p.K, p.block, p.ac, p.as);
+  GemmOperand B = gemm_columns(FormatId::e4m3, p.K, p.N, p.block, p.bc, p.bs);
+  A.block_scale_format = B.block_scale_format = &f32;
+  // A tensor-core model reads E8M0 (or UE4M3) scales.
+  refused(A, B, *find_accumulation_model("hopper-fp8-mma"), "scale format f32 takes exact or fp32-sequential");
+  // Both sides the same format.
+  GemmOperand Bb = B;
+  Bb.block_scale_format = &bf16;
+  refused(A, Bb, exact_accumulation(), "A's scales are f32 and B's bf16");
+  GemmOperand Be = B;
+  Be.block_scale_format = nullptr;
+  refused(A, Be, exact_accumulation(), "A's scales are f32 and B's e8m0");
+  // A format that cannot be a scale.
+  GemmOperand Af = A, Bf = B;
+  Af.block_scale_format = Bf.block_scale_format = &f64;
+  refused(Af, Bf, exact_accumulation(), "width");
+  // Scales one code short: 4 bytes per code.
+  GemmOperand As = A;
+  As.scales = std::span(p.as.data(), p.as.size() - 1);
+  refused(As, B, exact_accumulation(), "codes of 4 bytes");
+  // A code beyond e5m3's 9 bits (2 bytes per code), naming the operand, vector and block.
+  const Format e5m3 = spec("e5m3");
+  std::vector<std::uint8_t> sa(p.M * p.nb * 2), sb(p.nb * p.N * 2);
+  for (std::size_t i = 0; i < p.M * p.nb; ++i) store_scale_code(sa.data(), i, 2, 0x0F0);  // 1.0
+  for (std::size_t i = 0; i < p.nb * p.N; ++i) store_scale_code(sb.data(), i, 2, 0x0F0);
+  GemmOperand A9 = gemm_rows(FormatId::e4m3, p.M, p.K, p.block, p.ac, sa);
+  GemmOperand B9 = gemm_columns(FormatId::e4m3, p.K, p.N, p.block, p.bc, sb);
+  A9.block_scale_format = B9.block_scale_format = &e5m3;
+  {
+    GemmOptions go;
+    std::vector<std::uint32_t> c(p.M * p.N);
+    EXPECT_NO_THROW(gemm(A9, B9, go, c));
+  }
+  store_scale_code(sa.data(), 1 * p.nb + 2, 2, 0x200);
+  refused(A9, B9, exact_accumulation(), "operand A: scale code 512 (vector 1, block 2) is out of range for e5m3");
 }
 
 }  // namespace

@@ -21,15 +21,16 @@ class BlockQuantizer {
   /// Quantizes `count` values (source storage type) into `codes` (count bytes) and returns
   /// the scale; ORs the flags into `flags`. `rbits` (count values) is read for rs only.
   /// Throws std::invalid_argument where the dialect raises (NaN under nan_to_finite = error).
-  std::uint8_t run(const void* values, std::size_t count, const std::uint64_t* rbits, std::uint8_t* codes,
-                   Flags& flags);
+  /// The scale code fits its scale format (E8M0: at most 0xFF).
+  std::uint32_t run(const void* values, std::size_t count, const std::uint64_t* rbits, std::uint8_t* codes,
+                    Flags& flags);
 
   /// run() for a scale format other than E8M0 (scale_format.cpp, BLOCKS.md 1.2).
-  std::uint8_t run_scale_format(const void* values, std::size_t count, const std::uint64_t* rbits, std::uint8_t* codes,
+  std::uint32_t run_scale_format(const void* values, std::size_t count, const std::uint64_t* rbits, std::uint8_t* codes,
                                 Flags& flags);
 
   /// Quantizes `blocks` consecutive blocks of k values each (source storage type) into
-  /// scales[b] and codes[b * k ...] and ORs the flags into `flags`: run() per block, or the
+  /// scale code b of `scales` (scale_code_bytes() bytes each) and codes[b * k ...] and ORs the flags into `flags`: run() per block, or the
   /// vector block kernel when one serves (same results). Not for rs.
   void run_blocks(const void* values, std::size_t blocks, std::size_t k, std::uint8_t* scales, std::uint8_t* codes,
                   Flags& flags);
@@ -71,8 +72,9 @@ class BlockQuantizer {
   // A scale format other than E8M0 (init_scale_format(), run_scale_format()).
   void init_scale_format();
   bool generic_scale_ = false;
-  std::uint8_t scale_min_code_ = 0;  // the smallest positive scale code
-  int scale_nan_code_ = -1;          // the positive quiet NaN scale code, or -1 when none
+  std::uint32_t scale_min_code_ = 0;  // the smallest positive scale code
+  std::int64_t scale_nan_code_ = -1;  // the scale format's quiet NaN code, or -1 when none
+  std::size_t scale_bytes_ = 1;       // scale_code_bytes(scale format)
   Unpacked max_element_;             // max_E
 };
 

@@ -84,6 +84,7 @@ Dequantizer::Dequantizer(const Format& element, const ScaleFormat& scale_format,
   if (auto why = mx_scale_reason(sf_)) throw std::invalid_argument("dequantize: " + *why);
   if (auto why = scale_format_unsupported_reason(sf_, dialect)) throw Unsupported("dequantize: " + *why);
   codes_ = std::size_t{1} << ef_.width;
+  sbytes_ = sf_.code_bytes();
   // TransformerEngine's scalings (te_bits, te_exp2f) round through f32 first: their rows are made by reference calls.
   // A scale format other than E8M0 has no power-of-two rows to shift: its rows are reference calls too.
   shiftable_ = is_ieee_host_format(dst) && dialect.block.dequant_scaling == DequantScaling::exact && sf_.is_e8m0();
@@ -91,7 +92,7 @@ Dequantizer::Dequantizer(const Format& element, const ScaleFormat& scale_format,
 
 // The reference call: BLOCKS.md 2's 2^(S - 127) for E8M0, value(S) for another scale format
 // (the scale-format overload takes the E8M0 one itself).
-Result Dequantizer::one(std::uint8_t scale, std::uint8_t code) const {
+Result Dequantizer::one(std::uint32_t scale, std::uint8_t code) const {
   return dequantize_element(ef_, sf_, scale, code, dst_, ctx_, *dialect_);
 }
 
@@ -200,9 +201,30 @@ const Dequantizer::Row* Dequantizer::row(std::uint8_t scale, std::size_t uses) {
   return rows_[scale].get();
 }
 
-Result Dequantizer::operator()(std::uint8_t scale, std::uint8_t code) {
-  if (const Row* r = row(scale, 1); r && code < codes_) return Result{r->codes[code], r->flags[code]};
+Result Dequantizer::operator()(std::uint32_t scale, std::uint8_t code) {
+  if (scale > 0xFF) return one(scale, code);  // a wide scale code (no rows), or one out of range (one() throws)
+  if (const Row* r = row(static_cast<std::uint8_t>(scale), 1); r && code < codes_)
+    return Result{r->codes[code], r->flags[code]};
   return one(scale, code);
+}
+
+// Scale codes of 2 or 4 bytes (bf16, f16, f32, ...) are rarely shared by enough elements to
+// pay for a row of 2^width reference calls (an f32 scale is amax / max_E itself), so every
+// element is one reference call.
+Flags Dequantizer::run_wide(const std::uint8_t* scales, const std::uint8_t* codes, std::size_t n, std::size_t k,
+                            void* out, Flags* flags) const {
+  Flags all = 0;
+  for (std::size_t b = 0, first = 0; first < n; ++b, first += k) {
+    const std::uint32_t scale = load_scale_code(scales, b, sbytes_);
+    const std::size_t end = n - first < k ? n : first + k;
+    for (std::size_t i = first; i < end; ++i) {
+      const Result x = one(scale, codes[i]);
+      detail::store_code(dst_, out, i, x.code);
+      if (flags) flags[i] = x.flags;
+      all |= x.flags;
+    }
+  }
+  return all;
 }
 
 namespace {
@@ -233,6 +255,7 @@ std::size_t read_tables_u32(const std::uint64_t* const* tabs, const std::uint8_t
 Flags Dequantizer::run(const std::uint8_t* scales, const std::uint8_t* codes, std::size_t n, std::size_t k, void* out,
                        Flags* flags) {
   if (k == 0) throw std::invalid_argument("dequantize: the block size must be at least 1");
+  if (sbytes_ > 1) return run_wide(scales, codes, n, k, out, flags);
   Flags all = 0;
   // 32-bit results of a 256-code format without flags wanted: the blocks whose row exists and
   // raises no flag in one loop; the others one at a time below, then back to the loop.

@@ -228,6 +228,7 @@ BlockQuantizer::BlockQuantizer(FormatId src, const BlockOptions& o)
   // A scale format other than E8M0 takes run_scale_format() (scale_format.cpp); the vector
   // kernels serve E8M0 scales only.
   generic_scale_ = !o.scale_format.is_e8m0();
+  scale_bytes_ = o.scale_format.code_bytes();
   if (generic_scale_) init_scale_format();
   // The vector kernels serve the named elements; a runtime element takes run()'s scalar steps.
   if (!generic_scale_ && d_.block.element_scaling == ElementScaling::exact && isa_ != Isa::scalar && ef_.is_named() &&
@@ -250,7 +251,8 @@ void BlockQuantizer::run_blocks(const void* values, std::size_t blocks, std::siz
   const std::size_t bytes = format(src_).width / 8;
   if (!blocks_ || k % 16 != 0) {
     for (std::size_t b = 0; b < blocks; ++b)
-      scales[b] = run(static_cast<const unsigned char*>(values) + b * k * bytes, k, nullptr, codes + b * k, flags);
+      store_scale_code(scales, b, scale_bytes_,
+                       run(static_cast<const unsigned char*>(values) + b * k * bytes, k, nullptr, codes + b * k, flags));
     return;
   }
   simd::BlockHooks hooks;
@@ -266,7 +268,7 @@ void BlockQuantizer::run_blocks(const void* values, std::size_t blocks, std::siz
     return !sc.nan;
   };
   hooks.slow = [](void* self, const void* block, std::size_t n, std::uint8_t* out, Flags& f) {
-    return static_cast<BlockQuantizer*>(self)->run(block, n, nullptr, out, f);
+    return static_cast<std::uint8_t>(static_cast<BlockQuantizer*>(self)->run(block, n, nullptr, out, f));  // E8M0
   };
   blocks_(*plan_, values, blocks, k, hooks, scales, codes, flags);
   positive_zeros(codes, blocks * k, negative_zero_);
@@ -295,7 +297,7 @@ BlockQuantizer::ScaleChoice BlockQuantizer::finite_scale(const Unpacked& amax) c
   return r;
 }
 
-std::uint8_t BlockQuantizer::run(const void* values, std::size_t count, const std::uint64_t* rbits,
+std::uint32_t BlockQuantizer::run(const void* values, std::size_t count, const std::uint64_t* rbits,
                                  std::uint8_t* codes, Flags& flags) {
   const Dialect& d = d_;
   const BlockPolicies& bp = d.block;

@@ -56,10 +56,13 @@ Flags quantize_tensor_into(FormatId src, const void* data, std::span<const std::
   detail::BlockQuantizer check(src, options);  // validates once, before any thread starts
   const std::size_t nb = (g.len + k - 1) / k;
   const std::size_t n_codes = g.outer * g.len * g.inner, n_scales = g.outer * nb * g.inner;
-  if (codes.size() < n_codes || scales.size() < n_scales)
+  const std::size_t sb = options.scale_format.code_bytes();  // bytes per scale code
+  if (codes.size() < n_codes || scales.size() < n_scales * sb)
     throw std::invalid_argument("quantize: the output arrays hold " + std::to_string(codes.size()) + " codes and " +
-                                std::to_string(scales.size()) + " scales; the tensor needs " + std::to_string(n_codes) +
-                                " and " + std::to_string(n_scales));
+                                std::to_string(scales.size()) + " bytes of scales; the tensor needs " +
+                                std::to_string(n_codes) + " codes and " + std::to_string(n_scales * sb) +
+                                " bytes of scales (" + std::to_string(n_scales) + " " +
+                                std::string(options.scale_format.name()) + " codes of " + std::to_string(sb) + ")");
   const std::size_t bytes = storage_bytes(src);
   const bool rs = check.stochastic();
   if (rs && options.rbits.size() < n_codes)
@@ -82,14 +85,14 @@ Flags quantize_tensor_into(FormatId src, const void* data, std::span<const std::
                         const std::size_t row_end = std::min(last, (o + 1) * nb) - o * nb;  // block index bound
                         if (b < full) {
                           const std::size_t cnt = std::min(row_end, full) - b;
-                          bq.run_blocks(in + (o * g.len + b * k) * bytes, cnt, k, &scales[o * nb + b],
+                          bq.run_blocks(in + (o * g.len + b * k) * bytes, cnt, k, &scales[(o * nb + b) * sb],
                                         &codes[o * g.len + b * k], f);
                           j += cnt;
                           continue;
                         }
                         const std::size_t at = o * g.len + b * k, cnt = std::min(k, g.len - b * k);
-                        scales[o * nb + b] =
-                            bq.run(in + at * bytes, cnt, rs ? options.rbits.data() + at : nullptr, &codes[at], f);
+                        store_scale_code(scales.data(), o * nb + b, sb,
+                                         bq.run(in + at * bytes, cnt, rs ? options.rbits.data() + at : nullptr, &codes[at], f));
                         ++j;
                       }
                       all_flags.fetch_or(f);
@@ -116,7 +119,8 @@ Flags quantize_tensor_into(FormatId src, const void* data, std::span<const std::
                           std::memcpy(&block[j * bytes], in + (base + j * g.inner) * bytes, bytes);
                         if (rs)
                           for (std::size_t j = 0; j < cnt; ++j) rbits[j] = options.rbits[base + j * g.inner];
-                        scales[(o * nb + b) * g.inner + n] = bq.run(block.data(), cnt, rs ? rbits.data() : nullptr, out.data(), f);
+                        store_scale_code(scales.data(), (o * nb + b) * g.inner + n, sb,
+                                         bq.run(block.data(), cnt, rs ? rbits.data() : nullptr, out.data(), f));
                         for (std::size_t j = 0; j < cnt; ++j) codes[base + j * g.inner] = out[j];
                       }
                     }
@@ -137,7 +141,7 @@ MxTensor quantize_tensor(FormatId src, const void* data, std::span<const std::si
   std::size_t n_codes = 1, n_scales = 1;
   for (std::size_t d : t.shape) n_codes *= d;
   for (std::size_t d : t.scale_shape) n_scales *= d;
-  t.scales.resize(n_scales);
+  t.scales.resize(n_scales * options.scale_format.code_bytes());
   t.codes.resize(n_codes);
   t.flags = quantize_tensor_into(src, data, shape, axis, k, options, t.scales, t.codes, 1);
   return t;
@@ -149,10 +153,15 @@ Flags dequantize_tensor(const MxTensorRef& t, FormatId dst, void* out, const Con
   if (t.block == 0) throw std::invalid_argument("dequantize: the block size must be at least 1");
   if (auto why = mx_element_reason(t.element)) throw std::invalid_argument("dequantize: " + *why);
   const std::size_t nb = (g.len + t.block - 1) / t.block;
-  if (t.scales.size() != g.outer * nb * g.inner || t.codes.size() != g.outer * g.len * g.inner)
+  const std::size_t sb = t.scale_format.code_bytes();  // bytes per scale code
+  if (t.scales.size() != g.outer * nb * g.inner * sb || t.codes.size() != g.outer * g.len * g.inner)
     throw std::invalid_argument("dequantize: the tensor's shape needs " + std::to_string(g.outer * g.len * g.inner) +
                                 " codes and " + std::to_string(g.outer * nb * g.inner) + " scales, got " +
-                                std::to_string(t.codes.size()) + " and " + std::to_string(t.scales.size()));
+                                std::to_string(t.codes.size()) + " and " + std::to_string(t.scales.size() / sb) +
+                                (sb > 1 ? " (" + std::to_string(t.scales.size()) + " bytes of " +
+                                              std::string(t.scale_format.name()) + " codes, " + std::to_string(sb) +
+                                              " each)"
+                                        : std::string()));
   const Format& ef = t.element.format();
   {
     std::uint8_t any = 0;
@@ -169,9 +178,9 @@ Flags dequantize_tensor(const MxTensorRef& t, FormatId dst, void* out, const Con
   if (!t.scale_format.is_e8m0()) {
     if (auto why = mx_scale_reason(t.scale_format)) throw std::invalid_argument("dequantize: " + *why);
     const Format& sf = t.scale_format;
-    for (std::size_t i = 0; i < t.scales.size(); ++i)
-      if (t.scales[i] > sf.code_mask())
-        throw std::invalid_argument("dequantize: scale code " + std::to_string(t.scales[i]) + " at index " +
+    for (std::size_t i = 0; i < t.scales.size() / sb; ++i)
+      if (const std::uint32_t c = load_scale_code(t.scales.data(), i, sb); c > sf.code_mask())
+        throw std::invalid_argument("dequantize: scale code " + std::to_string(c) + " at index " +
                                     std::to_string(i) + " is out of range for " + std::string(sf.name) + " (0.." +
                                     std::to_string(sf.code_mask()) + ")");
   }
@@ -189,7 +198,7 @@ Flags dequantize_tensor(const MxTensorRef& t, FormatId dst, void* out, const Con
                         const std::size_t o = j / nb, b = j % nb;
                         const std::size_t b_end = std::min(last, (o + 1) * nb) - o * nb;
                         const std::size_t i0 = b * k, i1 = std::min(g.len, b_end * k);
-                        f |= dq.run(&t.scales[o * nb + b], &t.codes[o * g.len + i0], i1 - i0, k,
+                        f |= dq.run(&t.scales[(o * nb + b) * sb], &t.codes[o * g.len + i0], i1 - i0, k,
                                     static_cast<unsigned char*>(out) + (o * g.len + i0) * ob);
                         j += b_end - b;
                       }
@@ -203,10 +212,10 @@ Flags dequantize_tensor(const MxTensorRef& t, FormatId dst, void* out, const Con
                     Flags f = 0;
                     for (std::size_t row = first; row < last; ++row) {  // row = o * len + i
                       const std::size_t o = row / g.len, i = row % g.len;
-                      const std::uint8_t* srow = &t.scales[(o * nb + i / t.block) * g.inner];
+                      const std::uint8_t* srow = &t.scales[(o * nb + i / t.block) * g.inner * sb];
                       for (std::size_t n = 0; n < g.inner; ++n) {
                         const std::size_t at = row * g.inner + n;
-                        const Result r = dq(srow[n], t.codes[at]);
+                        const Result r = dq(load_scale_code(srow, n, sb), t.codes[at]);
                         detail::store_code(dst, out, at, r.code);
                         f |= r.flags;
                       }

@@ -17,6 +17,7 @@ namespace softmx {
 namespace {
 
 using detail::WideAccumulator;
+using detail::WiderAccumulator;
 
 const Format& f32_format() { return format(FormatId::f32); }
 
@@ -26,7 +27,7 @@ struct Term {
   ValueClass cls = ValueClass::zero;
   bool sign = false;
   bool signalling = false;
-  std::uint64_t mag = 0;  // odd (or 1), at most 8 bits for the MX element formats
+  std::uint64_t mag = 0;  // odd (or 1): at most 8 bits for an element, 24 for an f32 scale
   int exp = 0;            // value = (-1)^sign * mag * 2^exp
 };
 
@@ -34,7 +35,7 @@ struct Term {
 /// (validate() checked that it is there).
 const Format& element_of(const BlockRef& b) { return b.format == FormatId::runtime ? *b.element : format(b.format); }
 
-Term element_term(const Format& f, std::uint8_t code) {
+Term element_term(const Format& f, std::uint64_t code) {
   const Unpacked u = unpack(f, code);
   Term t;
   t.cls = u.cls;
@@ -62,7 +63,7 @@ Term scale_term(const BlockRef& b) {
     } else {
       t.cls = ValueClass::finite;
       t.mag = 1;
-      t.exp = b.scale - 127;
+      t.exp = static_cast<int>(b.scale) - 127;
     }
     return t;
   }
@@ -72,7 +73,8 @@ Term scale_term(const BlockRef& b) {
 /// One term X_A * X_B * P^A_i * P^B_i as IEEE multiplications in the order
 /// ((P^A_i * P^B_i) * X_A) * X_B: NaN (with `invalid` when a step made it from non-NaN operands,
 /// Inf * 0, or an operand was a signalling NaN), Inf or zero with the XOR of the signs, or a
-/// finite mag * 2^exp (mag below 2^32: four significands of at most 8 bits). With E8M0 scales
+/// finite mag * 2^exp (mag below 2^64: two element significands of at most 8 bits and two scale
+/// significands of at most 24, f32's). With E8M0 scales
 /// (finite, positive, mag 1) this is the element product scaled by 2^(sa + sb).
 struct Product {
   ValueClass cls = ValueClass::zero;
@@ -138,6 +140,24 @@ Result special_result(const SpecialOutcome& s, const Context& out) {
   return r;
 }
 
+/// The weights of a block pair's products and their sum: the least significant bit of any
+/// product is at least 2^lo, and a sum of `terms` products is below 2^hi.
+std::pair<int, int> product_range(const BlockRef& a, const BlockRef& b, std::size_t terms) {
+  const Format &fa = element_of(a), &fb = element_of(b);
+  int lo = fa.emin() - fa.man_bits + fb.emin() - fb.man_bits, hi = element_emax(fa) + element_emax(fb) + 2;
+  for (const BlockRef* blk : {&a, &b}) {
+    if (e8m0_scale(*blk)) {
+      lo -= 127;
+      hi += 127;
+    } else {
+      lo += blk->scale_format->emin() - blk->scale_format->man_bits;
+      hi += element_emax(*blk->scale_format) + 1;
+    }
+  }
+  hi += static_cast<int>(std::bit_width(terms));
+  return {lo, hi};
+}
+
 void validate(std::span<const BlockRef> a, std::span<const BlockRef> b) {
   if (a.empty() || a.size() != b.size())
     throw std::invalid_argument("dot: A has " + std::to_string(a.size()) + " blocks and B " + std::to_string(b.size()) +
@@ -165,7 +185,12 @@ void validate(std::span<const BlockRef> a, std::span<const BlockRef> b) {
                                         std::string(element_of(*blk).name));
     }
     for (const BlockRef* blk : {&a[j], &b[j]}) {
-      if (e8m0_scale(*blk)) continue;
+      if (e8m0_scale(*blk)) {
+        if (blk->scale > 0xFF)
+          throw std::invalid_argument("dot: block pair " + std::to_string(j) + ": scale code " +
+                                      std::to_string(blk->scale) + " is out of range for e8m0 (0..255)");
+        continue;
+      }
       if (auto why = mx_scale_reason(*blk->scale_format)) throw std::invalid_argument("dot: " + *why);
       if (blk->scale > blk->scale_format->code_mask())
         throw std::invalid_argument("dot: block pair " + std::to_string(j) + ": scale code " +
@@ -175,28 +200,31 @@ void validate(std::span<const BlockRef> a, std::span<const BlockRef> b) {
     if (a[j].format == FormatId::runtime || b[j].format == FormatId::runtime || !e8m0_scale(a[j]) ||
         !e8m0_scale(b[j])) {
       // Every product (element values times the scales: E8M0's 2^-127..2^127, or the scale
-      // format's range) must lie in the wide accumulator's range (2^-320 .. 2^440,
-      // wide_accumulator.hpp): the named formats do by construction, a runtime format with a
-      // bias far from its default may not.
-      const Format &fa = element_of(a[j]), &fb = element_of(b[j]);
-      int lo = fa.emin() - fa.man_bits + fb.emin() - fb.man_bits, hi = element_emax(fa) + element_emax(fb) + 2;
-      for (const BlockRef* blk : {&a[j], &b[j]}) {
-        if (e8m0_scale(*blk)) {
-          lo -= 127;
-          hi += 127;
-        } else {
-          lo += blk->scale_format->emin() - blk->scale_format->man_bits;
-          hi += element_emax(*blk->scale_format) + 1;
-        }
-      }
-      hi += static_cast<int>(std::bit_width(a.size() * a[j].codes.size()));
-      if (lo < -320 || hi > 430)
-        throw std::invalid_argument("dot: the products of " + std::string(fa.name) + " and " + std::string(fb.name) +
-                                    " with their scales span 2^" + std::to_string(lo) + " to 2^" + std::to_string(hi) +
-                                    ", beyond the exact accumulator's 2^-320 to 2^430 (bias: choose one nearer the "
-                                    "default)");
+      // format's range) must lie in the wider accumulator's range (wide_accumulator.hpp): the
+      // named formats and every scale format with its default bias do, a runtime format with
+      // a bias far from its default may not.
+      const auto [lo, hi] = product_range(a[j], b[j], a.size() * a[j].codes.size());
+      if (lo < WiderAccumulator::kLsbExp || hi > -WiderAccumulator::kLsbExp - 10)
+        throw std::invalid_argument("dot: the products of " + std::string(element_of(a[j]).name) + " and " +
+                                    std::string(element_of(b[j]).name) + " with their scales span 2^" +
+                                    std::to_string(lo) + " to 2^" + std::to_string(hi) +
+                                    ", beyond the exact accumulator's 2^" + std::to_string(WiderAccumulator::kLsbExp) +
+                                    " to 2^" + std::to_string(-WiderAccumulator::kLsbExp - 10) +
+                                    " (bias: choose one nearer the default)");
     }
   }
+}
+
+/// Whether every product of the block pairs fits the standard accumulator (2^-320 .. 2^430);
+/// otherwise exact sums them in the wider one.
+bool fits_wide_accumulator(std::span<const BlockRef> a, std::span<const BlockRef> b) {
+  for (std::size_t j = 0; j < a.size(); ++j) {
+    if (a[j].format != FormatId::runtime && b[j].format != FormatId::runtime && e8m0_scale(a[j]) && e8m0_scale(b[j]))
+      continue;
+    const auto [lo, hi] = product_range(a[j], b[j], a.size() * a[j].codes.size());
+    if (lo < WideAccumulator::kLsbExp || hi > 430) return false;
+  }
+  return true;
 }
 
 /// Scans the specials of all pairs: NaN scale or element, Inf elements, Inf * 0.
@@ -319,7 +347,7 @@ std::optional<Result> exact_by_blocks(std::span<const BlockRef> a, std::span<con
     if (sum == 0) continue;
     const bool neg = sum < 0;
     const u128 m = neg ? -static_cast<u128>(sum) : static_cast<u128>(sum);
-    const int exp = ta.q + tb.q + (a[j].scale - 127) + (b[j].scale - 127);
+    const int exp = ta.q + tb.q + (static_cast<int>(a[j].scale) - 127) + (static_cast<int>(b[j].scale) - 127);
     acc.add(neg, static_cast<std::uint64_t>(m), exp);
     acc.add(neg, static_cast<std::uint64_t>(m >> 64), exp + 64);
   }
@@ -332,15 +360,17 @@ class ExactModel final : public AccumulationModel {
   std::string_view name() const override { return "exact"; }
   Result dot_general(std::span<const BlockRef> a, std::span<const BlockRef> b, const Context& out) const override {
     if (const std::optional<Result> r = exact_by_blocks(a, b, out)) return *r;
-    return term_by_term(a, b, out);
+    if (fits_wide_accumulator(a, b)) return term_by_term<WideAccumulator>(a, b, out);
+    return term_by_term<WiderAccumulator>(a, b, out);
   }
 
   /// The exact sum formed term by term (every product added to the accumulator on its own),
   /// with the special cases and the sign of an exact zero.
+  template <class Accumulator>
   static Result term_by_term(std::span<const BlockRef> a, std::span<const BlockRef> b, const Context& out) {
     const SpecialOutcome s = scan_specials(a, b);
     if (s.nan || s.pos_inf || s.neg_inf) return special_result(s, out);
-    WideAccumulator acc;
+    Accumulator acc;
     bool all_negative_zero = true, all_positive_zero = true;
     for (std::size_t j = 0; j < a.size(); ++j) {
       const Term sa = scale_term(a[j]), sb = scale_term(b[j]);

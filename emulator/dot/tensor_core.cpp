@@ -687,7 +687,7 @@ Result TensorCoreModel::dot_general(std::span<const BlockRef> a, std::span<const
   bool nan_scale = false;
   for (std::size_t j = 0; j < a.size(); ++j) {
     nan_scale |= a[j].scale == 0xFF || b[j].scale == 0xFF;  // OCP 6.2: every element NaN
-    const int x = (a[j].scale - 127) + (b[j].scale - 127);
+    const int x = (static_cast<int>(a[j].scale) - 127) + (static_cast<int>(b[j].scale) - 127);
     const Format &fa = format(a[j].format), &fb = format(b[j].format);
     for (std::size_t i = 0; i < a[j].codes.size(); ++i)
       products.push_back(product(decode(fa, a[j].codes[i], p_.flush_subnormal_inputs),
@@ -718,8 +718,10 @@ Result TensorCoreModel::dot_general_gst(std::span<const BlockRef> a, std::span<c
                                               std::to_string(p_.scale_group)));
     ca.insert(ca.end(), a[j].codes.begin(), a[j].codes.end());
     cb.insert(cb.end(), b[j].codes.begin(), b[j].codes.end());
-    sa.push_back(a[j].scale);
-    sb.push_back(b[j].scale);
+    if (a[j].scale > 0xFF || b[j].scale > 0xFF)
+      throw std::invalid_argument(bad(p_, "DotGeneral: block pair " + std::to_string(j) + " has a scale code above 0xFF"));
+    sa.push_back(static_cast<std::uint8_t>(a[j].scale));
+    sb.push_back(static_cast<std::uint8_t>(b[j].scale));
   }
   if (ca.empty()) return Result{0, 0};
   return run_gst(p_, FormatId::e2m1, ca, FormatId::e2m1, cb, MmaScales{scale_format, k, sa, sb}, 0, false);

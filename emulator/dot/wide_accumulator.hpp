@@ -6,6 +6,8 @@
 // least 2^-32 (e5m2 times e5m2 subnormals) and scale products at least 2^-254, so the least
 // significant bit of any term is 2^-286 or above; the largest term is below 2^(254 + 32),
 // leaving more than 2^100 terms of headroom. f32 values (2^-149 .. 2^128) fit too.
+// BasicWideAccumulator<limbs, lsb> is the same with another range: DotGeneral uses a wider one
+// for terms whose scales are not E8M0 (f32 scales reach 2^-149 each).
 #pragma once
 
 #include <array>
@@ -16,10 +18,11 @@
 
 namespace softmx::detail {
 
-class WideAccumulator {
+template <int Limbs, int LsbExp>
+class BasicWideAccumulator {
  public:
-  static constexpr int kLimbs = 12;
-  static constexpr int kLsbExp = -320;
+  static constexpr int kLimbs = Limbs;
+  static constexpr int kLsbExp = LsbExp;
 
   void clear() { limb_.fill(0); }
 
@@ -104,5 +107,11 @@ class WideAccumulator {
 
   std::array<std::uint64_t, kLimbs> limb_{};
 };
+
+/// Bit 0 weighs 2^-320, the top bit 2^447.
+using WideAccumulator = BasicWideAccumulator<12, -320>;
+/// Bit 0 weighs 2^-1280, the top bit 2^1279: any product of two elements of at most 8 bits and
+/// two scales of at most 32 bits (exponent fields of at most 8 bits) with bounded biases.
+using WiderAccumulator = BasicWideAccumulator<40, -1280>;
 
 }  // namespace softmx::detail

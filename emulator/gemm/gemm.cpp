@@ -49,6 +49,12 @@ bool mul_add(std::size_t x, std::size_t y, std::size_t z, std::size_t& out) {
   return !__builtin_add_overflow(p, z, &out);
 }
 
+/// True when the operand's scales are in a block scale format other than E8M0 and the GEMM's
+/// UE4M3 (GemmOperand::block_scale_format): the reference per output reads them.
+bool any_scale_format(const GemmOperand& o) {
+  return o.block_scale_format && o.block_scale_format->id != FormatId::e8m0;
+}
+
 void check_shape(const GemmOperand& o, bool is_b) {
   const std::string w = "gemm: operand " + side_name(is_b) + ": ";
   if (o.format.is_named() && !is_mx_element(o.format.id()))
@@ -65,17 +71,24 @@ void check_shape(const GemmOperand& o, bool is_b) {
                                 std::to_string(o.rows) + " vectors of " + std::to_string(o.k) + " codes with strides " +
                                 std::to_string(o.row_stride) + " (vector) and " + std::to_string(o.k_stride) +
                                 " (element) need at least " + std::to_string(last + 1));
-  if (o.scale_format != FormatId::e8m0 && o.scale_format != FormatId::e4m3)
+  std::size_t sb = 1;  // bytes per scale code
+  if (any_scale_format(o)) {
+    if (auto why = mx_scale_reason(*o.block_scale_format)) throw std::invalid_argument(w + "block_scale_format: " + *why);
+    sb = scale_code_bytes(*o.block_scale_format);
+  } else if (o.scale_format != FormatId::e8m0 && o.scale_format != FormatId::e4m3) {
     throw std::invalid_argument(w + "scale_format " + std::string(format(o.scale_format).name) +
-                                " is not a block scale format (e8m0, or e4m3 for UE4M3)");
+                                " is not a block scale format (e8m0, or e4m3 for UE4M3; block_scale_format takes the "
+                                "others)");
+  }
   const std::size_t nb = o.blocks();
+  std::size_t bytes = 0;
   if (!mul_add(o.rows - 1, o.scale_row_stride, 0, last) || !mul_add(nb - 1, o.scale_block_stride, last, last) ||
-      last >= o.scales.size())
+      !mul_add(last + 1, sb, 0, bytes) || bytes > o.scales.size())
     throw std::invalid_argument(w + "scales holds " + std::to_string(o.scales.size()) + " bytes; " +
                                 std::to_string(o.rows) + " vectors of " + std::to_string(nb) + " blocks with strides " +
                                 std::to_string(o.scale_row_stride) + " (vector) and " +
                                 std::to_string(o.scale_block_stride) + " (block) need at least " +
-                                std::to_string(last + 1));
+                                std::to_string(last + 1) + (sb > 1 ? " codes of " + std::to_string(sb) + " bytes" : ""));
 }
 
 /// What the driver knows about one operand: its tables and, per vector, whether it holds a NaN
@@ -93,6 +106,11 @@ struct Side {
   std::uint8_t scale(std::size_t r, std::size_t b) const {
     return op->scales[r * op->scale_row_stride + b * op->scale_block_stride];
   }
+  /// Scale code b of vector r in any scale format (block_scale_format: sbytes bytes per code).
+  std::uint32_t scale_code(std::size_t r, std::size_t b) const {
+    return load_scale_code(op->scales.data(), r * op->scale_row_stride + b * op->scale_block_stride, sbytes);
+  }
+  std::size_t sbytes = 1;
 };
 
 Side make_side(const GemmOperand& o, bool is_b, bool flush) {
@@ -104,6 +122,7 @@ Side make_side(const GemmOperand& o, bool is_b, bool flush) {
   s.special.assign(o.rows, 0);
   s.smin.assign(o.rows, 255);
   s.smax.assign(o.rows, 0);
+  if (any_scale_format(o)) s.sbytes = scale_code_bytes(*o.block_scale_format);
   const std::uint8_t mask = s.tab.code_mask;
   for (std::size_t r = 0; r < o.rows; ++r) {
     std::uint8_t all = 0;
@@ -119,6 +138,17 @@ Side make_side(const GemmOperand& o, bool is_b, bool flush) {
           throw std::invalid_argument("gemm: operand " + side_name(is_b) + ": code " + std::to_string(s.code(r, t)) +
                                       " (vector " + std::to_string(r) + ", element " + std::to_string(t) +
                                       ") is out of range for " + std::string(o.format.name()));
+    if (any_scale_format(o)) {  // the reference reads them; their range is checked here
+      for (std::size_t b = 0; b < s.nb; ++b)
+        if (const std::uint32_t x = s.scale_code(r, b); x > o.block_scale_format->code_mask())
+          throw std::invalid_argument("gemm: operand " + side_name(is_b) + ": scale code " + std::to_string(x) +
+                                      " (vector " + std::to_string(r) + ", block " + std::to_string(b) +
+                                      ") is out of range for " + std::string(o.block_scale_format->name) + " (0.." +
+                                      std::to_string(o.block_scale_format->code_mask()) + ")");
+      s.special[r] = 1;
+      s.smin[r] = s.smax[r] = 127;
+      continue;
+    }
     for (std::size_t b = 0; b < s.nb; ++b) {
       const std::uint8_t x = s.scale(r, b);
       if (o.scale_format == FormatId::e8m0 ? x == 0xFF : (x & 0x7F) == 0x7F) {
@@ -172,6 +202,8 @@ struct Problem {
   // UE4M3 scales under exact or fp32-sequential: dot_general per output, each scale code c read
   // as the ue4m3 code c & 0x7F (as the GST models read it: 0x7F and 0xFF NaN).
   const Format* ue4m3_ref = nullptr;
+  // GemmOperand::block_scale_format (any other scale format): dot_general per output with it.
+  const Format* any_ref = nullptr;
   // mma_pairs: C of each pair (f32 codes), the accumulator before the first instruction; the
   // reference is then TensorCoreModel::mma (scaled: mma_scaled). Null for gemm / dot_pairs.
   const std::uint32_t* addend = nullptr;
@@ -201,6 +233,10 @@ Result reference_output(const Problem& P, std::size_t i, std::size_t j, RefScrat
       s.ra[blk].scale &= 0x7F;
       s.rb[blk].scale &= 0x7F;
       s.ra[blk].scale_format = s.rb[blk].scale_format = P.ue4m3_ref;
+    } else if (P.any_ref) {
+      s.ra[blk].scale = P.a.scale_code(i, blk);
+      s.rb[blk].scale = P.b.scale_code(j, blk);
+      s.ra[blk].scale_format = s.rb[blk].scale_format = P.any_ref;
     }
   }
   if (P.addend) {  // mma_pairs: one mma per pair, C its addend (the flags are not used)
@@ -981,7 +1017,7 @@ const Kernels& kernels_for(GemmKernel k) {
 
 std::optional<FormatId> gemm_scale_format(const ScaleFormat& sf) {
   if (sf.is_e8m0()) return FormatId::e8m0;
-  if (sf == ScaleFormat(FormatId::e4m3) || sf == ScaleFormat(parse_format_spec("ue4m3"))) return FormatId::e4m3;
+  if (sf == ScaleFormat(FormatId::e4m3) || sf == ScaleFormat(ue4m3_format())) return FormatId::e4m3;
   return std::nullopt;
 }
 
@@ -1080,11 +1116,20 @@ Flags gemm_detail::gemm_on(const Kernels* kern, bool pairs, const GemmOperand& a
   const AccumulationModel& model = options.model ? *options.model : exact_accumulation();
 
   const auto* tc = dynamic_cast<const TensorCoreModel*>(&model);
-  if (a.scale_format != b.scale_format)
+  const bool exact_or_seq = &model == &exact_accumulation() || &model == &fp32_sequential_accumulation();
+  if (any_scale_format(a) || any_scale_format(b)) {
+    const std::string na = any_scale_format(a) ? std::string(a.block_scale_format->name) : std::string(format(a.scale_format).name);
+    const std::string nb = any_scale_format(b) ? std::string(b.block_scale_format->name) : std::string(format(b.scale_format).name);
+    if (!any_scale_format(a) || !any_scale_format(b) || !(*a.block_scale_format == *b.block_scale_format))
+      throw std::invalid_argument(what + ": A's scales are " + na + " and B's " + nb + "; they need the same scale format");
+    if (!exact_or_seq)
+      throw std::invalid_argument(what + ": the accumulation model " + std::string(model.name()) + " reads E8M0 (or UE4M3) " +
+                                  "block scales; scale format " + na + " takes exact or fp32-sequential");
+    if (mma) throw std::invalid_argument(what + ": block_scale_format " + na + " is not a tensor-core scale format");
+  } else if (a.scale_format != b.scale_format)
     throw std::invalid_argument(what + ": A's scales are " + std::string(format(a.scale_format).name) + " and B's " +
                                 std::string(format(b.scale_format).name) + "; they need the same scale format");
-  const bool exact_or_seq = &model == &exact_accumulation() || &model == &fp32_sequential_accumulation();
-  if (a.scale_format == FormatId::e4m3 && !exact_or_seq &&
+  if (!any_scale_format(a) && a.scale_format == FormatId::e4m3 && !exact_or_seq &&
       !(tc && tc->params().scale_application == ScaleApplication::per_group))
     throw std::invalid_argument(what + ": UE4M3 (e4m3) scales need a model with per-group scales (" +
                                 "blackwell-mxf4, blackwell-nvf4), or exact or fp32-sequential, not " +
@@ -1114,11 +1159,12 @@ Flags gemm_detail::gemm_on(const Kernels* kern, bool pairs, const GemmOperand& a
   P.flags = flags.empty() ? nullptr : flags.data();
   P.kern = kern;
   P.pairs = pairs;
-  if (a.scale_format == FormatId::e4m3) {
+  if (any_scale_format(a)) {
+    P.any_ref = a.block_scale_format;
+  } else if (a.scale_format == FormatId::e4m3) {
     P.ue4m3 = tc;
     if (exact_or_seq) {
-      static const Format ue4m3 = parse_format_spec("ue4m3");  // immutable once made
-      P.ue4m3_ref = &ue4m3;
+      P.ue4m3_ref = &ue4m3_format();
     }
   }
   if (mma) {
@@ -1135,7 +1181,7 @@ Flags gemm_detail::gemm_on(const Kernels* kern, bool pairs, const GemmOperand& a
   const bool is_gst = tc && gst_kernel_fits(tc->params(), P);
   // UE4M3 scales under exact or fp32-sequential: the kernels read E8M0 scales (powers of two);
   // the reference takes the scale format (BLOCKS.md 5).
-  if (!P.kern || P.ue4m3_ref || (!is_exact && !is_seq && !is_gst && lanes == 0))
+  if (!P.kern || P.ue4m3_ref || P.any_ref || (!is_exact && !is_seq && !is_gst && lanes == 0))
     return parallel(threads, P.M, ReferenceWork(&P));
   if (is_gst) {
     const TensorCoreParams& tp = tc->params();

@@ -210,7 +210,8 @@ ErrorStats error_stats(FormatId x_format, const void* x, const MxTensorRef& q, c
     throw std::invalid_argument("error_stats: the quantized tensor's shape, axis or block size is invalid");
   const Geometry g = geometry(q.shape, q.axis);
   const std::size_t nb = (g.len + q.block - 1) / q.block;
-  if (n != g.outer * g.len * g.inner || q.scales.size() != g.outer * nb * g.inner)
+  const std::size_t sb = q.scale_format.code_bytes();  // bytes per scale code
+  if (n != g.outer * g.len * g.inner || q.scales.size() != g.outer * nb * g.inner * sb)
     throw std::invalid_argument("error_stats: the quantized tensor's scales or codes do not match its shape");
   const Context ctx = exact_context();
   // Dequantize once into f64 (exact for every MX element and scale; dialects that dequantize
@@ -221,25 +222,41 @@ ErrorStats error_stats(FormatId x_format, const void* x, const MxTensorRef& q, c
   // tensor's scale format; codes beyond its width do not occur: dequantize_tensor refused them).
   const Format& ef = format(q.element);
   const Format& sfmt = q.scale_format;
-  std::array<double, 256> limit{};
-  for (int s = 0; s <= static_cast<int>(sfmt.code_mask()); ++s)
-    limit[s] = std::fabs(std::bit_cast<double>(
-        dequantize_element(q.element, q.scale_format, static_cast<std::uint8_t>(s),
-                           static_cast<std::uint8_t>(ef.max_finite_magnitude()), FormatId::f64, ctx, dialect)
+  auto limit_of = [&](std::uint32_t scale) {
+    return std::fabs(std::bit_cast<double>(
+        dequantize_element(q.element, q.scale_format, scale, static_cast<std::uint8_t>(ef.max_finite_magnitude()),
+                           FormatId::f64, ctx, dialect)
             .code));
+  };
+  // One-byte scale codes: a table of all 256 limits. Wider codes (bf16, f16, f32 scales): the
+  // limit of the block's code, made again whenever the code changes.
+  std::array<double, 256> limit{};
+  if (sb == 1)
+    for (std::uint32_t c = 0; c <= sfmt.code_mask(); ++c) limit[c] = limit_of(c);
   const Converter cx(x_format, FormatId::f64, ctx);
   const Partial p = run_ranges(n, threads, [&](std::size_t first, std::size_t last, Partial& part) {
     std::vector<double> xv(kChunk);
     Walker w{g.len, g.inner, q.block, nb};
     w.seek(first);
+    std::uint32_t last_code = 0;
+    double last_limit = sb == 1 ? 0 : limit_of(0);
     for (std::size_t c = first; c < last; c += kChunk) {
       const std::size_t e = std::min(last, c + kChunk);
       to_f64(cx, x, c, e, xv.data());
-      for (std::size_t i = c; i < e; ++i, w.next()) part.add(xv[i - c], qv[i], limit[q.scales[w.scale_index()]]);
+      if (sb == 1) {
+        for (std::size_t i = c; i < e; ++i, w.next()) part.add(xv[i - c], qv[i], limit[q.scales[w.scale_index()]]);
+        continue;
+      }
+      for (std::size_t i = c; i < e; ++i, w.next()) {
+        const std::uint32_t code = load_scale_code(q.scales.data(), w.scale_index(), sb);
+        if (code != last_code) last_limit = limit_of(last_code = code);
+        part.add(xv[i - c], qv[i], last_limit);
+      }
     }
   });
   ErrorStats s = finish(p, n);
-  for (std::uint8_t sc : q.scales) ++s.scale_histogram[sc];
+  if (sb == 1)
+    for (std::uint8_t sc : q.scales) ++s.scale_histogram[sc];
   return s;
 }
 

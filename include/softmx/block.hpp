@@ -71,12 +71,13 @@ class ElementFormat {
 
 /// The format of an MX block's shared scale (BLOCKS.md 1.2). E8M0 (the default) is OCP's
 /// power-of-two scale and follows the scale rules of BLOCKS.md 1. Any other scale format is a
-/// floating-point format of at most 8 bits (a scale code is one byte): unsigned (ue4m3, NVFP4's
-/// scale; ue5m3; any `ueXmY` spec) or sign-magnitude (e4m3, as NVIDIA stores UE4M3 in an FP8
-/// byte: quantize writes only its positive codes), whose block scale is amax / max_E rounded
-/// once (RNE, saturating) into it (BLOCKS.md 1.2). Converts implicitly from a FormatId and from
-/// a Format; reads as a `const Format&`. Whether it can be a scale is checked where it is used
-/// (mx_scale_reason).
+/// floating-point format of at most 32 bits: unsigned (ue4m3, NVFP4's scale; ue5m3; any
+/// `ueXmY` spec), or sign-magnitude (e4m3, as NVIDIA stores UE4M3 in an FP8 byte; bf16, f16 and
+/// f32, TransformerEngine's scale types: quantize writes only their positive codes), whose
+/// block scale is amax / max_E rounded once (RNE, saturating) into it (BLOCKS.md 1.2). Its
+/// codes are stored scale_code_bytes() bytes each (1, 2 or 4). Converts implicitly from a
+/// FormatId and from a Format; reads as a `const Format&`. Whether it can be a scale is checked
+/// where it is used (mx_scale_reason).
 class ScaleFormat {
  public:
   ScaleFormat(FormatId id = FormatId::e8m0) : f_(softmx::format(id)) {}  // NOLINT: implicit by design
@@ -87,6 +88,8 @@ class ScaleFormat {
   /// True for E8M0 (named, or a runtime spec equal to it): BLOCKS.md 1's power-of-two scales.
   bool is_e8m0() const { return f_.id == FormatId::e8m0; }
   std::string_view name() const { return f_.name; }
+  /// Bytes per stored scale code: scale_code_bytes(format()).
+  std::size_t code_bytes() const;
   friend bool operator==(const ScaleFormat& a, const ScaleFormat& b) { return a.f_ == b.f_; }
 
  private:
@@ -95,10 +98,24 @@ class ScaleFormat {
 
 /// Why `f` cannot be the scale format of an MX block, or nullopt when it can (BLOCKS.md 1.2):
 /// e8m0, or a floating-point format ("fixed": not an integer format; "sign": unsigned or
-/// sign-magnitude, not two's complement) of at most 8 bits ("width": scales are stored one per
-/// byte; f32, bf16 and f16 scales are not modelled) with a finite positive maximum
-/// ("specials"). The message starts with "scale_format" and names the descriptor field.
+/// sign-magnitude, not two's complement) of at most 32 bits ("width") with a finite positive
+/// maximum ("specials"). The message starts with "scale_format" and names the descriptor field.
 std::optional<std::string> mx_scale_reason(const Format& f);
+
+/// UE4M3, NVFP4's and the GST tensor cores' scale format (parse_format_spec("ue4m3"): 7 bits,
+/// unsigned, bias 7, 0x7F NaN, max 448), made once and never changed.
+const Format& ue4m3_format();
+
+/// Bytes per stored scale code of scale format `f`: 1 for at most 8 bits (E8M0, ue4m3, e4m3,
+/// ...), 2 for 9 to 16 (bf16, f16), 4 for 17 to 32 (f32). Scale arrays (MxTensor::scales,
+/// MxTensorRef::scales, quantize_tensor_into's `scales`, Dequantizer::run's `scales`) hold
+/// each code in that many bytes in the host's byte order: viewed as std::uint8_t,
+/// std::uint16_t or std::uint32_t elements, scale i is element i.
+std::size_t scale_code_bytes(const Format& f);
+/// Scale code i of a scale array whose codes take `bytes` (1, 2 or 4) bytes each.
+std::uint32_t load_scale_code(const std::uint8_t* scales, std::size_t i, std::size_t bytes);
+/// Stores `code` as scale code i of a scale array whose codes take `bytes` (1, 2 or 4) bytes each.
+void store_scale_code(std::uint8_t* scales, std::size_t i, std::size_t bytes, std::uint32_t code);
 
 /// Options of a block quantization. Unset fields take the dialect's defaults.
 struct BlockOptions {
@@ -133,7 +150,7 @@ struct BlockOptions {
 
 /// One quantized block.
 struct QuantizedBlock {
-  std::uint8_t scale = 0;              ///< the scale code (E8M0 unless options.scale_format)
+  std::uint32_t scale = 0;             ///< the scale code (E8M0 unless options.scale_format)
   std::vector<std::uint8_t> codes;     ///< element codes, one per byte
   Flags flags = 0;                     ///< OR of the element flags (+ invalid for a NaN scale)
 };
@@ -184,7 +201,7 @@ Result dequantize_element(const Format& element, std::uint8_t scale, std::uint8_
 /// invalid. Throws
 /// std::invalid_argument when mx_scale_reason(scale_format) refuses it, Unsupported when the
 /// dialect does not scale exactly (dequant_scaling, int8_integer_elements).
-Result dequantize_element(const Format& element, const ScaleFormat& scale_format, std::uint8_t scale, std::uint8_t code,
+Result dequantize_element(const Format& element, const ScaleFormat& scale_format, std::uint32_t scale, std::uint8_t code,
                           FormatId dst, const Context& ctx, const Dialect& dialect = ocp_dialect());
 
 /// Why `dialect` cannot quantize or dequantize blocks with `scale_format` (E8M0 always can), or
@@ -218,9 +235,10 @@ class Dequantizer {
               const Dialect& dialect = ocp_dialect());
 
   /// One element: dequantize_element(element, scale_format, scale, code, dst, ctx, dialect).
-  Result operator()(std::uint8_t scale, std::uint8_t code);
+  Result operator()(std::uint32_t scale, std::uint8_t code);
 
-  /// Element i < n (codes[i], one code per byte) with scale code scales[i / k] into element i
+  /// Element i < n (codes[i], one code per byte) with scale code i / k of `scales` (codes of
+  /// scale_code_bytes(scale format) bytes each) into element i
   /// of `out` (dst's storage type: std::uint8_t for widths <= 8, std::uint16_t, std::uint32_t,
   /// std::uint64_t), and its flags into flags[i] when `flags` is not null. Returns the OR of
   /// all the flags. Throws std::invalid_argument for k = 0.
@@ -250,10 +268,13 @@ class Dequantizer {
   };
   const Row* row(std::uint8_t scale, std::size_t uses);
   const Row* shifted_row(std::uint8_t scale);
-  Result one(std::uint8_t scale, std::uint8_t code) const;  // the reference call, by scale format
+  Result one(std::uint32_t scale, std::uint8_t code) const;  // the reference call, by scale format
+  Flags run_wide(const std::uint8_t* scales, const std::uint8_t* codes, std::size_t n, std::size_t k, void* out,
+                 Flags* flags) const;  // run() for scale codes wider than a byte
 
   Format ef_;  // the element format (canonical)
   ScaleFormat sf_;  // the scale format (E8M0: BLOCKS.md 2's 2^(S-127))
+  std::size_t sbytes_ = 1;  // bytes per scale code (scale_code_bytes)
   FormatId dst_;
   Context ctx_;
   const Dialect* dialect_;
@@ -279,10 +300,11 @@ struct MxTensor {
   std::size_t axis = 0;                    ///< the blocked axis
   std::size_t block = 32;                  ///< k
   std::vector<std::size_t> scale_shape;    ///< shape with shape[axis] -> ceil(shape[axis] / k)
-  std::vector<std::uint8_t> scales;        ///< scale codes (scale_format), row-major in scale_shape
+  /// scale codes (scale_format; scale_code_bytes(scale_format) bytes each), row-major in scale_shape
+  std::vector<std::uint8_t> scales;
   std::vector<std::uint8_t> codes;         ///< element codes, one per byte, row-major in shape
   Flags flags = 0;
-  ScaleFormat scale_format = FormatId::e8m0;  ///< the format of `scales` (one code per byte)
+  ScaleFormat scale_format = FormatId::e8m0;  ///< the format of `scales`
 };
 
 /// Quantizes a row-major tensor of `src` codes (storage type as for quantize_block) along
@@ -298,7 +320,8 @@ MxTensor quantize_tensor(FormatId src, const void* data, std::span<const std::si
 std::vector<std::size_t> scale_shape(std::span<const std::size_t> shape, std::size_t axis, std::size_t k);
 
 /// quantize_tensor into the caller's arrays, on worker_count(threads) threads (parallel.hpp;
-/// 0: every core): `scales` receives the scale codes (options.scale_format) row-major in scale_shape(shape, axis, k),
+/// 0: every core): `scales` receives the scale codes (options.scale_format, scale_code_bytes() bytes
+/// each) row-major in scale_shape(shape, axis, k),
 /// `codes` the element codes (one per byte) row-major in `shape`; returns the OR of the
 /// flags. The bytes and the flags are the same as quantize_tensor's for any thread count:
 /// blocks are independent, each thread runs its own quantizer over a contiguous range of
@@ -317,7 +340,7 @@ struct MxTensorRef {
   std::span<const std::size_t> shape;
   std::size_t axis = 0;
   std::size_t block = 32;
-  std::span<const std::uint8_t> scales;
+  std::span<const std::uint8_t> scales;  ///< scale_code_bytes(scale_format) bytes per code
   std::span<const std::uint8_t> codes;
   ScaleFormat scale_format = FormatId::e8m0;  ///< the format of `scales`
 };

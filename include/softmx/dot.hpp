@@ -24,13 +24,14 @@ namespace softmx {
 /// is format = FormatId::runtime with `element` pointing at its descriptor, which must outlive
 /// the call; `element` is ignored for a named format.
 ///
-/// `scale` is an E8M0 code (2^(scale - 127), 0xFF NaN) unless `scale_format` points at another
-/// scale format (block.hpp mx_scale_reason: ue4m3, ue5m3, e4m3, ...; docs/BLOCKS.md 1.2), whose
-/// code it then is (bits above the format's width are an error); the descriptor must outlive
-/// the call. Such blocks take the exact and fp32-sequential models (BLOCKS.md 5).
+/// `scale` is an E8M0 code (2^(scale - 127), 0xFF NaN; above 0xFF an error) unless
+/// `scale_format` points at another scale format (block.hpp mx_scale_reason: ue4m3, ue5m3, e4m3,
+/// bf16, f16, f32, ...; docs/BLOCKS.md 1.2), whose code it then is (bits above the format's
+/// width are an error); the descriptor must outlive the call. Such blocks take the exact and
+/// fp32-sequential models (BLOCKS.md 5).
 struct BlockRef {
   FormatId format;
-  std::uint8_t scale;
+  std::uint32_t scale;
   std::span<const std::uint8_t> codes;
   const Format* element = nullptr;
   const Format* scale_format = nullptr;  ///< nullptr (or E8M0's descriptor): E8M0

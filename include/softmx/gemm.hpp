@@ -85,6 +85,15 @@ struct GemmOperand {
   /// model, exact or fp32-sequential (those two by dot_general per output, with
   /// BlockRef::scale_format ue4m3: the kernels read E8M0 scales); A and B the same.
   FormatId scale_format = FormatId::e8m0;
+  /// Any other block scale format (BlockOptions::scale_format, block.hpp: ue5m3, a signed e4m3
+  /// read with its sign, bf16, f16, f32, ...), for blocks quantized with it; nullptr (or E8M0's
+  /// descriptor): `scale_format` decides. When set, every scale code is a code of it, stored
+  /// scale_code_bytes() bytes each in the host's byte order (the scale strides count codes,
+  /// not bytes), `scale_format` is ignored, and the exact and fp32-sequential models compute
+  /// each output by dot_general() with BlockRef::scale_format set to it (BLOCKS.md 5); the
+  /// tensor-core models refuse it. A and B the same (equal descriptors). The descriptor must
+  /// outlive the call.
+  const Format* block_scale_format = nullptr;
 
   /// ceil(k / block).
   std::size_t blocks() const { return block ? (k + block - 1) / block : 0; }
@@ -93,7 +102,8 @@ struct GemmOperand {
 /// The GemmOperand::scale_format that reads the codes of MX blocks quantized with scale format
 /// `sf` (BlockOptions::scale_format, block.hpp): e8m0 for E8M0; e4m3 for UE4M3 (ue4m3, or
 /// e4m3's positive codes, which are the same values under the same codes); nullopt for any
-/// other scale format (the GEMM's models read E8M0 and UE4M3 block scales only).
+/// other scale format (GemmOperand::block_scale_format takes those, under exact and
+/// fp32-sequential).
 std::optional<FormatId> gemm_scale_format(const ScaleFormat& sf);
 
 /// A as an M x K row-major matrix blocked along each row: codes[i * K + t], scales

@@ -324,9 +324,11 @@ typedef struct softmx_block_options {
   /** The block scale format (docs/BLOCKS.md 1.2): NULL or e8m0 for OCP's E8M0 scales; a named
    *  format (e4m3: positive codes) or a runtime one (id SOFTMX_FORMAT_RUNTIME), from
    *  softmx_format_lookup ("ue4m3", "ue5m3", ...) or filled by hand (ue4m3: width 7, exp_bits 4,
-   *  man_bits 3, bias 7, SOFTMX_SIGN_NONE, SOFTMX_SPECIALS_FN, subnormals 1): a float format of at most 8 bits whose
-   *  scale is amax / max_E rounded to nearest into it. Took the place of reserved[0]; the
-   *  struct's size is unchanged. */
+   *  man_bits 3, bias 7, SOFTMX_SIGN_NONE, SOFTMX_SPECIALS_FN, subnormals 1; bf16, f16, f32): a
+   *  float format of at most 32 bits whose scale is amax / max_E rounded to nearest into it. Its
+   *  codes take softmx_scale_code_bytes() bytes each (1, 2 or 4) in every scale buffer, in the
+   *  host's byte order (a uint8_t, uint16_t or uint32_t array viewed as bytes). Took the place
+   *  of reserved[0]; the struct's size is unchanged. */
   const softmx_format* scale_format;
 #if UINTPTR_MAX == 0xFFFFFFFFu
   uint32_t reserved_pad;            /**< zero (32-bit targets: keeps the struct's size) */
@@ -337,8 +339,13 @@ typedef struct softmx_block_options {
 /** Defaults: e4m3 elements, the dialect's (ocp's) rule, rounding and saturation. */
 SOFTMX_API void softmx_block_options_init(softmx_block_options* options);
 
+/** Bytes per stored scale code of `scale_format` (NULL: e8m0): 1 up to 8 bits, 2 up to 16
+ *  (bf16, f16), 4 up to 32 (f32). SOFTMX_ERR_INVALID_ARGUMENT when it cannot be a block scale. */
+SOFTMX_API int softmx_scale_code_bytes(const softmx_format* scale_format, size_t* bytes, softmx_error* err);
+
 /** Quantizes `count` values of `src` (f64, f32, f16 or bf16, in its storage type) into one
- *  block: *scale gets the scale code (E8M0 unless options->scale_format), codes[0 .. count-1] the element codes (one per byte),
+ *  block: scale gets the scale code (E8M0 unless options->scale_format; softmx_scale_code_bytes
+ *  bytes, host order), codes[0 .. count-1] the element codes (one per byte),
  *  *flags (may be NULL) the OR of the element flags (+ invalid for a NaN scale). options NULL:
  *  softmx_block_options_init's. */
 SOFTMX_API int softmx_quantize_block(const softmx_format* src, const void* values, size_t count,
@@ -352,10 +359,11 @@ SOFTMX_API int softmx_scale_count(const size_t* shape, size_t rank, size_t axis,
 
 /** Quantizes a row-major tensor of `src` codes along `axis` in blocks of `block`
  *  (softmx::quantize_tensor; a last partial block is quantized as if padded with zeros).
- *  scales receives softmx_scale_count() E8M0 codes, row-major in the shape with shape[axis]
- *  replaced by the block count; codes receives one element code per input, row-major in
- *  `shape`; *flags (may be NULL) the OR of all flags. SOFTMX_ERR_BUFFER_TOO_SMALL when a
- *  capacity (in elements) is short. */
+ *  scales receives softmx_scale_count() scale codes (E8M0 unless options->scale_format;
+ *  softmx_scale_code_bytes() bytes each), row-major in the shape with shape[axis] replaced by
+ *  the block count; codes receives one element code per input, row-major in `shape`; *flags
+ *  (may be NULL) the OR of all flags. SOFTMX_ERR_BUFFER_TOO_SMALL when a capacity (in bytes) is
+ *  short. */
 SOFTMX_API int softmx_quantize_tensor(const softmx_format* src, const void* data, const size_t* shape, size_t rank,
                                       size_t axis, size_t block, const softmx_block_options* options,
                                       uint8_t* scales, size_t scales_capacity, uint8_t* codes,
@@ -386,10 +394,11 @@ SOFTMX_API int softmx_dequantize_tensor(const softmx_format* element, const size
 /** softmx_dequantize_element, softmx_dequantize and softmx_dequantize_tensor with scales in
  *  `scale_format` (NULL: e8m0; otherwise as softmx_block_options.scale_format, runtime
  *  descriptors included): value(code) * value(scale) rounded once into `dst`
- *  (softmx::dequantize_element(element, scale_format, ...); docs/BLOCKS.md 2). A scale code
- *  above the scale format's width fails with SOFTMX_ERR_BAD_CODE. */
+ *  (softmx::dequantize_element(element, scale_format, ...); docs/BLOCKS.md 2). `scales` holds
+ *  codes of softmx_scale_code_bytes() bytes each (scale_count counts codes). A scale code above
+ *  the scale format's width fails with SOFTMX_ERR_BAD_CODE. */
 SOFTMX_API int softmx_dequantize_element_scaled(const softmx_format* element, const softmx_format* scale_format,
-                                                uint8_t scale, uint8_t code, const softmx_format* dst,
+                                                uint32_t scale, uint8_t code, const softmx_format* dst,
                                                 const softmx_context* ctx, uint64_t* result, uint8_t* flags,
                                                 softmx_error* err);
 SOFTMX_API int softmx_dequantize_scaled(const softmx_format* element, const softmx_format* scale_format,
@@ -487,9 +496,9 @@ SOFTMX_API int softmx_dot_general_flat(const softmx_format* a_format, const uint
                                        softmx_error* err);
 
 /** softmx_dot_general_flat with each operand's block scale format (docs/BLOCKS.md 1.2 and 5):
- *  NULL or e8m0 for E8M0 scales; otherwise a float format of at most 8 bits (softmx_format_lookup
- *  "ue4m3", "ue5m3", "e4m3", ...), whose codes a_scales / b_scales then hold (SOFTMX_ERR_BAD_CODE
- *  for one beyond its width). Each term is ((a * b) * X_A) * X_B under IEEE rules; blocks with a
+ *  NULL or e8m0 for E8M0 scales; otherwise a float format of at most 32 bits (softmx_format_lookup
+ *  "ue4m3", "ue5m3", "e4m3", "bf16", "f32", ...), whose codes a_scales / b_scales then hold,
+ *  softmx_scale_code_bytes() bytes each (SOFTMX_ERR_BAD_CODE for one beyond its width). Each term is ((a * b) * X_A) * X_B under IEEE rules; blocks with a
  *  scale format other than E8M0 take the exact and fp32-sequential models only (another model:
  *  SOFTMX_ERR_INVALID_ARGUMENT). */
 SOFTMX_API int softmx_dot_general_flat_scaled(const softmx_format* a_format, const softmx_format* a_scale_format,

@@ -59,7 +59,8 @@ struct ErrorStats {
   double max_abs_error = 0, max_rel_error = 0;
   double mean_error = 0, mse = 0, signal_power = 0, sqnr_db = 0;
   /// For quantized tensors: how many blocks have each scale code (E8M0 for MX, E4M3 for
-  /// NVFP4); all zero for plain arrays.
+  /// NVFP4; any scale format of at most 8 bits); all zero for plain arrays and for scale
+  /// formats wider than 8 bits (bf16, f16, f32).
   std::array<std::uint64_t, 256> scale_histogram{};
 };
 

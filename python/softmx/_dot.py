@@ -21,8 +21,8 @@ def _mx_operand(x, what: str) -> MXArray:
 
 
 def _scale_format(a: MXArray, b: MXArray, what: str) -> str:
-    """The scale format both operands share (E8M0, or UE4M3 for blackwell-mxf4/nvf4; the
-    library refuses the others)."""
+    """The scale format both operands share (E8M0; UE4M3 also for blackwell-mxf4/nvf4; any
+    other under exact and fp32-sequential only: the library refuses the rest)."""
     if a.scale_format != b.scale_format:
         raise ValueError(f"{what}: a has {a.scale_format} scales and b {b.scale_format}; they need the same scale format")
     return a.scale_format
@@ -44,6 +44,8 @@ def matmul(a: MXArray, b: MXArray, *, acc: str = "exact", round: Optional[str] =
        softmx.accumulation_models().
        Scales: E8M0 (quantize's default), or UE4M3 (quantize(..., scale_format="ue4m3"), or
        "e4m3") for blackwell-mxf4 and blackwell-nvf4 (kind::mxf4nvf4), which read them; any
+       scale format (ue4m3, ue5m3, bf16, f16, f32, ...) under "exact" and "fp32-sequential"
+       (each term ((P_A * P_B) * X_A) * X_B, docs/BLOCKS.md 5; computed per output); any
        other pairing raises ValueError.
     round, sat, tininess: the f32 output's rounding; sat=None is IEEE overflow to Inf (as
        `softmx dot`). The tensor-core models round their own way and ignore them.

@@ -30,18 +30,19 @@ def _readonly(a: np.ndarray) -> np.ndarray:
 
 class MXArray:
     """A tensor quantized into blocks along one axis: MX (E8M0 scales, or another scale format:
-    ue4m3, ue5m3, ...) or NVFP4 (E4M3 scales and an f32 per-tensor scale). docs/BLOCKS.md is the
+    ue4m3, ue5m3, bf16, f16, f32, ...) or NVFP4 (E4M3 scales and an f32 per-tensor scale). docs/BLOCKS.md is the
     specification.
 
     Attributes (read-only):
       codes    uint8 array of the data's shape: one element code per byte (low bits);
-      scales   uint8 array: the block scales, row-major in the data's shape with the blocked
-               axis shortened to ceil(n / block) (codes of scale_format; E4M3 codes for NVFP4);
+      scales   the block scales, row-major in the data's shape with the blocked axis shortened
+               to ceil(n / block): codes of scale_format in its storage type (uint8 up to 8
+               bits, uint16 for bf16 and f16, uint32 for f32); E4M3 codes (uint8) for NVFP4;
       shape, ndim, size; axis (non-negative), block (k);
       format   the element format's name ("e4m3"), or "nvfp4";
       element  the element format ("e2m1" for NVFP4);
-      scale_format  the scales' format: "e8m0" (default), a spec such as "ue4m3" or "ue5m3"
-               (docs/BLOCKS.md 1.2), or "e4m3" for NVFP4;
+      scale_format  the scales' format: "e8m0" (default), a spec such as "ue4m3", "ue5m3",
+               "bf16" or "f32" (docs/BLOCKS.md 1.2), or "e4m3" for NVFP4;
       dialect  the dialect it was quantized under (dequantize uses its rules);
       flags    the OR of the exception flags raised while quantizing (0 when built from parts);
       encode_scale, global_amax  NVFP4's f32 per-tensor encode scale and amax (None for MX).
@@ -88,7 +89,7 @@ class MXArray:
         _softmx.check_codes(c, element, "codes")
         if not nvfp4:
             _softmx.check_codes(s, sfmt, "scales")
-        self._scales = _readonly(np.array(s, dtype=np.uint8, order="C", copy=True))
+        self._scales = _readonly(np.array(s, dtype=s.dtype, order="C", copy=True))
         self._codes = _readonly(c)
         self._format = _NVFP4 if nvfp4 else element
         self._element = element
@@ -228,8 +229,9 @@ def quantize(x, to: str, *, block: Optional[int] = None, axis: int = -1, scale: 
         the low 8 bits of each random value).
     threads: worker threads; None uses every core. The result does not depend on it.
     scale_format: the block scales' format (docs/BLOCKS.md 1.2): None or "e8m0" (OCP's power of
-        two, the scale rules above), or a float spec of at most 8 bits: "ue4m3" (NVFP4's scale
-        format), "ue5m3", "e4m3" (positive codes only), ... Then the scale is amax / max_E rounded
+        two, the scale rules above), or a float spec of at most 32 bits: "ue4m3" (NVFP4's scale
+        format), "ue5m3", "e4m3" (positive codes only), "bf16", "f16", "f32" (TransformerEngine's
+        scale types; the scales come back as uint16 or uint32 codes), ... Then the scale is amax / max_E rounded
         to nearest (saturating) into it, each element x / scale rounded once; scale= must be
         None and the dialect must scale exactly (ValueError otherwise). Not for nvfp4.
 

@@ -37,7 +37,8 @@ class ErrorStats:
       sqnr_db          10 * log10(signal_power / mse) in double (the C library's log10); +Inf
                        when mse is 0.
       scale_histogram  for an MXArray q: a uint64 array of 256 counts, how many blocks have
-                       each scale code (E8M0; E4M3 for nvfp4); None for plain arrays.
+                       each scale code (E8M0, or q.scale_format's codes; E4M3 for nvfp4); None
+                       for plain arrays and for scale formats wider than 8 bits (bf16, f16, f32).
 
     mean_error, mse, signal_power and sqnr_db are NaN when C is empty. The sums are exact, so
     nothing depends on the order of the elements or the thread count.
@@ -98,10 +99,10 @@ def error_stats(x, q, *, src: Optional[str] = None, q_src: Optional[str] = None,
         if q.format == "nvfp4":
             d = _softmx.error_stats_nvfp4(xc, xs, q.scales, q.codes, q.axis, q._encode_scale, q._global_amax, t)
         else:
-            if q.scale_format != "e8m0":
-                raise ValueError(f"error_stats takes MX arrays with E8M0 scales (or nvfp4); q has {q.scale_format} "
-                                 f"scales (not modelled here yet)")
-            d = _softmx.error_stats_mx(xc, xs, q.scales, q.codes, q.element, q.axis, q.block, q.dialect, t)
+            d = _softmx.error_stats_mx(xc, xs, q.scales, q.codes, q.element, q.axis, q.block, q.dialect, t,
+                                       q.scale_format)
+            if q.scales.dtype.itemsize > 1:
+                d["scale_histogram"] = None  # 2- and 4-byte codes are not counted
     else:
         qc, qs = as_codes(q, q_src, "q")
         if not format_info(qs).is_host:

@@ -25,13 +25,6 @@ py::array from_vector(const std::vector<std::uint8_t>& v, const std::vector<std:
   return a;
 }
 
-/// The scale format named by `scale_format=` (BLOCKS.md 1.2): e8m0, ue4m3, ue5m3, e4m3, ...
-ScaleFormat scale_format_arg(const std::string& spec) {
-  const Format f = format_spec_arg("scale_format", spec);
-  if (auto why = mx_scale_reason(f)) throw py::value_error("scale_format '" + spec + "': " + *why);
-  return f;
-}
-
 /// MX quantization of x (storage of src) along axis in blocks of `block`.
 /// Returns (scales, codes, flags).
 py::tuple quantize_array(const py::array& x, const std::string& src, const std::string& to, long axis,
@@ -77,9 +70,11 @@ py::tuple quantize_array(const py::array& x, const std::string& src, const std::
     o.rbits = std::span<const std::uint64_t>(rptr, n);
   }
   const auto ax = static_cast<std::size_t>(axis);
-  py::array scales = new_array(scale_shape(shape, ax, block), 1);
+  // Scale codes in the scale format's storage type: uint8 up to 8 bits, uint16 (bf16, f16), uint32 (f32).
+  const std::size_t sb = o.scale_format.code_bytes();
+  py::array scales = new_array(scale_shape(shape, ax, block), sb);
   py::array codes = new_array(shape, 1);
-  const std::size_t n_scales = static_cast<std::size_t>(scales.size());
+  const std::size_t n_scales = static_cast<std::size_t>(scales.size()) * sb;  // bytes
   auto* sp = static_cast<std::uint8_t*>(scales.mutable_data());
   auto* cp = static_cast<std::uint8_t*>(codes.mutable_data());
   const void* in = x.data();
@@ -104,13 +99,14 @@ py::tuple dequantize_array(const py::array& scales, const py::array& codes, cons
   const Dialect& dialect = dialect_arg(dialect_name);
   const Context ctx = conversion_context(d, dialect, round, sat, tininess, std::nullopt);
   if (ctx.rounding == Rounding::rs) throw py::value_error("dequantize takes no round='rs' (there are no random bits)");
-  require_storage(scales, 1, "scales");
+  const std::size_t sb = sf.code_bytes();
+  require_storage(scales, sb, "scales");
   require_storage(codes, 1, "codes");
   const std::vector<std::size_t> shape = shape_of(codes);
   check_axis(shape, axis, "dequantize");
   py::array out = new_array(shape, storage_bytes(d));
   const MxTensorRef t{e, shape, static_cast<std::size_t>(axis), block,
-                      std::span(static_cast<const std::uint8_t*>(scales.data()), static_cast<std::size_t>(scales.size())),
+                      std::span(static_cast<const std::uint8_t*>(scales.data()), static_cast<std::size_t>(scales.size()) * sb),
                       std::span(static_cast<const std::uint8_t*>(codes.data()), static_cast<std::size_t>(codes.size())),
                       sf};
   void* optr = out.mutable_data();

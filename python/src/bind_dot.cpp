@@ -5,6 +5,7 @@
 // models with addend_in_group) or runs dot_general() per output where no kernel decides
 // (every other model, specials, f32's range edges), on its own threads; the results are
 // dot_general()'s bit for bit. This file only translates arguments, with the GIL released.
+#include <cstring>
 #include <pybind11/stl.h>
 
 #include <span>
@@ -31,16 +32,33 @@ GemmOptions gemm_options(const std::string& acc, const std::optional<std::string
   return o;
 }
 
-/// The GemmOperand::scale_format of MX arrays quantized with scale format `spec` (their
-/// MXArray.scale_format): e8m0, or UE4M3 (ue4m3 / e4m3) for the models that read it.
-FormatId gemm_scale_arg(const std::string& what, const std::string& spec) {
+/// How the GEMM reads the scales of MX arrays quantized with scale format `spec` (their
+/// MXArray.scale_format): E8M0 or UE4M3 (ue4m3 / e4m3) through GemmOperand::scale_format, for
+/// the kernels and the models that read them; any other (ue5m3, bf16, f32, ...) through
+/// GemmOperand::block_scale_format (exact and fp32-sequential, the reference per output).
+struct GemmScales {
+  FormatId id = FormatId::e8m0;
+  std::optional<Format> other;  // block_scale_format
+  std::size_t bytes = 1;        // per scale code
+
+  GemmOperand operator()(GemmOperand o) const {
+    o.scale_format = id;
+    if (other) o.block_scale_format = &*other;
+    return o;
+  }
+};
+
+GemmScales gemm_scale_arg(const std::string& what, const std::string& spec) {
   const Format f = format_spec_arg("scale_format", spec);
   if (auto why = mx_scale_reason(f)) throw py::value_error(what + ": scale_format '" + spec + "': " + *why);
-  const std::optional<FormatId> sf = gemm_scale_format(ScaleFormat(f));
-  if (!sf)
-    throw py::value_error(what + ": scale_format '" + spec +
-                          "': matmul and dot read E8M0 or UE4M3 (ue4m3, e4m3) block scales only");
-  return *sf;
+  GemmScales g;
+  const ScaleFormat sf(f);
+  g.bytes = sf.code_bytes();
+  if (const std::optional<FormatId> id = gemm_scale_format(sf))
+    g.id = *id;
+  else
+    g.other = sf.format();
+  return g;
 }
 
 std::string shape_text(const std::vector<std::size_t>& s) {
@@ -50,7 +68,7 @@ std::string shape_text(const std::vector<std::size_t>& s) {
 }
 
 std::span<const std::uint8_t> bytes_of(const py::array& a) {
-  return {static_cast<const std::uint8_t*>(a.data()), static_cast<std::size_t>(a.size())};
+  return {static_cast<const std::uint8_t*>(a.data()), static_cast<std::size_t>(a.size()) * static_cast<std::size_t>(a.itemsize())};
 }
 
 /// The outputs of matmul and dot: f32 codes of `shape` and, when asked, their flags (uint8).
@@ -88,9 +106,10 @@ py::tuple matmul_arrays(const py::array& a_scales, const py::array& a_codes, con
                         const std::optional<std::string>& sat, const std::string& tininess, bool want_flags,
                         long threads, const std::string& scale_format) {
   const Format fa = mx_element_arg("a's format", a_format), fb = mx_element_arg("b's format", b_format);
-  const FormatId sf = gemm_scale_arg("matmul", scale_format);
+  const GemmScales sf = gemm_scale_arg("matmul", scale_format);
   const GemmOptions opt = gemm_options(acc, round, sat, tininess, threads);
-  for (const py::array* x : {&a_scales, &a_codes, &b_scales, &b_codes}) require_storage(*x, 1, "matmul operand");
+  for (const py::array* x : {&a_codes, &b_codes}) require_storage(*x, 1, "matmul operand");
+  for (const py::array* x : {&a_scales, &b_scales}) require_storage(*x, sf.bytes, "matmul scales");
   const auto as = shape_of(a_codes), bs = shape_of(b_codes);
   if (as.size() != 2 || bs.size() != 2) throw py::value_error("matmul: expected 2-d operands");
   const std::size_t M = as[0], K = as[1], N = bs[1];
@@ -106,9 +125,8 @@ py::tuple matmul_arrays(const py::array& a_scales, const py::array& a_codes, con
   if (K == 0 && M * N != 0) throw py::value_error("matmul: K = 0 (a dot product needs at least one block)");
   Outputs out({M, N}, want_flags);
   if (M * N == 0) return out.result(0);  // gemm() takes at least one vector a side
-  GemmOperand a = gemm_rows(fa, M, K, block, bytes_of(a_codes), bytes_of(a_scales));
-  GemmOperand b = gemm_columns(fb, K, N, block, bytes_of(b_codes), bytes_of(b_scales));
-  a.scale_format = b.scale_format = sf;
+  const GemmOperand a = sf(gemm_rows(fa, M, K, block, bytes_of(a_codes), bytes_of(a_scales)));
+  const GemmOperand b = sf(gemm_columns(fb, K, N, block, bytes_of(b_codes), bytes_of(b_scales)));
   return out.result(without_gil([&] { return gemm(a, b, opt, out.cs, out.fs); }));
 }
 
@@ -122,13 +140,10 @@ py::tuple dot_arrays(const py::array& a_scales, const py::array& a_codes, const 
                      const std::optional<std::string>& sat, const std::string& tininess, bool want_flags, long threads,
                      const std::string& scale_format) {
   const Format fa = mx_element_arg("a's format", a_format), fb = mx_element_arg("b's format", b_format);
-  const FormatId sf = gemm_scale_arg("dot", scale_format);
-  auto scaled = [sf](GemmOperand o) {
-    o.scale_format = sf;
-    return o;
-  };
+  const GemmScales scaled = gemm_scale_arg("dot", scale_format);
   const GemmOptions opt = gemm_options(acc, round, sat, tininess, threads);
-  for (const py::array* x : {&a_scales, &a_codes, &b_scales, &b_codes}) require_storage(*x, 1, "dot operand");
+  for (const py::array* x : {&a_codes, &b_codes}) require_storage(*x, 1, "dot operand");
+  for (const py::array* x : {&a_scales, &b_scales}) require_storage(*x, scaled.bytes, "dot scales");
   const auto shape = shape_of(a_codes);
   if (shape_of(b_codes) != shape)
     throw py::value_error("dot: a is " + shape_text(shape) + " and b is " + shape_text(shape_of(b_codes)) +
@@ -159,13 +174,16 @@ py::tuple dot_arrays(const py::array& a_scales, const py::array& a_codes, const 
       return dot_pairs(scaled(gemm_columns(fa, len, lines, block, bytes_of(a_codes), bytes_of(a_scales))),
                        scaled(gemm_columns(fb, len, lines, block, bytes_of(b_codes), bytes_of(b_scales))), opt, out.cs,
                        out.fs);
-    // Line (o, n) of an (outer, len, inner) tensor as row o * inner + n of a (lines, len) copy.
+    // Line (o, n) of an (outer, len, inner) tensor as row o * inner + n of a (lines, len) copy
+    // (items of x.itemsize() bytes: codes, or scale codes of 1, 2 or 4 bytes).
     auto rows = [&](const py::array& x, std::size_t n) {
       const auto* p = static_cast<const std::uint8_t*>(x.data());
-      std::vector<std::uint8_t> r(lines * n);
+      const auto w = static_cast<std::size_t>(x.itemsize());
+      std::vector<std::uint8_t> r(lines * n * w);
       for (std::size_t o = 0; o < outer; ++o)
         for (std::size_t t = 0; t < n; ++t)
-          for (std::size_t i = 0; i < inner; ++i) r[(o * inner + i) * n + t] = p[(o * n + t) * inner + i];
+          for (std::size_t i = 0; i < inner; ++i)
+            std::memcpy(&r[((o * inner + i) * n + t) * w], &p[((o * n + t) * inner + i) * w], w);
       return r;
     };
     const auto ac = rows(a_codes, len), as = rows(a_scales, nb), bc = rows(b_codes, len), bs = rows(b_scales, nb);

@@ -59,20 +59,23 @@ py::dict stats_arrays(const py::array& x, const std::string& x_src, const py::ar
 
 py::dict stats_mx(const py::array& x, const std::string& x_src, const py::array& scales, const py::array& codes,
                   const std::string& element, long axis, std::size_t block, const std::string& dialect_name,
-                  long threads) {
+                  long threads, const std::string& scale_format) {
   const FormatId xf = host_format_arg("x's format", x_src);
-  const FormatId e = element_format_arg("format", element);
+  const Format e = mx_element_arg("format", element);
+  const ScaleFormat sf = scale_format_arg(scale_format);
   const Dialect& dialect = dialect_arg(dialect_name);
   require_storage(x, storage_bytes(xf), "x");
-  require_storage(scales, 1, "scales");
+  require_storage(scales, sf.code_bytes(), "scales");
   require_storage(codes, 1, "codes");
   const std::vector<std::size_t> shape = shape_of(codes);
   same_count(x, count_of(shape), "q");
   if (shape.empty() || axis < 0 || static_cast<std::size_t>(axis) >= shape.size())
     throw py::value_error("error_stats: axis out of range");
   const MxTensorRef t{e, shape, static_cast<std::size_t>(axis), block,
-                      std::span(static_cast<const std::uint8_t*>(scales.data()), static_cast<std::size_t>(scales.size())),
-                      std::span(static_cast<const std::uint8_t*>(codes.data()), static_cast<std::size_t>(codes.size()))};
+                      std::span(static_cast<const std::uint8_t*>(scales.data()),
+                                static_cast<std::size_t>(scales.size()) * sf.code_bytes()),
+                      std::span(static_cast<const std::uint8_t*>(codes.data()), static_cast<std::size_t>(codes.size())),
+                      sf};
   const unsigned nthreads = threads_arg(threads);
   ErrorStats s;
   {
@@ -117,7 +120,8 @@ void bind_stats(py::module_& m) {
   m.def("error_stats_arrays", &stats_arrays, py::arg("x"), py::arg("x_src"), py::arg("q"), py::arg("q_src"),
         py::arg("format"), py::arg("threads"));
   m.def("error_stats_mx", &stats_mx, py::arg("x"), py::arg("x_src"), py::arg("scales"), py::arg("codes"),
-        py::arg("format"), py::arg("axis"), py::arg("block"), py::arg("dialect"), py::arg("threads"));
+        py::arg("format"), py::arg("axis"), py::arg("block"), py::arg("dialect"), py::arg("threads"),
+        py::arg("scale_format") = "e8m0");
   m.def("error_stats_nvfp4", &stats_nvfp4, py::arg("x"), py::arg("x_src"), py::arg("scales"), py::arg("codes"),
         py::arg("axis"), py::arg("encode_scale"), py::arg("global_amax"), py::arg("threads"));
 }

@@ -83,6 +83,12 @@ FormatId element_format_arg(const std::string& argument, const std::string& name
   return f;
 }
 
+ScaleFormat scale_format_arg(const std::string& spec) {
+  const Format f = format_spec_arg("scale_format", spec);
+  if (auto why = mx_scale_reason(f)) throw py::value_error("scale_format '" + spec + "': " + *why);
+  return f;
+}
+
 Format mx_element_arg(const std::string& argument, const std::string& spec) {
   const Format f = format_spec_arg(argument, spec);
   if (f.is_named() && !is_mx_element(f.id))

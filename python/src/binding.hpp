@@ -41,6 +41,9 @@ FormatId element_format_arg(const std::string& argument, const std::string& name
 /// The element format of an MX block named by a spec: a named MX element or any runtime spec
 /// that can be one (docs/BLOCKS.md 1.1). ValueError naming the argument and the failing field.
 Format mx_element_arg(const std::string& argument, const std::string& spec);
+/// The block scale format named by `scale_format=` (BLOCKS.md 1.2): e8m0, ue4m3, ue5m3, e4m3,
+/// bf16, f16, f32, ...; ValueError naming the descriptor field it cannot have (mx_scale_reason).
+ScaleFormat scale_format_arg(const std::string& spec);
 Rounding rounding_arg(const std::string& argument, const std::string& name);
 Saturation saturation_arg(const std::string& argument, const std::string& name);
 Tininess tininess_arg(const std::string& name);

@@ -49,7 +49,7 @@ def test_e8m0_is_the_default():
 def test_refusals_name_the_field():
     x = np.ones(4, np.float32)
     with pytest.raises(ValueError, match="width"):
-        softmx.quantize(x, "e2m1", scale_format="f16")
+        softmx.quantize(x, "e2m1", scale_format="f64")
     with pytest.raises(ValueError, match="fixed"):
         softmx.quantize(x, "e2m1", scale_format="int8")
     with pytest.raises(ValueError, match="scale_format"):
@@ -68,8 +68,12 @@ def test_refusals_name_the_field():
     q = softmx.quantize(np.ones((2, 32), np.float32), "e4m3", scale_format="ue4m3")
     with pytest.raises(ValueError, match="same scale format"):
         softmx.matmul(q, softmx.quantize(np.ones((32, 2), np.float32), "e4m3", axis=0))
-    with pytest.raises(ValueError, match="E8M0 scales"):
-        softmx.error_stats(np.ones((2, 32), np.float32), q)
+    # error_stats reads the scale format: ones into e4m3 with ue4m3 scales: S = RN(1 / 448) is
+    # the subnormal 2^-9 (1/448 = 1.14 * 2^-9), 1 / S = 512 saturates to 448, 448 * 2^-9 = 0.875.
+    s = softmx.error_stats(np.ones((2, 32), np.float32), q)
+    assert q.scales.tolist() == [[1], [1]]
+    assert s.max_abs_error == 0.125 and s.mse == 0.125 ** 2 and s.saturated == 64
+    assert s.scale_histogram[1] == 2 and s.scale_histogram.sum() == 2
 
 
 # ---- the property: an exact model in Fractions ----
@@ -169,5 +173,71 @@ def test_matmul_and_dot_with_ue4m3_scales_by_hand():
         softmx.matmul(ones, col, acc="hopper-fp8-mma")
     u5 = softmx.quantize(np.ones((1, 64), np.float32), "e2m1", block=16, scale_format="ue5m3")
     u5c = softmx.quantize(np.ones((64, 1), np.float32), "e2m1", axis=0, block=16, scale_format="ue5m3")
-    with pytest.raises(ValueError, match="E8M0 or UE4M3"):
+    with pytest.raises(ValueError, match="scale format ue5m3 takes exact or fp32-sequential"):
         softmx.matmul(u5, u5c, acc="blackwell-nvf4")
+    # ue5m3 under exact: RN(1 / 6) in ue5m3 (3 fraction bits) is 1.011b * 2^-3 = 0.171875 as in
+    # ue4m3, elements 6: 4 * 576 * 0.171875^2 = 68.0625 again, computed per output.
+    for model in ("exact", "fp32-sequential"):
+        assert softmx.matmul(u5, u5c, acc=model)[0, 0] == np.float32(68.0625)
+
+
+# ---- scale formats wider than a byte: bf16, f16, f32 ----
+
+def test_wide_scales_by_hand():
+    # Block (1, 3, -5, 0.125) into e2m1 (max 6): S = RN(5 / 6) in the scale format.
+    #   f32: 0.83333331 (0x3F555555); 1/S = 1.2 -> 1 (2), 3/S = 3.6 -> 4 (6), -5/S -> -6 (0xF),
+    #   0.125/S = 0.15 -> 0.
+    #   bf16: 1.1010101|0101...b * 2^-1 rounds down: 0.83203125 (0x3F55), the same codes.
+    #   f16: 1.1010101010|1010...b * 2^-1 rounds up: 0.83349609375 (0x3AAB), the same codes.
+    x = np.array([1.0, 3.0, -5.0, 0.125], np.float32)
+    for sf, dtype, code, value in (("f32", np.uint32, 0x3F555555, 0.8333333134651184),
+                                   ("bf16", np.uint16, 0x3F55, 0.83203125),
+                                   ("f16", np.uint16, 0x3AAB, 0.83349609375)):
+        q = softmx.quantize(x, "e2m1", block=4, scale_format=sf)
+        assert q.scale_format == sf and q.scales.dtype == dtype and q.scales.tolist() == [code], sf
+        assert q.codes.tolist() == [2, 6, 0xF, 0]
+        # Back in f64: value(code) * S exactly.
+        assert q.dequantize(np.float64).tolist() == [value, 4 * value, -6 * value, 0.0], sf
+        # From parts: the same array; a float32 array of scales is read as f32 codes.
+        p = softmx.MXArray(q.scales, q.codes, "e2m1", block=4, scale_format=sf)
+        assert p.dequantize(np.float64).tolist() == q.dequantize(np.float64).tolist()
+        s = softmx.error_stats(x, q)
+        assert s.scale_histogram is None
+        assert s.max_abs_error == max(abs(1 - value), abs(3 - 4 * value), abs(-5 + 6 * value), 0.125)
+    p = softmx.MXArray(np.array([0.8333333134651184], np.float32), np.array([2, 6, 0xF, 0], np.uint8), "e2m1",
+                       block=4, scale_format="f32")
+    assert p.scales.dtype == np.uint32 and p.scales.tolist() == [0x3F555555]
+    # A scale code beyond bf16's 16 bits is refused, naming the scales.
+    with pytest.raises(ValueError, match="scales"):
+        softmx.MXArray(np.array([0x13F55], np.uint32), np.array([2, 6, 0xF, 0], np.uint8), "e2m1", block=4,
+                       scale_format="bf16")
+
+
+def test_matmul_with_f32_scales_against_fractions():
+    # Ones in blocks of 16 into e2m1 with f32 scales: S = RN_f32(1 / 6) = 11184811 * 2^-26, each
+    # element 1 / S = 5.99999982 -> 6 (code 7). exact: C = RN_f32(4 * 16 * 36 * S^2) (the exact
+    # product fits in an f64, so float() is exact and np.float32 rounds once).
+    # fp32-sequential: each block's sum 576 is exact, d = RN_f32(576 * S^2), then four f32 adds.
+    from fractions import Fraction
+    ones = softmx.quantize(np.ones((1, 64), np.float32), "e2m1", block=16, scale_format="f32")
+    col = softmx.quantize(np.ones((64, 1), np.float32), "e2m1", axis=0, block=16, scale_format="f32")
+    assert ones.scales.tolist() == [[0x3E2AAAAB] * 4] and set(ones.codes.ravel()) == {7}
+    S = Fraction(11184811, 2 ** 26)
+    assert softmx.matmul(ones, col, acc="exact")[0, 0] == np.float32(float(4 * 576 * S * S))
+    d = np.float32(float(576 * S * S))
+    acc = np.float32(0)
+    for _ in range(4):
+        acc = np.float32(acc + d)
+    assert softmx.matmul(ones, col, acc="fp32-sequential")[0, 0] == acc
+    v = softmx.quantize(np.ones(64, np.float32), "e2m1", block=16, scale_format="f32")
+    assert softmx.dot(v, v, acc="exact") == np.float32(float(4 * 576 * S * S))
+    # Along a middle axis (the scales gathered 4 bytes at a time): three lines of the same vector.
+    t = softmx.quantize(np.ones((3, 64, 2), np.float32), "e2m1", axis=1, block=16, scale_format="bf16")
+    got = softmx.dot(t, t, acc="exact")
+    # bf16 RN(1/6): 1.0101010|1010...b * 2^-3 rounds up to 1.0101011b * 2^-3 = 171/1024 (0x3E2B).
+    assert set(t.scales.ravel().tolist()) == {0x3E2B} and t.scales.dtype == np.uint16
+    Sb = Fraction(171, 1024)
+    assert got.shape == (3, 2) and (got == np.float32(float(4 * 576 * Sb * Sb))).all()
+    with pytest.raises(ValueError, match="scale format f32 takes exact or fp32-sequential"):
+        softmx.matmul(ones, col, acc="hopper-fp8-mma")
+

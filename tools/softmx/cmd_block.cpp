@@ -2,7 +2,8 @@
 //
 //   softmx quantize --to FMT [--from f32] [--block K] [--scale RULE] [--round MODE]
 //                   [--sat finite|none] [--dialect NAME] [--rbits R] [--scale-format SPEC] < codes
-//     --scale-format: e8m0 (default), or ue4m3, ue5m3, e4m3, ... (BLOCKS.md 1.2; no --scale then).
+//     --scale-format: e8m0 (default), or ue4m3, ue5m3, e4m3, bf16, f16, f32, ... (BLOCKS.md 1.2;
+//     no --scale then); the SCALE field has the scale format's hex digits (8 for f32).
 //     FMT: a named MX element format or a runtime spec of at most 8 bits (e1m2, e4m3fnuz, int4).
 //     reads raw hex codes of --from (whitespace-separated, K per block; with --round rs each
 //     code is followed by its random bits) and writes one line per block: SCALE CODE ... in
@@ -296,7 +297,7 @@ int cmd_dequantize(int argc, char** argv) {
       }
     } else {
       for (std::uint8_t c : codes) {
-        const Result r = dequantize_element(elem, sfmt, static_cast<std::uint8_t>(scale), c, co.to.id, co.ctx, *co.dialect);
+        const Result r = dequantize_element(elem, sfmt, static_cast<std::uint32_t>(scale), c, co.to.id, co.ctx, *co.dialect);
         out += hex(r.code, df.hex_digits());
         out += '\n';
       }

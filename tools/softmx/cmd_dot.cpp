@@ -10,10 +10,11 @@
 //   "RESULT FLAGS": the f32 raw hex of DotGeneral (OCP MX section 6) and the flags. Saturation
 //   defaults to none (IEEE f32). The tensor-core models (softmx/tensor_core.hpp) ignore --round
 //   and --sat: their rounding is fixed. Lines are computed in batches by softmx::dot_pairs.
-//   --scale-format (docs/BLOCKS.md 1.2 and 5): the SCALE fields are codes of that format (2 hex
-//   digits); e8m0 (default) and ue4m3 go through dot_pairs (ue4m3 is the GEMM's UE4M3 reading,
-//   for exact, fp32-sequential, blackwell-mxf4 and blackwell-nvf4), any other scale format
-//   through dot_general line by line (exact and fp32-sequential; BlockRef::scale_format).
+//   --scale-format (docs/BLOCKS.md 1.2 and 5): the SCALE fields are codes of that format (its
+//   hex digits: 2 up to 8 bits, 4 for bf16 and f16, 8 for f32); e8m0 (default) and ue4m3 go
+//   through dot_pairs' kernels (ue4m3 is the GEMM's UE4M3 reading, for exact, fp32-sequential,
+//   blackwell-mxf4 and blackwell-nvf4), any other scale format through dot_pairs' reference per
+//   line (GemmOperand::block_scale_format; exact and fp32-sequential).
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -56,12 +57,15 @@ int cmd_dot(int argc, char** argv) {
   // on one line of zeros (at most 2^20 codes: a longer line is checked when it is computed).
   check_gemm_operands(fa, fb, std::min<std::size_t>(n * k, std::size_t{1} << 20), k, *model,
                       a.get("acc").value_or("exact"));
-  // The scale format: E8M0 and UE4M3 are read by the GEMM (dot_pairs; UE4M3's 7-bit codes are
-  // the GEMM's e4m3 reading, code & 0x7F); any other goes to dot_general line by line.
+  // The scale format: E8M0 and UE4M3 are read by the GEMM's kernels (dot_pairs; UE4M3's 7-bit
+  // codes are the GEMM's e4m3 reading, code & 0x7F); any other by its reference per output
+  // (GemmOperand::block_scale_format), its codes sb bytes each.
   const ScaleFormat sfmt = scale_format_option(a, ocp_dialect());
   const Format& sf = sfmt;
-  const bool ue4m3 = sfmt == ScaleFormat(parse_format_spec("ue4m3"));
-  const bool by_pairs = sfmt.is_e8m0() || ue4m3;
+  const bool ue4m3 = sfmt == ScaleFormat(ue4m3_format());
+  const bool other = !sfmt.is_e8m0() && !ue4m3;
+  const std::size_t sb = sfmt.code_bytes();
+  const int sdigits = sf.hex_digits();
   Args common = a;
   for (const char* o : {"a", "b", "block", "blocks", "acc", "scale-format"}) common.options.erase(o);
   if (!a.get("sat")) common.options.emplace("sat", "none");
@@ -98,25 +102,12 @@ int cmd_dot(int argc, char** argv) {
   auto compute = [&](std::size_t lines) {
     res.resize(lines);
     fl.resize(lines);
-    if (by_pairs) {
-      GemmOperand ga = gemm_rows(fa, lines, kn, k, ac, as), gb = gemm_rows(fb, lines, kn, k, bc, bs);
-      if (ue4m3) ga.scale_format = gb.scale_format = FormatId::e4m3;
-      dot_pairs(ga, gb, go, res, fl);
-      return;
-    }
-    std::vector<BlockRef> ra(n), rb(n);
-    for (std::size_t l = 0; l < lines; ++l) {
-      for (std::size_t j = 0; j < n; ++j) {
-        const std::size_t blk = l * n + j;
-        ra[j] = BlockRef{fa.id, as[blk], std::span(ac.data() + blk * k, k), &fa, &sf};
-        rb[j] = BlockRef{fb.id, bs[blk], std::span(bc.data() + blk * k, k), &fb, &sf};
-      }
-      const Result r = dot_general(ra, rb, co.ctx, *model);
-      res[l] = static_cast<std::uint32_t>(r.code);
-      fl[l] = r.flags;
-    }
+    GemmOperand ga = gemm_rows(fa, lines, kn, k, ac, as), gb = gemm_rows(fb, lines, kn, k, bc, bs);
+    if (ue4m3) ga.scale_format = gb.scale_format = FormatId::e4m3;
+    if (other) ga.block_scale_format = gb.block_scale_format = &sf;
+    dot_pairs(ga, gb, go, res, fl);
   };
-  if (!by_pairs || ue4m3) {
+  if (!sfmt.is_e8m0()) {
     // The scale format's refusals under this model (a tensor-core model reads E8M0 through
     // dot_general, UE4M3 only under per-group models) before any input, on one line of zeros
     // (scale code 0: zero or the smallest scale of every format).
@@ -124,8 +115,8 @@ int cmd_dot(int argc, char** argv) {
     if (kz == kn) {
       ac.assign(kn, 0);
       bc.assign(kn, 0);
-      as.assign(n, 0);
-      bs.assign(n, 0);
+      as.assign(n * sb, 0);
+      bs.assign(n * sb, 0);
       library_call([&] { compute(1); });
       ac.clear();
       bc.clear();
@@ -160,21 +151,24 @@ int cmd_dot(int argc, char** argv) {
         throw UsageError(where + ": expected " + std::to_string(n) + " block pair" + (n > 1 ? "s" : "") + ", " + layout +
                          " (A's scale and " + ks + " codes, then B's, pair by pair, as in a dot vector file: " +
                          std::to_string(want) + " fields), got " + std::to_string(f.size()));
-      const std::size_t a0 = ac.size(), s0 = as.size();
+      const std::size_t a0 = ac.size(), s0 = as.size();  // s0: bytes
       try {
         std::size_t at = 0;
         for (std::size_t j = 0; j < n; ++j)
           for (std::size_t side = 0; side < 2; ++side) {
             const Format& fmt = side ? fb : fa;
-            auto sc = parse_hex_exact(f[at], 2);
+            auto sc = parse_hex_exact(f[at], sdigits);
             if (!sc || *sc > sf.code_mask())
               throw UsageError(where + ": field " + std::to_string(at + 1) + ": expected " +
                                (sfmt.is_e8m0() ? std::string("an E8M0 scale (2 hex digits)")
-                                               : "a " + std::string(sf.name) + " scale code (2 hex digits, at most " +
-                                                     hex(sf.code_mask(), 2) + ")") +
+                                               : "a " + std::string(sf.name) + " scale code (" +
+                                                     std::to_string(sdigits) + " hex digits, at most " +
+                                                     hex(sf.code_mask(), sdigits) + ")") +
                                ", got " + quote(f[at]));
             ++at;
-            (side ? bs : as).push_back(static_cast<std::uint8_t>(*sc));
+            auto& sv = side ? bs : as;
+            sv.resize(sv.size() + sb);
+            store_scale_code(sv.data() + sv.size() - sb, 0, sb, static_cast<std::uint32_t>(*sc));
             auto& c = side ? bc : ac;
             for (std::size_t i = 0; i < k; ++i, ++at)
               c.push_back(static_cast<std::uint8_t>(parse_code(fmt, f[at], where + ": field " + std::to_string(at + 1))));

@@ -4,10 +4,12 @@
 //                      (FMT: a named MX element format or a runtime spec of at most 8 bits: e1m2, e2m2, int4)
 //                      [--seed S] [--scale RULE] [--dialect NAME]
 //                      [--acc exact|fp32-sequential|TENSOR-CORE-MODEL (softmx dialects lists them)]
-//                      [--round MODE] [--sat finite|none] [--threads N] [--scale-format e8m0|ue4m3]
+//                      [--round MODE] [--sat finite|none] [--threads N] [--scale-format SPEC]
 //     --scale-format ue4m3 (or e4m3): UE4M3 block scales (docs/BLOCKS.md 1.2), for the models that
 //     read them (blackwell-mxf4, blackwell-nvf4: GemmOperand::scale_format e4m3), exact and
-//     fp32-sequential (the reference per output, BLOCKS.md 5).
+//     fp32-sequential (the reference per output, BLOCKS.md 5). Any other scale format (ue5m3,
+//     bf16, f16, f32, ...): exact and fp32-sequential (GemmOperand::block_scale_format); its
+//     scale files hold codes of 1, 2 or 4 bytes (little-endian).
 //
 // A (M x K) and B (K x N) are f32 values drawn from SplitMix64(seed): each is
 // (sum of 12 draws of 24 bits - 6 * 2^24) * 2^-24, a bell-shaped value in [-6, 6], rounded to
@@ -165,15 +167,14 @@ int cmd_gemm_golden(int argc, char** argv) {
   // The scale format: E8M0, or UE4M3 (ue4m3, or e4m3's positive codes: the same values) for the
   // GST models, which read UE4M3 scales (GemmOperand::scale_format e4m3).
   bo.scale_format = scale_format_option(a, *co.dialect);
+  // Another scale format goes to the reference per output (GemmOperand::block_scale_format).
   const std::optional<FormatId> gemm_sf = gemm_scale_format(bo.scale_format);
-  const bool ue4m3 = !bo.scale_format.is_e8m0();
-  if (!gemm_sf)
-    throw UsageError("--scale-format " + std::string(bo.scale_format.name()) +
-                     ": the GEMM models read E8M0 or UE4M3 block scales only (e8m0, ue4m3 or e4m3)");
+  const bool ue4m3 = !bo.scale_format.is_e8m0();  // any scale format but E8M0 (rounded amax / max_E)
+  const std::size_t sb = bo.scale_format.code_bytes();  // bytes per scale code
   if (ue4m3 && bo.rule)
     throw UsageError("--scale " + *a.get("scale") + " chooses an E8M0 exponent; with --scale-format " +
                      std::string(bo.scale_format.name()) + " the scale is amax / max_E rounded to nearest: drop --scale");
-  const std::string scale_name = ue4m3 ? "UE4M3" : "E8M0";
+  const std::string scale_name = !ue4m3 ? "E8M0" : gemm_sf ? "UE4M3" : std::string(bo.scale_format.name());
   if (auto r = a.get("round")) {
     bo.rounding = parse_rounding(*r);
     if (!bo.rounding || *bo.rounding == Rounding::rs)
@@ -188,7 +189,7 @@ int cmd_gemm_golden(int argc, char** argv) {
   // The memory the arrays below take at their peak, before any is allocated: A and B as f32,
   // their codes and scales, the packed rows, B's scales transposed, and C.
   const std::uint64_t mk = std::uint64_t{M} * K, kn = std::uint64_t{K} * N;
-  const std::uint64_t need = 4 * (mk + kn) + (mk + kn) + (M + N) * nb + N * nb +
+  const std::uint64_t need = 4 * (mk + kn) + (mk + kn) + 2 * (M + N) * nb * sb +
                              M * packed_size(fa, K) + N * packed_size(fb, K) + 4 * std::uint64_t{M} * N;
   const MemoryLimit limit = memory_limit();
   if (need > limit.bytes)
@@ -242,7 +243,10 @@ int cmd_gemm_golden(int argc, char** argv) {
   go.out = out_ctx;
   go.threads = threads;
   GemmOperand ga = gemm_rows(fa, M, K, blk, qa.codes, qa.scales), gb = gemm_columns(fb, K, N, blk, qb.codes, qb.scales);
-  ga.scale_format = gb.scale_format = *gemm_sf;
+  if (gemm_sf)
+    ga.scale_format = gb.scale_format = *gemm_sf;
+  else
+    ga.block_scale_format = gb.block_scale_format = &bo.scale_format.format();
   Flags all_flags = 0;
   try {
     all_flags = gemm(ga, gb, go, C);
@@ -254,7 +258,7 @@ int cmd_gemm_golden(int argc, char** argv) {
   std::vector<std::uint8_t> a_bin, b_bin, b_scale, scratch_a, scratch_b, scratch_c;
   a_bin.reserve(M * packed_size(fa, K));
   b_bin.reserve(N * packed_size(fb, K));
-  b_scale.reserve(N * nb);
+  b_scale.reserve(N * nb * sb);
   for (std::size_t i = 0; i < M; ++i) {
     const auto p = pack(fa, std::span(qa.codes.data() + i * K, K));
     a_bin.insert(a_bin.end(), p.begin(), p.end());
@@ -264,8 +268,16 @@ int cmd_gemm_golden(int argc, char** argv) {
     for (std::size_t t = 0; t < K; ++t) col[t] = qb.codes[t * N + j];
     const auto p = pack(fb, col);
     b_bin.insert(b_bin.end(), p.begin(), p.end());
-    for (std::size_t b = 0; b < nb; ++b) b_scale.push_back(qb.scales[b * N + j]);
+    for (std::size_t b = 0; b < nb; ++b)
+      for (std::size_t y = 0; y < sb; ++y)  // little-endian
+        b_scale.push_back(static_cast<std::uint8_t>(load_scale_code(qb.scales.data(), b * N + j, sb) >> (8 * y)));
   }
+  std::vector<std::uint8_t> a_scale;  // A's scales, little-endian
+  a_scale.reserve(M * nb * sb);
+  for (std::size_t i = 0; i < M * nb; ++i)
+    for (std::size_t y = 0; y < sb; ++y)
+      a_scale.push_back(static_cast<std::uint8_t>(load_scale_code(qa.scales.data(), i, sb) >> (8 * y)));
+  const std::string scale_unit = sb == 1 ? " bytes" : " codes of " + std::to_string(sb) + " bytes (little-endian)";
   struct FileInfo {
     std::string name, layout;
     std::span<const std::uint8_t> bytes;
@@ -275,9 +287,9 @@ int cmd_gemm_golden(int argc, char** argv) {
       {"a_f32.bin", "A, f32 (M x K) row-major: the values quantized", le_bytes(A, scratch_a)},
       {"b_f32.bin", "B, f32 (K x N) row-major", le_bytes(B, scratch_b)},
       {"a.bin", "A element codes, M rows of " + rowbytes_a + " bytes: the K codes of a row packed (docs/BLOCKS.md 4)", a_bin},
-      {"a_scale.bin", "A " + scale_name + " scales, M x " + std::to_string(nb) + " bytes row-major: scale of block b of row i at i*" + std::to_string(nb) + "+b", qa.scales},
+      {"a_scale.bin", "A " + scale_name + " scales, M x " + std::to_string(nb) + scale_unit + " row-major: scale of block b of row i at i*" + std::to_string(nb) + "+b", a_scale},
       {"b.bin", "B element codes as B^T: N rows (one per column of B) of " + rowbytes_b + " bytes, the K codes packed", b_bin},
-      {"b_scale.bin", "B " + scale_name + " scales as B^T: N x " + std::to_string(nb) + " bytes: scale of block b of column j at j*" + std::to_string(nb) + "+b", b_scale},
+      {"b_scale.bin", "B " + scale_name + " scales as B^T: N x " + std::to_string(nb) + scale_unit + ": scale of block b of column j at j*" + std::to_string(nb) + "+b", b_scale},
       {"c_golden.bin", "C = A x B, f32 (M x N) row-major: DotGeneral of row i of A and column j of B", le_bytes(C, scratch_c)},
   };
   std::string cmdline = "softmx";

@@ -168,9 +168,10 @@ std::optional<std::string> command_help(std::string_view cmd) {
            "  --from SRC             the source format of the codes (default f32)\n"
            "  --block K              elements per block (default 32; nvfp4: 16)\n"
            "  --scale RULE           block scale rule: floor, ceil, even, rceil (default: the dialect's)\n"
-           "  --scale-format SPEC    the scale format: e8m0 (default), or a float spec of at most 8 bits\n"
-           "                         (ue4m3, ue5m3, e4m3, ...): scale = amax / max_E rounded to nearest\n"
-           "                         (saturating), each element x / scale rounded once (BLOCKS.md 1.2)\n" +
+           "  --scale-format SPEC    the scale format: e8m0 (default), or a float spec of at most 32 bits\n"
+           "                         (ue4m3, ue5m3, e4m3, bf16, f16, f32, ...): scale = amax / max_E rounded\n"
+           "                         to nearest (saturating), each element x / scale rounded once\n"
+           "                         (BLOCKS.md 1.2); the SCALE field has its hex digits (f32: 8)\n" +
            conversion_options_text(true) +
            "  --global-amax HEX      nvfp4: the tensor's amax (f32 bits) instead of reading all input first\n"
            "  --nvfp4-multiplier M   nvfp4: division or reciprocal-product (how the scale is applied)\n" +
@@ -185,7 +186,8 @@ std::optional<std::string> command_help(std::string_view cmd) {
            "  --from FMT             the element format (required): as quantize's --to, or nvfp4\n"
            "  --to DST               the output format (default f32)\n"
            "  --block K              elements per block (default 32; nvfp4: 16)\n"
-           "  --scale-format SPEC    the format of the SCALE fields: e8m0 (default), ue4m3, ue5m3, ...\n" +
+           "  --scale-format SPEC    the format of the SCALE fields: e8m0 (default), ue4m3, ue5m3, bf16,\n"
+           "                         f16, f32, ... (its hex digits: f32 8)\n" +
            conversion_options_text(false) +
            "  --encode-scale HEX     nvfp4: the per-tensor encode scale (f32 bits) when the input has no\n"
            "                         \"# nvfp4\" line\n" +
@@ -208,9 +210,10 @@ std::optional<std::string> command_help(std::string_view cmd) {
            "  --round MODE           rounding of the f32 result (default rne; not rs)\n"
            "  --sat finite|none      saturation of the f32 result (default none)\n"
            "  --tininess after|before  underflow detection (default after)\n"
-           "  --scale-format SPEC    the format of the SCALE fields: e8m0 (default), ue4m3, ue5m3, e4m3, ...\n"
-           "                         (docs/BLOCKS.md 1.2 and 5); other than e8m0: --acc exact or\n"
-           "                         fp32-sequential, and ue4m3 also blackwell-mxf4 and blackwell-nvf4\n" +
+           "  --scale-format SPEC    the format of the SCALE fields: e8m0 (default), ue4m3, ue5m3, e4m3,\n"
+           "                         bf16, f16, f32, ... (its hex digits; docs/BLOCKS.md 1.2 and 5); other\n"
+           "                         than e8m0: --acc exact or fp32-sequential, and ue4m3 also\n"
+           "                         blackwell-mxf4 and blackwell-nvf4\n" +
            kHelp + "\n" + formats + status02;
   if (cmd == "gemm-golden")
     return "usage: softmx gemm-golden --out DIR [--m M] [--n N] [--k K] [--a FMT] [--b FMT] [options]\n"
@@ -231,9 +234,11 @@ std::optional<std::string> command_help(std::string_view cmd) {
            "  --dialect NAME         " + dialect_names() + " (default ocp)\n" + acc_help() +
            "  --round MODE           rounding of the quantization (default: the dialect's)\n"
            "  --sat finite|none      saturation of the quantization (default: the dialect's)\n"
-           "  --scale-format SPEC    e8m0 (default) or ue4m3: UE4M3 block scales (docs/BLOCKS.md 1.2), for\n"
+           "  --scale-format SPEC    e8m0 (default); ue4m3: UE4M3 block scales (docs/BLOCKS.md 1.2), for\n"
            "                         --acc blackwell-mxf4 and blackwell-nvf4 (the models that read them),\n"
-           "                         exact and fp32-sequential (BLOCKS.md 5)\n" +
+           "                         exact and fp32-sequential (BLOCKS.md 5); any other scale format\n"
+           "                         (ue5m3, bf16, f16, f32, ...) for exact and fp32-sequential, its\n"
+           "                         scale files holding codes of 1, 2 or 4 bytes (little-endian)\n" +
            kHelp + "\n" + formats + status02;
   if (cmd == "gen")
     return "usage: softmx gen convert --from SRC --to DST [conversion options]\n"
