@@ -58,13 +58,15 @@ void mx_quantize(benchmark::State& st, softmx::Isa isa) {
   st.SetBytesProcessed(st.iterations() * static_cast<std::int64_t>(kValues * 4));
 }
 
-// The same with a runtime element format (softmx::parse_format_spec; docs/BLOCKS.md 1.1): the
-// generic steps on the descriptor, no vector kernel. e4m3fnuz against e4m3 compares the same
+// The same with a runtime element format (softmx::parse_format_spec; docs/BLOCKS.md 1.1) on one
+// instruction set: the scalar steps on the descriptor, or per block the vector lanes reading
+// the descriptor from the plan (no many-block kernel). e4m3fnuz against e4m3 compares the same
 // width and shape.
-void mx_quantize_runtime(benchmark::State& st, const char* spec) {
+void mx_quantize_runtime(benchmark::State& st, const char* spec, softmx::Isa isa) {
   const auto& in = data();
   softmx::BlockOptions o;
   o.element = softmx::parse_format_spec(spec);
+  o.isa = isa;
   const std::size_t shape[1] = {kValues};
   for (auto _ : st) {
     const softmx::MxTensor t = softmx::quantize_tensor(FormatId::f32, in.data(), shape, 0, 32, o);
@@ -171,8 +173,11 @@ int main(int argc, char** argv) {
     names.push_back(std::string("mx_quantize_") + softmx::name(isa) + "/f32_to_mxfp8_e4m3_k32_floor");
     benchmark::RegisterBenchmark(names.back().c_str(), mx_quantize, isa)->Unit(benchmark::kMillisecond);
   }
-  benchmark::RegisterBenchmark("mx_quantize_runtime/f32_to_e4m3fnuz_k32_floor", mx_quantize_runtime, "e4m3fnuz")
-      ->Unit(benchmark::kMillisecond);
+  for (softmx::Isa isa : softmx::supported_isas()) {
+    names.push_back(std::string("mx_quantize_runtime_") + softmx::name(isa) + "/f32_to_e4m3fnuz_k32_floor");
+    benchmark::RegisterBenchmark(names.back().c_str(), mx_quantize_runtime, "e4m3fnuz", isa)
+        ->Unit(benchmark::kMillisecond);
+  }
   benchmark::RegisterBenchmark("scalar_loop/convert_f32_to_e4m3", scalar_loop)->Unit(benchmark::kMillisecond);
   for (const auto& l : limit_loops())
     benchmark::RegisterBenchmark((std::string("memory_loop_") + l.isa + "/read_f32_write_u8").c_str(), memory_loop, l)
@@ -202,14 +207,14 @@ int main(int argc, char** argv) {
       std::printf("  %-52s %7.2f GB/s  %6.2fx the scalar loop, %5.1f%% of the %s memory loop (%5.1f%% of baseline's)\n",
                   n.c_str(), q / 1e9, q / s, 100 * q / mem, loop_isa(isa).c_str(), 100 * q / base);
   }
-  const double rt = rep.rate["mx_quantize_runtime/f32_to_e4m3fnuz_k32_floor"];
-  const double named_scalar = rep.rate["mx_quantize_scalar/f32_to_mxfp8_e4m3_k32_floor"];
-  const double named_best = rep.rate[std::string("mx_quantize_") + softmx::name(softmx::default_isa()) +
-                                     "/f32_to_mxfp8_e4m3_k32_floor"];
-  if (rt > 0 && named_scalar > 0 && named_best > 0)
-    std::printf("  %-52s %7.2f GB/s  %5.2fx named e4m3 on the scalar path, %5.2fx on %s\n",
-                "runtime e4m3fnuz (generic steps, no vector kernel)", rt / 1e9, rt / named_scalar, rt / named_best,
-                softmx::name(softmx::default_isa()));
+  for (softmx::Isa isa : softmx::supported_isas()) {
+    const std::string n = std::string("mx_quantize_runtime_") + softmx::name(isa) + "/f32_to_e4m3fnuz_k32_floor";
+    const double rt = rep.rate[n];
+    const double named = rep.rate[std::string("mx_quantize_") + softmx::name(isa) + "/f32_to_mxfp8_e4m3_k32_floor"];
+    if (rt > 0 && named > 0)
+      std::printf("  %-52s %7.2f GB/s  %5.2fx named e4m3 on the same instruction set\n", n.c_str(), rt / 1e9,
+                  rt / named);
+  }
   const double dq = rep.rate["mx_dequantize/mxfp8_e4m3_k32_to_f32"], dl = rep.rate["scalar_loop/dequantize_element"];
   std::printf("\nMX dequantize, MXFP8 E4M3 (k = 32) -> f32, 4 MiB of f32 output, one core (GB/s of f32 output):\n");
   for (const auto& l : limit_loops())

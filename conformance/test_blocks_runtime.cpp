@@ -363,7 +363,8 @@ TEST(BlocksRuntime, DequantizeEveryCodeAgainstMpfr) {
 TEST(BlocksRuntime, QuantizeRandomBlocksAgainstMpfr) {
   const std::vector<Format> fam = family();
   conformance::Tally t("mpfr: runtime element quantize, " + std::to_string(fam.size()) +
-                       " formats x 6 random f32 blocks of 16 x floor/rceil x rne/rz/ru x finite/none");
+                       " formats x 6 random f32 blocks of 16 x floor/rceil x rne/rz/ru x finite/none x every "
+                       "instruction set of this CPU (scalar steps and the vector lanes)");
   SplitMix64 rng(0xB10C5);
   const oracle::Policies pol = conformance::to_oracle(ocp_dialect());
   const std::size_t k = 16;
@@ -410,42 +411,141 @@ TEST(BlocksRuntime, QuantizeRandomBlocksAgainstMpfr) {
         }
         s = std::clamp(s, -127, 127);
         for (Rounding r : {Rounding::rne, Rounding::rz, Rounding::ru})
-          for (Saturation sat : {Saturation::finite, Saturation::none}) {
-            BlockOptions o;
-            o.element = f;
-            o.rule = rule;
-            o.rounding = r;
-            o.saturation = sat;
-            const QuantizedBlock q = quantize_block(FormatId::f32, in.data(), k, o);
-            std::ostringstream why;
-            bool ok = static_cast<int>(q.scale) == s + 127;
-            if (!ok) why << "scale " << int(q.scale) << " oracle " << s + 127;
-            Flags want_flags = 0;
-            for (std::size_t i = 0; i < k; ++i) {
-              Mpfr x;
-              mpfr_set_d(x.x, static_cast<double>(f32_of(in[i])), MPFR_RNDN);
-              mpfr_mul_2si(x.x, x.x, -s, MPFR_RNDN);  // exact
-              if (f32_of(in[i]) == 0.0f && std::signbit(f32_of(in[i]))) mpfr_set_zero(x.x, -1);
-              const oracle::Outcome w = oracle::round_value_all(x.x, od, pol)
-                                            .at(conformance::to_oracle(r), conformance::to_oracle(sat), oracle::Tiny::after);
-              want_flags |= w.flags;
-              if (q.codes[i] != w.code) {
-                ok = false;
-                why << " element " << i << " (" << f32_of(in[i]) << ") code " << int(q.codes[i]) << " oracle " << w.code;
+          for (Saturation sat : {Saturation::finite, Saturation::none})
+            for (Isa isa : supported_isas()) {
+              BlockOptions o;
+              o.element = f;
+              o.rule = rule;
+              o.rounding = r;
+              o.saturation = sat;
+              o.isa = isa;
+              const QuantizedBlock q = quantize_block(FormatId::f32, in.data(), k, o);
+              std::ostringstream why;
+              bool ok = static_cast<int>(q.scale) == s + 127;
+              if (!ok) why << "scale " << int(q.scale) << " oracle " << s + 127;
+              Flags want_flags = 0;
+              for (std::size_t i = 0; i < k; ++i) {
+                Mpfr x;
+                mpfr_set_d(x.x, static_cast<double>(f32_of(in[i])), MPFR_RNDN);
+                mpfr_mul_2si(x.x, x.x, -s, MPFR_RNDN);  // exact
+                if (f32_of(in[i]) == 0.0f && std::signbit(f32_of(in[i]))) mpfr_set_zero(x.x, -1);
+                const oracle::Outcome w = oracle::round_value_all(x.x, od, pol)
+                                              .at(conformance::to_oracle(r), conformance::to_oracle(sat), oracle::Tiny::after);
+                want_flags |= w.flags;
+                if (q.codes[i] != w.code) {
+                  ok = false;
+                  why << " element " << i << " (" << f32_of(in[i]) << ") code " << int(q.codes[i]) << " oracle " << w.code;
+                }
               }
+              if (q.flags != want_flags) {
+                ok = false;
+                why << " flags " << int(q.flags) << " oracle " << int(want_flags);
+              }
+              t.check(ok, [&] {
+                return std::string(f.name) + " " + std::string(name(rule)) + " " + std::string(name(r)) + " " +
+                       std::string(name(sat)) + " " + std::string(name(isa)) + ": " + why.str();
+              });
             }
-            if (q.flags != want_flags) {
-              ok = false;
-              why << " flags " << int(q.flags) << " oracle " << int(want_flags);
-            }
-            t.check(ok, [&] {
-              return std::string(f.name) + " " + std::string(name(rule)) + " " + std::string(name(r)) + " " +
-                     std::string(name(sat)) + ": " + why.str();
-            });
-          }
       }
     }
   }
+  t.report();
+  EXPECT_EQ(t.mismatches(), 0u);
+}
+
+// The vector lanes against the scalar steps for runtime elements (the lanes read the element's
+// fields from the plan, simd/lanes.hpp): every family format, f32, f16 and bf16 sources, all
+// six deterministic roundings, both saturations and tininess rules, ocp and ml_dtypes; a tensor
+// of 48 blocks of 32 mixing ordinary blocks, blocks with source subnormals and tiny amax (the
+// elements underflow), huge amax (the scale clamps at 2^127), zero blocks, and now and then a
+// NaN or Inf (the scalar steps decide those blocks). Scales, codes and flags must be equal.
+TEST(BlocksRuntime, VectorLanesEqualTheScalarSteps) {
+  std::vector<Isa> vec;
+  for (Isa isa : supported_isas())
+    if (isa != Isa::scalar) vec.push_back(isa);
+  if (vec.empty()) GTEST_SKIP() << "no vector instruction set on this CPU";
+  const std::vector<Format> fam = family();
+  conformance::Tally t("runtime element quantize, vector lanes == scalar steps: " + std::to_string(fam.size()) +
+                       " formats x f32/f16/bf16 x 6 roundings x finite/none x after/before x ocp/ml_dtypes, "
+                       "tensors of 48 blocks of 32 (one case per block)");
+  SplitMix64 rng(0x1A7E5);
+  const std::size_t k = 32, nb = 48, n = k * nb;
+  const Dialect* dialects[] = {&ocp_dialect(), find_dialect("ml_dtypes")};
+  ASSERT_NE(dialects[1], nullptr);
+  for (const Format& f : fam)
+    for (FormatId src : {FormatId::f32, FormatId::f16, FormatId::bf16}) {
+      const Format& sf = format(src);
+      // The tensor: block b's kind by b % 6.
+      std::vector<std::uint32_t> in32(n);
+      std::vector<std::uint16_t> in16(n);
+      for (std::size_t b = 0; b < nb; ++b) {
+        const int kind = static_cast<int>(b % 6);
+        const int center = kind == 1 ? sf.emin() - 2 : kind == 2 ? sf.bias - 1 : static_cast<int>(rng.below(20)) - 10;
+        for (std::size_t i = 0; i < k; ++i) {
+          std::uint64_t bits;
+          if (kind == 3) {
+            bits = 0;  // a zero block
+          } else if (kind == 4 && i == 7 && rng.below(2)) {
+            bits = rng.below(2) ? sf.all_ones_magnitude() & ~((std::uint64_t{1} << sf.man_bits) - 1)  // Inf
+                                : sf.all_ones_magnitude();                                              // NaN
+          } else {
+            const int e = std::clamp(center + static_cast<int>(rng.below(6)) - 3, sf.emin() - sf.man_bits, static_cast<int>(sf.bias));
+            Unpacked u;
+            u.cls = ValueClass::finite;
+            u.sig = (std::uint64_t{1} << 63) | (rng.next() >> 1);
+            u.exp = e;
+            Context c;
+            c.rounding = Rounding::rz;
+            c.saturation = Saturation::finite;
+            bits = round_pack(sf, u, c, ocp_dialect()).code;
+            if (rng.below(12) == 0) bits = 0;
+          }
+          if (rng.below(2)) bits |= std::uint64_t{1} << (sf.width - 1);
+          if (src == FormatId::f32) in32[b * k + i] = static_cast<std::uint32_t>(bits);
+          else in16[b * k + i] = static_cast<std::uint16_t>(bits);
+        }
+      }
+      const void* data = src == FormatId::f32 ? static_cast<const void*>(in32.data()) : in16.data();
+      const std::size_t shape[] = {nb, k};
+      for (Rounding r : {Rounding::rne, Rounding::rna, Rounding::rz, Rounding::ru, Rounding::rd, Rounding::ro})
+        for (Saturation sat : {Saturation::finite, Saturation::none})
+          for (Tininess tin : {Tininess::after_rounding, Tininess::before_rounding})
+            for (const Dialect* d : dialects) {
+              BlockOptions o;
+              o.element = f;
+              o.rounding = r;
+              o.saturation = sat;
+              o.tininess = tin;
+              o.dialect = d;
+              if (quantize_unsupported_reason(src, o)) continue;  // this dialect cannot hold f's NaN, ...
+              o.isa = Isa::scalar;
+              MxTensor want;
+              try {
+                want = quantize_tensor(src, data, shape, 1, k, o);
+              } catch (const std::invalid_argument&) {
+                continue;  // a NaN the dialect cannot encode: refused alike (checked elsewhere)
+              }
+              for (Isa isa : vec) {
+                o.isa = isa;
+                const MxTensor got = quantize_tensor(src, data, shape, 1, k, o);
+                for (std::size_t b = 0; b < nb; ++b) {
+                  const bool same = got.scales[b] == want.scales[b] &&
+                                    std::equal(got.codes.begin() + static_cast<long>(b * k),
+                                               got.codes.begin() + static_cast<long>((b + 1) * k),
+                                               want.codes.begin() + static_cast<long>(b * k));
+                  t.check(same, [&] {
+                    return std::string(f.name) + " from " + std::string(sf.name) + " " + std::string(name(r)) + " " +
+                           std::string(name(sat)) + " " + std::string(d->name) + " " + std::string(name(isa)) +
+                           " block " + std::to_string(b);
+                  });
+                }
+                t.check(got.flags == want.flags, [&] {
+                  return std::string(f.name) + " from " + std::string(sf.name) + " " + std::string(name(r)) +
+                         " flags " + std::to_string(got.flags) + " scalar " + std::to_string(want.flags);
+                });
+              }
+            }
+    }
   t.report();
   EXPECT_EQ(t.mismatches(), 0u);
 }

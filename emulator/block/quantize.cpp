@@ -230,16 +230,17 @@ BlockQuantizer::BlockQuantizer(FormatId src, const BlockOptions& o)
   generic_scale_ = !o.scale_format.is_e8m0();
   scale_bytes_ = o.scale_format.code_bytes();
   if (generic_scale_) init_scale_format();
-  // The vector kernels serve the named elements; a runtime element takes run()'s scalar steps.
-  if (!generic_scale_ && d_.block.element_scaling == ElementScaling::exact && isa_ != Isa::scalar && ef_.is_named() &&
+  // The vector kernels: per block (scaled_) for the named elements and for runtime ones (the
+  // same lanes reading the descriptor from the plan); many blocks at once (blocks_) for the
+  // named elements only.
+  if (!generic_scale_ && d_.block.element_scaling == ElementScaling::exact && isa_ != Isa::scalar &&
       (src == FormatId::f32 || src == FormatId::f16 || src == FormatId::bf16)) {
-    plan_ = simd::make_plan(format(src), ef_, ctx_, d_,
-                            kernels_from(src)[static_cast<int>(ef_.id)][static_cast<int>(ctx_.rounding)].one);
+    plan_ = simd::make_plan(format(src), ef_, ctx_, d_, kernels_for(format(src), ef_, ctx_.rounding).one);
     if (plan_) {
       scaled_ = simd::batch_kernel(*plan_, isa_, true, true);
       // The block kernel writes scale code s + 127 for elements scaled by 2^-s: not for the
       // integer MXINT8 of int8_integer_elements, whose elements are scaled by 2^-(s + 6).
-      if (shift_ == 0) blocks_ = simd::blocks_kernel(*plan_, isa_);
+      if (shift_ == 0 && ef_.is_named()) blocks_ = simd::blocks_kernel(*plan_, isa_);
     }
     const Format& f = format(src);
     inf_bits_ = static_cast<std::uint32_t>(low_mask(f.exp_bits) << f.man_bits);

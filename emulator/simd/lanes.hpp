@@ -952,7 +952,10 @@ template <int D, Rounding R>
 BatchFn pick_norm(const Plan& p, bool with_flags, bool scaled) {
   using T = DstTraits<D>;
   if (scaled) {
-    if constexpr (!T::runtime && is_mx_element(static_cast<FormatId>(D)))
+    // Block quantization: the named MX elements, and a runtime element (signed, at most 8
+    // bits: mx_element_reason), whose fields the same kernel reads from the plan.
+    if constexpr ((!T::runtime && is_mx_element(static_cast<FormatId>(D))) ||
+                  (T::runtime && !T::wide && !T::unsigned_dst))
       return with_flags ? &convert_batch<D, R, true, true, true> : &convert_batch<D, R, false, true, true>;
     return nullptr;
   }

@@ -163,6 +163,7 @@ std::uint32_t max_magnitude_bits(const void* in, std::size_t n, int width, Isa i
 Result scaled_scalar(const Plan& p, std::uint64_t bits, int shift) {
   Unpacked u = detail::unpack_inline(format(p.src), bits);
   if (u.cls == ValueClass::finite) u.exp -= shift;
+  if (p.dst == FormatId::runtime) return round_pack(p.dst_format, u, p.ctx, *p.dialect);  // the generic core
   return detail::round_pack_kernel_for(p.dst, p.ctx.rounding)(u, p.ctx, *p.dialect);
 }
 
