@@ -572,6 +572,41 @@ TEST(DotScaleFormat, GemmAnyScaleFormatEqualsDotGeneral) {
   EXPECT_EQ(t.mismatches(), 0u);
 }
 
+// A runtime element whose products leave the E8M0 kernels' accumulator range (e4m3:bias=40:
+// 2^-84 times E8M0's 2^-254 is below 2^-320) is refused with E8M0 scales, but with f32 scales
+// the reference per output sums in dot_general's wider accumulator: equal to dot_general.
+TEST(DotScaleFormat, GemmAnyScaleFormatTakesFarBiases) {
+  const Format el = spec("e4m3:bias=40"), f32 = format(FormatId::f32);
+  SplitMix64 rng(40);
+  const std::size_t M = 2, N = 3, K = 32, block = 32;
+  std::vector<std::uint8_t> ac(M * K), bc(K * N), as(M), bs(N), asw(4 * M), bsw(4 * N);
+  for (auto& c : ac) c = draw_code(el, rng);
+  for (auto& c : bc) c = draw_code(el, rng);
+  std::vector<std::uint32_t> asc(M), bsc(N);
+  for (std::size_t i = 0; i < M; ++i) store_scale_code(asw.data(), i, 4, asc[i] = draw_scale(&f32, rng));
+  for (std::size_t j = 0; j < N; ++j) store_scale_code(bsw.data(), j, 4, bsc[j] = draw_scale(&f32, rng));
+  GemmOptions go;
+  std::vector<std::uint32_t> c(M * N);
+  {
+    GemmOperand A = gemm_rows(el, M, K, block, ac, as), B = gemm_columns(el, K, N, block, bc, bs);
+    EXPECT_THROW(gemm(A, B, go, c), std::invalid_argument);  // E8M0: the kernels' range
+  }
+  GemmOperand A = gemm_rows(el, M, K, block, ac, asw), B = gemm_columns(el, K, N, block, bc, bsw);
+  A.block_scale_format = B.block_scale_format = &f32;
+  std::vector<Flags> fl(M * N);
+  gemm(A, B, go, c, fl);
+  for (std::size_t i = 0; i < M; ++i)
+    for (std::size_t j = 0; j < N; ++j) {
+      std::vector<std::uint8_t> ca(ac.begin() + static_cast<long>(i * K), ac.begin() + static_cast<long>((i + 1) * K)),
+          cb(K);
+      for (std::size_t t = 0; t < K; ++t) cb[t] = bc[t * N + j];
+      const BlockRef ra{FormatId::runtime, asc[i], ca, &el, &f32}, rb{FormatId::runtime, bsc[j], cb, &el, &f32};
+      const Result want = dot(ra, rb, Context{}, exact_accumulation());
+      EXPECT_EQ(c[i * N + j], want.code) << i << "," << j;
+      EXPECT_EQ(fl[i * N + j], want.flags) << i << "," << j;
+    }
+}
+
 // What the GEMM refuses with block_scale_format, each error naming the cause.
 TEST(DotScaleFormat, GemmAnyScaleFormatRefusals) {
   SplitMix64 rng(7);

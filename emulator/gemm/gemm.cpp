@@ -1140,7 +1140,9 @@ Flags gemm_detail::gemm_on(const Kernels* kern, bool pairs, const GemmOperand& a
                                 " models hardware for the named element formats; a runtime element (" +
                                 std::string((a.format.is_named() ? b : a).format.name()) +
                                 ") takes exact or fp32-sequential");
-  if (runtime) check_runtime_range(what, a, b);
+  // The kernels' accumulator range for runtime elements with E8M0 (or UE4M3) scales; any other
+  // scale format goes to dot_general per output, which checks its own (wider) range.
+  if (runtime && !any_scale_format(a)) check_runtime_range(what, a, b);
   Problem P;
   // GST (run_gst) reads every element as it is: flush_subnormal_inputs does not apply.
   const bool flush = tc && tc->params().flush_subnormal_inputs &&
