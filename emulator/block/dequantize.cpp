@@ -7,6 +7,7 @@
 #include <string>
 
 #include "block/f32_arith.hpp"
+#include "block/scaled_product.hpp"
 #include "core/storage.hpp"
 #include "core/table_read.hpp"
 #include "simd/plan.hpp"
@@ -210,15 +211,25 @@ Result Dequantizer::operator()(std::uint32_t scale, std::uint8_t code) {
 
 // Scale codes of 2 or 4 bytes (bf16, f16, f32, ...) are rarely shared by enough elements to
 // pay for a row of 2^width reference calls (an f32 scale is amax / max_E itself), so every
-// element is one reference call.
+// element is the reference's product on its own: the element codes unpacked once per call,
+// the scale once per block, the checks of dequantize_element made by the constructor (and a
+// scale code beyond the format, or an element code beyond the element's, by the reference
+// call itself, which throws).
 Flags Dequantizer::run_wide(const std::uint8_t* scales, const std::uint8_t* codes, std::size_t n, std::size_t k,
                             void* out, Flags* flags) const {
+  std::array<Unpacked, 256> ev;
+  for (std::size_t c = 0; c < codes_; ++c) ev[c] = unpack(ef_, c);
+  const Format& sf = sf_;
+  const Format& df = format(dst_);
   Flags all = 0;
   for (std::size_t b = 0, first = 0; first < n; ++b, first += k) {
     const std::uint32_t scale = load_scale_code(scales, b, sbytes_);
+    const bool scale_ok = scale <= sf.code_mask();
+    const Unpacked s = scale_ok ? unpack(sf, scale) : Unpacked{};
     const std::size_t end = n - first < k ? n : first + k;
     for (std::size_t i = first; i < end; ++i) {
-      const Result x = one(scale, codes[i]);
+      const Result x = scale_ok && codes[i] < codes_ ? detail::scaled_product(ev[codes[i]], s, df, ctx_, *dialect_)
+                                                     : one(scale, codes[i]);
       detail::store_code(dst_, out, i, x.code);
       if (flags) flags[i] = x.flags;
       all |= x.flags;

@@ -10,6 +10,7 @@
 
 #include "block/block_quantizer.hpp"
 #include "block/f32_arith.hpp"
+#include "block/scaled_product.hpp"
 #include "softmx/block.hpp"
 #include "softmx/convert.hpp"
 
@@ -99,8 +100,14 @@ Result dequantize_element(const Format& element, const ScaleFormat& scale_format
   if (scale > sf.code_mask())
     throw std::invalid_argument("dequantize: scale code " + std::to_string(scale) + " is out of range for " +
                                 std::string(sf.name) + " (0.." + std::to_string(sf.code_mask()) + ")");
-  const Context ctx = resolve(dialect, dst, given);
-  const Unpacked x = unpack(element, code), s = unpack(sf, scale);
+  return detail::scaled_product(unpack(element, code), unpack(sf, scale), format(dst), resolve(dialect, dst, given),
+                                dialect);
+}
+
+namespace detail {
+
+Result scaled_product(const Unpacked& x, const Unpacked& s, const Format& dst, const Context& ctx,
+                      const Dialect& dialect) {
   Unpacked u;
   Flags extra = 0;
   const bool sign = x.sign != s.sign;
@@ -122,12 +129,10 @@ Result dequantize_element(const Format& element, const ScaleFormat& scale_format
   } else {
     u = exact_product(x, s);
   }
-  Result r = round_pack(format(dst), u, ctx, dialect);
+  Result r = round_pack(dst, u, ctx, dialect);
   r.flags |= extra;
   return r;
 }
-
-namespace detail {
 
 void BlockQuantizer::init_scale_format() {
   const Format& sf = o_.scale_format;
