@@ -125,12 +125,7 @@ int dequantize_element_impl(const char* who, const softmx_format* element, const
     const ScaleFormat sf = scale_format_of(scale_format, "scale_format");
     need(result, "result");
     check_byte_codes(e, &code, 1, "code");
-    int digits = static_cast<int>(2 * sf.code_bytes());  // the code's own width, or more for one beyond it
-    while (digits < 8 && (scale >> (4 * digits)) != 0) ++digits;
-    if (scale > sf.format().code_mask())
-      fail(SOFTMX_ERR_BAD_CODE, "scale = 0x" + softmx::hex(scale, digits) +
-                                    " is not a code of " + std::string(sf.name()) + " (" +
-                                    std::to_string(sf.format().width) + " bits)");
+    check_code(sf.format(), scale, "scale");
     const Conversion c = conversion_of(ctx, d);
     const Result r = dequantize_element(e, sf, scale, code, d, c.ctx, *c.dialect);
     *result = r.code;

@@ -167,8 +167,9 @@ std::size_t storage_of(FormatId f) {
   return w <= 8 ? 1 : w <= 16 ? 2 : w <= 32 ? 4 : 8;
 }
 
-void check_code(FormatId f, std::uint64_t code, const char* what) {
-  const Format& t = format(f);
+void check_code(FormatId f, std::uint64_t code, const char* what) { check_code(format(f), code, what); }
+
+void check_code(const Format& t, std::uint64_t code, const char* what) {
   if (code & ~t.code_mask())
     fail(SOFTMX_ERR_BAD_CODE, std::string(what) + " " + hex(code) + " is not a code of " + std::string(t.name) +
                                   " (" + std::to_string(t.width) + " bits: at most " + hex(t.code_mask()) + ")");

@@ -94,6 +94,7 @@ void fill(softmx_format* out, const Format& f);
 std::size_t storage_of(FormatId f);
 /// Fails with BAD_CODE when `code` has bits above the format's width.
 void check_code(FormatId f, std::uint64_t code, const char* what);
+void check_code(const Format& f, std::uint64_t code, const char* what);
 /// The same for n codes in the format's storage type (only formats narrower than their storage
 /// can hold bad codes).
 void check_codes(FormatId f, const void* codes, std::size_t n, const char* what);

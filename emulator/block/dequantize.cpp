@@ -203,7 +203,11 @@ const Dequantizer::Row* Dequantizer::row(std::uint8_t scale, std::size_t uses) {
 }
 
 Result Dequantizer::operator()(std::uint32_t scale, std::uint8_t code) {
-  if (scale > 0xFF) return one(scale, code);  // a wide scale code (no rows), or one out of range (one() throws)
+  // A wide scale code (no rows): the reference's product, checked as run_wide checks it; a code
+  // out of range goes to one(), which throws.
+  if (sbytes_ > 1 && scale <= sf_.format().code_mask() && code < codes_)
+    return detail::scaled_product(unpack(ef_, code), unpack(sf_, scale), format(dst_), ctx_, *dialect_);
+  if (scale > 0xFF) return one(scale, code);
   if (const Row* r = row(static_cast<std::uint8_t>(scale), 1); r && code < codes_)
     return Result{r->codes[code], r->flags[code]};
   return one(scale, code);

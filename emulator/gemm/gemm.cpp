@@ -1021,6 +1021,16 @@ std::optional<FormatId> gemm_scale_format(const ScaleFormat& sf) {
   return std::nullopt;
 }
 
+GemmOperand with_scale_format(GemmOperand op, const ScaleFormat& sf) {
+  if (const std::optional<FormatId> id = gemm_scale_format(sf)) {
+    op.scale_format = *id;
+    op.block_scale_format = nullptr;
+  } else {
+    op.block_scale_format = &sf.format();
+  }
+  return op;
+}
+
 const char* name(GemmKernel k) {
   switch (k) {
     case GemmKernel::reference: return "reference";

@@ -106,6 +106,11 @@ struct GemmOperand {
 /// fp32-sequential).
 std::optional<FormatId> gemm_scale_format(const ScaleFormat& sf);
 
+/// `op` reading the scales of MX blocks quantized with scale format `sf`: scale_format set to
+/// gemm_scale_format(sf) (E8M0, or UE4M3 for ue4m3 and e4m3), or else block_scale_format set to
+/// &sf.format() (`sf` must then outlive the GEMM call).
+GemmOperand with_scale_format(GemmOperand op, const ScaleFormat& sf);
+
 /// A as an M x K row-major matrix blocked along each row: codes[i * K + t], scales
 /// M x ceil(K / block) row-major (scales[i * nb + b]); quantize_tensor along axis 1 gives this.
 GemmOperand gemm_rows(const ElementFormat& format, std::size_t rows, std::size_t k, std::size_t block,

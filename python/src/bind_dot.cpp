@@ -37,28 +37,17 @@ GemmOptions gemm_options(const std::string& acc, const std::optional<std::string
 /// the kernels and the models that read them; any other (ue5m3, bf16, f32, ...) through
 /// GemmOperand::block_scale_format (exact and fp32-sequential, the reference per output).
 struct GemmScales {
-  FormatId id = FormatId::e8m0;
-  std::optional<Format> other;  // block_scale_format
-  std::size_t bytes = 1;        // per scale code
+  ScaleFormat format;     // outlives the GEMM calls that read it
+  std::size_t bytes = 1;  // per scale code
 
-  GemmOperand operator()(GemmOperand o) const {
-    o.scale_format = id;
-    if (other) o.block_scale_format = &*other;
-    return o;
-  }
+  GemmOperand operator()(GemmOperand o) const { return with_scale_format(o, format); }
 };
 
 GemmScales gemm_scale_arg(const std::string& what, const std::string& spec) {
   const Format f = format_spec_arg("scale_format", spec);
   if (auto why = mx_scale_reason(f)) throw py::value_error(what + ": scale_format '" + spec + "': " + *why);
-  GemmScales g;
   const ScaleFormat sf(f);
-  g.bytes = sf.code_bytes();
-  if (const std::optional<FormatId> id = gemm_scale_format(sf))
-    g.id = *id;
-  else
-    g.other = sf.format();
-  return g;
+  return GemmScales{sf, sf.code_bytes()};
 }
 
 std::string shape_text(const std::vector<std::size_t>& s) {

@@ -238,6 +238,8 @@ def test_matmul_with_f32_scales_against_fractions():
     assert set(t.scales.ravel().tolist()) == {0x3E2B} and t.scales.dtype == np.uint16
     Sb = Fraction(171, 1024)
     assert got.shape == (3, 2) and (got == np.float32(float(4 * 576 * Sb * Sb))).all()
+    # Dequantized along that middle axis (the Dequantizer one element at a time): 6 * 171/1024.
+    assert (t.dequantize(np.float64) == float(6 * Sb)).all()
     with pytest.raises(ValueError, match="scale format f32 takes exact or fp32-sequential"):
         softmx.matmul(ones, col, acc="hopper-fp8-mma")
 

@@ -243,10 +243,8 @@ int cmd_gemm_golden(int argc, char** argv) {
   go.out = out_ctx;
   go.threads = threads;
   GemmOperand ga = gemm_rows(fa, M, K, blk, qa.codes, qa.scales), gb = gemm_columns(fb, K, N, blk, qb.codes, qb.scales);
-  if (gemm_sf)
-    ga.scale_format = gb.scale_format = *gemm_sf;
-  else
-    ga.block_scale_format = gb.block_scale_format = &bo.scale_format.format();
+  ga = with_scale_format(ga, bo.scale_format);
+  gb = with_scale_format(gb, bo.scale_format);
   Flags all_flags = 0;
   try {
     all_flags = gemm(ga, gb, go, C);
@@ -256,6 +254,11 @@ int cmd_gemm_golden(int argc, char** argv) {
 
   // Files.
   std::vector<std::uint8_t> a_bin, b_bin, b_scale, scratch_a, scratch_b, scratch_c;
+  // Scale code i of a tensor appended little-endian (sb bytes), whatever the host's order.
+  auto append_le_scale = [sb](std::vector<std::uint8_t>& out, const MxTensor& q, std::size_t i) {
+    const std::uint32_t c = load_scale_code(q.scales.data(), i, sb);
+    for (std::size_t y = 0; y < sb; ++y) out.push_back(static_cast<std::uint8_t>(c >> (8 * y)));
+  };
   a_bin.reserve(M * packed_size(fa, K));
   b_bin.reserve(N * packed_size(fb, K));
   b_scale.reserve(N * nb * sb);
@@ -268,15 +271,11 @@ int cmd_gemm_golden(int argc, char** argv) {
     for (std::size_t t = 0; t < K; ++t) col[t] = qb.codes[t * N + j];
     const auto p = pack(fb, col);
     b_bin.insert(b_bin.end(), p.begin(), p.end());
-    for (std::size_t b = 0; b < nb; ++b)
-      for (std::size_t y = 0; y < sb; ++y)  // little-endian
-        b_scale.push_back(static_cast<std::uint8_t>(load_scale_code(qb.scales.data(), b * N + j, sb) >> (8 * y)));
+    for (std::size_t b = 0; b < nb; ++b) append_le_scale(b_scale, qb, b * N + j);
   }
   std::vector<std::uint8_t> a_scale;  // A's scales, little-endian
   a_scale.reserve(M * nb * sb);
-  for (std::size_t i = 0; i < M * nb; ++i)
-    for (std::size_t y = 0; y < sb; ++y)
-      a_scale.push_back(static_cast<std::uint8_t>(load_scale_code(qa.scales.data(), i, sb) >> (8 * y)));
+  for (std::size_t i = 0; i < M * nb; ++i) append_le_scale(a_scale, qa, i);
   const std::string scale_unit = sb == 1 ? " bytes" : " codes of " + std::to_string(sb) + " bytes (little-endian)";
   struct FileInfo {
     std::string name, layout;
