@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -707,6 +708,210 @@ TEST(CliIo, GemmGoldenRefusesWhatMemoryCannotHold) {
   EXPECT_EQ(sh("ulimit -v 1000000 && " + kCli + " gemm-golden --out " + sq((d / "g").string()) + " --m 64 --n 64 --k 256")
                 .status,
             0);
+}
+
+// ---- issue 24 item 5: bounded memory, failing fast ----------------------------------------------
+
+/// Seconds `f` takes.
+template <class F>
+double seconds(F&& f) {
+  const auto t0 = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// The exit status and the largest resident set (KB) of the processes that the shell command
+/// `command` runs: a fresh Python runs it and reads getrusage(RUSAGE_CHILDREN), so no earlier
+/// child of this test process counts.
+struct Peak {
+  int status = -1;
+  long rss_kb = -1;
+};
+Peak peak_rss(const std::string& command) {
+  const CliRun r = sh("/usr/bin/python3 -c 'import resource, subprocess, sys; "
+                      "rc = subprocess.call(sys.argv[1], shell=True, stdout=subprocess.DEVNULL); "
+                      "print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' " +
+                      sq(command));
+  Peak p;
+  std::istringstream(r.out) >> p.status >> p.rss_kb;
+  return p;
+}
+
+/// `n` f32 codes, one a line, from a fixed LCG (finite values between about 2^-10 and 2^10 of
+/// either sign); `amax` gets the f32 bits of the largest magnitude.
+std::string f32_lines(std::size_t n, std::uint32_t& amax) {
+  std::string s;
+  s.reserve(n * 9);
+  std::uint64_t x = 0x9E3779B97F4A7C15ull;
+  amax = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    const auto r = static_cast<std::uint32_t>(x >> 32);
+    const std::uint32_t code = (r & 0x80000000u) | ((117u + (r >> 23) % 20u) << 23) | (r & 0x7FFFFFu);
+    amax = std::max(amax, code & 0x7FFFFFFFu);
+    char b[10];
+    std::snprintf(b, sizeof b, "%08X\n", static_cast<unsigned>(code));
+    s += b;
+  }
+  return s;
+}
+
+TEST(CliIo, QuantizeNvfp4StreamsInBoundedMemory) {
+  // It held about 46 bytes a value (445 MB for 9.6 M values). Now: a regular file is read twice
+  // (the amax, then the blocks), --global-amax streams in one pass, and only a pipe without it
+  // holds the values, packed (4 bytes each). Memory is compared between 160 K and 2.56 M values.
+  if (kAddressSanitizer) GTEST_SKIP() << "AddressSanitizer's quarantine keeps freed chunks, so the peak grows with the input";
+  const fs::path d = fresh_dir("nvfp4_memory");
+  std::uint32_t small_amax = 0, big_amax = 0;
+  const std::string small = (d / "small.txt").string(), big = (d / "big.txt").string();
+  write_file(small, f32_lines(16 * 10000, small_amax));
+  const std::string big_text = f32_lines(16 * 160000, big_amax);
+  write_file(big, big_text);
+  char amax_hex[9];
+  std::snprintf(amax_hex, sizeof amax_hex, "%08X", static_cast<unsigned>(big_amax));
+  const std::string q = kCli + " quantize --to nvfp4";
+  struct Mode {
+    std::string name, command;  // with FILE for the input
+    long max_growth_kb;         // allowed for the 2.4 M more values
+  };
+  const std::vector<Mode> modes = {
+      {"a regular file, read twice", q + " < FILE", 16 << 10},
+      {"--global-amax, one pass", q + " --global-amax " + amax_hex + " < FILE", 16 << 10},
+      {"a pipe, held packed", "cat FILE | " + q, 2400000 * 8 / 1024},  // 4 bytes a value, and slack
+  };
+  auto with = [](std::string c, const std::string& file) { return c.replace(c.find("FILE"), 4, sq(file)); };
+  for (const Mode& m : modes) {
+    const Peak a = peak_rss(with(m.command, small)), b = peak_rss(with(m.command, big));
+    ASSERT_EQ(a.status, 0) << m.name;
+    ASSERT_EQ(b.status, 0) << m.name;
+    EXPECT_LT(b.rss_kb - a.rss_kb, m.max_growth_kb)
+        << m.name << ": peak " << a.rss_kb << " KB for 160 K values, " << b.rss_kb << " KB for 2.56 M";
+  }
+  // The same bytes every way, with the amax of the whole input in the header.
+  const CliRun twice = sh(with(q + " < FILE", big));
+  ASSERT_EQ(twice.status, 0) << twice.err;
+  EXPECT_TRUE(twice.out.starts_with(std::string("# nvfp4 global_amax=") + amax_hex + " encode_scale=")) << twice.out.substr(0, 60);
+  EXPECT_EQ(std::count(twice.out.begin(), twice.out.end(), '\n'), 160001);
+  EXPECT_TRUE(sh(with(modes[1].command, big)).out == twice.out) << modes[1].name;
+  EXPECT_TRUE(sh(with(modes[2].command, big)).out == twice.out) << modes[2].name;
+  // A short last block: without --global-amax nothing is written (the whole input is read
+  // first); with it, every whole block before the error is.
+  write_file(big, big_text + "3F800000\n3F800000\n");
+  for (const Mode& m : modes) {
+    const CliRun r = sh(with(m.command, big));
+    expect_error(r, "<stdin>: short block: the input ends after 2 of the 16 values of block 160001 (line 2560002)");
+    const std::string want = m.name.starts_with("--global-amax") ? twice.out : "";
+    EXPECT_TRUE(r.out == want) << m.name << ": " << r.out.size() << " bytes on stdout, expected " << want.size();
+  }
+}
+
+TEST(CliIo, GenRefusesWhatTheFileSystemCannotHold) {
+  // 15 GB onto a 64 KB tmpfs: refused before the pass over the cases (it took 88 s on a 2026
+  // Xeon to say "No space left on device", and 248 s elsewhere).
+  const fs::path d = fresh_dir("gen_space");
+  Tmpfs t(d / "mnt", "64k");
+  if (!t.ok()) GTEST_SKIP() << "cannot mount a 64 KB tmpfs here (needs root); GenRefusesWhatTheFileSizeLimitForbids "
+                               "covers the same check through ulimit -f: "
+                            << t.why();
+  const std::string g = (d / "mnt" / "g.vec").string();
+  const std::string gen = "timeout 20 " + kCli + " gen convert --from f32 --to e4m3 --level 2 --count 1000000000";
+  CliRun r;
+  double s = seconds([&] { r = sh(gen + " -o " + sq(g)); });
+  // 10^9 lines of "XXXXXXXX XX XX\n": at least 15 * 10^9 bytes.
+  expect_error(r, "cannot write " + g + ": the output needs at least 15000000000 bytes (14.0 GiB), but its file system has ");
+  EXPECT_TRUE(contains(r.err, " free")) << r.err;
+  EXPECT_LT(s, 10.0);
+  EXPECT_EQ(names_in(d / "mnt"), std::set<std::string>{});
+  // Standard output redirected into it: the same check.
+  s = seconds([&] { r = sh(gen + " > " + sq(g)); });
+  expect_error(r, "cannot write standard output: the output needs at least 15000000000 bytes");
+  EXPECT_LT(s, 10.0);
+  fs::remove(g);
+  // What fits is written.
+  r = run("gen convert --from f32 --to e4m3 --level 2 --count 100 -o " + sq(g));  // 45 KB
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(names_in(d / "mnt"), std::set<std::string>{"g.vec"});
+}
+
+/// The bytes of one unit of the shell's `ulimit -f`: 512 in a POSIX sh (dash), 1024 in bash.
+std::uint64_t ulimit_f_unit() {
+  const CliRun r = sh("ulimit -f 1; exec /usr/bin/python3 -c 'import resource; print(resource.getrlimit(resource.RLIMIT_FSIZE)[0])'");
+  return std::strtoull(r.out.c_str(), nullptr, 10);
+}
+
+TEST(CliIo, GenRefusesWhatTheFileSizeLimitForbids) {
+  const fs::path d = fresh_dir("gen_fsize");
+  const std::string g = (d / "g.vec").string();
+  const std::uint64_t unit = ulimit_f_unit();
+  ASSERT_TRUE(unit == 512 || unit == 1024) << unit;
+  // SIGXFSZ ignored, as a shell that meant the limit to be an error would: a write past it then
+  // fails with EFBIG instead of killing the process.
+  CliRun r;
+  const double s = seconds([&] {
+    r = sh("ulimit -f " + std::to_string((1 << 20) / unit) + "; trap '' XFSZ; exec timeout 20 " + kCli +
+           " gen convert --from f32 --to e4m3 --level 2 --count 1000000000 -o " + sq(g));
+  });
+  expect_error(r, "cannot write " + g + ": the output needs at least 15000000000 bytes (14.0 GiB), but the file size "
+                  "limit (ulimit -f) is 1048576 bytes (1.0 MiB)");
+  EXPECT_LT(s, 10.0);
+  EXPECT_EQ(names_in(d), std::set<std::string>{});
+  // The needed size is a lower bound: an output exactly as large as the limit allows is written.
+  for (const std::string args :
+       {"convert --from f32 --to e4m3 --level 2 --count 20000", "convert --from f32 --to e2m1 --round rs --level 2 --count 20000",
+        "convert --from f32 --to e4m3 --level 2 --count 20000 --inputs-only",
+        "convert --from f32 --to e4m3 --level 2 --count 20000 --export readmemh",
+        "quantize --to e2m1 --block 16 --level 2 --count 2000", "dot --a e4m3 --b e5m2 --block 4 --blocks 2 --level 2 --count 20000",
+        "mma --a e2m1 --b e2m1 --model blackwell-nvf4 --level 2 --count 2000"}) {
+    ASSERT_EQ(run("gen " + args + " -o " + sq(g)).status, 0) << args;
+    const std::uint64_t units = (fs::file_size(g) + unit - 1) / unit;
+    fs::remove(g);
+    r = sh("ulimit -f " + std::to_string(units) + "; trap '' XFSZ; exec " + kCli + " gen " + args + " -o " + sq(g));
+    EXPECT_EQ(r.status, 0) << args << " within " << units * unit << " bytes: " << r.err;
+  }
+}
+
+TEST(CliIo, GenFailsAtTheFirstFailedWrite) {
+  // The header's first lines are written before the pass over the cases, so an output that
+  // takes nothing fails at once, where no size can be checked up front: a device, or a
+  // quantize whose dialect may leave cases out (no lower bound).
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full on this system";
+  const std::string gen = "timeout 20 " + kCli + " gen convert --from f32 --to e4m3 --level 2 --count 1000000000";
+  for (const std::string to : {"> /dev/full", "-o /dev/full"}) {
+    CliRun r;
+    const double s = seconds([&] { r = sh(gen + " " + to); });
+    expect_error(r, "No space left on device");
+    EXPECT_TRUE(contains(r.err, to[0] == '>' ? "cannot write standard output" : "cannot write /dev/full")) << r.err;
+    EXPECT_LT(s, 10.0) << to;
+  }
+  // ulimit -f 0 (EFBIG) on a regular file. The error goes through a pipe, which the limit does
+  // not bind, and the exit status after it.
+  const fs::path d = fresh_dir("gen_first_write");
+  CliRun r;
+  const double s = seconds([&] {
+    r = sh("{ ( ulimit -f 0; trap '' XFSZ; exec timeout 20 " + kCli +
+           " gen quantize --to e2m1 --dialect gfloat --level 2 --count 1000000000 -o " + sq((d / "q.vec").string()) +
+           " ) 2>&1; echo \"exit $?\"; } | cat >&2");
+  });
+  EXPECT_TRUE(contains(r.err, "cannot write " + (d / "q.vec").string() + ": File too large\nexit 2\n")) << r.err;
+  EXPECT_LT(s, 10.0);
+  EXPECT_EQ(names_in(d), std::set<std::string>{});
+}
+
+TEST(CliIo, OutOfMemoryIsExitStatus2) {
+  // std::bad_alloc under a 300 MB address-space limit: exit status 2 and a one-line message
+  // (it was "internal error: std::bad_alloc", 70), at once.
+  if (kAddressSanitizer) GTEST_SKIP() << "under AddressSanitizer nothing starts within ulimit -v (the normal build runs this)";
+  const fs::path d = fresh_dir("oom");
+  for (const std::string& args :
+       {std::string("layout encode --layout torchao --shape 16384x16384"),  // 2^28 codes reserved before reading
+        "gemm-golden --layout lut-argmin -o " + sq((d / "lut").string()) + " --m 8192 --n 8192 --k 8192"}) {
+    CliRun r;
+    const double s = seconds([&] { r = sh("ulimit -v 300000; exec timeout 20 " + kCli + " " + args + " < /dev/null"); });
+    expect_error(r, "error: out of memory: ");
+    EXPECT_TRUE(contains(r.err, "ulimit -v")) << r.err;
+    EXPECT_LT(s, 10.0) << args;
+  }
+  EXPECT_EQ(names_in(d), std::set<std::string>{});
 }
 
 }  // namespace

@@ -181,14 +181,19 @@ TEST(PublishedCaptures, EveryHopperModelReproducesTheCapturesOfItsInstruction) {
 
 TEST(PublishedCaptures, SoftmxVerifyAgrees) {
   for (const auto& f : kFiles) {
-    const auto v = run_cli("verify '" + (kDir / f).string() + "'");
-    EXPECT_EQ(v.status, 0) << f << "\n" << v.out << v.err;
-    EXPECT_NE(v.out.find("5000 cases, all match"), std::string::npos) << f << "\n" << v.out;
     // The importer records the count and digest of the rows (vec::record_cases), so verify
-    // checks that no row was lost, doubled or moved.
-    EXPECT_NE(v.out.find("complete: the 5000 cases match the header's cases and inputs-sha256"), std::string::npos)
+    // checks that no row was lost, doubled or moved since the import. softmx cannot regenerate
+    // published cases, so their completeness is unproven (issue 24, docs/VECTORS.md): exit 3,
+    // and a pass only with --accept-unproven, which says so. (The rows' provenance is the
+    // MANIFEST's SHA-256 of the published source files, checked by TheFolderIsWhatItsManifestLists.)
+    auto v = run_cli("verify '" + (kDir / f).string() + "'");
+    EXPECT_EQ(v.status, 3) << f << "\n" << v.out << v.err;
+    EXPECT_NE(v.out.find("5000 cases, none mismatched"), std::string::npos) << f << "\n" << v.out;
+    EXPECT_NE(v.out.find("UNPROVEN: the 5000 cases match the header's cases and inputs-sha256"), std::string::npos)
         << f << "\n" << v.out;
-    EXPECT_EQ(v.err.find("completeness not checked"), std::string::npos) << f << "\n" << v.err;
+    v = run_cli("verify --accept-unproven '" + (kDir / f).string() + "'");
+    EXPECT_EQ(v.status, 0) << f << "\n" << v.out << v.err;
+    EXPECT_NE(v.out.find("PASS, completeness UNPROVEN (accepted by --accept-unproven)"), std::string::npos) << f << "\n" << v.out;
   }
 }
 

@@ -84,7 +84,7 @@ TEST(VectorFormat, LayoutsHaveTheDocumentedColumns) {
 }
 
 TEST(VectorFormat, ReadsCommentsBlankLinesCrLfAndOptionalFields) {
-  auto r = VectorReader::from_string("# a comment\n\n" + kConvert + "  # columns\r\n3F800000 38 00\r\n\n3f880000 39\n3F900000\n",
+  auto r = VectorReader::from_string("# a comment\n\n" + kConvert + "  # columns\r\n3F800000 38 00\r\n\n3f880000 39 01\n",
                                      "t.vec");
   Record rec;
   ASSERT_TRUE(r->next(rec));
@@ -93,10 +93,46 @@ TEST(VectorFormat, ReadsCommentsBlankLinesCrLfAndOptionalFields) {
   EXPECT_TRUE(rec.has_flags);
   ASSERT_TRUE(r->next(rec));
   EXPECT_EQ(rec.operands[0], 0x3F880000u);  // lower-case hex accepted
+  EXPECT_TRUE(rec.has_flags);
+  EXPECT_FALSE(r->next(rec));
+  // Flags, and results, are optional for a whole file: all lines or none (issue 24).
+  r = VectorReader::from_string(kConvert + "3f880000 39\n3F900000 3A\n", "t.vec");
+  ASSERT_TRUE(r->next(rec));
   EXPECT_FALSE(rec.has_flags);
+  EXPECT_EQ(rec.results[0], 0x39u);
+  ASSERT_TRUE(r->next(rec));
+  EXPECT_FALSE(rec.has_flags);
+  r = VectorReader::from_string(kConvert + "3F900000\n3F800000\n", "t.vec");
   ASSERT_TRUE(r->next(rec));
   EXPECT_TRUE(rec.results.empty());  // inputs only
+  ASSERT_TRUE(r->next(rec));
+  EXPECT_TRUE(rec.results.empty());
   EXPECT_FALSE(r->next(rec));
+}
+
+TEST(VectorFormat, EveryDataLineHasTheFirstOnesColumns) {
+  struct Case {
+    std::string data;
+    std::string message;
+  };
+  for (const Case& c :
+       {Case{"3F800000 38 00\n3F880000 39\n", "t.vec line 10: this line has operands and results, no flags, but line 9 (the "
+                                               "first data line) has operands, results and flags"},
+        Case{"3F800000 38\n3F880000 39 01\n", "t.vec line 10: this line has operands, results and flags, but line 9"},
+        Case{"3F800000 38 00\n# c\n\n3F880000\n", "t.vec line 12: this line has operands only, but line 9"},
+        Case{"3F800000\n3F880000 39 00\n", "t.vec line 10: this line has operands, results and flags, but line 9 (the "
+                                            "first data line) has operands only"}}) {
+    auto r = VectorReader::from_string(kConvert + c.data, "t.vec");
+    Record rec;
+    try {
+      while (r->next(rec)) {
+      }
+      ADD_FAILURE() << "accepted:\n" << c.data;
+    } catch (const softmx::InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(c.message), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("all or none"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(VectorFormat, EveryErrorNamesFileLineAndExpectation) {

@@ -1,6 +1,8 @@
 // emulator/text.cpp: see softmx/text.hpp.
 #include "softmx/text.hpp"
 
+#include "softmx/error.hpp"
+
 namespace softmx {
 
 std::string hex(std::uint64_t v, int digits) {
@@ -92,6 +94,36 @@ std::string quote(std::string_view text, char q, std::size_t max) {
   r += shown;
   if (q) r += q;
   if (i < text.size()) r += "... (" + std::to_string(text.size()) + " bytes)";
+  return r;
+}
+
+namespace detail {
+std::string shown_file_name(const std::string& name) { return shown_name(name); }
+}  // namespace detail
+
+std::string safe_message(std::string_view message, std::size_t max) {
+  static constexpr char kDigits[] = "0123456789ABCDEF";
+  std::string r;
+  std::size_t i = 0;
+  while (i < message.size()) {
+    const auto c = static_cast<unsigned char>(message[i]);
+    std::size_t n = 1;
+    std::string_view piece;
+    char esc[4];
+    if ((c >= 0x20 && c < 0x7F) || c == '\n' || c == '\t') {
+      piece = message.substr(i, 1);
+    } else if (c >= 0x80 && (n = utf8_length(message, i)) > 0) {
+      piece = message.substr(i, n);
+    } else {
+      n = 1;
+      esc[0] = '\\', esc[1] = 'x', esc[2] = kDigits[c >> 4], esc[3] = kDigits[c & 15];
+      piece = std::string_view(esc, 4);
+    }
+    if (r.size() + piece.size() > max) break;
+    r += piece;
+    i += n;
+  }
+  if (i < message.size()) r += "... (" + std::to_string(message.size()) + " bytes)";
   return r;
 }
 

@@ -4,8 +4,8 @@
 # (fuzz/corpus/TARGET/, never modified: new inputs go to build-fuzz/fuzz-run/TARGET/corpus).
 #
 #   ./scripts/fuzz.sh [TARGET...]        all targets by default: fuzz_vectors fuzz_cli_args ...
-#   FUZZ_SECONDS=600 ./scripts/fuzz.sh   longer runs (default 20 s per target: 5
-#                                        targets 2 at a time take 60 s, as 4 x 30 s did)
+#   FUZZ_SECONDS=600 ./scripts/fuzz.sh   longer runs (default 20 s per target: 6
+#                                        targets 2 at a time take 60 s)
 #   FUZZ_JOBS=1 ./scripts/fuzz.sh        targets run side by side, FUZZ_JOBS at a time (default:
 #                                        the number of cores)
 #
@@ -21,7 +21,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${SOFTMX_FUZZ_BUILD_DIR:-$root/build-fuzz}
 seconds=${FUZZ_SECONDS:-20}
 jobs=${FUZZ_JOBS:-$(nproc)}
-all_targets=(fuzz_vectors fuzz_cli_args fuzz_exact fuzz_commands fuzz_format_spec)
+all_targets=(fuzz_vectors fuzz_cli_args fuzz_exact fuzz_commands fuzz_format_spec fuzz_forgery)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all_targets[@]}")
 for t in "${targets[@]}"; do

@@ -9,9 +9,24 @@ build=${SOFTMX_BUILD_DIR:-$root/build}
 "$root/scripts/build.sh"
 rm -f "$build"/conformance-summary/*.txt
 status=0
-(cd "$build" && ctest -LE long -j "$(nproc)" --output-on-failure --timeout 1800) || status=$?
+# No two tests may share a name, and `long` is a whole binary's label (scripts/check-tests.sh):
+# otherwise `-LE long` below would leave tests out without a word.
+"$root/scripts/check-tests.sh" "$build" || status=$?
+log="$build/ctest-default.log"
+(cd "$build" && ctest -LE long -j "$(nproc)" --output-on-failure --timeout 1800 2>&1 | tee "$log"; exit "${PIPESTATUS[0]}") ||
+  status=$?
 "$root/scripts/summary.sh" "$build/conformance-summary"
-[ $status -eq 0 ] || echo "test: the conformance suite FAILED (ctest exit status $status)" >&2
+# How many of the registered tests this run ran: the rest are the `long` label (README).
+registered=$(cd "$build" && ctest -N | sed -n 's/^Total Tests: //p')
+selected=$(cd "$build" && ctest -N -LE long | sed -n 's/^Total Tests: //p')
+ran=$(sed -n 's/.*tests passed, [0-9]* tests\{0,1\} failed out of \([0-9]*\).*/\1/p' "$log" | tail -n 1)
+echo "test: ran ${ran:-?} of the ${registered:-?} registered tests (${selected:-?} selected by -LE long; the" \
+  "$(( ${registered:-0} - ${selected:-0} )) left out carry the label long: ctest -L long runs them)"
+if [ -n "$ran" ] && [ -n "$selected" ] && [ "$ran" != "$selected" ]; then
+  echo "test: ctest ran $ran tests where $selected were selected" >&2
+  status=1
+fi
+[ $status -eq 0 ] || echo "test: the conformance suite FAILED (exit status $status)" >&2
 fuzz_status=0
 echo
 echo "== fuzzing every parser (scripts/fuzz.sh)"

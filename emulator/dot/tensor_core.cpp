@@ -529,8 +529,17 @@ GroupScale group_scale(FormatId f, std::uint8_t code) {
 /// in runs of group_size, C first, each run's RZ result the next run's C. Products of group g
 /// (scale_group each) use scales sa/sb[(g * scale_group) / block]. has_c false (DotGeneral): C
 /// is +0 and takes no part in the sign of a zero result.
+///
+/// trace, when not null, receives one TensorCoreTraceGroup per run (header of tensor_core.hpp):
+/// C (or the previous run's result) as the term of index -1, then each scale group with a
+/// non-zero scaled sum as one term of index = its first product and count = its products, in k
+/// order; the run's E and quantum E - F, each term's cut, the exact sum of the cut terms and the
+/// run's result code. Specials (a NaN scale, a NaN or Inf C) set trace->special and record no
+/// run. Recording only reads what the computation produced: the result is the same either way,
+/// and nothing is allocated for it when trace is null.
 Result run_gst(const TensorCoreParams& p, FormatId fa, std::span<const std::uint8_t> a, FormatId fb,
-               std::span<const std::uint8_t> b, const MmaScales& sc, std::uint32_t c_code, bool has_c) {
+               std::span<const std::uint8_t> b, const MmaScales& sc, std::uint32_t c_code, bool has_c,
+               TensorCoreTrace* trace = nullptr) {
   const Format &ffa = format(fa), &ffb = format(fb), &f32 = format(FormatId::f32);
   const std::size_t G = static_cast<std::size_t>(p.scale_group), L = static_cast<std::size_t>(p.group_size);
   const int zexp = p.zero_exponent.value_or(std::numeric_limits<int>::min() / 4);
@@ -539,14 +548,21 @@ Result run_gst(const TensorCoreParams& p, FormatId fa, std::span<const std::uint
   g.p = p.f32.fraction_bits;
   g.mode = p.f32.mode;
   g.nan_code = p.nan_f32;
+  const auto special = [trace](Result r) {
+    if (trace) {
+      trace->special = true;
+      trace->result = r;
+    }
+    return r;
+  };
   // Specials: a NaN scale anywhere (the group sum times a NaN scale is NaN even for an all-zero
   // group, fdpa.py:144-145) or a NaN C: NaN; C = Inf: Inf of its sign (E2M1 has no specials).
   Operand c = decode(f32, c_code, false);
   bool nan = c.cls == ValueClass::nan;
   for (std::size_t j = 0; j < sc.a.size(); ++j)
     nan |= group_scale(sc.format, sc.a[j]).nan || group_scale(sc.format, sc.b[j]).nan;
-  if (nan) return {p.nan_f32, static_cast<Flags>(c.signalling ? flag::invalid : 0)};
-  if (c.cls == ValueClass::inf) return {c.sign ? 0xFF800000u : 0x7F800000u, 0};
+  if (nan) return special({p.nan_f32, static_cast<Flags>(c.signalling ? flag::invalid : 0)});
+  if (c.cls == ValueClass::inf) return special({c.sign ? 0xFF800000u : 0x7F800000u, 0});
   const int qmin = (ffa.emin() - ffa.man_bits) + (ffb.emin() - ffb.man_bits);  // E2M1 products: multiples of 2^-2
   WideAccumulator exact;  // sum A_k B_k sigma sigma + C, for the flags
   if (c.cls == ValueClass::finite) add_exact(exact, c.sign, c.n, c.q);
@@ -559,21 +575,28 @@ Result run_gst(const TensorCoreParams& p, FormatId fa, std::span<const std::uint
     w.add(c.sign, c.n, c.q);
     acc = round_to_grid(w.to_unpacked(), g, overflow);  // C is an f32: exact on the 23-bit grid
   }
+  // One scale group's scaled sum: (-1)^neg * n * 2^q, products first .. first + count - 1,
+  // alignment exponent ae (first, count and ae are kept for the trace only).
+  struct T {
+    bool neg;
+    std::uint64_t n;
+    int q;
+    int first, count, ae;
+  };
+  std::vector<T> terms;  // reused by every run: at most group_size / scale_group entries
+  terms.reserve(L / G);
   for (std::size_t first = 0; first < a.size(); first += L) {
-    struct T {
-      bool neg;
-      std::uint64_t n;
-      int q;
-    };
-    std::vector<T> terms;
+    const std::size_t run_end = std::min(a.size(), first + L);
+    terms.clear();
     bool all_neg_zero = c_present ? c.cls == ValueClass::zero && c.sign : true;
     int E = c.cls == ValueClass::finite ? c.e : zexp;  // C = 0 offers e_zero (fdpa.py:222-223)
-    for (std::size_t g0 = first; g0 < std::min(a.size(), first + L); g0 += G) {
+    for (std::size_t g0 = first; g0 < run_end; g0 += G) {
       std::int64_t sum = 0;  // the group's exact sum in units of 2^qmin (|sum| <= 16 * 36 * 4)
       bool any = false;
       const std::size_t j = g0 / sc.block;
       const GroupScale s_a = group_scale(sc.format, sc.a[j]), s_b = group_scale(sc.format, sc.b[j]);
-      for (std::size_t k = g0; k < std::min(a.size(), g0 + G); ++k) {
+      const std::size_t g_end = std::min(a.size(), g0 + G);
+      for (std::size_t k = g0; k < g_end; ++k) {
         const Operand oa = decode(ffa, a[k], false), ob = decode(ffb, b[k], false);
         const bool neg = oa.sign != ob.sign;
         if (oa.cls != ValueClass::finite || ob.cls != ValueClass::finite) {
@@ -592,25 +615,48 @@ Result run_gst(const TensorCoreParams& p, FormatId fa, std::span<const std::uint
       E = std::max(E, zero_group ? zexp : s_a.eps + s_b.eps);
       if (!zero_group && sum != 0) {
         const std::uint64_t mag = static_cast<std::uint64_t>(sum < 0 ? -sum : sum);
-        terms.push_back(T{sum < 0, mag * s_a.n * s_b.n, qmin + s_a.q + s_b.q});
+        terms.push_back(T{sum < 0, mag * s_a.n * s_b.n, qmin + s_a.q + s_b.q, static_cast<int>(g0),
+                          static_cast<int>(g_end - g0), s_a.eps + s_b.eps});
       }
     }
     // Every term and C truncated toward zero to a multiple of 2^(E - F), summed exactly.
     const int Q = E - p.alignment_bits;
+    TensorCoreTraceGroup* tg = nullptr;
+    if (trace) {
+      tg = &trace->groups.emplace_back();
+      for (std::size_t k = first; k < run_end; ++k) tg->products.push_back(static_cast<int>(k));
+      tg->first = static_cast<int>(first);
+      tg->count = static_cast<int>(run_end - first);
+      tg->reference = E;
+      tg->quantum = Q;
+    }
     WideAccumulator s;
-    auto cut = [&](bool neg, std::uint64_t n, int q) {
-      if (q >= Q) return s.add(neg, n, q);
-      const int sh = Q - q;
-      const std::uint64_t kept = sh >= 64 ? 0 : n >> sh;
-      if (kept) s.add(neg, kept, Q);
+    auto cut = [&](int index, int count, bool neg, std::uint64_t n, int q, int ae) {
+      std::uint64_t kept = n;
+      int kept_q = q;
+      if (q < Q) {
+        const int sh = Q - q;
+        kept = sh >= 64 ? 0 : n >> sh;
+        kept_q = Q;
+      }
+      if (kept) s.add(neg, kept, kept_q);
+      if (tg) {
+        const int sh = kept_q - q;
+        const bool exact_cut = sh == 0 || (sh < 64 && (kept << sh) == n);
+        tg->terms.push_back(TensorCoreTraceTerm{index, neg, n, q, ae, kept, kept_q, exact_cut, count});
+      }
     };
-    if (c.cls == ValueClass::finite) cut(c.sign, c.n, c.q);
-    for (const T& t : terms) cut(t.neg, t.n, t.q);
+    if (c.cls == ValueClass::finite) cut(-1, 1, c.sign, c.n, c.q, c.e);
+    for (const T& t : terms) cut(t.first, t.count, t.neg, t.n, t.q, t.ae);
     if (s.is_zero()) {
       acc = GridValue{};
       acc.sign = all_neg_zero && c_present;  // IEEE 754 6.3: -0 only when every term is -0
     } else {
       acc = round_to_grid(s.to_unpacked(), g, overflow);
+    }
+    if (tg) {
+      tg->sum = s.to_unpacked();
+      tg->result = encode(acc, g);
     }
     if (acc.cls == ValueClass::inf) break;
     c = Operand{};
@@ -634,7 +680,9 @@ Result run_gst(const TensorCoreParams& p, FormatId fa, std::span<const std::uint
       if (acc.kept == 0 || lead_exp(acc.kept, acc.qe) < g.emin) flags |= flag::underflow;
     }
   }
-  return {encode(acc, g), flags};
+  const Result r{encode(acc, g), flags};
+  if (trace) trace->result = r;
+  return r;
 }
 
 std::string bad(const TensorCoreParams& p, const std::string& what) {
@@ -741,12 +789,17 @@ Result TensorCoreModel::mma(FormatId a_format, std::span<const std::uint8_t> a, 
   return run_mma(p_, a_format, a, b_format, b, acc, c, nullptr);
 }
 
-Result TensorCoreModel::mma_scaled(FormatId a_format, std::span<const std::uint8_t> a, FormatId b_format,
-                                   std::span<const std::uint8_t> b, FormatId scale_format, std::size_t scale_block,
-                                   std::span<const std::uint8_t> sa, std::span<const std::uint8_t> sb, FormatId acc,
-                                   std::uint32_t c) const {
-  const std::string who = "mma (" + p_.name + ")";
-  if (p_.scale_application == ScaleApplication::none)
+namespace {
+
+/// mma_scaled() and trace_scaled(): the preconditions of mma_scaled() checked, then the
+/// model's block-scaled evaluation (run_mma with the scales for per_product models, run_gst for
+/// per_group ones), its steps recorded into trace when that is not null.
+Result run_scaled(const TensorCoreParams& p, FormatId a_format, std::span<const std::uint8_t> a, FormatId b_format,
+                  std::span<const std::uint8_t> b, FormatId scale_format, std::size_t scale_block,
+                  std::span<const std::uint8_t> sa, std::span<const std::uint8_t> sb, FormatId acc, std::uint32_t c,
+                  TensorCoreTrace* trace) {
+  const std::string who = "mma (" + p.name + ")";
+  if (p.scale_application == ScaleApplication::none)
     throw std::invalid_argument(who + ": the model takes no block scales (it has no block-scaled form)");
   if (scale_format != FormatId::e8m0 && scale_format != FormatId::e4m3)
     throw std::invalid_argument(who + ": the scales are e8m0 (UE8M0) or e4m3 (UE4M3), not " +
@@ -760,10 +813,10 @@ Result TensorCoreModel::mma_scaled(FormatId a_format, std::span<const std::uint8
                                 std::to_string(scale_block) + " needs " + std::to_string(nsc) + " scales per side, not " +
                                 std::to_string(sa.size()) + " and " + std::to_string(sb.size()));
   const MmaScales sc{scale_format, scale_block, sa, sb};
-  if (p_.scale_application == ScaleApplication::per_product) {
+  if (p.scale_application == ScaleApplication::per_product) {
     if (scale_format != FormatId::e8m0)
       throw std::invalid_argument(who + ": per-product scales are UE8M0 (kind::mxf8f6f4 takes no UE4M3 scale)");
-    return run_mma(p_, a_format, a, b_format, b, acc, c, nullptr, sc);
+    return run_mma(p, a_format, a, b_format, b, acc, c, trace, sc);
   }
   if (a.size() != b.size() || a.empty())
     throw std::invalid_argument(who + ": A has " + std::to_string(a.size()) + " elements and B " + std::to_string(b.size()) +
@@ -773,16 +826,52 @@ Result TensorCoreModel::mma_scaled(FormatId a_format, std::span<const std::uint8
   check_codes(a_format, a, "A");
   check_codes(b_format, b, "B");
   if (acc != FormatId::f32) throw std::invalid_argument(who + ": the accumulator is f32 only");
-  if (scale_block % static_cast<std::size_t>(p_.scale_group) != 0)
+  if (scale_block % static_cast<std::size_t>(p.scale_group) != 0)
     throw std::invalid_argument(who + ": the scale block " + std::to_string(scale_block) + " is not a multiple of the group " +
-                                std::to_string(p_.scale_group));
-  return run_gst(p_, a_format, a, b_format, b, sc, c, true);
+                                std::to_string(p.scale_group));
+  return run_gst(p, a_format, a, b_format, b, sc, c, true, trace);
+}
+
+}  // namespace
+
+Result TensorCoreModel::mma_scaled(FormatId a_format, std::span<const std::uint8_t> a, FormatId b_format,
+                                   std::span<const std::uint8_t> b, FormatId scale_format, std::size_t scale_block,
+                                   std::span<const std::uint8_t> sa, std::span<const std::uint8_t> sb, FormatId acc,
+                                   std::uint32_t c) const {
+  return run_scaled(p_, a_format, a, b_format, b, scale_format, scale_block, sa, sb, acc, c, nullptr);
 }
 
 TensorCoreTrace TensorCoreModel::trace(FormatId a_format, std::span<const std::uint8_t> a, FormatId b_format,
                                        std::span<const std::uint8_t> b, FormatId acc, std::uint32_t c) const {
+  if (p_.scale_application == ScaleApplication::per_group) {
+    // As mma(): every scale 1 (UE8M0 0x7F), one per scale group, so that the steps are GST's
+    // and the result mma()'s. Those scales are not the caller's: the trace says unscaled.
+    if (a.size() % static_cast<std::size_t>(p_.scale_group) != 0)
+      throw std::invalid_argument("mma (" + p_.name + "): K = " + std::to_string(a.size()) +
+                                  " is not a multiple of the group " + std::to_string(p_.scale_group));
+    const std::vector<std::uint8_t> ones(a.size() / static_cast<std::size_t>(p_.scale_group), 127);
+    TensorCoreTrace t = trace_scaled(a_format, a, b_format, b, FormatId::e8m0, static_cast<std::size_t>(p_.scale_group),
+                                     ones, ones, acc, c);
+    t.scale_block = 0;
+    t.sa.clear();
+    t.sb.clear();
+    return t;
+  }
   TensorCoreTrace t;
   run_mma(p_, a_format, a, b_format, b, acc, c, &t);
+  return t;
+}
+
+TensorCoreTrace TensorCoreModel::trace_scaled(FormatId a_format, std::span<const std::uint8_t> a, FormatId b_format,
+                                              std::span<const std::uint8_t> b, FormatId scale_format,
+                                              std::size_t scale_block, std::span<const std::uint8_t> sa,
+                                              std::span<const std::uint8_t> sb, FormatId acc, std::uint32_t c) const {
+  TensorCoreTrace t;
+  run_scaled(p_, a_format, a, b_format, b, scale_format, scale_block, sa, sb, acc, c, &t);
+  t.scale_format = scale_format;
+  t.scale_block = scale_block;
+  t.sa.assign(sa.begin(), sa.end());
+  t.sb.assign(sb.begin(), sb.end());
   return t;
 }
 

@@ -8,10 +8,11 @@
 
 namespace softmx::vec {
 
-CaseCheck check_cases(VectorReader& r, const Evaluator& ev, const std::function<void(const CaseMismatch&)>& on_mismatch) {
+CaseCheck check_cases(VectorReader& r, const Evaluator& ev, const std::function<void(const CaseMismatch&)>& on_mismatch,
+                      const Evaluator* cases_ev) {
   const LineLayout& l = r.layout();
   CaseCheck st;
-  CompletenessChecker completeness(ev);
+  CompletenessChecker completeness(cases_ev ? *cases_ev : ev);
   Record rec;
   std::vector<std::uint64_t> want(l.results.size());
   while (r.next(rec)) {
@@ -22,7 +23,7 @@ CaseCheck check_cases(VectorReader& r, const Evaluator& ev, const std::function<
     completeness.add(r.line(), rec.operands);
     const auto wf = ev.try_evaluate(rec.operands, want);
     if (!wf)
-      throw InputError(r.where() + ": softmx has no result for these operands under " + describe(r.header()) +
+      throw InputError(r.where() + ": softmx has no result for these operands under " + describe(ev.header()) +
                             " (the dialect refuses them; see softmx dialects)");
     st.flags_compared += rec.has_flags;
     const bool res_bad = rec.results != want;
@@ -31,7 +32,7 @@ CaseCheck check_cases(VectorReader& r, const Evaluator& ev, const std::function<
     ++(res_bad ? st.result_mismatches : st.flags_only_mismatches);
     on_mismatch(CaseMismatch{r.where(), r.line(), rec.operands, rec.results, want, rec.has_flags, rec.flags, *wf, res_bad});
   }
-  if (st.cases == 0) throw InputError(r.name() + ": no data lines (expected " + l.columns() + " lines after the header)");
+  if (st.cases == 0) throw InputError(shown_name(r.name()) + ": no data lines (expected " + l.columns() + " lines after the header)");
   st.completeness = completeness.finish();
   return st;
 }

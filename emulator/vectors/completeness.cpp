@@ -142,10 +142,28 @@ const char* name(CompletenessBasis b) {
   return "?";
 }
 
-bool Completeness::complete() const {
-  if (expected && present != *expected) return false;
-  if (!expected_sha256.empty() && sha256 != expected_sha256) return false;
-  return missing == 0 && extra == 0 && duplicated == 0 && out_of_order == 0;
+const char* name(CompletenessStatus s) {
+  switch (s) {
+    case CompletenessStatus::complete: return "complete";
+    case CompletenessStatus::incomplete: return "incomplete";
+    case CompletenessStatus::unproven: return "unproven";
+  }
+  return "?";
+}
+
+bool Completeness::differs() const {
+  if (expected && present != *expected) return true;
+  if (!expected_sha256.empty() && sha256 != expected_sha256) return true;
+  if (header_differs) return true;
+  if (pinned_cases && present != *pinned_cases) return true;
+  return missing != 0 || extra != 0 || duplicated != 0 || out_of_order != 0;
+}
+
+void Completeness::pin_cases(std::uint64_t n) {
+  pinned_cases = n;
+  if (present != n)
+    notes.push_back("the file holds " + plural(present, "case", "cases") + ", not the " + std::to_string(n) +
+                    " that --expect-cases requires");
 }
 
 CompletenessChecker::CompletenessChecker(const Evaluator& ev) : ev_(ev), digest_(ev.layout()) {}
@@ -248,28 +266,34 @@ Completeness CompletenessChecker::finish() {
     }
     const u64 n = expected.count();
     const std::string expected_sha = expected.hex();
-    // The header's own record must agree with what its level and seed give here; if not, the
-    // file comes from another generator (or its header was edited), and only the header's
-    // values can be checked.
+    // The regenerated list is the truth. The header's own record must be that list's: if not,
+    // the header was edited (to match a cut or reordered file, say) or another generator wrote
+    // the file, and the file fails, whatever its lines hold.
     const bool count_disagrees = h.cases && *h.cases != n;
     const bool digest_disagrees = !h.inputs_sha256.empty() && h.inputs_sha256 != expected_sha;
     if (!regenerable) {
       // The header's record alone, below.
-    } else if (count_disagrees || digest_disagrees) {
-      c.notes.push_back(plan->source.substr(0, plan->source.find(", regenerated")) + " gives " + plural(n, "case", "cases") +
-                        " with inputs-sha256 " + expected_sha + " here, not the header's " +
-                        (h.cases ? std::to_string(*h.cases) : std::string("(no cases)")) + " and " +
-                        (h.inputs_sha256.empty() ? std::string("(no inputs-sha256)") : h.inputs_sha256) +
-                        ": the file was made by another generator or its header was edited; completeness is checked "
-                        "against the header's cases and inputs-sha256 alone");
     } else {
+      if (count_disagrees || digest_disagrees) {
+        c.header_differs = true;
+        c.notes.push_back("the header's " +
+                          std::string(count_disagrees && digest_disagrees ? "cases and inputs-sha256 are"
+                                      : count_disagrees                   ? "cases is"
+                                                                          : "inputs-sha256 is") +
+                          " not the regenerated list's (" + plan->source.substr(0, plan->source.find(", regenerated")) +
+                          " gives " + plural(n, "case", "cases") + " with inputs-sha256 " + expected_sha + "; the header says " +
+                          (h.cases ? std::to_string(*h.cases) : std::string("(no cases)")) + " and " +
+                          (h.inputs_sha256.empty() ? std::string("(no inputs-sha256)") : h.inputs_sha256) +
+                          "): the header was edited or another generator wrote the file; the file fails (the "
+                          "regenerated list decides)");
+      }
       c.basis = plan->open ? CompletenessBasis::regenerated_open : CompletenessBasis::regenerated;
       c.source = plan->source;
       if (!plan->open) c.expected = n;
       c.expected_sha256 = expected_sha;
       if (plan->open)
-        c.notes.push_back("completeness checked only in part: the header has no 'cases' key (a file written before softmx "
-                          "recorded it), so cases missing after the last line cannot be detected; the " +
+        c.notes.push_back("completeness unproven: the header has no 'cases' key (a file written before softmx recorded "
+                          "it), so cases missing after the last line cannot be detected; the " +
                           plural(m, "case", "cases") + " present were checked against " + plan->source);
       if (located_) {
         c.located = true;
@@ -324,15 +348,19 @@ Completeness CompletenessChecker::finish() {
     c.source = h.cases && !h.inputs_sha256.empty() ? "the header's cases and inputs-sha256"
                : h.cases                            ? "the header's cases"
                                                     : "the header's inputs-sha256";
-    if (!h.cases) c.notes.push_back("the header has no 'cases' key: completeness is checked by the inputs' SHA-256 alone");
+    c.notes.push_back("completeness unproven: softmx cannot regenerate these cases (" +
+                      std::string(h.level.empty() ? "the header has no level and seed" : "the note above says why") +
+                      "), so only the header's own record was checked, and a header edited to match a cut file would "
+                      "pass that check");
+    if (!h.cases) c.notes.push_back("the header has no 'cases' key: the file was checked by the inputs' SHA-256 alone");
     else if (h.inputs_sha256.empty())
-      c.notes.push_back("the header has no 'inputs-sha256' key: completeness is checked by the number of cases alone, not "
+      c.notes.push_back("the header has no 'inputs-sha256' key: the file was checked by the number of cases alone, not "
                         "which cases they are");
     return c;
   }
-  c.notes.push_back("completeness not checked: the header records neither how the cases were chosen (level and seed) nor "
-                    "their number and digest (cases, inputs-sha256), so a file that lost cases would pass; files written by "
-                    "softmx gen carry these keys (vectors/README.md 8)");
+  c.notes.push_back("completeness unproven: the header records neither how the cases were chosen (level and seed) nor "
+                    "their number and digest (cases, inputs-sha256), so a file that lost cases would look the same; files "
+                    "written by softmx gen carry these keys (vectors/README.md 8)");
   return c;
 }
 
@@ -347,31 +375,38 @@ Completeness runs_completeness(const Header& h) {
 }
 
 std::string completeness_text(const Completeness& c, const LineLayout& l) {
-  const bool ok = c.complete();
-  std::string s;
-  switch (c.basis) {
-    case CompletenessBasis::none:
-      return "completeness not checked: the header has neither level and seed nor cases and inputs-sha256\n";
-    case CompletenessBasis::runs:
-      return "complete: " + c.source + "\n";
-    case CompletenessBasis::regenerated_open:
-      if (ok)
-        return "complete as far as can be told: the " + plural(c.present, "case is", "cases are") + " the first " +
-               std::to_string(c.present) + " of the list, once each, in order (" + c.source +
-               "; no 'cases' key, so a cut after the last line cannot be seen)\n";
-      break;
-    case CompletenessBasis::regenerated:
-    case CompletenessBasis::header:
-      if (ok && c.basis == CompletenessBasis::regenerated)
-        return "complete: every one of the " + plural(*c.expected, "expected case", "expected cases") + ", once each, in order (" +
-               c.source + ")\n";
-      if (ok) return "complete: the " + plural(c.present, "case matches ", "cases match ") + c.source + "\n";
-      break;
+  const CompletenessStatus st = c.status();
+  if (st == CompletenessStatus::complete) {
+    if (c.basis == CompletenessBasis::runs) return "complete: " + c.source + "\n";
+    if (!c.expected)  // a level-2 list without `cases`, its length pinned by --expect-cases
+      return "complete: every one of the " + plural(c.present, "expected case", "expected cases") +
+             ", once each, in order (" + c.source + "; the count pinned by --expect-cases)\n";
+    return "complete: every one of the " + plural(*c.expected, "expected case", "expected cases") + ", once each, in order (" +
+           c.source + ")\n";
   }
-  s = "INCOMPLETE: ";
+  if (st == CompletenessStatus::unproven) {
+    switch (c.basis) {
+      case CompletenessBasis::regenerated_open:
+        return "UNPROVEN: the " + plural(c.present, "case is", "cases are") + " the first " + std::to_string(c.present) +
+               " of the list, once each, in order (" + c.source +
+               "), but the header has no 'cases' key, so a cut after the last line cannot be seen\n";
+      case CompletenessBasis::header:
+        return "UNPROVEN: the " + plural(c.present, "case matches ", "cases match ") + c.source +
+               ", but softmx cannot regenerate the cases, so the header vouches for its own file\n";
+      default:
+        return "UNPROVEN: completeness not checked: the header has neither level and seed nor cases and inputs-sha256\n";
+    }
+  }
+  std::string s = "INCOMPLETE: ";
   if (c.expected) s += std::to_string(c.present) + " cases where " + std::to_string(*c.expected) + " are expected";
   else s += plural(c.present, "case", "cases");
-  s += " (" + c.source + ")";
+  s += " (" + (c.source.empty() ? std::string("nothing regenerated") : c.source) + ")";
+  std::string more;
+  if (c.header_differs)
+    more += "  the header's cases and inputs-sha256 are not the regenerated list's: the header was edited or another "
+            "generator wrote the file\n";
+  if (c.pinned_cases && c.present != *c.pinned_cases)
+    more += "  --expect-cases requires " + std::to_string(*c.pinned_cases) + " cases\n";
   if (c.located) {
     s += ": " + std::to_string(c.missing) + " missing, " + std::to_string(c.extra) + " extra, " + std::to_string(c.duplicated) +
          " duplicated, " + std::to_string(c.out_of_order) + " out of order\n";
@@ -391,23 +426,23 @@ std::string completeness_text(const Completeness& c, const LineLayout& l) {
            std::to_string(c.first_out_of_order->case_number) + " (" + fields_hex(l.operands, c.first_out_of_order->operands) +
            "), after case " + std::to_string(c.first_out_of_order->other_case) + " at line " +
            std::to_string(c.first_out_of_order->other_line) + "\n";
-    if (c.missing + c.extra + c.duplicated + c.out_of_order == 0)
+    if (c.missing + c.extra + c.duplicated + c.out_of_order == 0 && !c.expected_sha256.empty() && c.sha256 != c.expected_sha256)
       s += "  the operands differ from the expected cases (inputs-sha256 " + c.sha256 + ", expected " + c.expected_sha256 + ")\n";
-    return s;
+    return s + more;
   }
   s += ":";
   if (c.expected && c.present != *c.expected) s += " the count differs;";
   if (!c.expected_sha256.empty())
     s += c.sha256 == c.expected_sha256 ? " the inputs' SHA-256 matches"
                                        : " the inputs' SHA-256 is " + c.sha256 + ", expected " + c.expected_sha256;
-  if (s.back() == ';') s.pop_back();
-  return s + "\n";
+  if (s.back() == ';' || s.back() == ':') s.pop_back();
+  return s + "\n" + more;
 }
 
 std::string completeness_json(const Completeness& c, const LineLayout& l) {
-  const char* status = !c.checked() ? "unchecked" : c.complete() ? "complete" : "incomplete";
-  std::string s = std::string("{\"status\": \"") + status + "\", \"basis\": \"" + name(c.basis) + "\", \"source\": ";
-  s += c.source.empty() ? "null" : "\"" + c.source + "\"";
+  std::string s = std::string("{\"status\": \"") + name(c.status()) + "\", \"basis\": \"" + name(c.basis) +
+                  "\", \"proven\": " + (c.proven() ? "true" : "false") + ", \"source\": ";
+  s += c.source.empty() ? "null" : json_string(c.source);
   s += ", \"expected\": " + (c.expected ? std::to_string(*c.expected) : std::string("null"));
   s += ", \"present\": " + std::to_string(c.present);
   s += ", \"missing\": " + json_count(c.located, c.missing) + ", \"extra\": " + json_count(c.located, c.extra) +
@@ -418,8 +453,10 @@ std::string completeness_json(const Completeness& c, const LineLayout& l) {
   s += ", \"first_out_of_order\": " + json_finding(c.first_out_of_order, l, "after_line");
   s += ", \"inputs_sha256\": " + (c.sha256.empty() ? std::string("null") : "\"" + c.sha256 + "\"");
   s += ", \"expected_inputs_sha256\": " + (c.expected_sha256.empty() ? std::string("null") : "\"" + c.expected_sha256 + "\"");
+  s += std::string(", \"header_differs\": ") + (c.header_differs ? "true" : "false");
+  s += ", \"expect_cases\": " + (c.pinned_cases ? std::to_string(*c.pinned_cases) : std::string("null"));
   s += ", \"notes\": [";
-  for (std::size_t i = 0; i < c.notes.size(); ++i) s += (i ? ", \"" : "\"") + c.notes[i] + "\"";
+  for (std::size_t i = 0; i < c.notes.size(); ++i) s += (i ? ", " : "") + json_string(c.notes[i]);
   return s + "]}";
 }
 

@@ -1080,13 +1080,6 @@ void mma_cases(const Header& h, u64 random, std::uint64_t seed, const CaseSink& 
   }
 }
 
-/// The operand columns only: "IN R".
-std::string operand_columns(const LineLayout& l) {
-  std::string s;
-  for (const Field& f : l.operands) s += (s.empty() ? "" : " ") + f.label;
-  return s;
-}
-
 }  // namespace
 
 MmaShapeDefaults mma_shape_defaults(const TensorCoreModel& model) {
@@ -1166,16 +1159,30 @@ std::uint64_t write_vectors(const Evaluator& ev, const GenOptions& o, const Writ
   h.level = std::to_string(o.level);
   h.seed = o.seed;
   h.generator = std::string(kGeneratorName);
+  auto header = [&] { return w.readmemh ? header_text_commented(h, "// ") : header_text(h); };
+  // The header lines before `cases` are written, and flushed, before the long pass below: an
+  // output that cannot be written at all (a full device, a closed pipe, a used-up quota) fails
+  // at once instead of after the pass over every case.
+  std::string& text = out.text();
+  h.cases = 0;
+  const std::string before_cases = [&] {
+    const std::string t = header();
+    return t.substr(0, t.find(w.readmemh ? "\n// cases = " : "\ncases = ") + 1);
+  }();
+  text += before_cases;
+  out.flush();
   // The header says how many cases follow and what they are, so that a results file cut short
   // or shuffled is caught (README 3, "Completeness").
   const CaseSummary summary = summarize_cases(ev, o);
   h.cases = summary.cases;
   h.inputs_sha256 = summary.sha256;
   const LineLayout& layout = ev.layout();
-  std::string& text = out.text();
-  text += w.readmemh ? header_text_commented(h, "// ") : header_text(h);
+  const std::string full = header();
+  if (full.compare(0, before_cases.size(), before_cases) != 0)
+    throw std::logic_error("write_vectors: the header's lines before `cases` changed with the summary");
+  text.append(full, before_cases.size());
   text += w.readmemh ? "// " : "# ";
-  text += w.inputs_only ? operand_columns(layout) : layout.columns();
+  text += w.inputs_only ? layout.operand_columns() : layout.columns();
   text += '\n';
   out.chunk();
 

@@ -114,16 +114,16 @@ void HeaderParser::add(std::string_view line, const std::string& where) {
   const std::string value(trim(line.substr(eq + 1)));
   if (!started_) {
     if (key != kMagicKey || value != std::to_string(kFormatVersion))
-      throw InputError(where + ": expected 'softmx-vectors = 1' (a softmx vector file starts with its format version), got '" +
-                       std::string(trim(line)) + "'");
+      throw InputError(where + ": expected 'softmx-vectors = 1' (a softmx vector file starts with its format version), got " +
+                       quote(trim(line), '\'', 40));
     started_ = true;
     return;
   }
   if (!valid_key(key))
-    throw InputError(where + ": bad header key '" + key + "' (keys are lower-case letters, digits and '-')");
+    throw InputError(where + ": bad header key " + quote(key, '\'', 40) + " (keys are lower-case letters, digits and '-')");
   if (key == kMagicKey) throw InputError(where + ": a second 'softmx-vectors' line");
   for (const auto& kv : keys_)
-    if (kv.first == key) throw InputError(where + ": header key '" + key + "' given twice");
+    if (kv.first == key) throw InputError(where + ": header key " + quote(key, '\'', 40) + " given twice");
   keys_.emplace_back(key, value);
   wheres_.push_back(where);
 }
@@ -142,7 +142,7 @@ Header HeaderParser::finish(const std::string& where) const {
     return where;
   };
   auto bad = [&](std::string_view k, const std::string& value, const std::string& expected) -> InputError {
-    return InputError(where_of(k) + ": bad value '" + value + "' for '" + std::string(k) + "' (expected " + expected + ")");
+    return InputError(where_of(k) + ": bad value " + quote(value, '\'', 40) + " for '" + std::string(k) + "' (expected " + expected + ")");
   };
   auto require = [&](std::string_view k) -> const std::string& {
     const auto* kv = find(k);
@@ -190,17 +190,17 @@ Header HeaderParser::finish(const std::string& where) const {
     if (applies(k, h.operation, h.layout, h.ctx.rounding)) continue;
     if (completeness_key(k)) {
       if (h.layout == Layout::cases) continue;
-      throw InputError(wheres_[i] + ": header key '" + k +
-                       "' does not apply to layout = runs (a run table covers every input from first to last)");
+      throw InputError(wheres_[i] + ": header key " + quote(k, '\'', 40) +
+                       " does not apply to layout = runs (a run table covers every input from first to last)");
     }
     static constexpr std::string_view kKnown[] = {"operation", "layout", "from", "to", "a", "b", "rounding", "saturation",
                                                  "tininess", "rbits", "dialect", "block", "blocks", "scale",
                                                  "accumulation", "first", "last", "accumulator", "addend", "model",
                                                  "scale-format", "scale-block"};
     if (std::find(std::begin(kKnown), std::end(kKnown), k) == std::end(kKnown))
-      throw InputError(wheres_[i] + ": unknown header key '" + k +
-                       "' (see vectors/README.md section 3; free information goes in keys starting with 'x-')");
-    throw InputError(wheres_[i] + ": header key '" + k + "' does not apply to " +
+      throw InputError(wheres_[i] + ": unknown header key " + quote(k, '\'', 40) +
+                       " (see vectors/README.md section 3; free information goes in keys starting with 'x-')");
+    throw InputError(wheres_[i] + ": header key " + quote(k, '\'', 40) + " does not apply to " +
                      (k == "rbits" ? std::string("rounding ") + std::string(name(h.ctx.rounding))
                       : (k == "first" || k == "last") ? std::string("layout = cases")
                                                       : "operation " + std::string(name(h.operation))));
@@ -362,7 +362,7 @@ void Header::validate(std::string_view where_sv) const {
       if (!is_mx_element(from) || !is_mx_element(to))
         throw fail("mma operands are MX element formats: e4m3 e5m2 e3m2 e2m3 e2m1 int8 (a = " + f + ", b = " + t + ")");
       if (accumulator != FormatId::f32 && accumulator != FormatId::f16) throw fail("the mma accumulator is f32 or f16");
-      if (!find_tensor_core_model(model)) throw fail("unknown tensor-core model '" + model + "'");
+      if (!find_tensor_core_model(model)) throw fail("unknown tensor-core model " + quote(model, '\'', 40) + "");
       if (block < 1 || block > 4096) throw fail("block (K) must be 1..4096");
       if (scale_format == MmaScaleFormat::none ? scale_block != 0
                                                : scale_block < 1 || scale_block > block || block % scale_block != 0)
@@ -384,7 +384,7 @@ void Header::validate(std::string_view where_sv) const {
   if (!inputs_sha256.empty() && !lower_hex_digest(inputs_sha256)) throw fail("inputs-sha256 must be 64 lower-case hex digits");
   if (!level.empty() && !(layout == Layout::runs ? level == "exhaustive"
                           : level == "1" || level == "2" || (level == "exhaustive" && exhaustive(*this))))
-    throw fail("level '" + level + "' is not 1, 2 or (for an exhaustive set or a run table) exhaustive");
+    throw fail("level " + quote(level, '\'', 40) + " is not 1, 2 or (for an exhaustive set or a run table) exhaustive");
   if (ctx.rounding == Rounding::rs && (ctx.rbits_width < 1 || ctx.rbits_width > 64)) throw fail("rbits must be 1..64");
   // Only convert and quantize lines carry random bits (vectors/README.md 4).
   if (ctx.rounding == Rounding::rs && (operation == Operation::dequantize || operation == Operation::dot))

@@ -6,7 +6,9 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>  // renameat2, RENAME_EXCHANGE (glibc 2.28 and later)
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -301,6 +303,55 @@ void OutputFile::flush() {
   if (buf_.empty()) return;
   write_out(buf_.data(), buf_.size());
   buf_.clear();
+}
+
+namespace {
+
+/// "N bytes (X.Y GiB)": the exact count, and a size a reader takes in at a glance.
+std::string bytes_text(std::uint64_t n) {
+  static constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  std::string s = std::to_string(n) + " bytes";
+  if (n < 1024) return s;
+  double v = static_cast<double>(n);
+  int u = -1;
+  while (v >= 1024 && u < 5) {
+    v /= 1024;
+    ++u;
+  }
+  char b[32];
+  std::snprintf(b, sizeof b, " (%.1f %s)", v, kUnits[u]);
+  return s + b;
+}
+
+}  // namespace
+
+void OutputFile::require_space(std::uint64_t bytes) {
+  if (done_ || fd_ < 0 || bytes == 0) return;
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) return;  // a device, FIFO, pipe or terminal
+  // Where the bytes go: the offset, or the end for a descriptor opened with O_APPEND (">>").
+  const int fl = ::fcntl(fd_, F_GETFL);
+  const off_t at = fl >= 0 && (fl & O_APPEND) ? st.st_size : ::lseek(fd_, 0, SEEK_CUR);
+  if (at < 0) return;
+  const std::uint64_t from = static_cast<std::uint64_t>(at), size = static_cast<std::uint64_t>(st.st_size);
+  const std::uint64_t end = bytes > UINT64_MAX - from ? UINT64_MAX : from + bytes;
+  const auto fail = [&](int err, const std::string& why) {
+    const std::string reason = "the output needs at least " + bytes_text(bytes) + ", but " + why;
+    if (kind_ == Kind::standard_output) throw OutputError("cannot write standard output", "", err, reason);
+    throw OutputError("cannot write", path_, err, reason);
+  };
+  struct rlimit lim {};
+  if (::getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY && end > lim.rlim_cur)
+    fail(EFBIG, "the file size limit (ulimit -f) is " + bytes_text(lim.rlim_cur) +
+                    (from ? " and it would start at byte " + std::to_string(from) : std::string()));
+  // The bytes that take new space: those past the current end of the file (a rewrite in place,
+  // "1<>FILE", reuses the blocks it overwrites).
+  const std::uint64_t reused = from < size ? std::min(size, end) - from : 0;
+  const std::uint64_t grows = bytes - reused;
+  struct statvfs fs {};
+  if (grows == 0 || ::fstatvfs(fd_, &fs) != 0 || fs.f_frsize == 0) return;
+  const std::uint64_t avail = fs.f_bavail > UINT64_MAX / fs.f_frsize ? UINT64_MAX : fs.f_bavail * fs.f_frsize;
+  if (grows > avail) fail(ENOSPC, "its file system has " + bytes_text(avail) + " free");
 }
 
 void OutputFile::commit() {

@@ -1,6 +1,7 @@
 // emulator/vectors/reader.cpp: see reader.hpp.
 #include "softmx/vectors/reader.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cerrno>
 #include <cstring>
@@ -48,7 +49,52 @@ std::string field_expectation(const Field& f) {
   return s;
 }
 
+/// The longest data line of a file with layout `l` (twice the canonical line, at least the
+/// default): see line_reader.hpp.
+std::size_t layout_line_limit(const LineLayout& l) {
+  std::size_t fields = l.operands.size() + l.results.size() + 1, digits = 2;
+  for (const auto* side : {&l.operands, &l.results})
+    for (const Field& f : *side) digits = std::max(digits, static_cast<std::size_t>(f.digits));
+  return data_line_limit(fields, digits);
+}
+
+/// Once the header lines read so far make a whole header, the lines that follow (the first
+/// data line among them) may be as long as its data lines: twice the canonical length, never
+/// less than the default (line_reader.hpp). Until then (and for a header that does not parse)
+/// the default limit holds. Re-checked after each header line: a header has a few dozen.
+void raise_limit_once_complete(const HeaderParser& hp, LineReader& lines, const std::string& name) {
+  try {
+    lines.set_max_line(layout_line_limit(line_layout(hp.finish(name))));
+  } catch (const InputError&) {
+  } catch (const std::invalid_argument&) {
+  }
+}
+
 }  // namespace
+
+std::string read_vector_text(std::istream& in, const std::string& name) {
+  LineReader lines(in, name);
+  HeaderParser hp;
+  bool in_header = true;
+  std::string text, line;
+  while (lines.next(line)) {
+    if (in_header && !blank_or_comment(line)) {
+      if (line.find('=') != std::string::npos) {
+        try {
+          hp.add(line, lines.where());
+          raise_limit_once_complete(hp, lines, name);
+        } catch (const InputError&) {
+          in_header = false;  // a bad header: the reader will say so; the default limit stays
+        }
+      } else {
+        in_header = false;
+      }
+    }
+    text += line;
+    if (lines.ended_with_newline()) text += '\n';
+  }
+  return text;
+}
 
 VectorReader::VectorReader(std::istream& in, std::string name) : in_(&in), name_(std::move(name)), lines_(in, name_) {
   HeaderParser hp;
@@ -63,16 +109,18 @@ VectorReader::VectorReader(std::istream& in, std::string name) : in_(&in), name_
       break;
     }
     hp.add(line, lines_.where());
+    raise_limit_once_complete(hp, lines_, name_);
   }
   if (!hp.started()) throw InputError(name_, 0, "empty file: expected a header starting with 'softmx-vectors = 1'");
   header_ = hp.finish(name_);
   layout_ = line_layout(header_);
+  lines_.set_max_line(layout_line_limit(layout_));
 }
 
 std::unique_ptr<VectorReader> VectorReader::open(const std::string& path) {
   if (path == "-") return std::make_unique<VectorReader>(std::cin, "<stdin>");
   auto f = std::make_unique<std::ifstream>(path, std::ios::binary);
-  if (!*f) throw InputError("cannot open " + path + ": " + std::strerror(errno));
+  if (!*f) throw InputError("cannot open " + quote(path, '\'', 240) + ": " + std::strerror(errno));
   auto r = std::make_unique<VectorReader>(*f, path);
   r->owned_ = std::move(f);
   return r;
@@ -88,8 +136,7 @@ std::unique_ptr<VectorReader> VectorReader::from_string(std::string text, std::s
 bool VectorReader::read_line(std::string& line) {
   if (!lines_.next(line)) return false;
   ++line_no_;
-  // getline() sets eof only when the input ended before the delimiter.
-  if (in_->eof())
+  if (!lines_.ended_with_newline())
     throw InputError(name_, lines_.line(), "the last line has no newline at its end: the file may be cut short (every line "
                                       "of a vector file ends in LF; vectors/README.md 2)");
   return true;
@@ -120,6 +167,21 @@ void VectorReader::parse_record(const std::string& line, Record& r) {
   r.operands.resize(no);
   r.results.resize(n > no ? nr : 0);
   r.has_flags = n == no + nr + 1;
+  // All or none (vectors/README.md 4): every data line has the columns of the first one, so
+  // that a file cannot give results or flags on some lines only.
+  const int shape = n == no ? 0 : n == no + nr ? 1 : 2;
+  if (shape_ < 0) {
+    shape_ = shape;
+    shape_line_ = lines_.line();
+  } else if (shape != shape_) {
+    static constexpr const char* kShape[] = {"operands only", "operands and results, no flags", "operands, results and flags"};
+    throw InputError(name_, lines_.line(), std::string(header_.layout == Layout::runs
+                                                           ? "flags are given on some run lines and not on others: "
+                                                           : "") +
+                                               "this line has " + std::string(kShape[shape]) + ", but line " +
+                                               std::to_string(shape_line_) + " (the first data line) has " + kShape[shape_] +
+                                               ": every data line gives the same columns (all or none; vectors/README.md 4)");
+  }
   r.flags = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const Field* f = nullptr;
@@ -139,7 +201,7 @@ void VectorReader::parse_record(const std::string& line, Record& r) {
       const std::string what = f == &kFlags ? "2 hex digits (flags 00..1F: 01 inexact, 02 underflow, 04 overflow, 08 infinite, 10 invalid)"
                                             : field_expectation(*f);
       throw InputError(name_, lines_.line(), "field " + std::to_string(i + 1) + " (" + f->label + "): expected " + what +
-                       ", got \"" + std::string(fields[i]) + "\"");
+                       ", got " + quote(fields[i], '"', 40));
     }
     if (dst) *dst = v;
     else r.flags = static_cast<Flags>(v);

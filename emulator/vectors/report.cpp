@@ -5,7 +5,9 @@
 #include "softmx/text.hpp"
 #include "softmx/describe.hpp"
 #include "softmx/tensor_core.hpp"
+#include <algorithm>
 #include <bit>
+#include <stdexcept>
 #include <vector>
 
 namespace softmx::vec {
@@ -33,6 +35,32 @@ std::string dyadic(bool neg, std::uint64_t n, int q) {
   return std::string(neg ? "-" : "+") + std::to_string(n >> tz) + "*2^" + std::to_string(q + tz);
 }
 
+/// The value of a block-scale code as mma_scaled() reads it: UE8M0 (e8m0) 2^(code - 127) or
+/// NaN for 0xFF; UE4M3 (e4m3) the e4m3 value of code & 0x7F (the sign bit is ignored, and said
+/// so), NaN for 0x7F and 0xFF.
+std::string scale_value_text(FormatId f, std::uint8_t code) {
+  if (f == FormatId::e8m0) return code == 0xFF ? "NaN" : "2^" + std::to_string(static_cast<int>(code) - 127);
+  const std::uint8_t magnitude = code & 0x7F;
+  if (magnitude == 0x7F) return "NaN";
+  return value_text(format(FormatId::e4m3), magnitude) + (code & 0x80 ? ", sign bit ignored" : "");
+}
+
+/// The label of a traced term: "C (acc)", "products" (an addend step's instruction result),
+/// "A_3*B_3" (one product), "A_1..16*B_1..16" (a per-group model's scale group), followed by
+/// " * SA_j*SB_j" for a per-group term when the trace has the caller's scales.
+std::string term_label(const TensorCoreTraceTerm& x, const TensorCoreTrace& t, bool per_group) {
+  if (x.index == -2) return "products";
+  if (x.index < 0) return "C (acc)";
+  const std::string first = std::to_string(x.index + 1);
+  const std::string ks = x.count > 1 ? first + ".." + std::to_string(x.index + x.count) : first;
+  std::string s = "A_" + ks + "*B_" + ks;
+  if (per_group && t.scale_block) {
+    const std::string j = std::to_string(static_cast<std::size_t>(x.index) / t.scale_block + 1);
+    s += " * SA_" + j + "*SB_" + j;
+  }
+  return s;
+}
+
 }  // namespace
 
 std::string mma_trace_report(const Header& h, std::span<const std::uint64_t> operands) {
@@ -41,12 +69,46 @@ std::string mma_trace_report(const Header& h, std::span<const std::uint64_t> ope
   const std::size_t k = h.block;
   std::vector<std::uint8_t> codes(2 * k);
   for (std::size_t i = 0; i < 2 * k; ++i) codes[i] = static_cast<std::uint8_t>(operands[i]);
-  const std::uint32_t c = h.addend ? static_cast<std::uint32_t>(operands[2 * k]) : 0;
-  const TensorCoreTrace t = m->trace(h.from, std::span(codes.data(), k), h.to, std::span(codes.data() + k, k), h.accumulator, c);
+  const bool scaled = h.scale_format != MmaScaleFormat::none;
+  // A block-scaled line holds SA_1..SA_n, SB_1..SB_n between B and C (vectors/README.md 4).
+  const std::size_t n = scaled ? k / h.scale_block : 0;
+  std::vector<std::uint8_t> scales(2 * n);
+  for (std::size_t j = 0; j < 2 * n; ++j) scales[j] = static_cast<std::uint8_t>(operands[2 * k + j]);
+  const std::uint32_t c = h.addend ? static_cast<std::uint32_t>(operands[2 * k + 2 * n]) : 0;
+  const FormatId sf = h.scale_format == MmaScaleFormat::ue4m3 ? FormatId::e4m3 : FormatId::e8m0;
+  TensorCoreTrace t;
+  try {
+    t = scaled ? m->trace_scaled(h.from, std::span(codes.data(), k), h.to, std::span(codes.data() + k, k), sf,
+                                 h.scale_block, std::span(scales.data(), n), std::span(scales.data() + n, n),
+                                 h.accumulator, c)
+               : m->trace(h.from, std::span(codes.data(), k), h.to, std::span(codes.data() + k, k), h.accumulator, c);
+  } catch (const std::invalid_argument& e) {
+    // The traces take exactly what mma() and mma_scaled() take, so a line the Evaluator could
+    // check always traces; should one not, the report says why instead of ending verify.
+    return "    model " + std::string(m->name()) + ": no trace: " + e.what() + "\n";
+  }
   const Format& acc = format(h.accumulator);
+  const bool per_group = m->params().scale_application == ScaleApplication::per_group;
   std::string s = "    model " + std::string(m->name()) + " (docs/TENSOR_CORES.md):";
-  if (t.special) return s + " NaN or Inf operands decide: D " + hex(t.result.code, acc.hex_digits()) + "\n";
-  s += "\n";
+  if (scaled) {
+    // What the terms below are made of: the scales as read, and C (unscaled models print only
+    // the terms, which is all they need: there, every term is an element product or C).
+    s += "\n";
+    for (std::size_t j = 0; j < n; ++j) {
+      const std::string idx = std::to_string(j + 1);
+      s += "      scales: SA_" + idx + " = " + hex(scales[j], 2) + " (" + scale_value_text(sf, scales[j]) + "), SB_" + idx +
+           " = " + hex(scales[n + j], 2) + " (" + scale_value_text(sf, scales[n + j]) + ") for products " +
+           std::to_string(j * h.scale_block + 1) + ".." + std::to_string((j + 1) * h.scale_block) + "\n";
+    }
+    s += h.addend ? "      C = " + hex(c, acc.hex_digits()) + "  " + value_text(acc, c) + "\n"
+                  : std::string("      C = +0 (addend = no)\n");
+    if (t.special) return s + "      NaN or Inf operands or a NaN scale decide: D " + hex(t.result.code, acc.hex_digits()) + "\n";
+    s += per_group ? "      each term A_i..j*B_i..j * SA*SB is one scale group's exact sum times its two scales\n"
+                   : "      each product term A_i*B_i includes its two scales (its exponent is raised by theirs)\n";
+  } else {
+    if (t.special) return s + " NaN or Inf operands decide: D " + hex(t.result.code, acc.hex_digits()) + "\n";
+    s += "\n";
+  }
   for (const TensorCoreTraceGroup& g : t.groups) {
     if (g.addend_step) {
       s += "      C added to the products' result";
@@ -61,11 +123,14 @@ std::string mma_trace_report(const Header& h, std::span<const std::uint64_t> ope
     } else {
       s += g.addend_step ? std::string(", exactly:\n")
                          : ": reference E = " + std::to_string(g.reference) + ", terms cut at 2^" + std::to_string(g.quantum) + "\n";
+      // The label column: 12 wide as it always was; wider for the longer labels of scaled and
+      // per-group terms, so that their columns stay aligned.
+      std::size_t width = 12;
+      if (scaled || per_group)
+        for (const TensorCoreTraceTerm& x : g.terms) width = std::max(width, term_label(x, t, per_group).size() + 1);
       for (const TensorCoreTraceTerm& x : g.terms) {
-        const std::string who = x.index == -2  ? std::string("products")
-                                : x.index < 0 ? std::string("C (acc)")
-                                              : "A_" + std::to_string(x.index + 1) + "*B_" + std::to_string(x.index + 1);
-        s += "        " + pad(who, 12) + pad(dyadic(x.neg, x.n, x.q), 18) + " e " + pad(std::to_string(x.align_exponent), 5) +
+        s += "        " + pad(term_label(x, t, per_group), width) + pad(dyadic(x.neg, x.n, x.q), 18) + " e " +
+             pad(std::to_string(x.align_exponent), 5) +
              (x.kept_exact ? std::string("kept") : "cut to " + dyadic(x.neg, x.kept, x.kept_q)) + "\n";
       }
       if (g.sum.cls == ValueClass::finite)

@@ -66,7 +66,7 @@ RunCheckStats check_runs(VectorReader& table, const Header& settings, unsigned t
   auto compare = [&](const Run& e) {
     for (std::uint64_t x = e.first;;) {
       while (dev.last < x) {
-        if (!table.next_run(dev)) throw InputError(table.name() + ": the runs end before the header's last");
+        if (!table.next_run(dev)) throw InputError(shown_name(table.name()) + ": the runs end before the header's last");
         ++st.runs;
       }
       const std::uint64_t end = std::min(dev.last, e.last);

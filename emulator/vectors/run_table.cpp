@@ -178,7 +178,7 @@ struct TableInfo {
 TableInfo read_table_info(const std::string& path) {
   if (path == "-") throw InputError("merge reads named files, not standard input ('-'): each is read twice");
   auto r = VectorReader::open(path);
-  if (r->header().layout != Layout::runs) throw InputError(path + ": not a run table (the header has no 'layout = runs')");
+  if (r->header().layout != Layout::runs) throw InputError(shown_name(path) + ": not a run table (the header has no 'layout = runs')");
   Run first;
   r->next_run(first);  // throws for a table without runs
   return TableInfo{path, r->header(), first.has_flags};
@@ -208,11 +208,11 @@ void check_same_function(const TableInfo& t, const TableInfo& ref) {
   const std::string a = comparable_text(t.header), b = comparable_text(ref.header);
   if (a != b) {
     const auto [la, lb] = first_difference(a, b);
-    throw InputError(t.path + ": header differs from " + ref.path + "'s: '" + la + "' where " + ref.path + " has '" + lb +
-                     "' (merge joins tables of one function; only first, last and x- keys may differ)");
+    throw InputError(shown_name(t.path) + ": header differs from " + shown_name(ref.path) + "'s: " + quote(la, '\'', 72) + " where " + shown_name(ref.path) + " has " + quote(lb, '\'', 72) +
+                     " (merge joins tables of one function; only first, last and x- keys may differ)");
   }
   if (t.has_flags != ref.has_flags)
-    throw InputError(t.path + ": run lines " + (t.has_flags ? "have" : "lack") + " FLAGS, those of " + ref.path + " " +
+    throw InputError(shown_name(t.path) + ": run lines " + (t.has_flags ? "have" : "lack") + " FLAGS, those of " + shown_name(ref.path) + " " +
                      (ref.has_flags ? "have them" : "do not") + " (flags on every table or on none)");
 }
 
@@ -227,12 +227,12 @@ void check_adjacent(const std::vector<TableInfo>& sorted) {
   for (std::size_t i = 1; i < sorted.size(); ++i) {
     const TableInfo &p = sorted[i - 1], &c = sorted[i];
     if (c.header.first <= p.header.last)
-      throw InputError(c.path + ": its inputs " + range_text(c.header) + " overlap those of " + p.path + " (" +
+      throw InputError(shown_name(c.path) + ": its inputs " + range_text(c.header) + " overlap those of " + shown_name(p.path) + " (" +
                        range_text(p.header) + ")");
     if (c.header.first != p.header.last + 1)
-      throw InputError(c.path + ": a gap before its inputs " + range_text(c.header) + ": inputs " +
+      throw InputError(shown_name(c.path) + ": a gap before its inputs " + range_text(c.header) + ": inputs " +
                        hex(p.header.last + 1, d) + ".." + hex(c.header.first - 1, d) + " are in no table (" +
-                       p.path + " ends at " + hex(p.header.last, d) + ")");
+                       shown_name(p.path) + " ends at " + hex(p.header.last, d) + ")");
   }
 }
 
@@ -268,7 +268,7 @@ Header sweep_header(const Format& from, const Format& to, const Context& ctx, st
     throw InputError("cannot sweep with rounding rs: a run table records a function of the input alone (use rne, rna, "
                      "rz, ru, rd or ro)");
   const Dialect* d = find_dialect(dialect);
-  if (!d) throw InputError("unknown dialect '" + std::string(dialect) + "'");
+  if (!d) throw InputError("unknown dialect " + quote(dialect, '\'', 40));
   Header h;
   h.operation = Operation::convert;
   h.layout = Layout::runs;
@@ -372,7 +372,7 @@ std::uint64_t merge_tables(const std::vector<std::string>& paths, std::string& t
     auto r = VectorReader::open(t.path);
     if (comparable_text(r->header()) != comparable_text(t.header) || r->header().first != t.header.first ||
         r->header().last != t.header.last)
-      throw InputError(t.path + ": changed while merge was reading it");
+      throw InputError(shown_name(t.path) + ": changed while merge was reading it");
     Run run;
     while (r->next_run(run)) {
       if (run.has_flags != t.has_flags) throw InputError(r->where() + ": flags on some run lines and not on others");

@@ -21,15 +21,22 @@
 
 namespace softmx {
 
+namespace detail {
+/// A file name as messages show it (softmx/text.hpp shown_name(): control bytes and invalid
+/// UTF-8 escaped, at most 240 characters). Defined in emulator/text.cpp.
+std::string shown_file_name(const std::string& name);
+}  // namespace detail
+
 class InputError : public std::invalid_argument {
  public:
   /// A message that names the input itself (an argument, an option, a value).
   explicit InputError(const std::string& message) : std::invalid_argument(message) {}
   /// An error at `line` (counted from 1; 0: the file as a whole) of `file` (the name as the
   /// caller gave it; "<stdin>" for standard input). what() is "FILE line N: MESSAGE", or
-  /// "FILE: MESSAGE" for line 0.
+  /// "FILE: MESSAGE" for line 0. FILE is shown escaped (a name holding ESC cannot reach a
+  /// terminal raw); file() keeps it as given.
   InputError(std::string file, std::uint64_t line, const std::string& message)
-      : std::invalid_argument(file + (line ? " line " + std::to_string(line) : std::string()) + ": " + message),
+      : std::invalid_argument(detail::shown_file_name(file) + (line ? " line " + std::to_string(line) : std::string()) + ": " + message),
         file_(std::move(file)),
         line_(line) {}
 

@@ -171,6 +171,9 @@ struct TensorCoreTraceTerm {
   std::uint64_t kept = 0;
   int kept_q = 0;
   bool kept_exact = true;   ///< the cut lost nothing
+  /// Per-group (GST) models: the term is the exact sum of the products index .. index + count -
+  /// 1 of one scale group, times its two block scales (n * 2^q is that scaled sum); 1 otherwise.
+  int count = 1;
 };
 
 /// One traced group (its terms, reference, quantum and result), or the addend step of header
@@ -190,11 +193,18 @@ struct TensorCoreTraceGroup {
   std::uint32_t result = 0;  ///< the accumulator code after this group
 };
 
-/// The steps of one mma() evaluation (for reports).
+/// The steps of one mma() or mma_scaled() evaluation (for reports).
 struct TensorCoreTrace {
-  bool special = false;  ///< decided by NaN/Inf operands; no groups
+  bool special = false;  ///< decided by NaN/Inf operands (or a NaN scale); no groups
   std::vector<TensorCoreTraceGroup> groups;
   Result result;
+  /// mma_scaled(): the scale format (e8m0: UE8M0, e4m3: UE4M3), the products per scale, and the
+  /// scale codes of A and B as given (scale j covers products j * scale_block ..); scale_block
+  /// is 0 for an unscaled mma. In per_product models each product term's q already includes the
+  /// scales' exponents; in per_group models each term is a scale group's sum (count > 1).
+  FormatId scale_format = FormatId::e8m0;
+  std::size_t scale_block = 0;
+  std::vector<std::uint8_t> sa, sb;
 };
 
 /// A tensor-core accumulation model: an AccumulationModel for DotGeneral over MX blocks, and a
@@ -245,6 +255,13 @@ class TensorCoreModel final : public AccumulationModel {
   /// mma() with every step recorded.
   TensorCoreTrace trace(FormatId a_format, std::span<const std::uint8_t> a, FormatId b_format,
                         std::span<const std::uint8_t> b, FormatId acc, std::uint32_t c) const;
+
+  /// mma_scaled() with every step recorded (the same preconditions and result; the trace's
+  /// result equals mma_scaled()'s).
+  TensorCoreTrace trace_scaled(FormatId a_format, std::span<const std::uint8_t> a, FormatId b_format,
+                               std::span<const std::uint8_t> b, FormatId scale_format, std::size_t scale_block,
+                               std::span<const std::uint8_t> sa, std::span<const std::uint8_t> sb, FormatId acc,
+                               std::uint32_t c) const;
 
  private:
   TensorCoreParams p_;

@@ -36,6 +36,20 @@ std::string expected_code(const Format& f);
 /// short message, and a NUL does not end it early.
 std::string quote(std::string_view text, char q = '"', std::size_t max = 72);
 
+/// A finished message made safe for a terminal, a log or a Python exception: LF and TAB are
+/// kept, every other control byte (ESC and CR included: no terminal escape sequence or
+/// overwritten line can come from a file), DEL and every byte that is not part of a valid UTF-8
+/// character is written \xHH, and NUL does not end it. Backslashes are left as they are (the
+/// input a message quotes went through quote() already). At most `max` bytes of the message are
+/// kept; a longer one is cut at a character boundary and "... (N bytes)" follows. The result is
+/// valid UTF-8 for any bytes. The CLI writes every error through it, and the Python module
+/// raises every ValueError with it.
+std::string safe_message(std::string_view message, std::size_t max = 4096);
+
+/// A name (a file path as the caller gave it) as messages show it: quote() without quotes,
+/// at most 240 characters. "results.vec" stays "results.vec"; a name holding ESC shows \x1B.
+inline std::string shown_name(std::string_view name) { return quote(name, 0, 240); }
+
 /// `text` as a JSON string, quotes included: '"' and '\\' escaped, control bytes, DEL and every
 /// byte from 0x80 up as \u00XX. Each byte becomes one code point (U+0000..U+00FF), so the
 /// result is valid JSON (ASCII) for any bytes, and a reader gets the bytes back by encoding

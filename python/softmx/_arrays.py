@@ -112,15 +112,16 @@ def as_random(random, shape, what: str = "random") -> np.ndarray:
     return np.asarray(r, dtype=np.uint64, order="C")
 
 
+#: The most worker threads a call takes (the CLI's --threads limit, 1..1024).
+MAX_THREADS = 1024
+
+
 def threads_arg(threads) -> int:
-    """None: every core (0 for the library); otherwise a positive int."""
+    """None: every core (0 for the library); otherwise an integer from 1 to MAX_THREADS."""
     if threads is None:
         return 0
-    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)):
-        raise TypeError(f"threads must be None (every core) or a positive int, got {type(threads).__name__}")
-    if threads < 1:
-        raise ValueError(f"threads must be None (every core) or at least 1, got {threads}")
-    return int(threads)
+    return int_arg(threads, "threads", lo=1, hi=MAX_THREADS,
+                   expected=f"None (every core) or an integer from 1 to {MAX_THREADS}")
 
 
 def name_arg(value, what: str, optional: bool = False) -> Optional[str]:
@@ -132,12 +133,50 @@ def name_arg(value, what: str, optional: bool = False) -> Optional[str]:
     return value
 
 
-def int_arg(value, what: str, optional: bool = False) -> Optional[int]:
+def _range_text(lo: Optional[int], hi: Optional[int]) -> str:
+    if lo is not None and hi is not None:
+        return f"an integer from {lo} to {hi}"
+    if lo is not None:
+        return f"an integer of at least {lo}"
+    if hi is not None:
+        return f"an integer of at most {hi}"
+    return "an int"
+
+
+def int_arg(value, what: str, optional: bool = False, *, lo: Optional[int] = None, hi: Optional[int] = None,
+            expected: Optional[str] = None) -> Optional[int]:
+    """An integer argument checked once, in Python, before it reaches the extension (whose C++
+    parameters are unsigned, size_t, uint64, int or long: a value outside their range would
+    otherwise be pybind11's "incompatible function arguments" TypeError, or wrap around).
+
+    value: a Python int or a numpy integer scalar (np.int64(5) is 5); None too where `optional`.
+    Not a bool, float or str: TypeError naming `what`. Outside lo..hi (either bound may be
+    None: unbounded on that side): ValueError "WHAT must be EXPECTED, got VALUE", EXPECTED
+    "an integer from LO to HI" unless given.
+    """
     if value is None and optional:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{what} must be an int{' or None' if optional else ''}, got {type(value).__name__}")
-    return int(value)
+    text = expected or _range_text(lo, hi)
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        or_none = " or None" if optional and not text.startswith("None") else ""
+        raise TypeError(f"{what} must be {text}{or_none}, got {type(value).__name__}")
+    v = int(value)
+    if (lo is not None and v < lo) or (hi is not None and v > hi):
+        raise ValueError(f"{what} must be {text}, got {v}")
+    return v
+
+
+def float_arg(value, what: str, optional: bool = False) -> Optional[float]:
+    """A real-number argument: a Python or numpy int or float (not a bool or str: TypeError
+    naming `what`) as a float; an int too large for a float is a ValueError."""
+    if value is None and optional:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{what} must be a float{' or None' if optional else ''}, got {type(value).__name__}")
+    try:
+        return float(value)
+    except OverflowError:
+        raise ValueError(f"{what} {value!r} is too large for a float") from None
 
 
 def normalize_axis(axis, ndim: int, what: str = "axis") -> int:

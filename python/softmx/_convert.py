@@ -32,13 +32,14 @@ def convert(x, to: str, *, src: Optional[str] = None, round: Optional[str] = Non
         ["default_saturation"]; `softmx convert` without --sat does the same).
     dialect: "ocp" (default), "cuda", "torchao", ...: softmx.dialects() lists them.
     tininess: "after" (default) or "before" rounding, for the underflow flag.
-    rbits: round="rs" only: the number of random bits per element, 1..64 (default 32), as the
-        CLI's --rbits.
+    rbits: round="rs" only: the number of random bits per element, an integer from 1 to 64
+        (default 32), as the CLI's --rbits.
     random: round="rs" only: the random bits, unsigned integers below 2**rbits, one per element
         (any shape that broadcasts to x's).
     flags: also return the exception flags of each element (uint8: 0x01 inexact, 0x02
         underflow, 0x04 overflow, 0x10 invalid).
-    threads: worker threads; None uses every core. The result does not depend on it.
+    threads: worker threads, an integer from 1 to 1024; None uses every core. The result does
+        not depend on it.
 
     Returns the codes, an array of x's shape: uint8 for formats of at most 8 bits (MX
     elements, e8m0), uint16 for f16 and bf16, uint32 for f32, uint64 for f64; or (codes, flags).
@@ -46,12 +47,13 @@ def convert(x, to: str, *, src: Optional[str] = None, round: Optional[str] = Non
     is read in place.
 
     Raises ValueError for unknown names, codes out of range, options a dialect does not accept
-    for the destination (cuda with rz into e4m3), rbits or random without round="rs";
-    TypeError for arrays of other dtypes.
+    for the destination (cuda with rz into e4m3), rbits or random without round="rs", rbits or
+    threads out of range; TypeError for arrays of other dtypes and for an rbits or threads that
+    is not an integer (a Python int or a numpy integer scalar).
     """
     codes, src_name = as_codes(x, src)
     to = name_arg(to, "to")
-    rbits = int_arg(rbits, "rbits", optional=True)
+    rbits = int_arg(rbits, "rbits", optional=True, lo=1, hi=64)
     rnd = None if random is None else as_random(random, codes.shape)
     out, fl = _softmx.convert(codes, src_name, to, name_arg(round, "round", True), name_arg(sat, "sat", True),
                               name_arg(tininess, "tininess"), name_arg(dialect, "dialect"), rbits, rnd, bool(flags),
@@ -67,7 +69,7 @@ def decode(codes, src: str, to="f32", *, round: Optional[str] = None, sat: Optio
         whose values are in range).
     to: "f32" (default), "f64", "f16", "bf16", or numpy.float32/float64/float16. Every MX code
         is exact in f32 and f64 (e8m0's 2^-127 too), so those never round; f16 and bf16 may
-        (round, sat and tininess as in convert; round=None is the dialect's default).
+        (round, sat, tininess and threads as in convert; round=None is the dialect's default).
     Returns a float32/float64/float16 array of codes' shape (bf16: its uint16 bits), or
     (values, flags) with flags=True.
     """

@@ -50,7 +50,8 @@ def matmul(a: MXArray, b: MXArray, *, acc: str = "exact", round: Optional[str] =
     round, sat, tininess: the f32 output's rounding; sat=None is IEEE overflow to Inf (as
        `softmx dot`). The tensor-core models round their own way and ignore them.
     flags: also return the flags of each output (uint8, C's shape).
-    threads: worker threads (None: every core); the results do not depend on it.
+    threads: worker threads, an integer from 1 to 1024 (None: every core); the results do not
+       depend on it.
 
     Runs the library's GEMM (softmx/gemm.hpp, as `softmx gemm-golden`) without the GIL: the
     vector kernels for exact, fp32-sequential and the tensor-core models that add C within a

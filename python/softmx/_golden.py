@@ -55,9 +55,14 @@ class LutGolden:
 
 
 def _bool01(v, what):
-    if isinstance(v, (bool, np.bool_)) or v in (0, 1):
+    """A flag: a bool, or the integer 0 or 1 (a Python int or numpy integer scalar)."""
+    if isinstance(v, (bool, np.bool_)):
         return bool(v)
-    raise ValueError(f"{what} expects 0 or 1 (or a bool), got {v!r}")
+    if not isinstance(v, (int, np.integer)):
+        raise TypeError(f"{what} expects 0 or 1 (or a bool), got {type(v).__name__}")
+    if v not in (0, 1):
+        raise ValueError(f"{what} expects 0 or 1 (or a bool), got {int(v)}")
+    return bool(v)
 
 
 def lut_argmin_golden(m: int = 64, n: int = 64, k: int = 256, *, trans_a=False, trans_b=False, a: str = "e2m1",
@@ -70,16 +75,18 @@ def lut_argmin_golden(m: int = 64, n: int = 64, k: int = 256, *, trans_a=False, 
     command line is that command, with OUT = `out`, or DIR without one). docs/DIALECTS.md
     (lut-argmin) has the rules.
 
-    m, n, k: 1..16384, 1..16384, 1..65536, at most 2**26 values in each of A, B and C (the CLI's
-        limits). trans_a, trans_b: store A, B transposed (the script's flags). a, b: "e2m1" or
-        "e1m2". seed: the SplitMix64 seed of the inputs (gemm-golden's stream: A then B).
+    m, n, k: integers 1..16384, 1..16384, 1..65536, at most 2**26 values in each of A, B and C
+        (the CLI's limits). trans_a, trans_b: store A, B transposed (the script's flags: a bool,
+        0 or 1). a, b: "e2m1" or "e1m2". seed: the SplitMix64 seed of the inputs, an integer
+        from 0 to 2**64 - 1 (gemm-golden's stream: A then B).
     log2: "rounded" (floor of the correctly rounded f32 log2, the script's) or "exact".
     inputs: (A, B), float32 arrays of shapes (m, k) and (k, n), in place of the seeded inputs (the
         script's torch.randn draws); the manifest then says `inputs = given`, not the seed.
     out: a folder: writes out/data/input and out/data/golden (each replaced as a unit).
 
     Returns a LutGolden (its .files hold every file's bytes; its arrays view them). Raises
-    ValueError for bad sizes or names, TypeError for inputs that are not float32, OSError when
+    ValueError for bad sizes or names, TypeError for inputs that are not float32 and for sizes,
+    seeds or flags that are not integers (Python ints or numpy integer scalars), OSError when
     `out` cannot be written.
     """
     dims = {}
@@ -126,7 +133,8 @@ def lut_argmin_golden(m: int = 64, n: int = 64, k: int = 256, *, trans_a=False, 
 def gemm_golden_inputs(seed: int, count: int) -> np.ndarray:
     """The input values of `softmx gemm-golden` (both layouts): `count` float32 values from
     SplitMix64(seed), each (sum of 12 draws >> 40, minus 6 * 2^24) * 2^-24 rounded to f32 (rne);
-    A row-major (m * k values) then B (k * n)."""
+    A row-major (m * k values) then B (k * n). seed: an integer from 0 to 2**64 - 1; count: an
+    integer from 0 to 2**28."""
     seed, count = int_arg(seed, "seed"), int_arg(count, "count")
     if not 0 <= seed < 1 << 64:
         raise ValueError(f"seed expects 0 to 18446744073709551615, got {seed}")
@@ -139,11 +147,12 @@ def lut_argmin_quantize(x, fmt: str = "e2m1", *, axis: int = 1, log2: str = "rou
     """The generator's _quantize(matrix, fmt, axis): x a 2-d float32 array, blocks of 32 along
     axis 1 (each row) or axis 0 (each column). Returns (index, dequantized, scales): uint8 table
     indices of x's shape, the float32 values table[index] * scale, and the E8M0 scales padded to
-    an even count of blocks with 0x7F ((rows, nb_even) for axis 1, (nb_even, cols) for axis 0)."""
+    an even count of blocks with 0x7F ((rows, nb_even) for axis 1, (nb_even, cols) for axis 0).
+    axis: the integer 0 or 1 (ValueError otherwise)."""
     arr = np.asarray(x)
     if arr.dtype != np.float32:
         raise TypeError(f"x must be a float32 array, got dtype {arr.dtype}")
     bits = as_codes(arr, None, "x")[0]
-    axis = int_arg(axis, "axis")
+    axis = int_arg(axis, "axis", lo=0, hi=1, expected="0 (blocks down each column) or 1 (along each row)")
     index, deq, scales = _softmx.lut_argmin_quantize(bits, name_arg(fmt, "fmt"), axis, name_arg(log2, "log2"))
     return index, deq.view(np.float32), scales

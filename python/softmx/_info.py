@@ -125,5 +125,9 @@ INVALID = 0x10
 
 
 def flags_words(flags: int) -> str:
-    """The raised flags as words joined by '|' ("overflow|inexact"), or "none"."""
-    return _softmx.flags_words(int(flags))
+    """The raised flags as words joined by '|' ("overflow|inexact"), or "none".
+
+    flags: an integer from 0 to 255 (the library's 8-bit flag set: an MXArray's .flags, the
+    OR of a flags array); ValueError outside that range, TypeError for a float, str or bool."""
+    from ._arrays import int_arg  # _arrays imports this module
+    return _softmx.flags_words(int_arg(flags, "flags", lo=0, hi=0xFF))

@@ -16,18 +16,27 @@ axis 0, is S transposed). The layouts:
 
 TransformerEngine's compact tensors are pad_scales (S, transposed or not, padded to multiples)
 and its inverse unpad_scales.
+
+Sizes are the CLI's (`softmx layout`): a shape's rows and cols, an index's r and c, and the
+padding multiples are integers from 0 (1 for multiples) to 999999999, Python ints or numpy
+integer scalars; ValueError outside that range, TypeError for a float, str or bool.
 """
 
 from __future__ import annotations
 
+import struct
 from typing import Optional, Tuple
 
 import numpy as np
 
 from . import _softmx
-from ._arrays import as_codes, int_arg, name_arg
+from ._arrays import as_codes, float_arg, int_arg, name_arg
 
 _LAYOUTS = ("cublas-128x4", "torchao", "paired")
+
+#: The largest rows, cols, index or padding multiple: the CLI's (nine digits). Every size and
+#: offset computed from them fits in 64 bits.
+MAX_DIM = 999_999_999
 
 
 def scale_layouts():
@@ -44,15 +53,18 @@ def _options(layout, operand, transposed):
     return layout, operand, bool(transposed)
 
 
-def _shape(shape) -> Tuple[int, int]:
+def _shape(shape, what: str = "shape") -> Tuple[int, int]:
+    """A pair (rows, cols) of integers from 0 to MAX_DIM ("multiple": padding multiples, from 1)."""
     try:
         rows, cols = shape
     except (TypeError, ValueError):
-        raise TypeError(f"shape must be (rows, cols), got {shape!r}") from None
-    rows, cols = int_arg(rows, "shape[0]"), int_arg(cols, "shape[1]")
-    if rows < 0 or cols < 0:
-        raise ValueError(f"shape must be non-negative, got ({rows}, {cols})")
-    return rows, cols
+        raise TypeError(f"{what} must be (rows, cols), got {shape!r}") from None
+    if what == "multiple":
+        lo, expected = 1, f"an integer from 1 to {MAX_DIM} (the padding multiples must be at least 1)"
+    else:
+        lo, expected = 0, None
+    return (int_arg(rows, f"{what}[0]", lo=lo, hi=MAX_DIM, expected=expected),
+            int_arg(cols, f"{what}[1]", lo=lo, hi=MAX_DIM, expected=expected))
 
 
 def swizzle_scales(scales, layout: str = "cublas-128x4", *, operand: Optional[str] = None, transposed: bool = False,
@@ -67,9 +79,7 @@ def swizzle_scales(scales, layout: str = "cublas-128x4", *, operand: Optional[st
     """
     layout, operand, transposed = _options(layout, operand, transposed)
     s, _ = as_codes(scales, "e8m0", "scales")
-    pad = int_arg(pad, "pad", optional=True)
-    if pad is not None and pad < 0:
-        raise ValueError(f"pad must be a byte, 0 to 255, got {pad}")
+    pad = int_arg(pad, "pad", optional=True, lo=0, hi=0xFF, expected="a byte, 0 to 255")
     return _softmx.layout_encode(s, layout, operand, transposed, pad)
 
 
@@ -99,9 +109,7 @@ def scale_layout_index(r: int, c: int, shape, layout: str = "cublas-128x4", *, o
     in the padding. ValueError outside the padded matrix."""
     layout, operand, transposed = _options(layout, operand, transposed)
     rows, cols = _shape(shape)
-    r, c = int_arg(r, "r"), int_arg(c, "c")
-    if r < 0 or c < 0:
-        raise ValueError(f"index ({r}, {c}) is negative")
+    r, c = int_arg(r, "r", lo=0, hi=MAX_DIM), int_arg(c, "c", lo=0, hi=MAX_DIM)
     return _softmx.layout_index(r, c, rows, cols, layout, operand, transposed)
 
 
@@ -117,18 +125,20 @@ def pad_scales(scales, multiple, *, transpose: bool = False, pad: int = 0) -> np
         raise TypeError(f"scales: expected unsigned integers or float32, got dtype {a.dtype}")
     if a.dtype.kind not in "uif":
         raise TypeError(f"scales: expected unsigned integers or float32, got dtype {a.dtype}")
-    rm, cm = _shape(multiple)
+    rm, cm = _shape(multiple, "multiple")
     if not isinstance(transpose, (bool, np.bool_)):
         raise TypeError(f"transpose must be a bool, got {type(transpose).__name__}")
     if a.dtype == np.float32:
         bits = np.asarray(a, order="C").view(np.uint32)
+        try:
+            struct.pack("<f", float_arg(pad, "pad"))
+        except OverflowError:
+            raise ValueError(f"pad must be an f32 value for float32 scales, got {pad!r}") from None
         pad_bits = int(np.array(pad, dtype=np.float32).view(np.uint32))
         return _softmx.pad_scales(bits, bool(transpose), rm, cm, pad_bits).view(np.float32)
     bits, _ = as_codes(a, "f32", "scales")
-    pad = int_arg(pad, "pad")
-    hi = np.iinfo(a.dtype).max if a.dtype.kind == "u" else 0xFFFFFFFF
-    if not 0 <= pad <= hi:
-        raise ValueError(f"pad must be 0 to {hi} for {a.dtype} scales, got {pad}")
+    hi = min(int(np.iinfo(a.dtype).max), 0xFFFFFFFF) if a.dtype.kind == "u" else 0xFFFFFFFF
+    pad = int_arg(pad, "pad", lo=0, hi=hi, expected=f"0 to {hi} for {a.dtype} scales")
     out = _softmx.pad_scales(bits, bool(transpose), rm, cm, pad)
     return out.astype(a.dtype) if a.dtype.kind == "u" else out
 
@@ -144,7 +154,7 @@ def unpad_scales(padded, shape, multiple, *, transpose: bool = False) -> np.ndar
     if a.dtype.kind not in "uif" or (a.dtype.kind == "f" and a.dtype != np.float32):
         raise TypeError(f"padded: expected unsigned integers or float32, got dtype {a.dtype}")
     rows, cols = _shape(shape)
-    rm, cm = _shape(multiple)
+    rm, cm = _shape(multiple, "multiple")
     if not isinstance(transpose, (bool, np.bool_)):
         raise TypeError(f"transpose must be a bool, got {type(transpose).__name__}")
     if a.ndim != 2:

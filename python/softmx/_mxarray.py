@@ -8,15 +8,36 @@ from typing import Optional, Tuple
 import numpy as np
 
 from . import _softmx
-from ._arrays import (as_codes, as_random, as_values, host_target, int_arg, name_arg, normalize_axis,
+from ._arrays import (as_codes, as_random, as_values, float_arg, host_target, int_arg, name_arg, normalize_axis,
                       threads_arg)
 from ._info import dialect_info, format_info
 
 _NVFP4 = "nvfp4"
 
+#: The largest block size (elements per block): the CLI's --block limit, 2**20.
+MAX_BLOCK = 1 << 20
+
+
+def _block_arg(block) -> Optional[int]:
+    return int_arg(block, "block", optional=True, lo=1, hi=MAX_BLOCK)
+
 
 def _f32_bits(v: float) -> int:
     return struct.unpack("<I", struct.pack("<f", v))[0]
+
+
+def _f32_arg(value, what: str, exact: bool) -> int:
+    """The f32 bits of a real number (a float or int): with `exact`, one that is an f32 value
+    (NaN is not one); otherwise rounded to f32. ValueError naming `what` for a value beyond
+    f32's range (or, with `exact`, not an f32 value); TypeError for a bool, str, ..."""
+    v = float_arg(value, what)
+    try:
+        bits = _f32_bits(v)
+    except OverflowError:
+        raise ValueError(f"{what} must be an f32 value, got {value!r}") from None
+    if exact and _f32_value(bits) != v:
+        raise ValueError(f"{what} must be an f32 value, got {value!r}")
+    return bits
 
 
 def _f32_value(bits: int) -> float:
@@ -52,7 +73,10 @@ class MXArray:
         MXArray(scales, codes, "e4m3", axis=-1, block=32, dialect="ocp", scale_format="e8m0")
         MXArray(scales, codes, "nvfp4", axis=-1, encode_scale=..., global_amax=...)
 
-    The parts are checked (shapes, code ranges) and copied.
+    block: an integer from 1 to 2**20 (None: 32; nvfp4: 16, the only size); axis: an integer
+    from -codes.ndim to codes.ndim - 1; encode_scale: an f32 value; global_amax: a number,
+    rounded to f32. The parts are checked (shapes, code ranges) and copied: ValueError for values out of range,
+    TypeError for arguments of the wrong type.
     """
 
     __slots__ = ("_scales", "_codes", "_format", "_element", "_axis", "_block", "_dialect", "_flags",
@@ -70,11 +94,9 @@ class MXArray:
                              f"runtime spec of at most 8 bits such as 'e1m2') or 'nvfp4', not {format!r}")
         c, _ = as_codes(codes, element, "codes")
         c = np.array(c, dtype=np.uint8, order="C", copy=True)
-        block = int_arg(block, "block", optional=True)
+        block = _block_arg(block)
         if block is None:
             block = 16 if nvfp4 else 32
-        if block < 1:
-            raise ValueError(f"block must be at least 1, got {block}")
         if nvfp4 and block != 16:
             raise ValueError(f"nvfp4 blocks hold 16 elements, got block={block}")
         ax = normalize_axis(axis, c.ndim)
@@ -101,10 +123,8 @@ class MXArray:
         if nvfp4:
             if encode_scale is None:
                 raise ValueError("an nvfp4 MXArray needs encode_scale= (the f32 per-tensor encode scale S_enc)")
-            self._encode_scale = _f32_bits(float(encode_scale))
-            self._global_amax = _f32_bits(float(global_amax)) if global_amax is not None else 0
-            if _f32_value(self._encode_scale) != float(encode_scale):
-                raise ValueError(f"encode_scale must be an f32 value, got {encode_scale!r}")
+            self._encode_scale = _f32_arg(encode_scale, "encode_scale", exact=True)
+            self._global_amax = _f32_arg(global_amax, "global_amax", exact=False) if global_amax is not None else 0
         else:
             if encode_scale is not None or global_amax is not None:
                 raise ValueError("encode_scale and global_amax belong to nvfp4 arrays only")
@@ -214,26 +234,32 @@ def quantize(x, to: str, *, block: Optional[int] = None, axis: int = -1, scale: 
         "e4m3:bias=11:specials=fnuz", ...; E8M0 scales, emax from the spec); or "nvfp4" (E2M1
         in blocks of 16 with E4M3 scales and an f32 tensor scale, as TransformerEngine computes
         it; docs/BLOCKS.md 6).
-    block: elements per block, default 32 (nvfp4: 16, the only size).
+    block: elements per block, an integer from 1 to 2**20 (the CLI's limit); None: 32 (nvfp4:
+        16, the only size).
     axis: the blocked axis (default -1, the last). A last partial block is quantized as if
         padded with zeros.
     scale: the shared-scale rule, "floor" (OCP), "ceil", "even", "rceil"; None: the dialect's.
     dialect: "ocp" (default) or another dialect that quantizes blocks (softmx.dialects()).
     round, sat, tininess: the element conversions; None: the dialect's block defaults (ocp:
         rne, finite), as `softmx quantize` without --round/--sat. nvfp4: rne or rs, satfinite.
-    rbits, random: round="rs" only, as in softmx.convert (one random value per element).
+    rbits, random: round="rs" only, as in softmx.convert (rbits an integer from 1 to 64; one
+        random value per element).
     global_amax, nvfp4_multiplier, nvfp4_stochastic: nvfp4 only: the tensor's f32 amax if known
-        (else computed); TransformerEngine's multiplier form ("reciprocal-product", every current
-        kernel, or "division", a deleted one); with round="rs", "rs" (softmx's stochastic
-        rounding with rbits random bits, a model of cvt.rs) or "software" (TE's software fallback,
-        the low 8 bits of each random value).
-    threads: worker threads; None uses every core. The result does not depend on it.
+        (a float or int that is an f32 value; else computed); TransformerEngine's multiplier
+        form ("reciprocal-product", every current kernel, or "division", a deleted one); with
+        round="rs", "rs" (softmx's stochastic rounding with rbits random bits, a model of
+        cvt.rs) or "software" (TE's software fallback, the low 8 bits of each random value).
+    threads: worker threads, an integer from 1 to 1024; None uses every core. The result does
+        not depend on it.
     scale_format: the block scales' format (docs/BLOCKS.md 1.2): None or "e8m0" (OCP's power of
         two, the scale rules above), or a float spec of at most 32 bits: "ue4m3" (NVFP4's scale
         format), "ue5m3", "e4m3" (positive codes only), "bf16", "f16", "f32" (TransformerEngine's
         scale types; the scales come back as uint16 or uint32 codes), ... Then the scale is amax / max_E rounded
         to nearest (saturating) into it, each element x / scale rounded once; scale= must be
         None and the dialect must scale exactly (ValueError otherwise). Not for nvfp4.
+
+    Integer arguments take Python ints or numpy integer scalars: ValueError outside the ranges
+    above, TypeError for a bool, float or str.
 
     Returns an MXArray (its .flags: the OR of the element flags).
     """
@@ -242,8 +268,8 @@ def quantize(x, to: str, *, block: Optional[int] = None, axis: int = -1, scale: 
         raise ValueError(f"quantize takes f64, f32, f16 or bf16 data, not {src_name} codes")
     to = name_arg(to, "to")
     ax = normalize_axis(axis, codes.ndim)
-    block = int_arg(block, "block", optional=True)
-    rbits = int_arg(rbits, "rbits", optional=True)
+    block = _block_arg(block)
+    rbits = int_arg(rbits, "rbits", optional=True, lo=1, hi=64)
     rnd = None if random is None else as_random(random, codes.shape)
     if to.lower() == _NVFP4:
         if block is not None and block != 16:
@@ -256,7 +282,7 @@ def quantize(x, to: str, *, block: Optional[int] = None, axis: int = -1, scale: 
             raise ValueError("nvfp4 follows TransformerEngine's arithmetic; dialect= does not apply")
         if scale_format is not None:
             raise ValueError("nvfp4 has its own scale format (E4M3 by its recipe); scale_format= does not apply")
-        ga = None if global_amax is None else float(global_amax)
+        ga = float_arg(global_amax, "global_amax", optional=True)
         s, c, amax_bits, enc_bits, fl = _softmx.quantize_nvfp4(codes, src_name, ax, name_arg(round, "round", True),
                                                                 rbits, rnd, ga,
                                                                 name_arg(nvfp4_multiplier, "nvfp4_multiplier"),
@@ -310,8 +336,21 @@ def pack(codes, format: str) -> np.ndarray:
 
 def unpack(packed, format: str, count: int) -> np.ndarray:
     """The inverse of pack: each row of packed bytes along the last axis holds `count` codes.
-    ValueError when the rows do not have the packed size of `count` codes."""
+
+    packed: uint8, at least one dimension. format: an element format of at most 8 bits (w
+    bits). count: an integer from 0 to 8 * B // w, B the bytes per row (packed.shape[-1]: the
+    most codes B bytes can hold). ValueError when count is out of that range or the rows do not
+    have the packed size of `count` codes; TypeError for a count that is not an integer."""
     p = np.asarray(packed)
     if p.dtype != np.uint8:
         raise TypeError(f"packed: expected uint8 bytes, got dtype {p.dtype}")
-    return _softmx.unpack(np.asarray(p, order="C"), name_arg(format, "format"), int_arg(count, "count"))
+    info = format_info(name_arg(format, "format"))
+    if info.storage_bytes != 1:
+        raise ValueError(f"unpack unpacks codes of at most 8 bits, not {format!r} codes")
+    if p.ndim == 0:
+        raise ValueError("unpack needs an array of at least one dimension")
+    row = p.shape[-1]
+    count = int_arg(count, "count", lo=0, hi=8 * row // info.width,
+                    expected=f"an integer from 0 to {8 * row // info.width} (the most {info.name} codes a row of "
+                             f"{row} bytes holds)")
+    return _softmx.unpack(np.asarray(p, order="C"), format, count)

@@ -12,9 +12,14 @@ from typing import Optional
 import numpy as np
 
 from . import _softmx
-from ._arrays import as_codes, int_arg, name_arg
+from ._arrays import as_codes, int_arg, name_arg, normalize_axis
 
 MXSpec = _softmx.MXSpec
+
+#: The CLI's limits (`softmx torchmx`, `softmx pychop`): block sizes 1..65536; pychop's
+#: element exp_bits 0..16 and sig_bits 0..64, scale_exp_bits 1..8 (an E8M0 scale holds at most
+#: 8), scale_sig_bits 0..64.
+MAX_BLOCK_SIZE = 65536
 
 
 def _bf16_bits(x, what):
@@ -67,8 +72,9 @@ class TorchmxTensor:
 
 def torchmx_quantize_mx(data_hp, elem_dtype_name: str, block_size: int = 32, *, path: str = "simulated"):
     """torchmx.quantize_mx(data_hp, elem_dtype_name, block_size): bf16 data (uint16 bits) in
-    blocks along the last dimension, which must be a multiple of block_size. path="hardware-exact"
-    is MX_HARDWARE_EXACT_QUANTIZATION=True (dialect torchmx-hw-exact). Returns a TorchmxTensor."""
+    blocks along the last dimension, which must be a multiple of block_size (an integer from 1
+    to 65536). path="hardware-exact" is MX_HARDWARE_EXACT_QUANTIZATION=True (dialect
+    torchmx-hw-exact). Returns a TorchmxTensor."""
     x = _bf16_bits(data_hp, "data_hp")
     return TorchmxTensor(_softmx.torchmx_quantize(x, name_arg(elem_dtype_name, "elem_dtype_name"),
                                                   _block(block_size), name_arg(path, "path"), False))
@@ -85,12 +91,17 @@ def torchmx_to_mx(data_hp, elem_dtype, block_size: int = 32, *, path: str = "sim
 def torchmx_dequantize_mx(data_lp, shared_exp_e8m0, elem_dtype_name: str, block_size: int = 32,
                           target_dtype="bf16", block_dim: int = -1):
     """torchmx.dequantize_mx(data_lp, shared_exp_e8m0, elem_dtype_name, block_size, target_dtype,
-    block_dim) on arbitrary bytes: bf16 (uint16 bits) or f32 values in the unpacked shape."""
+    block_dim) on arbitrary bytes: bf16 (uint16 bits) or f32 values in the unpacked shape.
+    block_size: an integer from 1 to 65536; block_dim: a dimension of data_lp, an integer from
+    -data_lp.ndim to data_lp.ndim - 1."""
     d = as_codes(data_lp, "e8m0", "data_lp")[0]  # bytes; an int8 array (torchmx's int8 data_lp) as its bits
     s = as_codes(shared_exp_e8m0, "e8m0", "shared_exp_e8m0")[0]
     t = _target(target_dtype)
+    if d.ndim == 0:
+        raise ValueError("data_lp must have at least one dimension, got a 0-d array")
+    bd = normalize_axis(block_dim, d.ndim, "block_dim")
     out, _ = _softmx.torchmx_dequantize_mx(d, s, name_arg(elem_dtype_name, "elem_dtype_name"), _block(block_size), t,
-                                           int_arg(block_dim, "block_dim"))
+                                           bd)
     return _values(out, t)
 
 
@@ -118,10 +129,7 @@ def _check_tensor(t, what):
 
 
 def _block(block_size):
-    b = int_arg(block_size, "block_size")
-    if b < 1:
-        raise ValueError(f"block_size must be at least 1, got {b}")
-    return b
+    return int_arg(block_size, "block_size", lo=1, hi=MAX_BLOCK_SIZE)
 
 
 def pychop_specs():
@@ -131,10 +139,12 @@ def pychop_specs():
 
 def pychop_spec(exp_bits: int, sig_bits: int, block_size: int = 32, scale_exp_bits: int = 8, name: str = ""):
     """pychop's create_mx_spec(exp_bits, sig_bits, block_size, scale_exp_bits, name): an MXSpec
-    (default name "CUSTOM_MX{1+e+s}_E{e}M{s}")."""
-    return _softmx.pychop_custom_spec(int_arg(exp_bits, "exp_bits"), int_arg(sig_bits, "sig_bits"),
-                                      _block(block_size), int_arg(scale_exp_bits, "scale_exp_bits"),
-                                      name_arg(name, "name"))
+    (default name "CUSTOM_MX{1+e+s}_E{e}M{s}"). Integers (Python ints or numpy integer scalars)
+    in the CLI's ranges: exp_bits 0..16, sig_bits 0..64, block_size 1..65536, scale_exp_bits
+    1..8; ValueError outside them, TypeError for a float, str or bool."""
+    return _softmx.pychop_custom_spec(int_arg(exp_bits, "exp_bits", lo=0, hi=16),
+                                      int_arg(sig_bits, "sig_bits", lo=0, hi=64), _block(block_size),
+                                      int_arg(scale_exp_bits, "scale_exp_bits", lo=1, hi=8), name_arg(name, "name"))
 
 
 class PychopResult:
@@ -163,16 +173,21 @@ def pychop_mx_quantize(data, format="mxfp8_e4m3", block_size: int = 32, *, scale
                        scale_sig_bits: Optional[int] = None, backend: str = "numpy", numpy: str = "2"):
     """pychop.mx_quantize(data, format, block_size, scale_exp_bits, scale_sig_bits, backend) on a
     float64 or float32 array. format: a key of pychop_specs() (case-insensitive), an MXSpec, or
-    an (exp_bits, sig_bits) tuple. numpy: "2" (NumPy >= 2 promotion) or "1". Returns a
-    PychopResult."""
+    an (exp_bits, sig_bits) tuple (or list) of integers, 0..16 and 0..64. block_size: 1..65536;
+    scale_exp_bits: 1..8 or None; scale_sig_bits: 0..64 or None. numpy: "2" (NumPy >= 2
+    promotion) or "1". Returns a PychopResult. ValueError for integers out of those ranges,
+    TypeError for a float, str or bool in their place."""
     a = np.asarray(data)
     if a.dtype not in (np.float64, np.float32):
         raise TypeError(f"data must be a float64 or float32 array (pychop takes no bf16; float16 is not modelled), "
                         f"got dtype {a.dtype}")
     bits, src = as_codes(a, None, "data")
-    sexp = int_arg(scale_exp_bits, "scale_exp_bits", optional=True)
-    ssig = int_arg(scale_sig_bits, "scale_sig_bits", optional=True)
-    if isinstance(format, list):
-        format = tuple(format)
+    sexp = int_arg(scale_exp_bits, "scale_exp_bits", optional=True, lo=1, hi=8)
+    ssig = int_arg(scale_sig_bits, "scale_sig_bits", optional=True, lo=0, hi=64)
+    if isinstance(format, (list, tuple)):
+        if len(format) != 2:
+            raise TypeError(f"format as a tuple is (exp_bits, sig_bits), got {len(format)} items")
+        format = (int_arg(format[0], "format[0] (exp_bits)", lo=0, hi=16),
+                  int_arg(format[1], "format[1] (sig_bits)", lo=0, hi=64))
     return PychopResult(_softmx.pychop_mx_quantize(bits, src, format, _block(block_size), sexp, ssig,
                                                    name_arg(backend, "backend"), name_arg(numpy, "numpy")))

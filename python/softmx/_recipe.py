@@ -151,17 +151,26 @@ def recipe_test_input(shape, src: str = "f32", seed: int = 1) -> np.ndarray:
     finite values, a new base binade every 16 values (2^-7 .. 2^12), up to 7 binades below it,
     about one in 41 a signed zero, from SplitMix64(seed). src: 'f32' (a float32 array), 'f16'
     (float16) or 'bf16' (the bits as uint16, for recipe(..., src='bf16')); shape: an int or a
-    tuple, filled row-major."""
-    if isinstance(shape, (int, np.integer)):
-        shape = (int(shape),)
-    shape = tuple(int_arg(d, "shape") for d in shape)
-    if not shape or any(d < 1 for d in shape):
-        raise ValueError(f"shape must have positive dimensions, got {shape}")
-    seed = int_arg(seed, "seed")
-    if not 0 <= seed < 1 << 64:
-        raise ValueError(f"seed must be 0 to 2**64 - 1, got {seed}")
+    tuple of ints, each from 1 to 999999999 and at most 2**28 values in all (the CLI's
+    --shape limits), filled row-major; seed: an integer from 0 to 2**64 - 1. Python ints or
+    numpy integer scalars: ValueError out of range, TypeError for a float, str or bool."""
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
+        shape = (shape,)
+    try:
+        dims = tuple(shape)
+    except TypeError:
+        raise TypeError(f"shape must be an int or a tuple of ints, got {type(shape).__name__}") from None
+    if not dims:
+        raise ValueError("shape must have positive dimensions, got ()")
+    positive = f"a positive dimension, an integer from 1 to {_MAX_DIM}"
+    shape = tuple(int_arg(d, f"shape[{i}]", lo=1, hi=_MAX_DIM, expected=positive) for i, d in enumerate(dims))
+    n = 1
+    for d in shape:
+        n *= d
+    if n > _MAX_VALUES:
+        raise ValueError(f"shape {shape} holds {n} values; recipe_test_input makes at most 2**28 ({_MAX_VALUES})")
+    seed = int_arg(seed, "seed", lo=0, hi=(1 << 64) - 1)
     src = name_arg(src, "src")
-    n = int(np.prod(shape))
     v = _softmx.recipe_test_input(src, n, seed).reshape(shape)
     if v.dtype == np.uint32:
         return v.view(np.float32)
@@ -169,6 +178,10 @@ def recipe_test_input(shape, src: str = "f32", seed: int = 1) -> np.ndarray:
 
 
 _OUTPUTS = {"both": (True, True), "rowwise": (True, False), "columnwise": (False, True)}
+
+#: recipe_test_input's limits, the CLI's for --shape: each dimension 1..999999999, at most 2**28 values.
+_MAX_DIM = 999_999_999
+_MAX_VALUES = 1 << 28
 
 
 def recipe(name: str, x, *, src: Optional[str] = None, role: str = "input", impl: str = "kernel",
@@ -192,10 +205,11 @@ def recipe(name: str, x, *, src: Optional[str] = None, role: str = "input", impl
       amax, rht_amax   f32 values replacing the computed tensor amax (te-fp8-current, te-nvfp4);
       tiles_2d         te-fp8-block 128x128, te-nvfp4 16x16;
       dialect          te-mxfp8: 'transformer-engine' or 'transformer-engine-2025';
-      random_hadamard, rht_signs (16-bit mask, bit i set where sign i is -1; None: TE's
-                       0xD7E8), stochastic_rounding, stochastic_form ('software', the default,
-                       or 'rs'), rbits (rs's width, default 8): te-nvfp4; each refused where the
-                       resolved settings would not read it (RHT or stochastic rounding off);
+      random_hadamard, rht_signs (16-bit mask, 0 to 0xFFFF, bit i set where sign i is -1;
+                       None: TE's 0xD7E8), stochastic_rounding, stochastic_form ('software',
+                       the default, or 'rs'), rbits (rs's width, an integer from 1 to 64,
+                       default 8): te-nvfp4; each refused where the resolved settings would
+                       not read it (RHT or stochastic rounding off);
       random_rowwise, random_columnwise   stochastic rounding: one unsigned value per element of
                        that output (row-major in its shape), below 2^8 (software) or 2^rbits;
       dequantize       numpy.float32, numpy.float16 or 'bf16' (or 'f32', 'f16'): each output's
@@ -219,6 +233,6 @@ def recipe(name: str, x, *, src: Optional[str] = None, role: str = "input", impl
         None if rht_amax is None else _f32_bits(rht_amax, "rht_amax"), _bool_arg(tiles_2d, "tiles_2d"),
         name_arg(dialect, "dialect", optional=True), _bool_arg(random_hadamard, "random_hadamard"), rs,
         _bool_arg(stochastic_rounding, "stochastic_rounding"), name_arg(stochastic_form, "stochastic_form", optional=True),
-        int_arg(rbits, "rbits", optional=True), _random_arg(random_rowwise, "random_rowwise"),
+        int_arg(rbits, "rbits", optional=True, lo=1, hi=64), _random_arg(random_rowwise, "random_rowwise"),
         _random_arg(random_columnwise, "random_columnwise"), dq)
     return RecipeResult(d, dq)

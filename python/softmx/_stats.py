@@ -86,6 +86,8 @@ def error_stats(x, q, *, src: Optional[str] = None, q_src: Optional[str] = None,
        dialect; or an array of x's shape of values (float64/32/16, or codes with q_src), such as
        softmx.decode(softmx.convert(x, "e4m3"), "e4m3"); then `format` names the format the
        values were rounded to, for `saturated` (without it nothing counts as saturated).
+    threads: worker threads, an integer from 1 to 1024; None (default) uses every core. The
+       statistics do not depend on it.
     """
     xc, xs = as_codes(x, src)
     if not format_info(xs).is_host:

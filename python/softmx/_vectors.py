@@ -30,6 +30,12 @@ def _path_arg(path, what: str) -> str:
     return os.fspath(path)
 
 
+def _c(path: Optional[str]):
+    """A path as the library takes it: the bytes the file system sees (os.fsencode), so that
+    a name that is not UTF-8 (bytes, or a str holding surrogate escapes) reaches open(2) whole."""
+    return None if path is None else os.fsencode(path)
+
+
 def _input_file(path, what: str = "path") -> str:
     """An existing regular file to read, or FileNotFoundError / IsADirectoryError naming it."""
     p = _path_arg(path, what)
@@ -40,11 +46,10 @@ def _input_file(path, what: str = "path") -> str:
     return p
 
 
-def _uint_arg(value, what: str, optional: bool = True) -> Optional[int]:
-    v = int_arg(value, what, optional)
-    if v is not None and v < 0:
-        raise ValueError(f"{what} must be a non-negative integer, got {v}")
-    return v
+def _uint_arg(value, what: str, optional: bool = True, hi: int = (1 << 64) - 1) -> Optional[int]:
+    """A non-negative integer argument of at most `hi` (default the C++ side's uint64 range):
+    ValueError naming it otherwise, TypeError for a non-integer."""
+    return int_arg(value, what, optional, lo=0, hi=hi)
 
 
 def _bool_arg(value, what: str, optional: bool = False) -> Optional[bool]:
@@ -55,13 +60,11 @@ def _bool_arg(value, what: str, optional: bool = False) -> Optional[bool]:
     return bool(value)
 
 
-def _max_errors(value, default: int) -> int:
-    v = int_arg(value, "max_errors", optional=True)
-    if v is None:
-        return default
-    if v < 0:
-        raise ValueError(f"max_errors must be 0 or more (how many disagreements to keep), got {v}")
-    return v
+def _max_errors(value, default: int, what: str = "max_errors") -> int:
+    """How many disagreements to keep: 0..2**62 (the CLI's --max-errors range); None: `default`."""
+    v = int_arg(value, what, optional=True, lo=0, hi=1 << 62,
+                expected="an integer from 0 to 2**62 (how many disagreements to keep)")
+    return default if v is None else v
 
 
 # ---- gen ----
@@ -123,20 +126,22 @@ def gen(operation: str, *, src: Optional[str] = None, to: Optional[str] = None, 
     if level is None or isinstance(level, bool) or not isinstance(level, (int, np.integer)):
         raise TypeError(f"level must be an int (1 or 2), got {type(level).__name__}")
     seed = _uint_arg(seed, "seed", optional=False)
-    if seed >= 1 << 64:
-        raise ValueError(f"seed must be below 2**64, got {seed}")
+    level = int_arg(level, "level", lo=1, hi=2, expected="1 or 2")
+    # The C++ side checks each value against its operation's limits (block 1..4096, ...) with the
+    # CLI's messages; here only what could not reach it: a value beyond its integer type.
     args = dict(src=name_arg(src, "src", True), to=name_arg(to, "to", True), a=name_arg(a, "a", True),
                 b=name_arg(b, "b", True), block=_uint_arg(block, "block"), blocks=_uint_arg(blocks, "blocks"),
                 acc=name_arg(acc, "acc", True), scale=name_arg(scale, "scale", True),
                 round=name_arg(round, "round", True), sat=name_arg(sat, "sat", True),
                 tininess=name_arg(tininess, "tininess", True), dialect=name_arg(dialect, "dialect", True),
-                rbits=_uint_arg(rbits, "rbits"), level=int(level), seed=seed, count=_uint_arg(count, "count"),
+                rbits=int_arg(rbits, "rbits", True, lo=1, hi=64), level=level, seed=seed,
+                count=_uint_arg(count, "count"),
                 inputs_only=_bool_arg(inputs_only, "inputs_only"), export=name_arg(export, "export", True),
                 accumulator=name_arg(accumulator, "accumulator", True), addend=_bool_arg(addend, "addend", True),
                 model=name_arg(model, "model", True), scale_format=name_arg(scale_format, "scale_format", True),
                 scale_block=_uint_arg(scale_block, "scale_block"))
     if path is not None:
-        r = _softmx.gen(op, path, **args)
+        r = _softmx.gen(op, _c(path), **args)
         return GenResult(r["cases"], r["header"], r["description"], path, None)
     with tempfile.TemporaryDirectory(prefix="softmx-gen-") as d:
         tmp = os.path.join(d, "out.vec")
@@ -177,14 +182,20 @@ class Mismatch:
 class Completeness:
     """Whether a file holds every case it must, once, in order (vectors/README.md 8).
 
-    status: "complete", "incomplete" or "unchecked" (nothing says which cases it must hold);
+    status: "complete" (proven: the cases regenerated from the header's level and seed, or a run
+    table's first..last), "incomplete" (a difference found) or "unproven" (no difference found,
+    but nothing independent of the file proves completeness: docs/VECTORS.md); complete: status
+    is "complete"; proven: the same; header_differs: the header's cases or inputs-sha256 are not
+    the regenerated list's (the file fails); checked: anything at all was checked;
     basis: "regenerated", "regenerated-open", "header", "runs" or "none"; expected and present
     counts; missing, extra, duplicated, out_of_order (known when `located`), the first of each
     (dicts with line, case, other_line, other_case, operands; None when none); the digests;
-    notes: why something was not checked; text: the CLI's lines."""
+    notes: why completeness is unproven or what the header got wrong; text: the CLI's lines."""
 
     status: str
     complete: bool
+    proven: bool
+    header_differs: bool
     checked: bool
     basis: str
     source: str
@@ -207,10 +218,14 @@ class Completeness:
 
 @dataclasses.dataclass(frozen=True)
 class VerifyResult:
-    """`softmx verify` as data: the file's `cases` (inputs, for a run table, in `runs` runs),
-    the counts of mismatches (results, flags only; `ranges` for a run table), the first
-    max_errors `mismatches`, and the file's `completeness`. `passed`: no mismatch and complete
-    (the CLI's exit status 0)."""
+    """`softmx verify` as data, from the same library call as the CLI: the file's `cases`
+    (inputs, for a run table, in `runs` runs), the counts of mismatches (results, flags only;
+    `ranges` for a run table), the first max_errors `mismatches`, the file's `completeness`, and
+    the verdict: `status` "pass", "fail" or "unproven" with the CLI's `exit_status` (0, 1, 3);
+    `accepted_unproven` when accept_unproven turned an unproven file into a pass; `overrides`:
+    the settings checked instead of the header's ("" when none). `passed` (and bool()): status
+    is "pass". str() is the CLI's text output, byte for byte; `notes` its standard error, and
+    `json` its --json output."""
 
     file: str
     operation: str
@@ -222,6 +237,13 @@ class VerifyResult:
     flags_compared: int
     ranges: int
     completeness: Completeness
+    status: str
+    accepted_unproven: bool
+    exit_status: int
+    overrides: str
+    notes: str
+    summary: str
+    json: str
     mismatches: List[Mismatch]
 
     @property
@@ -234,20 +256,13 @@ class VerifyResult:
 
     @property
     def passed(self) -> bool:
-        return self.mismatched == 0 and self.completeness.complete
+        return self.status == "pass"
 
     def __bool__(self) -> bool:
         return self.passed
 
     def __str__(self) -> str:
-        unit = "inputs" if self.layout == "runs" else "cases"
-        s = f"verify: {self.file}: {self.operation}: {self.cases} {unit}"
-        if self.layout == "runs":
-            s += f" in {self.runs} runs"
-        s += (", all match" if self.completeness.complete else ", none mismatched") if not self.mismatched else \
-            f", {self.mismatched} mismatch{'es' if self.mismatched != 1 else ''} ({self.result_mismatches} in results, " \
-            f"{self.flags_only_mismatches} in flags only)"
-        return "".join(m.report for m in self.mismatches) + s + "\n" + f"verify: {self.file}: " + self.completeness.text
+        return "".join(m.report for m in self.mismatches) + self.summary
 
 
 def _completeness(d) -> Completeness:
@@ -258,26 +273,40 @@ def _mismatch(d) -> Mismatch:
     return Mismatch(**d)
 
 
-def _source(path, text) -> Tuple[str, Optional[str]]:
-    """(name, text): a file to read, or text in memory named by `path` (default "<text>")."""
+def _source(path, text) -> Tuple[str, Optional[bytes]]:
+    """(name, text): a file to read, or text in memory named by `path` (default "<text>"). The
+    text goes to the library as bytes, unchanged (a str as UTF-8): what the reader says of a
+    byte it refuses is what the CLI says of the same file."""
     if text is None:
         return _input_file(path), None
-    if isinstance(text, bytes):
-        text = text.decode("ascii", errors="replace")
-    if not isinstance(text, str):
+    if isinstance(text, str):
+        text = text.encode("utf-8", errors="surrogateescape")
+    if not isinstance(text, (bytes, bytearray, memoryview)):
         raise TypeError(f"text must be a str or bytes (a vector file's contents), got {type(text).__name__}")
-    return ("<text>" if path is None else _path_arg(path, "path")), text
+    return ("<text>" if path is None else _path_arg(path, "path")), bytes(text)
 
 
 def verify(path: Optional[PathLike] = None, *, text=None, max_errors: Optional[int] = 20,
-           threads: Optional[int] = None, progress=None) -> VerifyResult:
+           threads: Optional[int] = None, progress=None, accept_unproven: bool = False,
+           expect_cases: Optional[int] = None, model: Optional[str] = None, acc: Optional[str] = None,
+           dialect: Optional[str] = None, round: Optional[str] = None, sat: Optional[str] = None,
+           tininess: Optional[str] = None, scale: Optional[str] = None) -> VerifyResult:
     """Checks a file of device results (or a run table) against softmx: `softmx verify FILE`.
 
-    Every line (every input of every run) is recomputed under the file's header, and the file's
-    completeness is judged (vectors/README.md 8). max_errors: the mismatches kept in the result
-    (default 20, as the CLI; None keeps 20, 0 keeps none; the counts are always complete).
-    threads: for run tables; None uses every core. text: the file's contents instead of a file
-    (str or bytes, as gen and sweep return them; `path`, if given, names it in messages).
+    Every line (every input of every run) is recomputed under the file's header, the file's
+    completeness is judged (vectors/README.md 8), and the verdict is the CLI's (docs/VECTORS.md):
+    "pass" only when every line agrees and completeness is proven; "unproven" when nothing
+    disagrees but nothing independent of the file proves every case is there (no level and
+    seed); "fail" otherwise. path: str, bytes or os.PathLike (any bytes the file system takes).
+    max_errors: the mismatches kept in the result (default 20, as the CLI; None keeps 20, 0
+    keeps none; the counts are always complete). threads: for run tables; None uses every core.
+    text: the file's contents instead of a file (str or bytes, as gen and sweep return them;
+    `path`, if given, names it in messages).
+    accept_unproven: take an unproven file as a pass (legacy sets; the result says so), as
+        --accept-unproven. expect_cases: the number of cases the file must hold, as
+        --expect-cases.
+    model, acc, dialect, round, sat, tininess, scale: settings checked instead of the header's
+        (as the CLI's --model, --acc, ...; the file is not changed; `overrides` names them).
     progress (run tables; files of cases report none): None (default) shows a progress line on
         sys.stderr while it is a terminal, as the CLI does; True or False: always or never; or a
         callable progress(done, total), called with the inputs checked so far (increasing; the
@@ -285,11 +314,17 @@ def verify(path: Optional[PathLike] = None, *, text=None, max_errors: Optional[i
         KeyboardInterrupt. The result does not depend on it.
 
     Raises FileNotFoundError / IsADirectoryError naming the path, ValueError naming the file and
-    line for a malformed file.
+    line for a malformed file (the CLI's message) and naming the argument for a bad argument,
+    TypeError for an argument of the wrong type.
     """
     p, t = _source(path, text)
     me, th = _max_errors(max_errors, 20), threads_arg(threads)
-    r = run_with_progress(lambda cb: _softmx.verify(p, t, me, th, cb), progress, f"verify {p}")
+    ex = _uint_arg(expect_cases, "expect_cases")
+    au = _bool_arg(accept_unproven, "accept_unproven")
+    over = [name_arg(v, k, True) for k, v in (("model", model), ("acc", acc), ("dialect", dialect), ("round", round),
+                                                ("sat", sat), ("tininess", tininess), ("scale", scale))]
+    r = run_with_progress(lambda cb: _softmx.verify(_c(p), t, me, th, cb, au, ex, *over), progress, f"verify {p}")
+    r["file"] = p
     r["completeness"] = _completeness(r["completeness"])
     r["mismatches"] = [_mismatch(m) for m in r["mismatches"]]
     return VerifyResult(**r)
@@ -377,11 +412,10 @@ def identify(path: Optional[PathLike] = None, *, text=None, exact: int = 3, max_
     Raises FileNotFoundError / IsADirectoryError naming the path, ValueError for a malformed file.
     """
     p, t = _source(path, text)
-    ex = int_arg(exact, "exact")
-    if ex < 1:
-        raise ValueError(f"exact must be an integer from 1 to 100000, got {ex}")
+    ex = int_arg(exact, "exact", lo=1, hi=100000)
     me, th = _max_errors(max_errors, 10), threads_arg(threads)
-    r = run_with_progress(lambda cb: _softmx.identify(p, t, ex, me, th, cb), progress, f"identify {p}")
+    r = run_with_progress(lambda cb: _softmx.identify(_c(p), t, ex, me, th, cb), progress, f"identify {p}")
+    r["file"] = p
     r["completeness"] = _completeness(r["completeness"])
     ranking = []
     for c in r["ranking"]:
@@ -413,8 +447,8 @@ class RunTable:
         """(first, last, code, flags): uint64, uint64, uint64 and int16 arrays, one entry per run
         (flags -1 where the table gives none)."""
         if self.text is not None:
-            return _softmx.read_runs("<sweep>", self.text.decode("ascii"))
-        return _softmx.read_runs(_input_file(self.path), None)
+            return _softmx.read_runs(b"<sweep>", self.text)
+        return _softmx.read_runs(_c(_input_file(self.path)), None)
 
     def __str__(self) -> str:
         if self.text is not None:
@@ -445,7 +479,7 @@ def sweep(src: str, to: str, *, round: Optional[str] = None, sat: Optional[str] 
         i, n = (_uint_arg(v, "shard") for v in shard)
         shard = f"{i}/{n}"
     args = (name_arg(src, "src"), name_arg(to, "to"), name_arg(round, "round", True), name_arg(sat, "sat", True),
-            name_arg(tininess, "tininess"), name_arg(dialect, "dialect"), threads_arg(threads), shard, path)
+            name_arg(tininess, "tininess"), name_arg(dialect, "dialect"), threads_arg(threads), shard, _c(path))
     r = run_with_progress(lambda cb: _softmx.sweep(*args, cb), progress, f"sweep {args[0]} -> {args[1]}")
     return RunTable(r["lines"], r["header"], r["description"], r["first"], r["last"], path, r["text"])
 
@@ -461,7 +495,7 @@ def merge(tables, *, out: Optional[PathLike] = None) -> RunTable:
     if not paths:
         raise ValueError("tables: expected at least one run table to merge")
     path = None if out is None else _path_arg(out, "out")
-    r = _softmx.merge(paths, path)
+    r = _softmx.merge([_c(q) for q in paths], _c(path))
     return RunTable(r["lines"], r["header"], r["description"], r["first"], r["last"], path, r["text"])
 
 
@@ -490,7 +524,7 @@ class TableDiff:
 def _table_arg(t, what: str) -> Tuple[str, Optional[str]]:
     if isinstance(t, RunTable):
         if t.text is not None:
-            return f"<{what}>", t.text.decode("ascii")
+            return f"<{what}>", t.text
         return _input_file(t.path, what), None
     return _input_file(t, what), None
 
@@ -502,7 +536,7 @@ def diff(a, b, *, max_ranges: Optional[int] = 50) -> TableDiff:
     kept (50, as the CLI; None keeps 50); the counts are always complete."""
     pa, ta = _table_arg(a, "a")
     pb, tb = _table_arg(b, "b")
-    return TableDiff(**_softmx.diff(pa, ta, pb, tb, _max_errors(max_ranges, 50)))
+    return TableDiff(**_softmx.diff(_c(pa), ta, _c(pb), tb, _max_errors(max_ranges, 50, "max_ranges")))
 
 
 # ---- explain ----
@@ -583,5 +617,5 @@ def explain(value, to: str, *, src: Optional[str] = None, round: Optional[str] =
         raise TypeError(f"value must be a str (a decimal or hex float), a float or an int, got {type(value).__name__}")
     r = _softmx.explain(value, src, to, name_arg(round, "round", True), name_arg(sat, "sat", True),
                         name_arg(tininess, "tininess"), name_arg(dialect, "dialect"),
-                        _uint_arg(rbits, "rbits"))
+                        int_arg(rbits, "rbits", True, lo=1, hi=64))
     return Explanation(**r)

@@ -37,6 +37,7 @@
 #include "softmx/vectors/run_check.hpp"
 #include "softmx/vectors/run_table.hpp"
 #include "softmx/vectors/table_diff.hpp"
+#include "softmx/vectors/verify.hpp"
 
 namespace softmx::py_binding {
 namespace {
@@ -374,8 +375,10 @@ py::object finding_dict(const std::optional<vec::CaseFinding>& f) {
 
 py::dict completeness_dict(const vec::Completeness& c, const vec::LineLayout& l) {
   py::dict d;
-  d["status"] = !c.checked() ? "unchecked" : c.complete() ? "complete" : "incomplete";
+  d["status"] = std::string(vec::name(c.status()));
   d["complete"] = c.complete();
+  d["proven"] = c.proven();
+  d["header_differs"] = c.header_differs;
   d["checked"] = c.checked();
   d["basis"] = std::string(vec::name(c.basis));
   d["source"] = c.source;
@@ -450,88 +453,65 @@ std::unique_ptr<vec::VectorReader> open_reader(const std::string& path, const st
 }
 
 py::dict verify(const std::string& path, const std::optional<std::string>& text, std::uint64_t max_errors, long threads_in,
-                const py::object& progress) {
-  const unsigned threads = threads_in > 0 ? static_cast<unsigned>(threads_in) : vec::default_threads();
-  const ProgressFn report = progress_fn(progress);
-  std::vector<MismatchRecord> found;
-  vec::Completeness completeness;
-  std::string name, description, layout_name;
-  std::uint64_t cases = 0, runs = 0, result_mm = 0, flags_mm = 0, flags_compared = 0, ranges = 0;
+                const py::object& progress, bool accept_unproven, std::optional<std::uint64_t> expect_cases, const Opt& model,
+                const Opt& acc, const Opt& dialect, const Opt& round, const Opt& sat, const Opt& tininess, const Opt& scale) {
+  vec::VerifyOptions o;
+  o.max_errors = max_errors;
+  o.threads = threads_in > 0 ? static_cast<unsigned>(threads_in) : vec::default_threads();
+  o.progress = progress_fn(progress);
+  o.accept_unproven = accept_unproven;
+  o.expect_cases = expect_cases;
+  o.overrides.model = model;
+  o.overrides.accumulation = acc;
+  o.overrides.dialect = dialect;
+  o.overrides.rounding = round;
+  o.overrides.saturation = sat;
+  o.overrides.tininess = tininess;
+  o.overrides.scale = scale;
+  vec::VerifyResult v;
   vec::LineLayout layout;
   {
     py::gil_scoped_release release;
     auto reader = open_reader(path, text);
-    const Header& h = reader->header();
-    const vec::Evaluator eval(h);
     layout = reader->layout();
-    const vec::LineLayout& l = layout;
-    name = reader->name();
-    description = vec::describe(h);
-    layout_name = h.layout == vec::Layout::runs ? "runs" : "cases";
-    std::vector<vec::Candidate> cands;
-    bool built = false;
-    auto candidates = [&](bool flags) -> const std::vector<vec::Candidate>* {
-      if (!built) {
-        cands = vec::make_candidates(h, flags);
-        built = true;
-      }
-      return &cands;
-    };
-    if (h.layout == vec::Layout::runs) {
-      completeness = vec::runs_completeness(h);
-      const vec::RunCheckStats st = vec::check_runs(
-          *reader, h, threads,
-          [&](const vec::RangeMismatch& m) {
-            ++ranges;
-            if (found.size() >= max_errors) return;
-            MismatchRecord r = range_record(m);
-            r.report = vec::range_report(l, m, candidates(m.has_flags));
-            found.push_back(std::move(r));
-          },
-          report);
-      cases = st.inputs;
-      runs = st.runs;
-      result_mm = st.result_mismatches;
-      flags_mm = st.flags_only_mismatches;
-      flags_compared = st.flags_compared ? st.inputs : 0;
-    } else {
-      const vec::CaseCheck st = vec::check_cases(*reader, eval, [&](const vec::CaseMismatch& m) {
-        if (found.size() >= max_errors) return;
-        MismatchRecord r;
-        r.where = m.where;
-        r.line = m.line;
-        r.operands = to_vector(m.operands);
-        r.got = to_vector(m.got);
-        r.want = to_vector(m.want);
-        r.has_flags = m.has_flags;
-        r.got_flags = m.got_flags;
-        r.want_flags = m.want_flags;
-        r.result_differs = m.result_differs;
-        r.report = vec::case_report(m.where, l, m.operands, m.got, m.has_flags, m.got_flags, m.want, m.want_flags,
-                                    candidates(m.has_flags));
-        if (h.operation == vec::Operation::mma) r.report += vec::mma_trace_report(h, m.operands);
-        found.push_back(std::move(r));
-      });
-      cases = st.cases;
-      result_mm = st.result_mismatches;
-      flags_mm = st.flags_only_mismatches;
-      flags_compared = st.flags_compared;
-      completeness = st.completeness;
-    }
+    v = vec::verify_file(*reader, o);
   }
   py::dict d;
-  d["file"] = name;
-  d["operation"] = description;
-  d["layout"] = layout_name;
-  d["cases"] = cases;
-  d["runs"] = runs;
-  d["result_mismatches"] = result_mm;
-  d["flags_only_mismatches"] = flags_mm;
-  d["flags_compared"] = flags_compared;
-  d["ranges"] = ranges;
-  d["completeness"] = completeness_dict(completeness, layout);
+  // "file" is the caller's own path (the Python layer sets it: a name may not be UTF-8).
+  d["operation"] = v.description;
+  d["layout"] = v.runs ? "runs" : "cases";
+  d["cases"] = v.cases;
+  d["runs"] = v.run_count;
+  d["result_mismatches"] = v.result_mismatches;
+  d["flags_only_mismatches"] = v.flags_only_mismatches;
+  d["flags_compared"] = v.flags_compared;
+  d["ranges"] = v.ranges;
+  d["completeness"] = completeness_dict(v.completeness, layout);
+  d["status"] = std::string(vec::name(v.status));
+  d["accepted_unproven"] = v.accepted_unproven;
+  d["exit_status"] = v.exit_status();
+  d["overrides"] = v.overrides;
+  d["notes"] = v.notes_text();
+  d["summary"] = v.summary_text();
+  d["json"] = v.json();
   py::list l;
-  for (const MismatchRecord& m : found) l.append(mismatch_dict(m));
+  for (const vec::VerifyMismatch& m : v.mismatches) {
+    MismatchRecord r;
+    r.range = m.range;
+    r.where = m.where;
+    r.line = m.line;
+    r.first = m.first;
+    r.last = m.last;
+    r.operands = m.operands;
+    r.got = m.got;
+    r.want = m.want;
+    r.has_flags = m.has_flags;
+    r.result_differs = m.result_differs;
+    r.got_flags = m.got_flags;
+    r.want_flags = m.want_flags;
+    r.report = m.report;
+    l.append(mismatch_dict(r));
+  }
   d["mismatches"] = l;
   return d;
 }
@@ -564,8 +544,7 @@ py::dict identify(const std::string& path, const std::optional<std::string>& tex
   }
   const vec::Identification& id = *idopt;
   const Header& h = id.header;
-  py::dict d;
-  d["file"] = path;
+  py::dict d;  // "file": the caller's own path (the Python layer sets it: a name may not be UTF-8)
   d["header"] = header_dict(h);
   d["runs"] = id.runs;
   d["lines"] = id.lines;
@@ -904,8 +883,13 @@ void bind_vectors(py::module_& m) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const vec::OutputError& e) {
-      py::object err = py::module_::import("builtins").attr("OSError")(e.error_number(), e.what(), e.path());
+      py::object err = py::module_::import("builtins").attr("OSError")(e.error_number(), safe_message(e.what()),
+                                                                       py::module_::import("os").attr("fsdecode")(py::bytes(e.path())));
       PyErr_SetObject(PyExc_OSError, err.ptr());
+    } catch (const std::invalid_argument& e) {
+      // InputError and every other bad input: ValueError with the CLI's message, made valid
+      // UTF-8 (pybind11's own translation gives an empty message for bytes that are not).
+      PyErr_SetString(PyExc_ValueError, safe_message(e.what()).c_str());
     }
   });
   m.def(
@@ -931,7 +915,8 @@ void bind_vectors(py::module_& m) {
       py::arg("export"), py::arg("accumulator"), py::arg("addend"), py::arg("model"), py::arg("scale_format"),
       py::arg("scale_block"));
   m.def("verify", &verify, py::arg("path"), py::arg("text"), py::arg("max_errors"), py::arg("threads"),
-        py::arg("progress"));
+        py::arg("progress"), py::arg("accept_unproven"), py::arg("expect_cases"), py::arg("model"), py::arg("acc"),
+        py::arg("dialect"), py::arg("round"), py::arg("sat"), py::arg("tininess"), py::arg("scale"));
   m.def("identify", &identify, py::arg("path"), py::arg("text"), py::arg("exact"), py::arg("max_errors"),
         py::arg("threads"), py::arg("progress"));
   m.def("sweep", &sweep, py::arg("src"), py::arg("to"), py::arg("round"), py::arg("sat"), py::arg("tininess"),

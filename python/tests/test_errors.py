@@ -1,6 +1,8 @@
 """Bad input is a Python exception with a message that says what was expected, never a crash;
 inputs are never modified, and read-only and non-contiguous arrays are accepted."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -46,7 +48,7 @@ X = np.linspace(-500, 500, 96, dtype=np.float32).reshape(3, 32)
     (lambda: softmx.quantize(X, "f16"), ValueError, r"to must be an MX element format"),
     (lambda: softmx.quantize(X, "e4m3", axis=2), ValueError, r"axis 2 is out of range for a 2-d array"),
     (lambda: softmx.quantize(np.float32(1), "e4m3"), ValueError, r"at least one dimension"),
-    (lambda: softmx.quantize(X, "e4m3", block=0), ValueError, r"block must be at least 1"),
+    (lambda: softmx.quantize(X, "e4m3", block=0), ValueError, r"block must be an integer from 1 to 1048576, got 0"),
     (lambda: softmx.quantize(X, "e4m3", scale="round"), ValueError, r"expected floor, ceil, even or rceil"),
     (lambda: softmx.quantize(X, "e4m3", dialect="ml_dtypes"), ValueError, r"no block quantization"),
     (lambda: softmx.quantize(X, "int8", dialect="cuda"), ValueError, r"MXINT8"),
@@ -223,3 +225,269 @@ def test_the_gil_is_released():
     # leave the main thread no ticks inside it beyond a switch or two.
     assert single > 0.02
     assert len(inside) > 100, (len(inside), single)
+
+
+# ---- integer arguments (issue 24, item 8) ----
+# Every integer argument that reaches the extension (whose C++ parameters are unsigned, size_t,
+# uint64, int or long) is range-checked in Python: -1, 2**64 and the first value past the
+# documented limit are a ValueError naming the argument and the value (never pybind11's
+# "incompatible function arguments" TypeError, an OverflowError, a crash or a silently wrapped
+# value); a float, str or bool in its place is a TypeError naming it; numpy integer scalars
+# work as the ints they hold.
+
+def _bf16_rows():
+    return np.zeros((1, 32), np.uint16)
+
+
+def _torchmx():
+    return softmx.torchmx_quantize_mx(_bf16_rows(), "int8", 32)
+
+
+def _packed():
+    return softmx.pack(softmx.convert(X, "e2m1"), "e2m1")  # rows of 16 bytes: at most 32 e2m1 codes
+
+
+S = np.arange(6, dtype=np.uint8).reshape(3, 2)
+BF16_16 = np.zeros((16, 16), np.uint16)
+RANDOM_256 = np.zeros(256, np.uint64)
+
+# (id, the argument's name as messages give it, fn(value), values out of range, a valid value[,
+# the call for the valid value when it is not fn])
+INT_ARGS = [
+    ("convert-rbits", "rbits", lambda v: softmx.convert(X, "e4m3", round="rs", rbits=v, random=0), [-1, 2**64, 65], 8),
+    ("convert-threads", "threads", lambda v: softmx.convert(X, "e4m3", threads=v), [-1, 2**64, 1025], 2),
+    ("decode-threads", "threads", lambda v: softmx.decode(np.arange(8, dtype=np.uint8), "e4m3", threads=v),
+     [-1, 2**64, 1025], 2),
+    ("quantize-block", "block", lambda v: softmx.quantize(X, "e4m3", block=v), [-1, 2**64, 2**20 + 1], 16),
+    ("quantize-axis", "axis", lambda v: softmx.quantize(X, "e4m3", axis=v), [-3, 2, 2**64], 0),
+    ("quantize-rbits", "rbits", lambda v: softmx.quantize(X, "e4m3", round="rs", rbits=v, random=0),
+     [-1, 2**64, 65], 8),
+    ("quantize-nvfp4-rbits", "rbits", lambda v: softmx.quantize(X, "nvfp4", round="rs", rbits=v, random=0),
+     [-1, 2**64, 65], 8),
+    ("quantize-threads", "threads", lambda v: softmx.quantize(X, "e4m3", threads=v), [-1, 2**64, 1025], 2),
+    ("fake_quantize-block", "block", lambda v: softmx.fake_quantize(X, "e4m3", block=v), [-1, 2**64, 2**20 + 1], 16),
+    ("MXArray-block", "block",
+     lambda v: softmx.MXArray(np.zeros((3, 1), np.uint8), np.zeros((3, 32), np.uint8), "e4m3", block=v),
+     [-1, 2**64, 2**20 + 1], 32),
+    ("MXArray-axis", "axis",
+     lambda v: softmx.MXArray(np.zeros((3, 1), np.uint8), np.zeros((3, 32), np.uint8), "e4m3", axis=v),
+     [-3, 2, 2**64], 1),
+    ("MXArray.dequantize-threads", "threads", lambda v: softmx.quantize(X, "e4m3").dequantize(threads=v),
+     [-1, 2**64, 1025], 2),
+    ("dequantize-threads", "threads", lambda v: softmx.dequantize(softmx.quantize(X, "e4m3"), threads=v),
+     [-1, 2**64, 1025], 2),
+    ("unpack-count", "count", lambda v: softmx.unpack(_packed(), "e2m1", v), [-1, 2**64, 33], 32),
+    ("matmul-threads", "threads",
+     lambda v: softmx.matmul(softmx.quantize(X, "e4m3"), softmx.quantize(X.T, "e4m3", axis=0), threads=v),
+     [-1, 2**64, 1025], 2),
+    ("dot-threads", "threads", lambda v: softmx.dot(softmx.quantize(X, "e4m3"), softmx.quantize(X, "e4m3"), threads=v),
+     [-1, 2**64, 1025], 2),
+    ("error_stats-threads", "threads", lambda v: softmx.error_stats(X, softmx.quantize(X, "e4m3"), threads=v),
+     [-1, 2**64, 1025], 2),
+    ("error_stats-arrays-threads", "threads", lambda v: softmx.error_stats(X, X, format="e4m3", threads=v),
+     [-1, 2**64, 1025], 2),
+    ("flags_words-flags", "flags", lambda v: softmx.flags_words(v), [-1, 2**64, 256], 5),
+    ("swizzle_scales-pad", "pad", lambda v: softmx.swizzle_scales(S, pad=v), [-1, 2**64, 256], 7),
+    ("unswizzle_scales-rows", "shape[0]", lambda v: softmx.unswizzle_scales(np.zeros(512, np.uint8), (v, 2)),
+     [-1, 2**64, 10**9], 3),
+    ("unswizzle_scales-cols", "shape[1]", lambda v: softmx.unswizzle_scales(np.zeros(512, np.uint8), (3, v)),
+     [-1, 2**64, 10**9], 2),
+    ("scale_layout_size-rows", "shape[0]", lambda v: softmx.scale_layout_size((v, 2)), [-1, 2**64, 10**9], 3),
+    ("scale_layout_size-cols", "shape[1]", lambda v: softmx.scale_layout_size((3, v), "paired", operand="a"),
+     [-1, 2**64, 10**9], 5),
+    ("scale_layout_index-r", "r", lambda v: softmx.scale_layout_index(v, 0, (3, 2)), [-1, 2**64, 10**9], 1),
+    ("scale_layout_index-c", "c", lambda v: softmx.scale_layout_index(0, v, (3, 2)), [-1, 2**64, 10**9], 1),
+    ("scale_layout_index-shape", "shape[0]", lambda v: softmx.scale_layout_index(0, 0, (v, 2)), [-1, 2**64, 10**9], 3),
+    # Each out-of-range multiple with the largest valid other one: today's code asks for 10**18
+    # codes (a MemoryError), where 10**9 x 4 would fill 16 GB.
+    ("pad_scales-multiple0", "multiple[0]", lambda v: softmx.pad_scales(S, (v, 10**9 - 1)), [0, 2**64, 10**9], 4,
+     lambda v: softmx.pad_scales(S, (v, 4))),
+    ("pad_scales-multiple1", "multiple[1]", lambda v: softmx.pad_scales(S, (10**9 - 1, v)), [0, 2**64, 10**9], 4,
+     lambda v: softmx.pad_scales(S, (4, v))),
+    ("pad_scales-pad", "pad", lambda v: softmx.pad_scales(S, (4, 4), pad=v), [-1, 2**64, 256], 7),
+    ("pad_scales-pad-uint64", "pad", lambda v: softmx.pad_scales(S.astype(np.uint64), (4, 4), pad=v),
+     [-1, 2**64, 2**32], 7),
+    ("unpad_scales-rows", "shape[0]", lambda v: softmx.unpad_scales(np.zeros((4, 4), np.uint8), (v, 2), (4, 4)),
+     [-1, 2**64, 10**9], 3),
+    ("unpad_scales-cols", "shape[1]", lambda v: softmx.unpad_scales(np.zeros((4, 4), np.uint8), (3, v), (4, 4)),
+     [-1, 2**64, 10**9], 2),
+    ("unpad_scales-multiple0", "multiple[0]", lambda v: softmx.unpad_scales(np.zeros((4, 4), np.uint8), (3, 2), (v, 4)),
+     [0, 2**64, 10**9], 4),
+    ("unpad_scales-multiple1", "multiple[1]", lambda v: softmx.unpad_scales(np.zeros((4, 4), np.uint8), (3, 2), (4, v)),
+     [0, 2**64, 10**9], 4),
+    ("lut_argmin_golden-m", "m", lambda v: softmx.lut_argmin_golden(v, 2, 2), [-1, 2**64, 16385], 2),
+    ("lut_argmin_golden-n", "n", lambda v: softmx.lut_argmin_golden(2, v, 2), [-1, 2**64, 16385], 2),
+    ("lut_argmin_golden-k", "k", lambda v: softmx.lut_argmin_golden(2, 2, v), [-1, 2**64, 65537], 2),
+    ("lut_argmin_golden-seed", "seed", lambda v: softmx.lut_argmin_golden(2, 2, 2, seed=v), [-1, 2**64], 5),
+    ("lut_argmin_golden-trans_a", "trans_a", lambda v: softmx.lut_argmin_golden(2, 2, 2, trans_a=v), [-1, 2**64, 2], 1),
+    ("lut_argmin_golden-trans_b", "trans_b", lambda v: softmx.lut_argmin_golden(2, 2, 2, trans_b=v), [-1, 2**64, 2], 1),
+    ("gemm_golden_inputs-seed", "seed", lambda v: softmx.gemm_golden_inputs(v, 3), [-1, 2**64], 5),
+    ("gemm_golden_inputs-count", "count", lambda v: softmx.gemm_golden_inputs(1, v), [-1, 2**64, 2**28 + 1], 3),
+    ("lut_argmin_quantize-axis", "axis", lambda v: softmx.lut_argmin_quantize(np.zeros((2, 32), np.float32), axis=v),
+     [-1, 2**64, 2], 1),
+    ("torchmx_quantize_mx-block_size", "block_size", lambda v: softmx.torchmx_quantize_mx(_bf16_rows(), "int8", v),
+     [-1, 2**64, 65537], 32),
+    ("torchmx_to_mx-block_size", "block_size", lambda v: softmx.torchmx_to_mx(_bf16_rows(), "int8", v),
+     [-1, 2**64, 65537], 32),
+    ("torchmx_dequantize_mx-block_size", "block_size",
+     lambda v: softmx.torchmx_dequantize_mx(_torchmx().data, _torchmx().scale, "int8", v), [-1, 2**64, 65537], 32),
+    ("torchmx_dequantize_mx-block_dim", "block_dim",
+     lambda v: softmx.torchmx_dequantize_mx(_torchmx().data, _torchmx().scale, "int8", 32, block_dim=v),
+     [-3, 2, 2**64], 1),
+    ("pychop_spec-exp_bits", "exp_bits", lambda v: softmx.pychop_spec(v, 2), [-1, 2**64, 17], 3),
+    ("pychop_spec-sig_bits", "sig_bits", lambda v: softmx.pychop_spec(3, v), [-1, 2**64, 65], 2),
+    ("pychop_spec-block_size", "block_size", lambda v: softmx.pychop_spec(3, 2, v), [-1, 2**64, 65537], 16),
+    ("pychop_spec-scale_exp_bits", "scale_exp_bits", lambda v: softmx.pychop_spec(3, 2, 32, v), [-1, 2**64, 9], 8),
+    ("pychop_mx_quantize-block_size", "block_size", lambda v: softmx.pychop_mx_quantize(np.ones(4), block_size=v),
+     [-1, 2**64, 65537], 2),
+    ("pychop_mx_quantize-scale_exp_bits", "scale_exp_bits",
+     lambda v: softmx.pychop_mx_quantize(np.ones(4), scale_exp_bits=v), [-1, 2**64, 9], 8),
+    ("pychop_mx_quantize-scale_sig_bits", "scale_sig_bits",
+     lambda v: softmx.pychop_mx_quantize(np.ones(4), scale_sig_bits=v), [-1, 2**64, 65], 0),
+    ("pychop_mx_quantize-format-exp_bits", "exp_bits", lambda v: softmx.pychop_mx_quantize(np.ones(4), (v, 1)),
+     [-1, 2**64, 17], 2),
+    ("pychop_mx_quantize-format-sig_bits", "sig_bits", lambda v: softmx.pychop_mx_quantize(np.ones(4), (2, v)),
+     [-1, 2**64, 65], 1),
+    # The limit is on the values in all: 2**28 (a shape of 2**28 + 2**14 values). Today's code
+    # makes a 1 GiB tensor for it; a dimension of 2**32 would take all the memory there is.
+    ("recipe_test_input-shape", "shape", lambda v: softmx.recipe_test_input((2**14, v)), [-1, 2**64, 2**14 + 1], 4),
+    ("recipe_test_input-seed", "seed", lambda v: softmx.recipe_test_input(4, seed=v), [-1, 2**64], 5),
+    ("recipe-rbits", "rbits",
+     lambda v: softmx.recipe("te-nvfp4", BF16_16, src="bf16", role="gradient", stochastic_form="rs", rbits=v,
+                             random_rowwise=RANDOM_256, random_columnwise=RANDOM_256), [-1, 2**64, 65], 8),
+    ("recipe-rht_signs", "rht_signs", lambda v: softmx.recipe("te-nvfp4", BF16_16, src="bf16", rht_signs=v),
+     [-1, 2**64, 0x10000], 0x1234),
+]
+
+
+def _out_of_range_cases():
+    for ident, name, fn, bad, *_ in INT_ARGS:
+        for v in bad:
+            yield pytest.param(fn, name, v, id=f"{ident}={'2**64' if v == 2**64 else v}")
+
+
+@pytest.mark.parametrize("fn,name,value", list(_out_of_range_cases()))
+def test_integer_argument_out_of_range(fn, name, value):
+    """-1, 2**64 and the limit + 1: ValueError naming the argument and the value."""
+    with pytest.raises(ValueError) as e:
+        fn(value)
+    message = str(e.value)
+    assert re.search(rf"(?<![\w\[]){re.escape(name)}(?!\w)", message), message
+    assert str(value) in message, message
+    assert "incompatible function arguments" not in message
+
+
+def _wrong_type_cases():
+    for ident, name, fn, *_ in INT_ARGS:
+        for v in (2.0, "2", np.float64(2.0)):
+            yield pytest.param(fn, name, v, id=f"{ident}={type(v).__name__}")
+
+
+@pytest.mark.parametrize("fn,name,value", list(_wrong_type_cases()))
+def test_integer_argument_wrong_type(fn, name, value):
+    """A float or a str where an integer is expected: TypeError naming the argument."""
+    with pytest.raises(TypeError) as e:
+        fn(value)
+    message = str(e.value)
+    assert name in message and "incompatible function arguments" not in message, message
+
+
+def _digest(r):
+    """A comparable form of what the public functions return."""
+    if isinstance(r, np.ndarray):
+        return r.dtype.str, r.shape, r.tobytes()
+    if isinstance(r, (tuple, list)):
+        return tuple(_digest(x) for x in r)
+    if isinstance(r, softmx.MXArray):
+        return repr(r), _digest(r.codes), _digest(r.scales), r.flags
+    if isinstance(r, softmx.LutGolden):
+        return tuple(sorted(r.files.items()))
+    if isinstance(r, softmx.TorchmxTensor):
+        return repr(r), _digest(r.data), _digest(r.scale)
+    if isinstance(r, softmx.PychopResult):
+        return repr(r), _digest(r.values), _digest(r.codes), _digest(r.scales)
+    if isinstance(r, softmx.RecipeResult):
+        return repr(r), _digest(r.rowwise.codes), _digest(r.rowwise.scales)
+    if isinstance(r, softmx.ErrorStats):
+        return repr(r)
+    if isinstance(r, (str, int, float)):
+        return r
+    return repr(r)
+
+
+@pytest.mark.parametrize("fn,ok", [pytest.param((rest or [fn])[0], ok, id=ident)
+                                   for ident, _, fn, _, ok, *rest in INT_ARGS])
+def test_numpy_integer_scalars_work(fn, ok):
+    """np.int64(5) is 5 (and so are the other numpy integer types that hold the value)."""
+    want = _digest(fn(ok))
+    assert _digest(fn(np.int64(ok))) == want
+    assert _digest(fn(np.uint16(ok))) == want
+
+
+def test_numpy_integer_scalars_in_tuples():
+    assert softmx.recipe_test_input(np.int64(16), seed=np.uint64(3)).tobytes() == \
+        softmx.recipe_test_input((np.int32(16),), seed=3).tobytes()
+    assert softmx.scale_layout_size((np.int64(130), np.uint8(7))) == softmx.scale_layout_size((130, 7))
+    r = softmx.pychop_mx_quantize(np.ones(4), (np.int64(2), np.int8(1)))
+    assert r.spec.name == "CUSTOM_MX4_E2M1"
+    assert softmx.lut_argmin_golden(2, 2, 2, trans_a=np.int64(1)).trans_a is True
+
+
+@pytest.mark.parametrize("call,exc,message", [
+    (lambda: softmx.quantize(X, "e4m3", block=-1), ValueError, r"^block must be an integer from 1 to 1048576, got -1$"),
+    (lambda: softmx.quantize(X, "e4m3", block=2**64), ValueError,
+     r"^block must be an integer from 1 to 1048576, got 18446744073709551616$"),
+    (lambda: softmx.unpack(_packed(), "e2m1", count=-1), ValueError,
+     r"^count must be an integer from 0 to 32 \(the most e2m1 codes a row of 16 bytes holds\), got -1$"),
+    (lambda: softmx.unpack(_packed(), "f16", 4), ValueError, r"at most 8 bits"),
+    (lambda: softmx.unpack(np.uint8(3), "e2m1", 4), ValueError, r"at least one dimension"),
+    (lambda: softmx.convert(X, "e4m3", threads=2**64), ValueError,
+     r"^threads must be None \(every core\) or an integer from 1 to 1024, got 18446744073709551616$"),
+    (lambda: softmx.convert(X, "e4m3", threads=1.5), TypeError,
+     r"^threads must be None \(every core\) or an integer from 1 to 1024, got float$"),
+    (lambda: softmx.quantize(X, "e4m3", block="32"), TypeError, r"^block must be an integer from 1 to 1048576 or None, "
+                                                                r"got str$"),
+    (lambda: softmx.flags_words(True), TypeError, r"flags must be an integer from 0 to 255, got bool"),
+    (lambda: softmx.pychop_mx_quantize(np.ones(4), (2, 1, 0)), TypeError, r"\(exp_bits, sig_bits\), got 3 items"),
+    (lambda: softmx.torchmx_dequantize_mx(np.uint8(0), np.uint8(0), "int8"), ValueError, r"data_lp must have at least"),
+    (lambda: softmx.recipe_test_input(2.5), TypeError, r"shape must be an int or a tuple of ints, got float"),
+    (lambda: softmx.recipe_test_input(()), ValueError, r"positive dimensions"),
+])
+def test_integer_argument_messages(call, exc, message):
+    with pytest.raises(exc, match=message):
+        call()
+
+
+# Real-number arguments: a str or bool is a TypeError naming the argument; a value past a
+# float's or an f32's range is a ValueError (never an OverflowError); a value that does not
+# fit the f32 a pad is stored in is not silently made Inf.
+@pytest.mark.parametrize("call,exc,message", [
+    (lambda: softmx.quantize(X, "nvfp4", global_amax="1.0"), TypeError, r"global_amax must be a float"),
+    (lambda: softmx.quantize(X, "nvfp4", global_amax=True), TypeError, r"global_amax must be a float"),
+    (lambda: softmx.quantize(X, "nvfp4", global_amax=10**400), ValueError, r"global_amax .* too large for a float"),
+    (lambda: softmx.MXArray(np.zeros((3, 2), np.uint8), np.zeros((3, 32), np.uint8), "nvfp4", encode_scale="1"),
+     TypeError, r"encode_scale must be a float"),
+    (lambda: softmx.MXArray(np.zeros((3, 2), np.uint8), np.zeros((3, 32), np.uint8), "nvfp4", encode_scale=1e300),
+     ValueError, r"encode_scale must be an f32 value, got 1e\+300"),
+    (lambda: softmx.MXArray(np.zeros((3, 2), np.uint8), np.zeros((3, 32), np.uint8), "nvfp4", encode_scale=10**400),
+     ValueError, r"encode_scale .* too large for a float"),
+    (lambda: softmx.MXArray(np.zeros((3, 2), np.uint8), np.zeros((3, 32), np.uint8), "nvfp4", encode_scale=1.0,
+                            global_amax=1e300), ValueError, r"global_amax must be an f32 value"),
+    (lambda: softmx.MXArray(np.zeros((3, 2), np.uint8), np.zeros((3, 32), np.uint8), "nvfp4", encode_scale=1.0,
+                            global_amax="2"), TypeError, r"global_amax must be a float"),
+    (lambda: softmx.pad_scales(np.zeros((2, 2), np.float32), (4, 4), pad=1e300), ValueError,
+     r"pad must be an f32 value for float32 scales"),
+    (lambda: softmx.pad_scales(np.zeros((2, 2), np.float32), (4, 4), pad="x"), TypeError, r"pad must be a float"),
+])
+def test_real_argument_errors(call, exc, message):
+    with pytest.raises(exc, match=message):
+        call()
+
+
+def test_real_arguments_accept_numbers():
+    q = softmx.quantize(np.linspace(-3, 3, 32, dtype=np.float32), "nvfp4", global_amax=np.float32(3.0))
+    assert q.global_amax == 3.0 and softmx.quantize(np.ones(16, np.float32), "nvfp4", global_amax=3).global_amax == 3.0
+    m = softmx.MXArray(q.scales, q.codes, "nvfp4", encode_scale=np.float64(q.encode_scale), global_amax=3)
+    np.testing.assert_array_equal(m.dequantize(), q.dequantize())
+    pf = softmx.pad_scales(np.ones((1, 1), np.float32), (1, 2), pad=np.float32(2.0))
+    assert pf.tolist() == [[1.0, 2.0]]

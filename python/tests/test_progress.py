@@ -128,9 +128,11 @@ def test_ctrl_c_stops_a_long_sweep_without_progress_too(tmp_path):
     before the table is complete (the file would exist had the sweep run to its end)."""
     out = tmp_path / "all.vec"
     code = ("import os, signal, threading, softmx\n"
-            "threading.Timer(0.2, lambda: os.kill(os.getpid(), signal.SIGINT)).start()\n"
+            "threading.Timer(0.02, lambda: os.kill(os.getpid(), signal.SIGINT)).start()\n"
             "try:\n"
-            f"    softmx.sweep('f32', 'e4m3', out={str(out)!r}, progress=False)\n"
+            # rne on every core finishes in 0.2 s on a fast machine (its fused kernel), before a
+            # later signal; ro on one thread has no fused kernel and takes about 1 s.
+            f"    softmx.sweep('f32', 'e4m3', round='ro', threads=1, out={str(out)!r}, progress=False)\n"
             "except KeyboardInterrupt:\n"
             "    print('KeyboardInterrupt')\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

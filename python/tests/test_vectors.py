@@ -59,12 +59,20 @@ def test_manifest_lists_every_kind():
 
 @pytest.mark.parametrize("path", COMMITTED)
 def test_committed_vector_file_verifies(path):
-    r = softmx.verify(VECTORS / path, max_errors=5)
+    # Published captures carry their count and digest but no level and seed: softmx cannot
+    # regenerate them, so their completeness is unproven (docs/VECTORS.md), a pass only when
+    # accepted; everything softmx wrote is proven complete.
+    published = path.startswith("published/")
+    r = softmx.verify(VECTORS / path, max_errors=5, accept_unproven=published)
     assert r.mismatched == 0, "".join(m.report for m in r.mismatches)
     assert r.mismatches == []
     assert r.cases > 0 and r.matched == r.cases
-    assert r.completeness.complete, r.completeness.text
-    assert r.passed and bool(r)
+    if published:
+        assert r.completeness.status == "unproven" and r.accepted_unproven, r.completeness.text
+        assert softmx.verify(VECTORS / path, max_errors=0).status == "unproven"
+    else:
+        assert r.completeness.complete, r.completeness.text
+    assert r.passed and bool(r) and r.exit_status == 0
 
 
 # ---- planted mismatches ----
@@ -466,7 +474,7 @@ def test_runtime_spec_convert_matches_cli(cli, spec):
     (lambda: softmx.gen("mma", a="e4m3", b="e4m3", accumulator="f64"), ValueError, r"accumulator must be 'f32' or 'f16'"),
     (lambda: softmx.gen("convert", src="e2m1", to="e4m3", export="hex"), ValueError, r"unknown export 'hex' for export"),
     (lambda: softmx.gen("convert", src="e2m1", to="e4m3", level="2"), TypeError, r"level must be an int"),
-    (lambda: softmx.gen("convert", src="e2m1", to="e4m3", seed=-1), ValueError, r"seed must be a non-negative"),
+    (lambda: softmx.gen("convert", src="e2m1", to="e4m3", seed=-1), ValueError, r"seed must be an integer from 0 to 18446744073709551615, got -1"),
     (lambda: softmx.gen("convert", src="e2m1", to=4), TypeError, r"to must be a str or None"),
     (lambda: softmx.gen("convert", src="e2m1", to="e4m3", inputs_only=1), TypeError, r"inputs_only must be True or False"),
     (lambda: softmx.gen("convert", src="e2m1", to="e4m3", out="/nonexistent-dir/x.vec"), OSError, r"/nonexistent-dir/x\.vec"),
@@ -474,7 +482,7 @@ def test_runtime_spec_convert_matches_cli(cli, spec):
     (lambda: softmx.verify(VECTORS), IsADirectoryError, r"is a folder, expected a vector file"),
     (lambda: softmx.verify(VECTORS / "README.md"), ValueError, r"README\.md line \d+: expected 'softmx-vectors = 1'"),
     (lambda: softmx.verify(3), TypeError, r"path must be a path"),
-    (lambda: softmx.verify(VECTORS / "MANIFEST", max_errors=-1), ValueError, r"max_errors must be 0 or more"),
+    (lambda: softmx.verify(VECTORS / "MANIFEST", max_errors=-1), ValueError, r"max_errors must be an integer from 0 to 2\*\*62"),
     (lambda: softmx.identify("/nonexistent/r.vec"), FileNotFoundError, r"'/nonexistent/r\.vec'"),
     (lambda: softmx.identify(VECTORS / "MANIFEST", exact=0), ValueError, r"exact must be an integer from 1"),
     (lambda: softmx.sweep("f64", "e4m3"), ValueError, r"cannot sweep f64: it has 2\^64 inputs"),
@@ -491,8 +499,7 @@ def test_runtime_spec_convert_matches_cli(cli, spec):
     (lambda: softmx.explain("7G", "e4m3", src="e4m3"), ValueError, r"value: expected 2 hex digits"),
     (lambda: softmx.explain(300, "f32", src="e4m3"), ValueError, r"value: expected"),
     (lambda: softmx.explain([1], "e4m3"), TypeError, r"value must be a str"),
-    (lambda: softmx.explain("1", "e4m3", rbits=99), ValueError, r"rbits is the number of random bits, an integer "
-                                                                r"from 1 to 64"),
+    (lambda: softmx.explain("1", "e4m3", rbits=99), ValueError, r"rbits must be an integer from 1 to 64, got 99"),
     (lambda: softmx.explain("1", "e4m3", round="rz", dialect="cuda"), None, None),
 ])
 def test_vector_errors(call, exc, message):

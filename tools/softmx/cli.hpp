@@ -30,6 +30,8 @@ using softmx::hex;
 using softmx::json_string;
 using softmx::parse_hex_exact;
 using softmx::quote;
+using softmx::safe_message;
+using softmx::shown_name;
 using softmx::split_fields;
 
 /// Exit status for bad usage, bad input, or an output that cannot be written.

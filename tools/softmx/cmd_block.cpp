@@ -8,15 +8,22 @@
 //     reads raw hex codes of --from (whitespace-separated, K per block; with --round rs each
 //     code is followed by its random bits) and writes one line per block: SCALE CODE ... in
 //     raw hex. --to nvfp4: blocks of 16, E4M3 scales, and a first line
-//     "# nvfp4 global_amax=XXXXXXXX encode_scale=XXXXXXXX" (f32 bits); --global-amax HEX sets the
-//     tensor's amax instead of reading all the input first.
+//     "# nvfp4 global_amax=XXXXXXXX encode_scale=XXXXXXXX" (f32 bits). Streamed in bounded
+//     memory: with --global-amax HEX in one pass; without it, stdin is read twice when it is a
+//     regular file (first for the amax), and a pipe is held as packed codes (4 bytes a value).
 //
 //   softmx dequantize --from FMT [--to f32] [--block K] [--round] [--sat] [--dialect NAME] [--scale-format SPEC]
 //     reads lines SCALE CODE ... (K codes) and writes one raw hex code of --to per element.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <bit>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -51,7 +58,7 @@ std::uint64_t parse_hex_field(std::string_view text, int digits, const std::stri
   return *v;
 }
 
-void write_block_line(std::string& out, std::uint64_t scale, int scale_digits, const std::vector<std::uint8_t>& codes,
+void write_block_line(std::string& out, std::uint64_t scale, int scale_digits, std::span<const std::uint8_t> codes,
                       int code_digits) {
   out += hex(scale, scale_digits);
   for (std::uint8_t c : codes) {
@@ -61,37 +68,209 @@ void write_block_line(std::string& out, std::uint64_t scale, int scale_digits, c
   out += '\n';
 }
 
-// Reads every value (and, for rs, its random bits) from stdin.
-struct Inputs {
-  std::vector<std::uint64_t> codes, rbits;
-  std::vector<std::uint64_t> lines;
+// ---- quantize --to nvfp4 -----------------------------------------------------------------------
+//
+// NVFP4's encode scale S_enc = 2688 / global_amax (BLOCKS.md 6) depends on every value of the
+// tensor, while each block's scale and codes depend only on S_enc and the block's own values.
+// So the tensor is quantized in chunks of whole blocks, each one call of quantize_nvfp4 with the
+// global amax given, which gives the bytes one call over the whole tensor gives. The amax is
+// --global-amax, or comes from a first pass over the input: stdin read twice when it is a
+// regular file (the shell's `< FILE`), or (a pipe, which can be read once) held in memory as
+// packed codes until the end. Memory: a few MB of chunk, plus, for a pipe without
+// --global-amax, 4 bytes per value (and 4 or 8 more per value with --round rs).
+
+constexpr std::size_t kNvfp4Block = 16;
+/// Values per chunk: 4096 blocks, about 3 MB of working memory in quantize_nvfp4.
+constexpr std::size_t kNvfp4Chunk = 4096 * kNvfp4Block;
+
+/// The values (and, for rs, each value's random bits) read from a stream, chunk by chunk, with
+/// the checks and messages of every quantize path.
+class Nvfp4Reader {
+ public:
+  Nvfp4Reader(std::istream& in, const Format& src, bool rs, unsigned rwidth)
+      : tr_(in), src_(src), rs_(rs), rwidth_(rwidth), rdigits_(static_cast<int>((rwidth + 3) / 4)) {}
+
+  /// Appends up to `max` values to `codes` (with rs, their random bits to `rbits`); returns how
+  /// many (0 at the end of the input). Throws UsageError for a bad token.
+  std::size_t read(std::size_t max, std::vector<std::uint64_t>& codes, std::vector<std::uint64_t>& rbits) {
+    std::size_t n = 0;
+    while (n < max && tr_.next(tok_)) {
+      codes.push_back(parse_code(src_, tok_, tr_.where()));
+      last_line_ = tr_.line();
+      if (rs_) {
+        if (!tr_.next(tok_))
+          throw UsageError(tr_.where() + ": the input ends after a value; with --round rs each value is followed by " +
+                           std::to_string(rdigits_) + " hex digits of random bits");
+        auto r = parse_hex_exact(tok_, rdigits_);
+        if (!r || (rwidth_ < 64 && (*r >> rwidth_)))
+          throw UsageError(tr_.where() + ": expected the random bits as " + std::to_string(rdigits_) +
+                           " hex digits (below 2^" + std::to_string(rwidth_) + "), got " + quote(tok_));
+        rbits.push_back(*r);
+      }
+      ++n;
+    }
+    count_ += n;
+    return n;
+  }
+
+  /// Throws UsageError ("short block") unless the values read so far fill whole blocks of 16.
+  void check_whole_blocks() const {
+    if (count_ % kNvfp4Block)
+      throw UsageError("<stdin>: short block: the input ends after " + std::to_string(count_ % kNvfp4Block) +
+                       " of the " + std::to_string(kNvfp4Block) + " values of block " +
+                       std::to_string(count_ / kNvfp4Block + 1) + " (line " + std::to_string(last_line_) + ")");
+  }
+
+  /// The number of values read so far.
+  std::uint64_t count() const { return count_; }
+
+ private:
+  TokenReader tr_;
+  const Format& src_;
+  bool rs_;
+  unsigned rwidth_;
+  int rdigits_;
+  std::string tok_;
+  std::uint64_t count_ = 0, last_line_ = 0;
 };
 
-Inputs read_values(const Format& src, bool rs, unsigned rwidth, std::size_t k) {
-  TokenReader tr(std::cin);
-  Inputs in;
-  std::string tok;
-  const int rdigits = static_cast<int>((rwidth + 3) / 4);
-  while (tr.next(tok)) {
-    in.codes.push_back(parse_code(src, tok, tr.where()));
-    in.lines.push_back(tr.line());
-    if (rs) {
-      if (!tr.next(tok))
-        throw UsageError(tr.where() + ": the input ends after a value; with --round rs each value is followed by " +
-                         std::to_string(rdigits) + " hex digits of random bits");
-      auto r = parse_hex_exact(tok, rdigits);
-      if (!r || (rwidth < 64 && (*r >> rwidth)))
-        throw UsageError(tr.where() + ": expected the random bits as " + std::to_string(rdigits) +
-                         " hex digits (below 2^" + std::to_string(rwidth) + "), got " + quote(tok));
-      in.rbits.push_back(*r);
+/// The largest magnitude among the non-NaN codes of an f32, f16 or bf16 input, as a code of that
+/// format. The library's global amax is fmaxf over |x| with NaN ignored (BLOCKS.md 6); for IEEE
+/// codes, clearing the sign bit gives |x|, and the magnitudes of non-NaN values are ordered as
+/// those codes are, so the largest code is the amax, exactly.
+class MaxMagnitude {
+ public:
+  explicit MaxMagnitude(FormatId src)
+      : sign_(src == FormatId::f32 ? 0x80000000u : 0x8000u),
+        inf_(src == FormatId::f32 ? 0x7F800000u : src == FormatId::f16 ? 0x7C00u : 0x7F80u) {}
+  void add(std::uint64_t code) {
+    const std::uint64_t m = code & ~sign_;
+    if (m <= inf_ && m > max_) max_ = m;  // above Inf: a NaN, ignored
+  }
+  std::uint64_t code() const { return max_; }
+
+ private:
+  std::uint64_t sign_, inf_, max_ = 0;
+};
+
+/// Quantizes whole blocks, chunk by chunk, and writes them, after the header line the first
+/// time. Precondition: o.global_amax is set, so that every chunk has the tensor's S_enc.
+class Nvfp4Writer {
+ public:
+  Nvfp4Writer(FormatId src, const Nvfp4Options& o, Output& out) : src_(src), o_(o), out_(out) {}
+
+  /// codes.size(): a multiple of 16; with rs, rbits holds one value per code.
+  void write(std::span<const std::uint64_t> codes, std::span<const std::uint64_t> rbits) {
+    if (codes.empty()) return;
+    const void* data;
+    if (src_ == FormatId::f32) {
+      f32_.resize(codes.size());  // the library's storage type: the code's width
+      for (std::size_t i = 0; i < codes.size(); ++i) f32_[i] = static_cast<std::uint32_t>(codes[i]);
+      data = f32_.data();
+    } else {
+      f16_.resize(codes.size());
+      for (std::size_t i = 0; i < codes.size(); ++i) f16_[i] = static_cast<std::uint16_t>(codes[i]);
+      data = f16_.data();
+    }
+    Nvfp4Options o = o_;
+    o.rbits = rbits;
+    const std::size_t shape[1] = {codes.size()};
+    const Nvfp4Tensor t = quantize_nvfp4(src_, data, shape, 0, o);
+    std::string& text = out_.text();
+    if (!header_) {
+      text += "# nvfp4 global_amax=" + hex(t.global_amax, 8) + " encode_scale=" + hex(t.encode_scale, 8) + "\n";
+      header_ = true;
+    }
+    for (std::size_t b = 0; b < t.scales.size(); ++b) {
+      write_block_line(text, t.scales[b], 2, std::span(t.codes).subspan(kNvfp4Block * b, kNvfp4Block), 1);
+      out_.chunk();
     }
   }
-  if (in.codes.size() % k)
-    throw UsageError("<stdin>: short block: the input ends after " + std::to_string(in.codes.size() % k) + " of the " +
-                     std::to_string(k) + " values of block " + std::to_string(in.codes.size() / k + 1) +
-                     (in.lines.empty() ? "" : " (line " + std::to_string(in.lines.back()) + ")"));
-  return in;
+
+ private:
+  FormatId src_;
+  Nvfp4Options o_;
+  Output& out_;
+  bool header_ = false;
+  std::vector<std::uint32_t> f32_;
+  std::vector<std::uint16_t> f16_;
+};
+
+/// Reads `in` to its end, writing each chunk as it comes. As in the other block paths, the whole
+/// blocks before a bad token or a short last block are written before its error. `seen`, when
+/// given, gets every code.
+void quantize_nvfp4_chunks(Nvfp4Reader& in, Nvfp4Writer& w, bool rs, MaxMagnitude* seen = nullptr) {
+  std::vector<std::uint64_t> codes, rbits;
+  codes.reserve(kNvfp4Chunk);
+  if (rs) rbits.reserve(kNvfp4Chunk);
+  auto write_whole_blocks = [&] {
+    const std::size_t values = rs ? std::min(codes.size(), rbits.size()) : codes.size();
+    const std::size_t whole = values / kNvfp4Block * kNvfp4Block;
+    w.write(std::span(codes).first(whole), rs ? std::span(rbits).first(whole) : std::span<const std::uint64_t>());
+  };
+  for (;;) {
+    codes.clear();
+    rbits.clear();
+    std::size_t n;
+    try {
+      n = in.read(kNvfp4Chunk, codes, rbits);
+    } catch (const UsageError&) {
+      write_whole_blocks();
+      throw;
+    }
+    if (seen)
+      for (std::uint64_t c : codes) seen->add(c);
+    write_whole_blocks();
+    if (n < kNvfp4Chunk) break;
+  }
+  in.check_whole_blocks();
 }
+
+/// Where stdin starts, when it is a regular file that can be read twice (seekable); nullopt for
+/// a pipe, a terminal, a socket or a device.
+std::optional<std::streampos> rereadable_stdin() {
+  struct stat st {};
+  if (::fstat(STDIN_FILENO, &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  const std::streampos at = std::cin.tellg();
+  if (at == std::streampos(-1)) {
+    std::cin.clear();
+    return std::nullopt;
+  }
+  return at;
+}
+
+/// A pipe's values held until its end: codes as 4 bytes each, random bits as 4 (--rbits 32 or
+/// fewer) or 8, in chunks, so that growing never copies what is held.
+class HeldValues {
+ public:
+  explicit HeldValues(bool wide_rbits) : wide_(wide_rbits) {}
+  void add(std::span<const std::uint64_t> codes, std::span<const std::uint64_t> rbits) {
+    codes_.emplace_back(codes.begin(), codes.end());
+    if (rbits.empty()) return;
+    if (wide_) rbits64_.emplace_back(rbits.begin(), rbits.end());
+    else rbits32_.emplace_back(rbits.begin(), rbits.end());
+  }
+  std::size_t chunks() const { return codes_.size(); }
+  /// Chunk i widened into `codes` and `rbits`, then released.
+  void take(std::size_t i, std::vector<std::uint64_t>& codes, std::vector<std::uint64_t>& rbits) {
+    codes.assign(codes_[i].begin(), codes_[i].end());
+    std::vector<std::uint32_t>().swap(codes_[i]);
+    if (wide_ && i < rbits64_.size()) {
+      rbits.assign(rbits64_[i].begin(), rbits64_[i].end());
+      std::vector<std::uint64_t>().swap(rbits64_[i]);
+    } else if (!wide_ && i < rbits32_.size()) {
+      rbits.assign(rbits32_[i].begin(), rbits32_[i].end());
+      std::vector<std::uint32_t>().swap(rbits32_[i]);
+    } else {
+      rbits.clear();
+    }
+  }
+
+ private:
+  bool wide_;
+  std::vector<std::vector<std::uint32_t>> codes_, rbits32_;
+  std::vector<std::vector<std::uint64_t>> rbits64_;
+};
 
 int quantize_nvfp4_stream(const Args& a, FormatId src, const ConversionOptions& co) {
   if (parse_block_size(a, 16) != 16) throw UsageError("nvfp4 blocks hold 16 values; --block must be 16");
@@ -100,12 +279,9 @@ int quantize_nvfp4_stream(const Args& a, FormatId src, const ConversionOptions& 
   if (co.ctx.rounding != Rounding::rne && co.ctx.rounding != Rounding::rs)
     throw UsageError("nvfp4 elements round with rne or rs, not " + std::string(name(co.ctx.rounding)));
   const bool rs = co.ctx.rounding == Rounding::rs;
-  const Inputs in = read_values(format(src), rs, co.ctx.rbits_width, 16);
-  if (in.codes.empty()) return 0;  // empty input, empty output (no header either), as every filter
   Nvfp4Options o;
   o.rounding = co.ctx.rounding;
   o.rbits_width = co.ctx.rbits_width;
-  o.rbits = in.rbits;
   if (auto g = a.get("global-amax"))
     o.global_amax = std::bit_cast<float>(static_cast<std::uint32_t>(
         parse_hex_field(*g, 8, "--global-amax", "8 hex digits (the f32 bits of the tensor's amax)")));
@@ -114,23 +290,80 @@ int quantize_nvfp4_stream(const Args& a, FormatId src, const ConversionOptions& 
     else if (*m == "reciprocal-product") o.multiplier = Nvfp4Multiplier::reciprocal_product;
     else throw UsageError("--nvfp4-multiplier expects division or reciprocal-product, got " + quote(*m, '\''));
   }
-  std::vector<std::uint32_t> f32(in.codes.size());
-  std::vector<std::uint16_t> f16(in.codes.size());
-  for (std::size_t i = 0; i < in.codes.size(); ++i) {
-    f32[i] = static_cast<std::uint32_t>(in.codes[i]);
-    f16[i] = static_cast<std::uint16_t>(in.codes[i]);
-  }
-  const std::size_t shape[1] = {in.codes.size()};
-  const Nvfp4Tensor t = quantize_nvfp4(src, src == FormatId::f32 ? static_cast<const void*>(f32.data()) : f16.data(),
-                                       shape, 0, o);
+  const Format& sf = format(src);
   Output output;
-  std::string& out = output.text();
-  out = "# nvfp4 global_amax=" + hex(t.global_amax, 8) + " encode_scale=" + hex(t.encode_scale, 8) + "\n";
-  for (std::size_t b = 0; b < t.scales.size(); ++b)
-    write_block_line(out, t.scales[b], 2,
-                     std::vector<std::uint8_t>(t.codes.begin() + static_cast<long>(16 * b),
-                                               t.codes.begin() + static_cast<long>(16 * b + 16)),
-                     1);
+  // An empty input gives an empty output (no header either), as every filter.
+  if (o.global_amax) {  // one pass
+    Nvfp4Reader in(std::cin, sf, rs, co.ctx.rbits_width);
+    Nvfp4Writer writer(src, o, output);
+    quantize_nvfp4_chunks(in, writer, rs);
+    output.commit();
+    return 0;
+  }
+  // The amax of every value first; nothing is written before the whole input was read and
+  // checked, as when it was all held in memory.
+  auto amax_of = [&](const MaxMagnitude& m) {
+    const std::uint32_t f32 = static_cast<std::uint32_t>(m.code());
+    const std::uint16_t f16 = static_cast<std::uint16_t>(m.code());
+    const std::size_t one[1] = {1};
+    // The library's own f32 of that magnitude (f16 and bf16 widen exactly).
+    return std::bit_cast<float>(quantize_nvfp4(src, src == FormatId::f32 ? static_cast<const void*>(&f32) : &f16, one, 0).global_amax);
+  };
+  MaxMagnitude first(src);
+  if (const auto start = rereadable_stdin()) {  // a regular file: read it twice
+    std::uint64_t count = 0;
+    {
+      Nvfp4Reader in(std::cin, sf, rs, co.ctx.rbits_width);
+      std::vector<std::uint64_t> codes, rbits;
+      while (in.read(kNvfp4Chunk, codes, rbits)) {
+        for (std::uint64_t c : codes) first.add(c);
+        codes.clear();
+        rbits.clear();
+      }
+      in.check_whole_blocks();
+      count = in.count();
+    }
+    if (count == 0) return 0;
+    o.global_amax = amax_of(first);
+    std::cin.clear();
+    if (!std::cin.seekg(*start))
+      throw UsageError("<stdin>: cannot seek back to the start of the input for the second pass (give --global-amax)");
+    Nvfp4Reader again(std::cin, sf, rs, co.ctx.rbits_width);
+    Nvfp4Writer writer(src, o, output);
+    MaxMagnitude second(src);
+    quantize_nvfp4_chunks(again, writer, rs, &second);
+    if (again.count() != count || second.code() != first.code()) {
+      const int d = sf.hex_digits();
+      throw UsageError("<stdin>: the input changed between the two passes (" + std::to_string(count) +
+                       " values of amax " + hex(first.code(), d) + ", then " + std::to_string(again.count()) +
+                       " of amax " + hex(second.code(), d) +
+                       "): without --global-amax, quantize --to nvfp4 reads a regular file twice, first for the "
+                       "tensor's amax; the output written is not valid");
+    }
+    output.commit();
+    return 0;
+  }
+  // A pipe: held, packed, until its end.
+  HeldValues held(co.ctx.rbits_width > 32);
+  {
+    Nvfp4Reader in(std::cin, sf, rs, co.ctx.rbits_width);
+    std::vector<std::uint64_t> codes, rbits;
+    while (in.read(kNvfp4Chunk, codes, rbits)) {
+      for (std::uint64_t c : codes) first.add(c);
+      held.add(codes, rbits);
+      codes.clear();
+      rbits.clear();
+    }
+    in.check_whole_blocks();
+    if (in.count() == 0) return 0;
+  }
+  o.global_amax = amax_of(first);
+  Nvfp4Writer writer(src, o, output);
+  std::vector<std::uint64_t> codes, rbits;
+  for (std::size_t i = 0; i < held.chunks(); ++i) {
+    held.take(i, codes, rbits);
+    writer.write(codes, rbits);
+  }
   output.commit();
   return 0;
 }
@@ -273,7 +506,7 @@ int cmd_dequantize(int argc, char** argv) {
                        " fields), got " + std::to_string(f.size()));
     const std::uint64_t scale = nvfp4 ? parse_hex_field(f[0], 2, where, "an E4M3 scale (2 hex digits)")
                                       : parse_hex_field(f[0], scf.hex_digits(), where, scale_what);
-    if (scale > scf.code_mask()) throw UsageError(where + ": scale " + std::string(f[0]) + " is out of range: expected " + scale_what);
+    if (scale > scf.code_mask()) throw UsageError(where + ": scale " + quote(f[0], '"', 40) + " is out of range: expected " + scale_what);
     std::vector<std::uint8_t> codes;
     for (std::size_t i = 1; i <= k; ++i) codes.push_back(static_cast<std::uint8_t>(parse_code(ef, f[i], where)));
     if (nvfp4) {

@@ -17,7 +17,8 @@
 // covers at most 2^20 inputs). A cases file must also be complete, as for verify
 // (vectors/README.md 8): a file with a case missing, extra, duplicated or out of order is not
 // identified. Exit status: 0 when the best setting agrees everywhere and the file is
-// complete, 1 otherwise, 2 on bad input.
+// proven complete (or unproven and --accept-unproven), 1 when the best disagrees or the file is
+// incomplete, 3 when the best agrees but completeness is unproven, 2 on bad input.
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -42,7 +43,7 @@
 namespace softmx::cli {
 
 int cmd_identify(int argc, char** argv) {
-  const Args a = parse_args("identify", argc, argv, 2, {"top", "exact", "max-errors", "threads"});
+  const Args a = parse_args("identify", argc, argv, 2, {"top", "exact", "max-errors", "threads"}, {"accept-unproven"});
   if (a.positionals.size() != 1) throw UsageError("expected one RESULTS file (device results or a run table; '-' for stdin)");
   const std::size_t top = parse_count(a, "top", 5, 1000);
   vec::IdentifyOptions o;
@@ -54,9 +55,9 @@ int cmd_identify(int argc, char** argv) {
   const std::string path = a.positionals[0];
   std::string stdin_copy;
   if (path == "-") {
-    std::ostringstream s;
-    s << std::cin.rdbuf();
-    stdin_copy = s.str();
+    // Under the reader's line limits, so that a line without end (/dev/zero) fails at once
+    // instead of filling memory.
+    stdin_copy = vec::read_vector_text(std::cin, "<stdin>");
   }
   const vec::Identification id = vec::identify(
       [&]() { return path == "-" ? vec::VectorReader::from_string(stdin_copy, "<stdin>") : vec::VectorReader::open(path); },
@@ -71,7 +72,7 @@ int cmd_identify(int argc, char** argv) {
 
   Output out;
   std::string& t = out.text();
-  t += "identify: " + name + ": " + vec::describe(h) + " (the header's settings)\n";
+  t += "identify: " + shown_name(name) + ": " + vec::describe(h) + " (the header's settings)\n";
   if (runs && id.all_exact())
     t += "  " + std::to_string(score[order[0]].total) + " inputs; " + std::to_string(cands.size()) +
          " settings checked on every input";
@@ -82,7 +83,8 @@ int cmd_identify(int argc, char** argv) {
     t += "  " + std::to_string(id.lines) + " cases; " + std::to_string(cands.size()) + " settings scored on every case";
   t += id.with_flags ? "; flags compared\n" : "; no flags given: results compared\n";
   t += "  " + vec::completeness_text(id.completeness, l);
-  for (const std::string& note : id.completeness.notes) std::fprintf(stderr, "identify: %s: %s\n", name.c_str(), note.c_str());
+  for (const std::string& note : id.completeness.notes)
+    std::fprintf(stderr, "identify: %s: %s\n", shown_name(name).c_str(), safe_message(note).c_str());
   t += "\n  rank  agreement                        settings\n";
   std::size_t rank = 0;
   for (std::size_t i = 0; i < order.size() && rank < top;) {
@@ -103,12 +105,17 @@ int cmd_identify(int argc, char** argv) {
   const vec::CandidateScore& bs = score[id.best()];
   const vec::Header& bh = cands[id.best()].header;
   const bool agrees = id.agrees();
-  const bool perfect = id.identified();
+  const bool unproven = agrees && id.completeness.status() == vec::CompletenessStatus::unproven;
+  const bool accepted = unproven && a.has_switch("accept-unproven");
+  const bool perfect = id.identified() || accepted;
   t += "\nbest: " + std::string(softmx::name(bh.ctx.rounding)) + " " + std::string(softmx::name(bh.ctx.saturation));
   if (h.operation != vec::Operation::dot) t += ", dialect " + bh.dialect;
   if (h.operation == vec::Operation::quantize) t += ", scale " + std::string(softmx::name(bh.scale));
   if (h.operation == vec::Operation::dot) t += ", accumulation " + bh.accumulation;
-  t += perfect  ? ": agrees on every " + std::string(runs ? "input" : "case")
+  t += id.identified() ? ": agrees on every " + std::string(runs ? "input" : "case")
+       : accepted ? ": agrees on every case; completeness UNPROVEN (above), accepted by --accept-unproven"
+       : unproven ? ": agrees on every case present, but completeness is UNPROVEN (above): not identified (exit status 3; "
+                    "--accept-unproven takes it)"
        : agrees ? ": agrees on the " + std::to_string(bs.total) + " cases present, but the file is INCOMPLETE (above): not identified"
                 : ": disagrees on " + std::to_string(bs.total - bs.agree) + " of " + std::to_string(bs.total) +
                       (runs ? " inputs" : " cases");
@@ -136,7 +143,7 @@ int cmd_identify(int argc, char** argv) {
     }
   }
   out.commit();
-  return perfect ? 0 : 1;
+  return perfect ? 0 : unproven ? 3 : 1;
 }
 
 }  // namespace softmx::cli

@@ -160,7 +160,10 @@ std::optional<std::string> command_help(std::string_view cmd) {
            "Quantizes MX blocks (OCP MX section 6.3): reads raw hex codes of --from, K per block\n"
            "(whitespace-separated; with --round rs each followed by its random bits), and writes one\n"
            "\"SCALE CODE ... CODE\" line per block in raw hex. --to nvfp4: blocks of 16 with E4M3 scales,\n"
-           "after a first line \"# nvfp4 global_amax=XXXXXXXX encode_scale=XXXXXXXX\" (f32 bits).\n"
+           "after a first line \"# nvfp4 global_amax=XXXXXXXX encode_scale=XXXXXXXX\" (f32 bits). Its\n"
+           "encode scale needs the amax of the whole input: without --global-amax a regular file on\n"
+           "stdin (< FILE) is read twice, and a pipe is held until its end (4 bytes a value); with\n"
+           "--global-amax, or from a file, memory does not grow with the input (BLOCKS.md 7).\n"
            "\n"
            "options:\n"
            "  --to FMT               the element format (required): a named MX element, a runtime spec of\n"
@@ -173,7 +176,7 @@ std::optional<std::string> command_help(std::string_view cmd) {
            "                         to nearest (saturating), each element x / scale rounded once\n"
            "                         (BLOCKS.md 1.2); the SCALE field has its hex digits (f32: 8)\n" +
            conversion_options_text(true) +
-           "  --global-amax HEX      nvfp4: the tensor's amax (f32 bits) instead of reading all input first\n"
+           "  --global-amax HEX      nvfp4: the tensor's amax (f32 bits); one pass over any input, a pipe too\n"
            "  --nvfp4-multiplier M   nvfp4: division or reciprocal-product (how the scale is applied)\n" +
            kHelp + "\n" + formats + status02;
   if (cmd == "dequantize")
@@ -254,6 +257,8 @@ std::optional<std::string> command_help(std::string_view cmd) {
            "Test vectors with softmx's results (vectors/README.md): a header that states every setting,\n"
            "the case count and the SHA-256 of the inputs, then one line per case. The same arguments\n"
            "give the same bytes on every machine.\n"
+           "An output file (-o, or standard output redirected to one) whose file system or ulimit -f\n"
+           "cannot hold the random cases is refused before any work (exit 2).\n"
            "\n"
            "options:\n"
            "  --level 1|2            1 (default): exhaustive or structured cases; 2 adds random ones\n"
@@ -305,18 +310,39 @@ std::optional<std::string> command_help(std::string_view cmd) {
            std::string(kHelp) + "\n" +
            "exit status: 0 the tables agree; 1 they differ; 2 bad usage or input\n";
   if (cmd == "verify")
-    return "usage: softmx verify [--max-errors N] [--json] [--threads N] RESULTS\n"
+    return "usage: softmx verify [--max-errors N] [--json] [--threads N] [--accept-unproven] [--expect-cases N]\n"
+           "                     [--model M] [--acc A] [--dialect D] [--round R] [--sat S] [--tininess T]\n"
+           "                     [--scale RULE] RESULTS\n"
            "\n"
            "Checks a device's results (a vector file with results, or a run table; '-' for stdin)\n"
            "against softmx under the file's header, line by line: each disagreement decomposed, with\n"
-           "the settings that would give the device's result; then the summary and the file's\n"
-           "completeness (every case present, once, in order).\n"
+           "the settings that would give the device's result; then the summary, the file's\n"
+           "completeness (every case present, once, in order) and the verdict. A pass needs every\n"
+           "line to agree and completeness PROVEN: the cases regenerated from the header's level and\n"
+           "seed (the header's own cases and inputs-sha256 cannot vouch for the file), or a run\n"
+           "table's first..last (docs/VECTORS.md).\n"
            "\n"
            "options:\n"
            "  --max-errors N         disagreements shown (default 20)\n"
            "  --json                 the report as JSON on standard output\n"
-           "  --threads N            threads for a run table, 1..1024 (default: every core)\n" +
-           std::string(kHelp) + "\n" + status12 + "(a case missing, extra, duplicated or out of order is a disagreement)\n";
+           "  --threads N            threads for a run table, 1..1024 (default: every core)\n"
+           "  --accept-unproven      take a file whose completeness cannot be proven (no level and seed;\n"
+           "                         a legacy level-2 file without cases) as a pass, saying so\n"
+           "  --expect-cases N       the file must hold N cases, whatever its header says (level 2: the\n"
+           "                         count of the set that was sent to the device)\n"
+           "settings that replace the header's for the check (the file is not changed; the report\n"
+           "names each one):\n"
+           "  --model M              mma: the tensor-core model; dot: the accumulation model\n"
+           "  --acc A                dot: exact, fp32-sequential or a tensor-core model\n"
+           "  --dialect D            convert, quantize, dequantize: the dialect\n"
+           "  --round R              the rounding (rne rna rz ru rd ro; rs only for an rs file)\n"
+           "  --sat S                finite or none\n"
+           "  --tininess T           after or before\n"
+           "  --scale RULE           quantize: the scale rule (floor ceil even rceil)\n" +
+           std::string(kHelp) + "\n" +
+           "exit status: 0 pass; 1 fail (a disagreement, or a case missing, extra, duplicated or out of\n"
+           "order, or a header whose cases or inputs-sha256 are not the regenerated list's); 2 bad usage\n"
+           "or input; 3 unproven (no disagreement, completeness not proven; see --accept-unproven)\n";
   if (cmd == "identify")
     return "usage: softmx identify [--top N] [--exact N] [--max-errors N] [--threads N] RESULTS\n"
            "\n"
@@ -329,10 +355,12 @@ std::optional<std::string> command_help(std::string_view cmd) {
            "  --top N                scores listed (default 5)\n"
            "  --exact N              run tables: groups checked on every input after sampling (default 3)\n"
            "  --max-errors N         disagreements of the best setting shown (default 20)\n"
-           "  --threads N            threads, 1..1024 (default: every core)\n" +
+           "  --threads N            threads, 1..1024 (default: every core)\n"
+           "  --accept-unproven      identify a file whose completeness cannot be proven (exit 0, saying so)\n" +
            std::string(kHelp) + "\n" +
-           "exit status: 0 the best setting agrees everywhere and the file is complete; 1 otherwise;\n"
-           "2 bad usage or input\n";
+           "exit status: 0 the best setting agrees everywhere and the file is proven complete; 1 the\n"
+           "best disagrees somewhere, or the file is incomplete; 2 bad usage or input; 3 the best agrees\n"
+           "everywhere but completeness is unproven (see --accept-unproven)\n";
   if (cmd == "recipe")
     return "usage: softmx recipe NAME --shape D0xD1[x...] [--from f32|bf16|f16] [--binary] [options] [-o OUT] [FILE|-]\n"
            "       softmx recipe NAME --shape D0xD1[x...] [--from f32|bf16|f16] --seed S [options] [-o OUT]\n"

@@ -14,6 +14,7 @@
 #include "commands.hpp"
 #include "help.hpp"
 #include "softmx/error.hpp"
+#include "softmx/text.hpp"
 
 namespace {
 
@@ -81,7 +82,8 @@ constexpr const char* kUsage =
     "         gen convert): e4m3fnuz e5m2fnuz e1m2 e3m4 ue4m3 int4 e4m3:bias=11:specials=fnuz (docs/SEMANTICS.md 1.2)\n"
     "flags (two hex digits, TestFloat's bits): 01 inexact, 02 underflow, 04 overflow, 08 infinite, 10 invalid\n"
     "exit status: 0 success; 2 bad usage or input, or an output that cannot be written (the errno text\n"
-    "  on stderr); verify, identify and diff: 1 when results disagree; 70 internal error\n";
+    "  on stderr) or not enough memory; verify, identify and diff: 1 when results disagree; verify and identify:\n"
+    "  3 when no result disagrees but the file's completeness is not proven (docs/VECTORS.md); 70 internal error\n";
 
 /// Keeps descriptors 0, 1 and 2 taken: one that was closed (">&-") gets /dev/null opened the
 /// wrong way round (stdin write-only, stdout and stderr read-only), so a read or write on it fails
@@ -103,6 +105,13 @@ std::string output_error_text(const softmx::vec::OutputError& e) {
   std::string s = e.action();
   if (!e.path().empty()) s += " " + softmx::cli::quote(e.path(), 0, 240);
   return s + ": " + e.reason();
+}
+
+/// "softmx CMD: KIND: MESSAGE" on stderr. Every message passes through safe_message(): an
+/// escape sequence or invalid UTF-8 that a file put into it reaches the terminal escaped, and a
+/// message cannot run to megabytes (softmx/text.hpp).
+void print_error(const std::string& cmd, const char* kind, const std::string& message) {
+  std::fprintf(stderr, "softmx %s: %s: %s\n", softmx::safe_message(cmd, 80).c_str(), kind, softmx::safe_message(message).c_str());
 }
 
 int run(const std::string& cmd, int argc, char** argv) {
@@ -180,25 +189,29 @@ int main(int argc, char** argv) {
   try {
     status = run(cmd, argc, argv);
   } catch (const softmx::cli::UsageError& e) {
-    std::fprintf(stderr, "softmx %s: error: %s\n", cmd.c_str(), e.what());
+    print_error(cmd, "error", e.what());
     status = softmx::cli::kExitUsage;
   } catch (const softmx::InputError& e) {  // bad input the library found (a file, a value)
-    std::fprintf(stderr, "softmx %s: error: %s\n", cmd.c_str(), e.what());
+    print_error(cmd, "error", e.what());
     status = softmx::cli::kExitUsage;
   } catch (const softmx::vec::OutputError& e) {
-    std::fprintf(stderr, "softmx %s: error: %s\n", cmd.c_str(), output_error_text(e).c_str());
+    print_error(cmd, "error", output_error_text(e));
     status = softmx::cli::kExitUsage;
   } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "softmx %s: error: out of memory (std::bad_alloc)\n", cmd.c_str());
-    status = 70;
+    // The input asked for more memory than this machine (or its ulimit) grants: a limit of the
+    // run, not a fault of softmx, so it is reported as the input errors are (exit status 2).
+    print_error(cmd, "error",
+                "out of memory: the input or the options need more memory than the process may use (ulimit -v, the "
+                "machine's memory); smaller inputs, fewer threads or a shard of the work need less");
+    status = softmx::cli::kExitUsage;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "softmx %s: internal error: %s\n", cmd.c_str(), e.what());
+    print_error(cmd, "internal error", e.what());
     status = 70;
   }
   // Standard output is written with write(2) (cli::Output) and checked there; closing it is the
   // last check (a file system may report a failed write only now). stdio's stdout is unused.
   if (std::fflush(stdout) != 0 || std::ferror(stdout) || (::close(STDOUT_FILENO) != 0 && errno != EBADF && errno != EINTR)) {
-    std::fprintf(stderr, "softmx %s: error: cannot write standard output: %s\n", cmd.c_str(), std::strerror(errno));
+    print_error(cmd, "error", std::string("cannot write standard output: ") + std::strerror(errno));
     if (status == 0 || status == 1) status = softmx::cli::kExitUsage;
   }
   return status;

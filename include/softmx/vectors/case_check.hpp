@@ -32,9 +32,9 @@ struct CaseCheck {
   std::uint64_t flags_only_mismatches = 0;  ///< lines whose results agree and flags differ
   std::uint64_t flags_compared = 0;         ///< lines that gave flags
   Completeness completeness;
-  /// Every line agrees and the file is complete (or its completeness could not be checked:
-  /// completeness.checked() says which).
-  bool pass() const { return result_mismatches == 0 && flags_only_mismatches == 0 && completeness.complete(); }
+  /// Every line agrees and the file is proven complete (completeness.proven()). A file whose
+  /// completeness is unproven does not pass (verify.hpp: the unproven verdict).
+  bool pass() const { return result_mismatches == 0 && flags_only_mismatches == 0 && completeness.proven(); }
 };
 
 /// Reads every data line of `r` (a `cases` file; precondition: the reader has returned no line
@@ -42,6 +42,9 @@ struct CaseCheck {
 /// `on_mismatch` for each line that differs, in file order. Then decides completeness. Throws
 /// InputError for a line without results, operands softmx has no result for (the dialect
 /// refuses them), a file without data lines, and every malformed line (file and line named).
-CaseCheck check_cases(VectorReader& r, const Evaluator& ev, const std::function<void(const CaseMismatch&)>& on_mismatch);
+/// `cases_ev`: the evaluator of the file's own header, under which its cases were chosen, when
+/// `ev` checks other settings (verify --model, ...); null: `ev` (built from r.header()).
+CaseCheck check_cases(VectorReader& r, const Evaluator& ev, const std::function<void(const CaseMismatch&)>& on_mismatch,
+                      const Evaluator* cases_ev = nullptr);
 
 }  // namespace softmx::vec

@@ -1,15 +1,23 @@
 // softmx/vectors/completeness.hpp: does a results file hold every case it must, each
-// once, in order? (vectors/README.md 8, "Completeness".)
+// once, in order? (vectors/README.md 8, "Completeness"; docs/VECTORS.md, what a pass proves.)
 //
 // A verdict of "all match" certifies hardware, so it must mean that every expected case was
-// checked. The expected cases are known, best first, from:
+// checked, and the evidence for that must not come from the file alone: a header can be
+// edited to match a cut file. The expected cases are known, best first, from:
 //
 //   1. the header's level and seed: the cases are regenerated with the generator that wrote
-//      the file (generate.hpp) and compared with the file case by case; when the header also
-//      has `cases` and `inputs-sha256`, the regenerated list must reproduce them;
-//   2. the header's `cases` and `inputs-sha256` alone (no level, or a list this softmx does
-//      not regenerate): the file's count and the SHA-256 of its operands must equal them;
-//   3. nothing (a hand-written header): completeness is not checked, and the result says so.
+//      the file (generate.hpp) and compared with the file case by case. The regenerated list
+//      is the truth: where the header also has `cases` and `inputs-sha256` and they are not
+//      the list's, the file fails (header_differs) whatever else it holds. Completeness is
+//      then PROVEN (or refuted). At level 2 the list is level 1 followed by as many random
+//      cases as the header's `cases` says (the count is the generator's parameter; a caller
+//      who knows it pins it with expect_cases);
+//   2. the header's `cases` and `inputs-sha256` alone (no level, or a list this softmx cannot
+//      regenerate): the file's count and the SHA-256 of its operands must equal them. This can
+//      refute completeness but not prove it (the header vouches for its own file): UNPROVEN;
+//   3. nothing (a hand-written header): UNPROVEN.
+//
+// A run table covers first..last by construction (the reader checks the runs): PROVEN.
 //
 // With a regenerated list, each line of the file is paired with the expected case of the same
 // operands (the k-th line with given operands with the k-th such case), and the differences
@@ -65,6 +73,17 @@ struct CaseFinding {
   std::vector<std::uint64_t> operands;  ///< the case's operands (empty for an extra line)
 };
 
+/// What the evidence says about a file's completeness (docs/VECTORS.md).
+enum class CompletenessStatus : std::uint8_t {
+  complete,    ///< proven: every expected case of a regenerated list (or every input of a run table), once, in order
+  incomplete,  ///< a difference was found: a case missing, extra, duplicated or out of order, a count or
+               ///< digest that differs, or a header whose record is not the regenerated list's
+  unproven,    ///< no difference found, but nothing independent of the file proves that none exists
+};
+
+/// "complete", "incomplete", "unproven" (for --json and Python).
+const char* name(CompletenessStatus s);
+
 /// Whether a file holds its expected cases, with the evidence.
 struct Completeness {
   CompletenessBasis basis = CompletenessBasis::none;
@@ -77,16 +96,37 @@ struct Completeness {
   std::optional<CaseFinding> first_missing, first_extra, first_duplicated, first_out_of_order;
   std::string sha256;           ///< the file's inputs-sha256 (empty for runs)
   std::string expected_sha256;  ///< what it must be (empty where unknown)
+  /// basis regenerated: the header's `cases` or `inputs-sha256` is not the regenerated list's
+  /// (the header was edited, or another generator wrote the file). A difference: the file fails.
+  bool header_differs = false;
+  /// The number of cases the caller says the file must hold (verify --expect-cases), if any;
+  /// a file with another number fails whatever its header says.
+  std::optional<std::uint64_t> pinned_cases;
   /// Why completeness was not fully checked, or why the header's keys were not used: one
   /// sentence each, for standard error.
   std::vector<std::string> notes;
 
-  /// True when the evidence shows no missing, extra, duplicated or reordered case and the count
-  /// and digest are as expected; also true when nothing could be checked (basis none: see
-  /// checked()).
-  bool complete() const;
-  /// False for basis none (completeness unknown).
+  /// True when the evidence shows a difference: a missing, extra, duplicated or reordered case,
+  /// a count or digest other than expected, header_differs, or a count other than pinned_cases.
+  bool differs() const;
+  /// True when no difference was found and the basis proves it (regenerated, or runs): the
+  /// file holds every expected case once, in order.
+  bool proven() const {
+    // A level-2 list without `cases` runs as far as the file: its length is known only when
+    // the caller pins it (pin_cases), and then a file holding that many is the whole list.
+    const bool open_pinned = basis == CompletenessBasis::regenerated_open && pinned_cases && present == *pinned_cases;
+    return !differs() && (basis == CompletenessBasis::regenerated || basis == CompletenessBasis::runs || open_pinned);
+  }
+  /// Proven complete (the only state in which a verdict may pass by default).
+  bool complete() const { return proven(); }
+  CompletenessStatus status() const {
+    return differs() ? CompletenessStatus::incomplete : proven() ? CompletenessStatus::complete : CompletenessStatus::unproven;
+  }
+  /// False for basis none (nothing at all was checked).
   bool checked() const { return basis != CompletenessBasis::none; }
+  /// Pins the number of cases (verify --expect-cases): sets pinned_cases, and adds a note when
+  /// the file holds another number.
+  void pin_cases(std::uint64_t n);
 };
 
 /// Collects a cases file's operands line by line and decides, at the end, whether the file is
@@ -117,8 +157,8 @@ Completeness runs_completeness(const Header& h);
 std::string completeness_text(const Completeness& c, const LineLayout& l);
 
 /// The verdict as one JSON object (no newline), for verify --json: status ("complete",
-/// "incomplete", "unchecked"), basis, counts (null where unknown), the first finding of each
-/// kind, and the digests. Every string in it is ASCII written here (no user text).
+/// "incomplete", "unproven"), basis, counts (null where unknown), the first finding of each
+/// kind, the digests and the notes. Every string in it is escaped (json_string).
 std::string completeness_json(const Completeness& c, const LineLayout& l);
 
 }  // namespace softmx::vec

@@ -31,8 +31,12 @@ struct LineLayout {
   /// Whether lines may end in FLAGS (mma lines never do: tensor cores raise no flags).
   bool flags = true;
   /// "IN R OUT FLAGS": the column labels, for messages and file comments (no FLAGS when
-  /// `flags` is false).
+  /// `flags` is false). Beyond 1024 bytes, the first 8 and last 3 labels and the count
+  /// ("SA_1 A_1.1 ... B_64.4096 OUT FLAGS (524417 columns)"), so that no comment or message
+  /// grows with the layout.
   std::string columns() const;
+  /// The operand columns alone ("IN R"), abbreviated as columns().
+  std::string operand_columns() const;
   /// What a line must hold: "1, 2 or 3 fields (IN, then OUT and FLAGS)".
   std::string expected() const;
 };

@@ -88,6 +88,16 @@ class OutputFile {
   }
   /// Writes what was appended. Throws OutputError.
   void flush();
+  /// Fails fast, before the work, when the target cannot take `bytes` more bytes (a lower
+  /// bound of what is still to be written, text() included): throws OutputError (ENOSPC, or
+  /// EFBIG for the file size limit) whose reason gives the bytes needed and the bytes free.
+  /// Checked only where the output is a regular file (the temporary of a replaced target, or
+  /// a descriptor such as a redirected standard output): the space its file system leaves to
+  /// unprivileged users (fstatvfs: f_bavail x f_frsize, less what a rewrite in place reuses)
+  /// and the file size limit (RLIMIT_FSIZE, `ulimit -f`) beyond the write offset. A device, a
+  /// FIFO, a pipe or a terminal is not checked; nor are quotas, and a compressing file system
+  /// may hold more than f_bavail says.
+  void require_space(std::uint64_t bytes);
   /// Writes what is left and finishes: a temporary file is synced, closed and renamed over the
   /// target; an in-place target is closed. Throws OutputError (the temporary is then removed).
   /// Call once.

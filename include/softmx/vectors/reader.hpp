@@ -34,6 +34,14 @@ struct Run {
   Flags flags = 0;
 };
 
+/// The whole vector file on `in` (named `name` in messages) as text, read under the limits a
+/// VectorReader applies (header and comment lines kMaxLineBytes; data lines the header's
+/// data_line_limit), for a caller that must read it more than once (identify of standard
+/// input): /dev/zero fails at the first limit instead of filling memory. The text is not
+/// otherwise checked (a VectorReader over it does that); a last line without LF stays so.
+/// Throws InputError as LineReader::next does.
+std::string read_vector_text(std::istream& in, const std::string& name);
+
 class VectorReader {
  public:
   /// Reads the header from `in` (its lines up to the first data line). `name` is the file's
@@ -50,8 +58,10 @@ class VectorReader {
   const std::string& name() const { return name_; }
 
   /// The next data line, or false at the end. A line's field count must be that of the
-  /// operands, operands + results, or operands + results + flags; each field its width and
-  /// range.
+  /// operands, operands + results, or operands + results + flags, the same for every data line
+  /// of the file (all or none: the first line that differs from the first data line is an
+  /// error naming both); each field its width and range. Data lines may be at most
+  /// data_line_limit() of the layout long (line_reader.hpp), header lines kMaxLineBytes.
   bool next(Record& r);
   /// The next run of a `runs` file (checks that FIRST starts at `first` and increases, and
   /// that flags are given on every line or none), or false at the end.
@@ -80,6 +90,8 @@ class VectorReader {
   std::string pending_;       // the first data line, read while looking for the header's end
   bool has_pending_ = false;
   std::uint64_t line_no_ = 0;
+  int shape_ = -1;               // the first data line's columns: 0 operands, 1 + results, 2 + flags
+  std::uint64_t shape_line_ = 0; // and its line
   // runs
   bool run_started_ = false, run_done_ = false;
   Record run_rec_;
