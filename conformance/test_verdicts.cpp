@@ -122,9 +122,8 @@ int verdict_agrees(const std::string& name, const std::string& text, const std::
   const std::string status = json_value(j.out, "status");
   const std::string word = text_verdict(t.out);
   EXPECT_EQ(json_value(j.out, "exit_status"), std::to_string(j.status)) << j.out;
-  if (status == "pass") EXPECT_EQ(word, "PASS") << t.out;
-  if (status == "fail") EXPECT_EQ(word, "FAIL") << t.out;
-  if (status == "unproven") EXPECT_EQ(word, "UNPROVEN") << t.out;
+  const std::string want = status == "pass" ? "PASS" : status == "fail" ? "FAIL" : status == "unproven" ? "UNPROVEN" : "?";
+  EXPECT_EQ(word, want) << t.out;
   EXPECT_EQ(j.status, status == "pass" ? 0 : status == "fail" ? 1 : status == "unproven" ? 3 : -1) << j.out;
   return t.status;
 }
@@ -409,7 +408,7 @@ TEST(Verdicts, MessagesAreBoundedAndEscaped) {
   std::string bad_runs = runs;
   bad_runs.replace(bad_runs.find("rounding = rne"), 14, "rounding = " + std::string(400'000, 'q'));
   write_file(dir() + "/bad.runs", bad_runs);
-  for (const std::string cmd : {"diff " + dir() + "/a.runs " + dir() + "/bad.runs", "merge " + dir() + "/bad.runs",
+  for (const std::string& cmd : {"diff " + dir() + "/a.runs " + dir() + "/bad.runs", "merge " + dir() + "/bad.runs",
                                 "verify " + dir() + "/bad.runs", "identify " + dir() + "/bad.runs"}) {
     r = run_cli(cmd);
     EXPECT_EQ(r.status, 2) << cmd;

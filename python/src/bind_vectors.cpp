@@ -358,8 +358,6 @@ py::dict gen(const GenArgs& g, const std::string& path) {
 
 // ---- reading results: verify, identify ----
 
-std::vector<std::uint64_t> to_vector(std::span<const std::uint64_t> s) { return {s.begin(), s.end()}; }
-
 py::object optional_int(bool has, std::uint64_t v) { return has ? py::object(py::int_(v)) : py::object(py::none()); }
 
 py::object finding_dict(const std::optional<vec::CaseFinding>& f) {

@@ -258,36 +258,6 @@ vec::GenOptions gen_options(const Args& a, const Header& h) {
   return o;
 }
 
-/// A lower bound of the bytes gen writes, known at once (the exact count needs the pass over
-/// every case that the header's `cases` and `inputs-sha256` come from): the random cases of
-/// level 2 times the length of a line. Every data line of a file has the same length: the
-/// fixed-width hex fields of the layout (operands; results and the 2-digit flags unless
-/// --inputs-only), a space between two fields (none with --export readmemh) and a newline. The
-/// header and the level-1 cases are left out, and so are the random cases where the dialect may
-/// refuse one (for_each_written_case: quantize into a format without NaN under a dialect that
-/// raises on a NaN element), which would not be written.
-std::uint64_t gen_bytes_at_least(const vec::Evaluator& ev, const vec::GenOptions& o, const vec::WriteOptions& w) {
-  const Header& h = ev.header();
-  if (h.operation == Operation::quantize && h.dialect_ref().nan_to_finite == NanToFinite::error && !format(h.to).has_nan())
-    return 0;
-  const vec::LineLayout& l = ev.layout();
-  std::uint64_t digits = 0, fields = 0;
-  auto add = [&](int d) {
-    digits += static_cast<std::uint64_t>(d);
-    ++fields;
-  };
-  for (const vec::Field& f : l.operands) add(f.digits);
-  if (!w.inputs_only) {
-    for (const vec::Field& f : l.results) add(f.digits);
-    if (l.flags) add(2);
-  }
-  if (fields == 0) return 0;
-  const std::uint64_t line = digits + (w.readmemh ? 0 : fields - 1) + 1;
-  // At most kMaxCount (10^9) lines of at most about 25 MB each (dot: two sides of 1024 blocks
-  // of 4096 codes): below 2^55, no overflow.
-  return vec::random_count(h, o) * line;
-}
-
 }  // namespace
 
 int cmd_gen(int argc, char** argv) {
@@ -319,10 +289,6 @@ int cmd_gen(int argc, char** argv) {
   const vec::GenOptions o = gen_options(a, h);
   const vec::Evaluator ev(h);  // checks that the dialect supports the operation, before any output
   vec::OutputFile out(out_path.value_or(std::string(vec::kStandardOutput)));
-  // Fail now, not after the pass over every case, when the file system or `ulimit -f` cannot
-  // take what is sure to be written (a full disk was reported only after that pass: minutes for
-  // --count 10^9).
-  out.require_space(gen_bytes_at_least(ev, o, w));
   vec::write_vectors(ev, o, w, out);
   out.commit();
   return 0;

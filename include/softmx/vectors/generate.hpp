@@ -106,7 +106,10 @@ std::uint64_t record_cases(Header& h, const std::function<void(const CaseSink&)>
 /// generator set from `o` and the cases), a comment naming the columns, then one line per case
 /// with softmx's results (computed by `ev`) unless inputs_only. The cases are generated twice:
 /// once for the count and digest the header records first, once to write them, so memory stays
-/// constant. Does not commit `out`. Returns the number of cases written.
+/// constant. Before any of that, out.require_space() with a lower bound of the bytes to be
+/// written (level 2's random cases times the fixed line length), so that a file system or a
+/// `ulimit -f` that cannot hold them fails at once. Does not commit `out`. Returns the number
+/// of cases written.
 std::uint64_t write_vectors(const Evaluator& ev, const GenOptions& o, const WriteOptions& w, OutputFile& out);
 
 }  // namespace softmx::vec
