@@ -227,8 +227,9 @@ Header HeaderParser::finish(const std::string& where) const {
     h.from = format_of("a");
     h.to = format_of("b");
     const std::string& acc = require("accumulation");
-    if (!find_accumulation_model(acc)) throw bad("accumulation", acc, "exact, fp32-sequential, hopper-fp8-mma or hopper-fp8-wgmma");
-    h.accumulation = acc;
+    const AccumulationModel* am = find_accumulation_model(acc);
+    if (!am) throw bad("accumulation", acc, "exact, fp32-sequential or a tensor-core model (softmx models)");
+    h.accumulation = std::string(am->name());  // readers take an instruction's alias; writers spell the name
   } else if (mma) {
     h.from = format_of("a");
     h.to = format_of("b");
@@ -244,7 +245,7 @@ Header HeaderParser::finish(const std::string& where) const {
       for (const TensorCoreModel* x : tensor_core_models()) known += (known.empty() ? "" : " or ") + std::string(x->name());
       throw bad("model", m, known);
     }
-    h.model = m;
+    h.model = std::string(find_tensor_core_model(m)->name());  // an instruction's alias read as its model
     // Block scales: both keys or neither (an unscaled mma has no scale columns).
     const auto* sf = find("scale-format");
     const auto* sb = find("scale-block");

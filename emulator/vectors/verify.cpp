@@ -50,18 +50,18 @@ Header apply_overrides(const Header& h, const HeaderOverrides& o) {
                                           "), and this model has no block-scaled form");
       if (h.scale_format == MmaScaleFormat::ue4m3 && app != ScaleApplication::per_group)
         bad_option("model", *o.model, "the file's scales are UE4M3, which only the per-group (kind::mxf4nvf4) models read");
-      c.model = *o.model;
+      c.model = std::string(m->name());  // an instruction's alias checks its model
     } else {
-      c.accumulation = *o.model;  // dot: the accumulation model
+      c.accumulation = std::string(m->name());  // dot: the accumulation model
     }
   }
   if (o.accumulation) {
-    needs(h.operation == Operation::dot, "accumulation", *o.accumulation, h, "it names a dot file's accumulation");
+    needs(h.operation == Operation::dot, "acc", *o.accumulation, h, "it names a dot file's accumulation");
     if (o.model && *o.model != *o.accumulation)
-      bad_option("accumulation", *o.accumulation, "contradicts --model " + quote(*o.model, '\'', 40) + " (give one)");
-    if (!find_accumulation_model(*o.accumulation))
-      bad_option("accumulation", *o.accumulation, "expected exact, fp32-sequential or a tensor-core model (softmx dialects)");
-    c.accumulation = *o.accumulation;
+      bad_option("acc", *o.accumulation, "contradicts --model " + quote(*o.model, '\'', 40) + " (give one)");
+    const AccumulationModel* am = find_accumulation_model(*o.accumulation);
+    if (!am) bad_option("acc", *o.accumulation, "expected exact, fp32-sequential or a tensor-core model (softmx models)");
+    c.accumulation = std::string(am->name());
   }
   if (o.dialect) {
     needs(!mma && h.operation != Operation::dot, "dialect", *o.dialect, h, "convert, quantize and dequantize files have a dialect");

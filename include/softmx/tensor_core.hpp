@@ -51,16 +51,29 @@
 // With an empty product_order and AddendStage::first_group the instructions are invisible:
 // the accumulator runs through every group of K products in k order.
 //
-// Specials, decided before any arithmetic: any NaN operand (element, C, or an E8M0 scale 0xFF)
-// or Inf * 0 gives the model's NaN code; otherwise Inf terms (e5m2 Inf elements, C = Inf) give
-// Inf of their sign, or NaN when both signs occur. Zero results of a group: -0 only when every
-// term (the products and, when it joins, r) is a negative zero; otherwise +0, or -0 when the
-// mode is rd. The same for the addition of step 7 under addend_mode (IEEE 754 6.3).
+// Specials follow the steps: each group's result (and each instruction's, and step 7's) is the
+// next step's running value or accumulator, NaN and Inf included, as the terms' own arithmetic
+// gives them (MMA-Sim's chained T-FDPAs; docs/TENSOR_CORES.md 5). A step whose terms hold a NaN
+// gives NaN; one whose terms hold +Inf and -Inf gives NaN; one whose terms hold Inf of one sign
+// gives that Inf; a term may be an Inf product (an e5m2 Inf element times a non-zero one), C =
+// Inf, or a running value or accumulator that an earlier step made Inf by overflow. So any NaN
+// operand (element, C, or an E8M0 scale 0xFF) or Inf * 0 gives the model's NaN code and Inf
+// operands of both signs give NaN, wherever they sit; Inf operands of one sign give that Inf,
+// unless a step they never entered overflowed to the other sign and the two meet: NaN (Ada's
+// first group of 16 overflowing an f16 accumulator to +Inf before a -Inf product in the second;
+// hopper-fp8-mma's HMMA steps overflowing to +Inf before C = -Inf is added). An overflow is
+// kept by every later step that takes it as a term; where a step does not (after_products, or
+// addend_in_group false) a later overflow to the other sign meets it: NaN. Zero results of a
+// group: -0 only when every term (the products and, when it joins, r) is a negative zero;
+// otherwise +0, or -0 when the mode is rd. The same for the addition of step 7 under
+// addend_mode (IEEE 754 6.3).
 //
 // Flags (tensor cores raise none; these describe the model's result against the exact sum):
 // inexact when D differs from the exact value of sum A_k * B_k + C, overflow when a rounding
-// reached Inf, underflow when D is below 2^emin (or zero from a non-zero exact sum) and inexact,
-// invalid for a NaN made from non-NaN operands (Inf * 0, Inf - Inf) or a signalling NaN operand.
+// reached Inf (not when an Inf operand makes D and the exact value Inf), underflow when D is
+// below 2^emin (or zero from a non-zero exact sum) and inexact, invalid for a NaN made from
+// non-NaN operands (Inf * 0, Inf - Inf, an overflowed step meeting an Inf of the other sign:
+// then with overflow and inexact) or a signalling NaN operand.
 #pragma once
 
 #include <cstdint>
@@ -269,7 +282,8 @@ class TensorCoreModel final : public AccumulationModel {
 
 /// Hopper (sm_90) FP8 mma.sync m16n8k32: the compiler runs it as two FP16 HMMA k16 steps
 /// (products k mod 4 in {0, 1}, then {2, 3}; F = 25) and adds C last. The f16 accumulator is
-/// confirmed by Khattak & Mikaitis' published H100/H200 captures (docs/TENSOR_CORES.md 6).
+/// confirmed by Khattak & Mikaitis' published H100/H200 captures; B200 (sm_100) FP8 mma.sync
+/// runs the same steps: their B200 f32 and f16 captures fit it (docs/TENSOR_CORES.md 6).
 const TensorCoreModel& hopper_fp8_mma_model();
 /// Hopper FP8 wgmma as MMA-Sim (Xie et al. 2025) and Khattak & Mikaitis 2025 publish it: one
 /// fused sum of 32 products, F = 13, f32 results on e8m13 (RZ). The f32 result with C = 0 is
@@ -287,15 +301,17 @@ const TensorCoreModel& blackwell_mxf4_model();
 /// Blackwell kind::mxf4nvf4 with UE4M3 scales, block 16: the same GST-FDPA. Unconfirmed.
 const TensorCoreModel& blackwell_nvf4_model();
 /// Ada (sm_89) FP8 mma.sync as MMA-Sim models it: fused sums of 16 products with C (K = 32 is
-/// two, chained), F = 13, f32 results RZ to e8m13, f16 RNE. Khattak & Mikaitis' Ada and L40S
-/// captures fit it with 0 mismatches (docs/research/blackwell-mma.md 7), not yet checked in
-/// softmx's own published-capture test: marked unconfirmed.
+/// two, chained), F = 13, f32 results RZ to e8m13, f16 RNE. Khattak & Mikaitis' Ada captures
+/// (f32 and f16, C != 0) and L40S captures (f32) fit it with 0 mismatches, checked by
+/// test_published_captures (docs/TENSOR_CORES.md 6).
 const TensorCoreModel& ada_fp8_mma_model();
 /// The named tensor-core models, in a fixed order.
 std::span<const TensorCoreModel* const> tensor_core_models();
 /// The named models' names, comma-separated, in tensor_core_models() order (for messages).
 std::string tensor_core_model_names();
-/// A named tensor-core model, or nullptr.
+/// A named tensor-core model, or nullptr. Takes the models' names and the aliases that name them
+/// by instruction ("sm90-wgmma", "sm100-mma-sync-fp8"; tensor_core_instructions.hpp); the model
+/// found always gives its own name().
 const TensorCoreModel* find_tensor_core_model(std::string_view name);
 
 }  // namespace softmx

@@ -19,8 +19,9 @@ Arrays are numpy arrays (or anything numpy.asarray takes); inputs are never modi
 large arrays run on every core with the GIL released.
 """
 
-from ._info import (INEXACT, INFINITE, INVALID, OVERFLOW, UNDERFLOW, DialectInfo, FormatInfo, accumulation_models,
-                    dialect_info, dialects, flags_words, format_info, formats, scale_rules)
+from ._info import (INEXACT, INFINITE, INVALID, OVERFLOW, UNDERFLOW, DialectInfo, FormatInfo, TensorCoreInstruction,
+                    accumulation_models, dialect_info, dialects, flags_words, format_info, formats, scale_rules,
+                    tensor_core_instructions)
 from ._convert import convert, decode
 from ._mxarray import MXArray, dequantize, fake_quantize, pack, quantize, unpack
 from ._dot import dot, matmul
@@ -40,7 +41,7 @@ __version__ = "0.1.0"
 __all__ = [
     "convert", "decode", "quantize", "dequantize", "fake_quantize", "MXArray", "pack", "unpack", "matmul", "dot",
     "error_stats", "ErrorStats", "formats", "format_info", "FormatInfo", "dialects", "dialect_info", "DialectInfo",
-    "accumulation_models", "scale_rules", "flags_words", "INEXACT", "UNDERFLOW", "OVERFLOW", "INFINITE", "INVALID",
+    "accumulation_models", "tensor_core_instructions", "TensorCoreInstruction", "scale_rules", "flags_words", "INEXACT", "UNDERFLOW", "OVERFLOW", "INFINITE", "INVALID",
     "gen", "verify", "identify", "sweep", "merge", "diff", "explain", "TableDiff", "GenResult", "VerifyResult", "Mismatch", "Completeness",
     "IdentifyResult", "Candidate", "RunTable", "Explanation",
     "swizzle_scales", "unswizzle_scales", "scale_layout_size", "scale_layout_index", "scale_layouts", "pad_scales",

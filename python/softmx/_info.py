@@ -107,8 +107,52 @@ def dialects() -> List[DialectInfo]:
 
 
 def accumulation_models() -> List[str]:
-    """The names `acc=` accepts: "exact", "fp32-sequential" and the tensor-core models."""
+    """The names `acc=` accepts: "exact", "fp32-sequential" and the tensor-core models (their
+    aliases too: which model your GPU's instruction is, tensor_core_instructions() says)."""
     return list(_softmx.accumulation_models())
+
+
+@dataclasses.dataclass(frozen=True)
+class TensorCoreInstruction:
+    """One instruction a user runs and the model that computes it (`softmx models`;
+    include/softmx/tensor_core_instructions.hpp): arch ("sm_90"), gpus, instruction (PTX),
+    elements, scales (block scales, "none"), accumulator (C and D), model (the name `acc=` and
+    `model=` take), alias (a name for the model by instruction, taken there too), confirmed (a
+    hardware capture reproduced by the model) and evidence (which captures, or which simulator)."""
+
+    arch: str
+    gpus: str
+    instruction: str
+    elements: str
+    scales: str
+    accumulator: str
+    model: str
+    alias: str
+    confirmed: bool
+    evidence: str
+
+
+class TensorCoreInstructions(list):
+    """The rows of tensor_core_instructions(); str() is `softmx models`' table."""
+
+    def __init__(self, rows, text: str):
+        super().__init__(rows)
+        self._text = text
+
+    def __str__(self) -> str:
+        return self._text
+
+
+def tensor_core_instructions(query: str = "") -> "TensorCoreInstructions":
+    """Which tensor-core model computes an instruction: the rows of architecture x instruction x
+    elements x accumulator -> model, each with its alias and evidence, as `softmx models QUERY`.
+    query: words every returned row holds (case-insensitive; "sm90" finds "sm_90", "mma-sync"
+    finds "mma.sync"), e.g. "B200 mma.sync f32" or "H100 wgmma"; "" gives every row.
+    A list of TensorCoreInstruction; str() of it is the CLI's table."""
+    if not isinstance(query, str):
+        raise TypeError(f"query must be a str, got {type(query).__name__}")
+    rows = [TensorCoreInstruction(**d) for d in _softmx.tensor_core_instructions(query)]
+    return TensorCoreInstructions(rows, _softmx.tensor_core_instruction_table(query))
 
 
 def scale_rules() -> List[str]:

@@ -6,6 +6,7 @@
 #include "softmx/convert.hpp"
 #include "softmx/parallel.hpp"
 #include "softmx/tensor_core.hpp"
+#include "softmx/tensor_core_instructions.hpp"
 
 namespace softmx::py_binding {
 namespace {
@@ -109,6 +110,30 @@ void bind_info(py::module_& m) {
     for (const TensorCoreModel* t : tensor_core_models()) l.append(std::string(t->name()));
     return l;
   });
+  m.def(
+      "tensor_core_instructions",
+      [](const std::string& query) {
+        py::list l;
+        for (const TensorCoreInstruction* r : find_tensor_core_instructions(query)) {
+          py::dict d;
+          d["arch"] = std::string(r->arch);
+          d["gpus"] = std::string(r->gpus);
+          d["instruction"] = std::string(r->instruction);
+          d["elements"] = std::string(r->elements);
+          d["scales"] = std::string(r->scales);
+          d["accumulator"] = std::string(r->accumulator);
+          d["model"] = std::string(r->model);
+          d["alias"] = std::string(r->alias);
+          d["confirmed"] = r->confirmed;
+          d["evidence"] = std::string(r->evidence);
+          l.append(d);
+        }
+        return l;
+      },
+      py::arg("query"));
+  m.def("tensor_core_instruction_table", [](const std::string& query) {
+    return tensor_core_instruction_table(find_tensor_core_instructions(query));
+  }, py::arg("query"));
   m.def("check_accumulation", [](const std::string& name) { return std::string(accumulation_arg(name).name()); });
   m.def("scale_rules", [] {
     py::list l;

@@ -257,8 +257,9 @@ Header gen_header(Operation op, const GenArgs& g) {
       h.block = static_cast<std::uint32_t>(count_arg("block", g.block, 32, 4096));
       h.blocks = static_cast<std::uint32_t>(count_arg("blocks", g.blocks, 1, 1024));
       const std::string acc = g.acc.value_or("exact");
-      accumulation_arg(acc);  // ValueError for an unknown model, naming the ones known
-      h.accumulation = acc;   // as written, as the CLI does
+      // ValueError for an unknown model, naming the ones known; an alias written as its model's
+      // name, as the CLI does.
+      h.accumulation = std::string(accumulation_arg(acc).name());
       set_context(h, conversion(std::nullopt, g.round, g.sat ? g.sat : Opt("none"), g.tininess, std::nullopt, std::nullopt));
       h.dialect = "ocp";
       break;
@@ -270,7 +271,8 @@ Header gen_header(Operation op, const GenArgs& g) {
       const TensorCoreModel* model = find_tensor_core_model(h.model);
       if (!model)
         throw py::value_error("unknown tensor-core model " + quoted_arg(h.model) + " for model (expected " +
-                              tensor_core_model_names() + ")");
+                              tensor_core_model_names() + ", or an instruction's alias: softmx.tensor_core_instructions())");
+      h.model = std::string(model->name());  // an alias written as its model's name
       // The model's K and block scales by default, as the CLI's gen mma (vec::mma_shape_defaults).
       const vec::MmaShapeDefaults d = vec::mma_shape_defaults(*model);
       h.block = static_cast<std::uint32_t>(count_arg("block", g.block, d.block, 4096));

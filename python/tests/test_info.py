@@ -3,6 +3,7 @@
 import math
 
 import numpy as np
+import pytest
 
 import softmx
 
@@ -34,3 +35,21 @@ def test_dialects_match_the_cli(cli):
     assert softmx.accumulation_models()[:2] == ["exact", "fp32-sequential"]
     assert softmx.scale_rules() == ["floor", "ceil", "even", "rceil"]
     assert softmx.flags_words(softmx.OVERFLOW | softmx.INEXACT) == "overflow|inexact"
+
+
+def test_tensor_core_instructions_name_the_model(tmp_path):
+    """Issue 25: from "B200, mma.sync, f32" or "H100, wgmma" to the model, and its alias taken
+    wherever a model is (the file spells the model's name)."""
+    (row,) = softmx.tensor_core_instructions("B200 mma.sync e4m3 f32")
+    assert row.model == "hopper-fp8-mma" and row.alias == "sm100-mma-sync-fp8" and row.arch == "sm_100"
+    (row,) = softmx.tensor_core_instructions("H100 wgmma")
+    assert row.model == "hopper-fp8-wgmma" and row.confirmed
+    every = softmx.tensor_core_instructions()
+    assert {r.model for r in every} == set(softmx.accumulation_models()) - {"exact", "fp32-sequential"}
+    assert "sm90-wgmma" in str(every) and str(every).startswith("arch")
+    assert softmx.tensor_core_instructions("A100 hmma") == []
+    g = softmx.gen("mma", a="e4m3", b="e4m3", model="sm90-wgmma")
+    assert "\nmodel = hopper-fp8-wgmma\n" in g.text
+    assert softmx.verify(text=g.text, model="sm90-wgmma").passed
+    with pytest.raises(TypeError, match="query"):
+        softmx.tensor_core_instructions(3)

@@ -175,7 +175,7 @@ Header dot_header(const Args& a) {
   const std::string acc = a.get("acc").value_or("exact");
   if (!find_accumulation_model(acc))
     throw UsageError("unknown accumulation " + quote(acc, '\'') + " for --acc (expected exact, fp32-sequential or a tensor-core model: " + tensor_core_model_names() + ")");
-  h.accumulation = acc;
+  h.accumulation = std::string(find_accumulation_model(acc)->name());  // an alias written as its model's name
   Args common = a;
   for (const char* o : {"a", "b", "block", "blocks", "acc"}) common.options.erase(o);
   if (!a.get("sat")) common.options.emplace("sat", "none");
@@ -194,7 +194,9 @@ Header mma_header(const Args& a) {
   h.model = a.get("model").value_or("hopper-fp8-mma");
   const TensorCoreModel* model = find_tensor_core_model(h.model);
   if (!model)
-    throw UsageError("unknown tensor-core model " + quote(h.model, '\'') + " for --model (expected " + tensor_core_model_names() + ")");
+    throw UsageError("unknown tensor-core model " + quote(h.model, '\'') + " for --model (expected " + tensor_core_model_names() +
+                     ", or an instruction's alias: softmx models)");
+  h.model = std::string(model->name());  // an alias ("sm90-wgmma") is written as its model's name
   const vec::MmaShapeDefaults d = vec::mma_shape_defaults(*model);
   h.block = static_cast<std::uint32_t>(parse_count(a, "block", d.block, 4096));
   const std::string acc = a.get("accumulator").value_or("f32");

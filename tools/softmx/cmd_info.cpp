@@ -8,6 +8,7 @@
 #include "softmx/block.hpp"
 #include "softmx/convert.hpp"
 #include "softmx/tensor_core.hpp"
+#include "softmx/tensor_core_instructions.hpp"
 
 namespace softmx::cli {
 namespace {
@@ -46,6 +47,21 @@ int cmd_formats(int argc, char** argv) {
     out.printf("%-5s %5d %4d %4d %5d  %-16s %-8s %-24s %-14s %s\n", std::string(f.name).c_str(), f.width, f.exp_bits,
                 f.man_bits, f.bias, sign, sp, maxv.c_str(), minn.c_str(), mins.c_str());
   }
+  out.commit();
+  return 0;
+}
+
+int cmd_models(int argc, char** argv) {
+  // softmx models [QUERY...]: the instruction table (tensor_core_instructions.hpp), the rows
+  // holding every word of the query ("B200 mma.sync f32", "H100 wgmma").
+  const Args a = parse_args("models", argc, argv, 2, {});
+  std::string query;
+  for (const std::string& w : a.positionals) query += w + " ";
+  Output out;
+  out.text() = tensor_core_instruction_table(find_tensor_core_instructions(query));
+  if (query.empty())
+    out.text() += "\nEach model name and alias is taken wherever a model is: gen mma --model, dot and gemm-golden --acc,\n"
+                  "verify --model, a vector file's model key (docs/TENSOR_CORES.md 3).\n";
   out.commit();
   return 0;
 }

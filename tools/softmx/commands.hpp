@@ -8,6 +8,7 @@ int cmd_convert(int argc, char** argv);
 int cmd_explain(int argc, char** argv);
 int cmd_formats(int argc, char** argv);
 int cmd_dialects(int argc, char** argv);
+int cmd_models(int argc, char** argv);
 int cmd_quantize(int argc, char** argv);
 int cmd_dequantize(int argc, char** argv);
 int cmd_dot(int argc, char** argv);

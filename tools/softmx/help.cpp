@@ -8,6 +8,7 @@
 #include "softmx/dialect.hpp"
 #include "softmx/format.hpp"
 #include "softmx/tensor_core.hpp"
+#include "softmx/tensor_core_instructions.hpp"
 #include "softmx/version.hpp"
 
 // The C API's ABI version (SOFTMX_ABI_VERSION) is part of --version.
@@ -67,11 +68,14 @@ std::string with_model_names(std::string out, std::size_t col) {
 std::string acc_help() {
   return with_model_names("  --acc MODEL            accumulation: exact (default), fp32-sequential, or a tensor-core\n"
                           "                         model (it fixes its own rounding):",
-                          58);
+                          58) +
+         "                         or an instruction's alias; which model your GPU's instruction is:\n"
+         "                         softmx models QUERY (softmx models B200 mma.sync f32)\n";
 }
 
 std::string model_help() {
   return with_model_names("  --model NAME           mma: the tensor-core model (default hopper-fp8-mma):", 77) +
+         "                         or an instruction's alias (softmx models: H100 wgmma is sm90-wgmma)\n" +
          "  --scale-format none|ue8m0|ue4m3\n"
          "                         mma: the block scales (default: the model's instruction:\n"
          "                         blackwell-mxf8f6f4 and blackwell-mxf4 ue8m0, blackwell-nvf4\n"
@@ -90,7 +94,7 @@ constexpr const char* kHelp = "  -h, --help             this help\n";
 const std::vector<std::string_view>& command_names() {
   static const std::vector<std::string_view> names = {
       "convert", "explain", "quantize", "dequantize", "dot", "gemm-golden", "gen",
-      "sweep", "merge", "diff", "verify", "identify", "recipe", "recipes", "layout", "torchmx", "pychop", "formats", "dialects", "help"};
+      "sweep", "merge", "diff", "verify", "identify", "recipe", "recipes", "layout", "torchmx", "pychop", "formats", "dialects", "models", "help"};
   return names;
 }
 
@@ -217,7 +221,9 @@ std::optional<std::string> command_help(std::string_view cmd) {
            "                         bf16, f16, f32, ... (its hex digits; docs/BLOCKS.md 1.2 and 5); other\n"
            "                         than e8m0: --acc exact or fp32-sequential, and ue4m3 also\n"
            "                         blackwell-mxf4 and blackwell-nvf4\n" +
-           kHelp + "\n" + formats + status02;
+           kHelp + "\n" + formats +
+           "tensor-core models by instruction (softmx models QUERY filters; docs/TENSOR_CORES.md 3):\n" +
+           tensor_core_instruction_table(find_tensor_core_instructions("")) + "\n" + status02;
   if (cmd == "gemm-golden")
     return "usage: softmx gemm-golden --out DIR [--m M] [--n N] [--k K] [--a FMT] [--b FMT] [options]\n"
            "\n"
@@ -556,6 +562,18 @@ std::optional<std::string> command_help(std::string_view cmd) {
            "\n"
            "options:\n" +
            std::string(kHelp) + "\n" + status02;
+  if (cmd == "models")
+    return "usage: softmx models [QUERY...]\n"
+           "\n"
+           "Which tensor-core model computes the instruction you run: architecture x instruction x\n"
+           "elements x accumulator -> model, with an alias naming the model by its instruction and the\n"
+           "evidence behind each row (captures that confirm it, or the simulator it rests on). QUERY\n"
+           "words keep the rows that hold all of them (case-insensitive; sm90 finds sm_90, mma-sync\n"
+           "finds mma.sync): softmx models B200 mma.sync; softmx models H100 wgmma. Every name and\n"
+           "alias is taken wherever a model is (gen mma --model, dot --acc, verify --model, a\n"
+           "vector file's model key); files spell the model's name.\n"
+           "\n" + tensor_core_instruction_table(find_tensor_core_instructions("")) +
+           "\noptions:\n" + std::string(kHelp) + "\n" + status02;
   if (cmd == "help")
     return "usage: softmx help [CMD]\n"
            "\n"

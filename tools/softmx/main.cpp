@@ -61,6 +61,8 @@ constexpr const char* kUsage =
     "                                                         pychop's mx_quantize and statistics()\n"
     "  softmx formats                                         the format table\n"
     "  softmx dialects                                        the dialects and their policies\n"
+    "  softmx models [QUERY]                                  which tensor-core model computes an instruction\n"
+    "                                                         (softmx models B200 mma.sync f32)\n"
     "  softmx help CMD                                        CMD's usage and options (also softmx CMD --help, -h)\n"
     "  softmx --version                                       the version\n"
     "\n"
@@ -128,6 +130,7 @@ int run(const std::string& cmd, int argc, char** argv) {
   if (cmd == "explain") return cmd_explain(argc, argv);
   if (cmd == "formats") return cmd_formats(argc, argv);
   if (cmd == "dialects") return cmd_dialects(argc, argv);
+  if (cmd == "models") return cmd_models(argc, argv);
   if (cmd == "quantize") return cmd_quantize(argc, argv);
   if (cmd == "dequantize") return cmd_dequantize(argc, argv);
   if (cmd == "dot") return cmd_dot(argc, argv);
