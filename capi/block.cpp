@@ -48,6 +48,20 @@ BlockOptions block_options_of(const softmx_block_options* o) {
   return b;
 }
 
+// The data a block quantization reads is f64, f32, f16 or bf16 (softmx::quantize_block takes a
+// FormatId): a runtime descriptor never is one of them (one with their fields is that format).
+FormatId source_of(const softmx_format* src) {
+  return named_of(src, "src", SOFTMX_ERR_INVALID_ARGUMENT,
+                  "the source must be f64, f32, f16 or bf16 (softmx::quantize_block takes a named format)");
+}
+
+// The dequantize destinations: the C++ functions take a named format (FormatId).
+FormatId destination_of(const softmx_format* dst) {
+  return named_of(dst, "dst", SOFTMX_ERR_UNSUPPORTED,
+                  "softmx::dequantize_element, Dequantizer and dequantize_tensor write a named format "
+                  "(softmx_format_count())");
+}
+
 }  // namespace
 
 extern "C" {
@@ -69,7 +83,7 @@ int softmx_quantize_block(const softmx_format* src, const void* values, size_t c
                           const softmx_block_options* options, uint8_t* scale, uint8_t* codes, uint8_t* flags,
                           softmx_error* err) {
   return guard(err, "softmx_quantize_block", [&] {
-    const FormatId s = format_of(src, "src");
+    const FormatId s = source_of(src);
     if (count == 0) fail(SOFTMX_ERR_SHAPE, "a block needs at least one value (count is 0)");
     need(values, "values");
     need(scale, "scale");
@@ -96,7 +110,7 @@ int softmx_quantize_tensor(const softmx_format* src, const void* data, const siz
                            size_t scales_capacity, uint8_t* codes, size_t codes_capacity, uint8_t* flags,
                            softmx_error* err) {
   return guard(err, "softmx_quantize_tensor", [&] {
-    const FormatId s = format_of(src, "src");
+    const FormatId s = source_of(src);
     const Extent e = extent_of(shape, rank, axis, block);
     if (e.elements) need(data, "data");
     if (e.scales) need(scales, "scales");
@@ -121,7 +135,7 @@ int dequantize_element_impl(const char* who, const softmx_format* element, const
                             uint64_t* result, uint8_t* flags, softmx_error* err) {
   return guard(err, who, [&] {
     const Format e = element_of(element, "element");
-    const FormatId d = format_of(dst, "dst");
+    const FormatId d = destination_of(dst);
     const ScaleFormat sf = scale_format_of(scale_format, "scale_format");
     need(result, "result");
     check_byte_codes(e, &code, 1, "code");
@@ -138,7 +152,7 @@ int dequantize_impl(const char* who, const softmx_format* element, const softmx_
                     size_t n, size_t block, void* out, uint8_t* flags, uint8_t* flags_or, softmx_error* err) {
   return guard(err, who, [&] {
     const Format e = element_of(element, "element");
-    const FormatId d = format_of(dst, "dst");
+    const FormatId d = destination_of(dst);
     const ScaleFormat sf = scale_format_of(scale_format, "scale_format");
     if (block == 0) fail(SOFTMX_ERR_SHAPE, "the block size must be at least 1");
     if (n) {
@@ -162,7 +176,7 @@ int dequantize_tensor_impl(const char* who, const softmx_format* element, const 
                            softmx_error* err) {
   return guard(err, who, [&] {
     const Format e = element_of(element, "element");
-    const FormatId d = format_of(dst, "dst");
+    const FormatId d = destination_of(dst);
     const ScaleFormat sf = scale_format_of(scale_format, "scale_format");
     const Extent x = extent_of(shape, rank, axis, block);
     check_dequantize_buffers(x, scale_count, code_count, out_capacity, scales, codes, out, "blocks");

@@ -1,4 +1,6 @@
-// capi/convert.cpp: scalar and batch conversion (softmx::convert, softmx::Converter).
+// capi/convert.cpp: scalar and batch conversion (softmx::convert, softmx::Converter), between
+// any two formats, named or runtime: the C descriptors become softmx::Format (descriptor_of)
+// and the C++ overloads that take descriptors do the rest.
 #include <memory>
 
 #include "shell.hpp"
@@ -14,7 +16,7 @@ void check_batch(const Converter& c, const void* in, void* out, std::size_t n, c
   if (n == 0) return;
   need(in, "in");
   need(out, "out");
-  check_codes(c.source(), in, n, "in");
+  check_codes(c.source_format(), in, n, "in");
   if (c.context().rounding == Rounding::rs && rbits)
     for (std::size_t i = 0; i < n; ++i) check_rbits(rbits[i], c.context().rbits_width, "rbits[i]");
 }
@@ -28,11 +30,13 @@ extern "C" {
 int softmx_convert(const softmx_format* src, const softmx_format* dst, uint64_t code, const softmx_context* ctx,
                    uint64_t* result, uint8_t* flags, softmx_error* err) {
   return guard(err, "softmx_convert", [&] {
-    const FormatId s = format_of(src, "src"), d = format_of(dst, "dst");
+    const Format s = descriptor_of(src, "src"), d = descriptor_of(dst, "dst");
     need(result, "result");
     check_code(s, code, "code");
     const Conversion c = conversion_of(ctx, d);
-    const Result r = convert(s, d, code, c.ctx, *c.dialect);
+    // Named pairs take the FormatId overload (no canonicalisation per call); the results are the same.
+    const Result r = s.is_named() && d.is_named() ? convert(s.id, d.id, code, c.ctx, *c.dialect)
+                                                  : convert(s, d, code, c.ctx, *c.dialect);
     *result = r.code;
     if (flags) *flags = r.flags;
   });
@@ -42,7 +46,7 @@ int softmx_convert_batch(const softmx_format* src, const softmx_format* dst, con
                          const void* in, void* out, uint8_t* flags, size_t n, const uint64_t* rbits,
                          softmx_error* err) {
   return guard(err, "softmx_convert_batch", [&] {
-    const FormatId s = format_of(src, "src"), d = format_of(dst, "dst");
+    const Format s = descriptor_of(src, "src"), d = descriptor_of(dst, "dst");
     const Conversion c = conversion_of(ctx, d);
     const Converter conv(s, d, c.ctx, *c.dialect);
     check_batch(conv, in, out, n, rbits);
@@ -55,7 +59,7 @@ int softmx_converter_new(const softmx_format* src, const softmx_format* dst, con
   return guard(err, "softmx_converter_new", [&] {
     need(out, "converter");
     *out = nullptr;
-    const FormatId s = format_of(src, "src"), d = format_of(dst, "dst");
+    const Format s = descriptor_of(src, "src"), d = descriptor_of(dst, "dst");
     const Conversion c = conversion_of(ctx, d);
     *out = new softmx_converter{Converter(s, d, c.ctx, *c.dialect)};
   });
@@ -68,7 +72,7 @@ int softmx_converter_convert(const softmx_converter* h, uint64_t code, uint64_t*
   return guard(err, "softmx_converter_convert", [&] {
     const Converter& c = converter_of(h);
     need(result, "result");
-    check_code(c.source(), code, "code");
+    check_code(c.source_format(), code, "code");
     const Result r = c(code);
     *result = r.code;
     if (flags) *flags = r.flags;
@@ -80,7 +84,7 @@ int softmx_converter_convert_rs(const softmx_converter* h, uint64_t code, uint64
   return guard(err, "softmx_converter_convert_rs", [&] {
     const Converter& c = converter_of(h);
     need(result, "result");
-    check_code(c.source(), code, "code");
+    check_code(c.source_format(), code, "code");
     if (c.context().rounding == Rounding::rs) check_rbits(rbits, c.context().rbits_width, "rbits");
     const Result r = c(code, rbits);
     *result = r.code;
@@ -112,14 +116,14 @@ int softmx_converter_info(const softmx_converter* h, softmx_format* src, softmx_
                           softmx_error* err) {
   return guard(err, "softmx_converter_info", [&] {
     const Converter& c = converter_of(h);
-    if (src) fill(src, format(c.source()));
-    if (dst) fill(dst, format(c.destination()));
+    if (src) fill(src, c.source_format());
+    if (dst) fill(dst, c.destination_format());
     if (ctx) {
       softmx_context_init(ctx);
       const Context& x = c.context();
       ctx->rounding = static_cast<int32_t>(x.rounding);
-      ctx->saturation = x.saturation == Saturation::finite ? SOFTMX_SAT_FINITE : SOFTMX_SAT_NONE;
-      ctx->tininess = x.tininess == Tininess::after_rounding ? SOFTMX_TININESS_AFTER : SOFTMX_TININESS_BEFORE;
+      ctx->saturation = c_saturation(x.saturation);
+      ctx->tininess = c_tininess(x.tininess);
       ctx->rbits_width = x.rbits_width;
       ctx->rbits = x.rbits;
       ctx->dialect = handle_of(c.dialect());

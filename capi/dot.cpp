@@ -1,4 +1,5 @@
-// capi/dot.cpp: Dot, DotGeneral and the tensor-core mma (softmx/dot.hpp, tensor_core.hpp).
+// capi/dot.cpp: Dot, DotGeneral (with an addend and f16/bf16 destinations: DotDestination) and
+// the tensor-core mma (softmx/dot.hpp, tensor_core.hpp).
 #include <vector>
 
 #include "shell.hpp"
@@ -24,13 +25,28 @@ void store(const Result& r, uint32_t* result, uint8_t* flags) {
   if (flags) *flags = r.flags;
 }
 
-// softmx_dot_general_flat and its _scaled form (scale formats null: E8M0); `who` names the entry point.
+// softmx_dot_general_flat, its _scaled form (scale formats null: E8M0) and its _to form (the
+// destination `to`, null: f32, and the addend *c, null: none; dest false: neither given, the
+// plain DotGeneral); `who` names the entry point.
 int dot_general_flat_impl(const char* who, const softmx_format* a_format, const softmx_format* a_scale_format,
                           const uint8_t* a_scales, const uint8_t* a_codes, const softmx_format* b_format,
                           const softmx_format* b_scale_format, const uint8_t* b_scales, const uint8_t* b_codes,
                           size_t block, size_t n, const softmx_context* ctx, const softmx_accumulation* model,
-                          uint32_t* result, uint8_t* flags, softmx_error* err) {
+                          uint32_t* result, uint8_t* flags, softmx_error* err, bool dest = false,
+                          const softmx_format* to = nullptr, const uint32_t* c = nullptr) {
   return guard(err, who, [&] {
+    DotDestination dst;  // f32, no C
+    if (dest) {
+      if (to) {
+        dst.to = named_of(to, "to", SOFTMX_ERR_UNSUPPORTED, "the destination is f32, f16 or bf16");
+        if (dst.to != FormatId::f32 && dst.to != FormatId::f16 && dst.to != FormatId::bf16)
+          fail(SOFTMX_ERR_UNSUPPORTED, "to: the destination is f32, f16 or bf16, not " + std::string(format(dst.to).name));
+      }
+      if (c) {
+        check_code(dst.to, *c, "c");
+        dst.c = *c;
+      }
+    }
     const Format fa = element_of(a_format, "a_format"), fb = element_of(b_format, "b_format");
     const ScaleFormat sa = scale_format_of(a_scale_format, "a_scale_format"),
                       sb = scale_format_of(b_scale_format, "b_scale_format");
@@ -58,7 +74,8 @@ int dot_general_flat_impl(const char* who, const softmx_format* a_format, const 
       rb.push_back(BlockRef{fb.id, load_scale_code(b_scales, j, sb.code_bytes()),
                             std::span<const std::uint8_t>(b_codes + j * block, block), &fb, psb});
     }
-    store(dot_general(ra, rb, plain_context_of(ctx), model_of(model)), result, flags);
+    if (dest) store(dot_general(ra, rb, dst, plain_context_of(ctx), model_of(model)), result, flags);
+    else store(dot_general(ra, rb, plain_context_of(ctx), model_of(model)), result, flags);
   });
 }
 
@@ -114,6 +131,16 @@ int softmx_dot_general_flat_scaled(const softmx_format* a_format, const softmx_f
                                b_scale_format, b_scales, b_codes, block, n, ctx, model, result, flags, err);
 }
 
+int softmx_dot_general_flat_to(const softmx_format* a_format, const softmx_format* a_scale_format,
+                               const uint8_t* a_scales, const uint8_t* a_codes, const softmx_format* b_format,
+                               const softmx_format* b_scale_format, const uint8_t* b_scales, const uint8_t* b_codes,
+                               size_t block, size_t n, const softmx_format* to, const uint32_t* c,
+                               const softmx_context* ctx, const softmx_accumulation* model, uint32_t* result,
+                               uint8_t* flags, softmx_error* err) {
+  return dot_general_flat_impl("softmx_dot_general_flat_to", a_format, a_scale_format, a_scales, a_codes, b_format,
+                               b_scale_format, b_scales, b_codes, block, n, ctx, model, result, flags, err, true, to, c);
+}
+
 
 int softmx_mma(const softmx_accumulation* model, const softmx_format* a_format, const uint8_t* a,
                const softmx_format* b_format, const uint8_t* b, size_t k, const softmx_format* acc, uint32_t c,
@@ -125,8 +152,11 @@ int softmx_mma(const softmx_accumulation* model, const softmx_format* a_format, 
       fail(SOFTMX_ERR_UNSUPPORTED, "the accumulation model " + std::string(m.name()) +
                                        " is not a tensor-core model (softmx_mma needs one: hopper-fp8-mma, "
                                        "hopper-fp8-wgmma)");
-    const FormatId fa = format_of(a_format, "a_format"), fb = format_of(b_format, "b_format");
-    const FormatId fc = format_of(acc, "acc");
+    // TensorCoreModel::mma takes FormatIds: the instructions it models read named formats only.
+    const char* why = "a tensor-core model reads the named formats its instruction takes (softmx::TensorCoreModel::mma)";
+    const FormatId fa = named_of(a_format, "a_format", SOFTMX_ERR_UNSUPPORTED, why),
+                   fb = named_of(b_format, "b_format", SOFTMX_ERR_UNSUPPORTED, why);
+    const FormatId fc = named_of(acc, "acc", SOFTMX_ERR_UNSUPPORTED, why);
     if (k == 0) fail(SOFTMX_ERR_SHAPE, "k must be at least 1");
     need(a, "a");
     need(b, "b");

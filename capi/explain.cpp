@@ -18,13 +18,13 @@ namespace {
 
 // "input ... destination ... neighbours ... result CODE flags FLAGS: REASON\n" for `in` into
 // `d` under the C context `ctx`.
-std::string explanation(const ExplainInput& in, FormatId d, const softmx_context* ctx) {
-  const Format& dst = format(d);
-  const Conversion c = conversion_of(ctx, d);
-  if (const auto why = unsupported_reason(*c.dialect, d, c.ctx))
+// `dst` named or runtime (descriptor_of's canonical descriptor).
+std::string explanation(const ExplainInput& in, const Format& dst, const softmx_context* ctx) {
+  const Conversion c = conversion_of(ctx, dst);
+  if (const auto why = unsupported_reason(*c.dialect, dst, c.ctx))
     fail(SOFTMX_ERR_UNSUPPORTED, *why);
   const Neighbours nb = find_neighbours(in, dst);
-  const Result r = in.code ? convert(in.from->id, d, *in.code, c.ctx, *c.dialect) : round_pack(dst, in.u, c.ctx, *c.dialect);
+  const Result r = in.code ? convert(*in.from, dst, *in.code, c.ctx, *c.dialect) : round_pack(dst, in.u, c.ctx, *c.dialect);
   std::string t = input_text(in, dst);
   t += "destination " + describe_format(dst) + "\n";
   t += neighbours_text(in, nb, dst);
@@ -50,9 +50,9 @@ extern "C" {
 int softmx_explain(const softmx_format* src, const softmx_format* dst, uint64_t code, const softmx_context* ctx,
                    char* text, size_t capacity, size_t* length, softmx_error* err) {
   return guard(err, "softmx_explain", [&] {
-    const FormatId s = format_of(src, "src"), d = format_of(dst, "dst");
+    const Format s = descriptor_of(src, "src"), d = descriptor_of(dst, "dst");
     check_code(s, code, "code");
-    deliver(explanation(explain_input_code(format(s), code), d, ctx), text, capacity, length);
+    deliver(explanation(explain_input_code(s, code), d, ctx), text, capacity, length);
   });
 }
 
@@ -60,7 +60,7 @@ int softmx_explain_value(const char* value, const softmx_format* dst, const soft
                          size_t capacity, size_t* length, softmx_error* err) {
   return guard(err, "softmx_explain_value", [&] {
     need(value, "value");
-    const FormatId d = format_of(dst, "dst");
+    const Format d = descriptor_of(dst, "dst");
     ExplainInput in;
     try {
       in = explain_input_text(value);

@@ -27,7 +27,6 @@ std::string known_names(const char* a, T first, T last, std::string_view (*name_
 }
 
 std::string_view rounding_name(Rounding r) { return softmx::name(r); }
-std::string_view saturation_name(Saturation s) { return softmx::name(s); }
 std::string_view tininess_name(Tininess t) { return softmx::name(t); }
 std::string_view scale_rule_name(ScaleRule r) { return softmx::name(r); }
 
@@ -68,14 +67,16 @@ const char* softmx_rounding_name(int32_t v) {
   return v >= 0 && v < kRoundingCount ? c_str(name(static_cast<Rounding>(v))) : nullptr;
 }
 const char* softmx_saturation_name(int32_t v) {
-  return v == SOFTMX_SAT_FINITE || v == SOFTMX_SAT_NONE
-             ? c_str(name(v == SOFTMX_SAT_FINITE ? Saturation::finite : Saturation::none))
-             : nullptr;
+  if (v != SOFTMX_SAT_FINITE && v != SOFTMX_SAT_NONE && v != SOFTMX_SAT_PROPAGATE) return nullptr;
+  return c_str(name(saturation_of(v, "saturation")));
 }
 const char* softmx_tininess_name(int32_t v) {
-  return v == SOFTMX_TININESS_AFTER || v == SOFTMX_TININESS_BEFORE
-             ? c_str(name(v == SOFTMX_TININESS_AFTER ? Tininess::after_rounding : Tininess::before_rounding))
-             : nullptr;
+  switch (v) {
+    case SOFTMX_TININESS_AFTER: return c_str(name(Tininess::after_rounding));
+    case SOFTMX_TININESS_BEFORE: return c_str(name(Tininess::before_rounding));
+    case SOFTMX_TININESS_AFTER_BOUNDED: return c_str(name(Tininess::after_bounded));
+  }
+  return nullptr;
 }
 const char* softmx_scale_rule_name(int32_t v) {
   return v >= SOFTMX_SCALE_FLOOR && v <= SOFTMX_SCALE_RCEIL ? c_str(name(static_cast<ScaleRule>(v))) : nullptr;
@@ -104,8 +105,8 @@ int softmx_saturation_from_name(const char* n, int32_t* out, softmx_error* err) 
     if (!s)
       fail(SOFTMX_ERR_UNKNOWN_NAME,
            "unknown saturation " + quoted(n) + " (" +
-               known_names("expected one of", Saturation::finite, Saturation::none, saturation_name) + ")");
-    *out = *s == Saturation::finite ? SOFTMX_SAT_FINITE : SOFTMX_SAT_NONE;
+               "expected one of finite, none, propagate (P3109's SatFinite, SatNone, SatPropagate))");
+    *out = c_saturation(*s);
   });
 }
 
@@ -117,9 +118,9 @@ int softmx_tininess_from_name(const char* n, int32_t* out, softmx_error* err) {
     if (!t)
       fail(SOFTMX_ERR_UNKNOWN_NAME,
            "unknown tininess " + quoted(n) + " (" +
-               known_names("expected one of", Tininess::after_rounding, Tininess::before_rounding, tininess_name) +
+               known_names("expected one of", Tininess::after_rounding, Tininess::after_bounded, tininess_name) +
                ")");
-    *out = *t == Tininess::after_rounding ? SOFTMX_TININESS_AFTER : SOFTMX_TININESS_BEFORE;
+    *out = c_tininess(*t);
   });
 }
 
@@ -180,7 +181,7 @@ int32_t softmx_format_count(void) { return kFormatCount; }
 
 size_t softmx_storage_bytes(const softmx_format* f) {
   try {
-    return storage_of(format_of(f, "format"));
+    return storage_of(descriptor_of(f, "format"));
   } catch (...) {
     return 0;
   }
@@ -218,17 +219,37 @@ int softmx_dialect_support(const softmx_dialect* d, const softmx_format* dst, ui
                            uint32_t* saturations, int32_t* default_rounding, int32_t* default_saturation,
                            softmx_error* err) {
   return guard(err, "softmx_dialect_support", [&] {
-    const FormatId f = format_of(dst, "dst");
-    const DestinationSupport& s = dialect_of(d).support[static_cast<int>(f)];
-    if (roundings) *roundings = s.roundings;
+    const Format f = descriptor_of(dst, "dst");
+    const Dialect& dialect = dialect_of(d);
+    const DestinationSupport& s = support_for(dialect, f);
+    RoundingSet modes = s.roundings;
+    SaturationSet sats = s.saturations;
+    if (!f.is_named()) {
+      // A runtime destination may be refused whatever the mode (the dialect refuses runtime
+      // formats, or these specials): the masks are what unsupported_reason accepts, mode by mode.
+      modes = 0;
+      sats = 0;
+      for (int r = 0; r < kRoundingCount; ++r)
+        for (Saturation z : {Saturation::finite, Saturation::none, Saturation::propagate}) {
+          Context c;
+          c.rounding = static_cast<Rounding>(r);
+          c.saturation = z;
+          if (!unsupported_reason(dialect, f, c)) {
+            modes |= rounding_bit(c.rounding);
+            sats |= saturation_bit(z);
+          }
+        }
+    }
+    if (roundings) *roundings = modes;
     if (saturations) {
       // C bit i = SOFTMX_SAT_ i, from the C++ set's bit per Saturation value.
-      *saturations = ((s.saturations & saturation_bit(Saturation::finite)) ? 1u << SOFTMX_SAT_FINITE : 0u) |
-                     ((s.saturations & saturation_bit(Saturation::none)) ? 1u << SOFTMX_SAT_NONE : 0u);
+      *saturations = ((sats & saturation_bit(Saturation::finite)) ? 1u << SOFTMX_SAT_FINITE : 0u) |
+                     ((sats & saturation_bit(Saturation::none)) ? 1u << SOFTMX_SAT_NONE : 0u) |
+                     ((sats & saturation_bit(Saturation::propagate)) ? 1u << SOFTMX_SAT_PROPAGATE : 0u);
     }
     if (default_rounding) *default_rounding = static_cast<int32_t>(s.default_rounding);
     if (default_saturation)
-      *default_saturation = s.default_saturation == Saturation::finite ? SOFTMX_SAT_FINITE : SOFTMX_SAT_NONE;
+      *default_saturation = c_saturation(s.default_saturation);
   });
 }
 
@@ -238,7 +259,7 @@ void softmx_context_init(softmx_context* ctx) {
 
 int softmx_check_support(const softmx_format* dst, const softmx_context* ctx, softmx_error* err) {
   return guard(err, "softmx_check_support", [&] {
-    const FormatId f = format_of(dst, "dst");
+    const Format f = descriptor_of(dst, "dst");
     const Conversion c = conversion_of(ctx, f);
     if (auto why = unsupported_reason(*c.dialect, f, c.ctx)) fail(SOFTMX_ERR_UNSUPPORTED, *why);
   });
@@ -250,15 +271,8 @@ int softmx_check_support(const softmx_format* dst, const softmx_context* ctx, so
 
 namespace {
 
-// Every model by name: the two of dot.hpp, then the tensor-core models, in their fixed order.
-const std::vector<const AccumulationModel*>& all_models() {
-  static const std::vector<const AccumulationModel*> models = [] {
-    std::vector<const AccumulationModel*> m{&exact_accumulation(), &fp32_sequential_accumulation()};
-    for (const TensorCoreModel* t : tensor_core_models()) m.push_back(t);
-    return m;
-  }();
-  return models;
-}
+// Every model by name: the library's list (dot.hpp accumulation_models()).
+std::span<const AccumulationModel* const> all_models() { return accumulation_models(); }
 
 }  // namespace
 

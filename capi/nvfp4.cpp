@@ -30,7 +30,8 @@ int softmx_quantize_nvfp4(const softmx_format* src, const void* data, const size
                           uint8_t* codes, size_t codes_capacity, uint32_t* global_amax, uint32_t* encode_scale,
                           uint8_t* flags, softmx_error* err) {
   return guard(err, "softmx_quantize_nvfp4", [&] {
-    const FormatId s = format_of(src, "src");
+    const FormatId s = named_of(src, "src", SOFTMX_ERR_INVALID_ARGUMENT,
+                                "the source must be f32, bf16 or f16 (softmx::quantize_nvfp4 takes a named format)");
     const Extent e = extent_of(shape, rank, axis, kNvfp4Block);
     if (e.elements) {
       need(data, "data");
@@ -78,7 +79,8 @@ int softmx_dequantize_nvfp4(const size_t* shape, size_t rank, size_t axis, uint3
                             size_t code_count, const softmx_format* dst, const softmx_context* ctx, void* out,
                             size_t out_capacity, uint8_t* flags_or, softmx_error* err) {
   return guard(err, "softmx_dequantize_nvfp4", [&] {
-    const FormatId d = format_of(dst, "dst");
+    const FormatId d = named_of(dst, "dst", SOFTMX_ERR_UNSUPPORTED,
+                                "softmx::dequantize_nvfp4 writes a named format (softmx_format_count())");
     const Extent x = extent_of(shape, rank, axis, kNvfp4Block);
     check_dequantize_buffers(x, scale_count, code_count, out_capacity, scales, codes, out, "blocks of 16");
     check_byte_codes(FormatId::e2m1, codes, code_count, "codes");

@@ -8,6 +8,7 @@
 #include <limits>
 #include <new>
 #include <stdexcept>
+#include <utility>
 
 namespace softmx::capi {
 
@@ -83,9 +84,9 @@ FormatId format_of(const softmx_format* f, const char* what) {
   need(f, what);
   if (f->reserved0 != 0) fail(SOFTMX_ERR_INVALID_ARGUMENT, std::string(what) + ": reserved0 is not zero");
   check_reserved(f->reserved, 4, what);
-  if (f->id == SOFTMX_FORMAT_RUNTIME)
+  if (f->id == SOFTMX_FORMAT_RUNTIME)  // descriptor_of takes these; format_of is for named ones
     fail(SOFTMX_ERR_UNSUPPORTED, std::string(what) + ": a runtime format (id SOFTMX_FORMAT_RUNTIME) is not served "
-                                 "by this library (it knows the named formats, softmx_format_count())");
+                                 "here (a named format is needed, softmx_format_count())");
   if (f->id < 0 || f->id >= kFormatCount)
     fail(SOFTMX_ERR_INVALID_ARGUMENT, std::string(what) + ": id " + std::to_string(f->id) +
                                           " is not a format id (0.." + std::to_string(kFormatCount - 1) +
@@ -109,7 +110,7 @@ Format descriptor_of(const softmx_format* f, const char* what) {
   const std::string head = std::string(what) + ": a runtime format's field ";
   if (f->sign != SOFTMX_SIGN_MAGNITUDE && f->sign != SOFTMX_SIGN_TWOS_COMPLEMENT && f->sign != SOFTMX_SIGN_NONE)
     fail(SOFTMX_ERR_INVALID_ARGUMENT, head + "sign = " + std::to_string(f->sign) + " is not a SOFTMX_SIGN_* value");
-  if (f->specials < SOFTMX_SPECIALS_IEEE || f->specials > SOFTMX_SPECIALS_FNUZ)
+  if (f->specials < SOFTMX_SPECIALS_IEEE || f->specials > SOFTMX_SPECIALS_EXTENDED)
     fail(SOFTMX_ERR_INVALID_ARGUMENT, head + "specials = " + std::to_string(f->specials) + " is not a SOFTMX_SPECIALS_* value");
   if ((f->subnormals != 0 && f->subnormals != 1) || (f->fixed_point != 0 && f->fixed_point != 1))
     fail(SOFTMX_ERR_INVALID_ARGUMENT, head + (f->subnormals != 0 && f->subnormals != 1 ? "subnormals" : "fixed_point") +
@@ -134,6 +135,13 @@ Format descriptor_of(const softmx_format* f, const char* what) {
     fail(SOFTMX_ERR_INVALID_ARGUMENT, head + "width = " + std::to_string(f->width) + " differs from the " +
                                           std::to_string(r.width) + " bits its sign, exp_bits and man_bits give");
   return r;
+}
+
+FormatId named_of(const softmx_format* f, const char* what, int status, const char* why) {
+  const Format r = descriptor_of(f, what);
+  if (!r.is_named())
+    fail(status, std::string(what) + ": " + std::string(r.name) + " is a runtime format; " + why);
+  return r.id;
 }
 
 ScaleFormat scale_format_of(const softmx_format* f, const char* what) {
@@ -162,8 +170,10 @@ Format element_of(const softmx_format* f, const char* what) {
   return r;
 }
 
-std::size_t storage_of(FormatId f) {
-  const int w = format(f).width;
+std::size_t storage_of(FormatId f) { return storage_of(format(f)); }
+
+std::size_t storage_of(const Format& f) {
+  const int w = f.width;
   return w <= 8 ? 1 : w <= 16 ? 2 : w <= 32 ? 4 : 8;
 }
 
@@ -190,13 +200,17 @@ void check_array(const Format& t, const T* codes, std::size_t n, const char* wha
 }  // namespace
 
 void check_codes(FormatId f, const void* codes, std::size_t n, const char* what) {
-  const int w = format(f).width;
+  check_codes(format(f), codes, n, what);
+}
+
+void check_codes(const Format& f, const void* codes, std::size_t n, const char* what) {
+  const int w = f.width;
   if (w == 8 || w == 16 || w == 32 || w == 64) return;  // every stored value is a code
   switch (storage_of(f)) {
-    case 1: return check_array(format(f), static_cast<const std::uint8_t*>(codes), n, what);
-    case 2: return check_array(format(f), static_cast<const std::uint16_t*>(codes), n, what);
-    case 4: return check_array(format(f), static_cast<const std::uint32_t*>(codes), n, what);
-    default: return check_array(format(f), static_cast<const std::uint64_t*>(codes), n, what);
+    case 1: return check_array(f, static_cast<const std::uint8_t*>(codes), n, what);
+    case 2: return check_array(f, static_cast<const std::uint16_t*>(codes), n, what);
+    case 4: return check_array(f, static_cast<const std::uint32_t*>(codes), n, what);
+    default: return check_array(f, static_cast<const std::uint64_t*>(codes), n, what);
   }
 }
 
@@ -236,14 +250,45 @@ Rounding rounding_of(std::int32_t v, const char* what) {
   if (v < 0 || v >= kRoundingCount) bad_enum(what, v, "a rounding mode (SOFTMX_ROUND_RNE .. SOFTMX_ROUND_RS)");
   return static_cast<Rounding>(v);
 }
+namespace {
+
+/// The C API's saturation values and the C++ ones: one table for both directions.
+constexpr std::pair<std::int32_t, Saturation> kSaturations[] = {{SOFTMX_SAT_FINITE, Saturation::finite},
+                                                                {SOFTMX_SAT_NONE, Saturation::none},
+                                                                {SOFTMX_SAT_PROPAGATE, Saturation::propagate}};
+
+}  // namespace
+
 Saturation saturation_of(std::int32_t v, const char* what) {
-  if (v != SOFTMX_SAT_FINITE && v != SOFTMX_SAT_NONE) bad_enum(what, v, "SOFTMX_SAT_FINITE or SOFTMX_SAT_NONE");
-  return v == SOFTMX_SAT_FINITE ? Saturation::finite : Saturation::none;
+  for (const auto& [c, z] : kSaturations)
+    if (c == v) return z;
+  bad_enum(what, v, "SOFTMX_SAT_FINITE, SOFTMX_SAT_NONE or SOFTMX_SAT_PROPAGATE");
 }
+
+std::int32_t c_saturation(Saturation s) {
+  for (const auto& [c, z] : kSaturations)
+    if (z == s) return c;
+  return SOFTMX_SAT_NONE;
+}
+namespace {
+
+/// The C API's tininess values and the C++ ones: one table for both directions.
+constexpr std::pair<std::int32_t, Tininess> kTininess[] = {{SOFTMX_TININESS_AFTER, Tininess::after_rounding},
+                                                           {SOFTMX_TININESS_BEFORE, Tininess::before_rounding},
+                                                           {SOFTMX_TININESS_AFTER_BOUNDED, Tininess::after_bounded}};
+
+}  // namespace
+
 Tininess tininess_of(std::int32_t v, const char* what) {
-  if (v != SOFTMX_TININESS_AFTER && v != SOFTMX_TININESS_BEFORE)
-    bad_enum(what, v, "SOFTMX_TININESS_AFTER or SOFTMX_TININESS_BEFORE");
-  return v == SOFTMX_TININESS_AFTER ? Tininess::after_rounding : Tininess::before_rounding;
+  for (const auto& [c, t] : kTininess)
+    if (c == v) return t;
+  bad_enum(what, v, "SOFTMX_TININESS_AFTER, SOFTMX_TININESS_BEFORE or SOFTMX_TININESS_AFTER_BOUNDED");
+}
+
+std::int32_t c_tininess(Tininess t) {
+  for (const auto& [c, v] : kTininess)
+    if (v == t) return c;
+  return SOFTMX_TININESS_AFTER;
 }
 ScaleRule scale_rule_of(std::int32_t v, const char* what) {
   if (v < SOFTMX_SCALE_FLOOR || v > SOFTMX_SCALE_RCEIL)
@@ -275,14 +320,14 @@ void check_reserved(const std::uint64_t* reserved, std::size_t n, const char* wh
                                             "] is not zero (initialise the struct with its _init function)");
 }
 
-Conversion conversion_of(const softmx_context* c, FormatId dst) {
+Conversion conversion_of(const softmx_context* c, const Format& dst) {
   softmx_context defaults;
   softmx_context_init(&defaults);
   if (!c) c = &defaults;
   check_reserved(c->reserved, 2, "ctx");
   Conversion r;
   r.dialect = &dialect_of(c->dialect);
-  const DestinationSupport& s = r.dialect->support[static_cast<int>(dst)];
+  const DestinationSupport& s = support_for(*r.dialect, dst);  // a runtime dst: the dialect's runtime policy
   r.ctx.rounding = c->rounding == SOFTMX_DEFAULT ? s.default_rounding : rounding_of(c->rounding, "ctx->rounding");
   r.ctx.saturation =
       c->saturation == SOFTMX_DEFAULT ? s.default_saturation : saturation_of(c->saturation, "ctx->saturation");

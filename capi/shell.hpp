@@ -69,15 +69,21 @@ T* need(T* p, const char* what) {
 
 // ---- formats -------------------------------------------------------------------------------
 
-/// The C++ format of a descriptor: checks it (not null, reserved fields zero, a named id's
+/// The C++ format of a named descriptor: checks it (not null, reserved fields zero, a named id's
 /// fields equal to that format's) and returns its FormatId. A runtime descriptor fails with
-/// UNSUPPORTED (this library serves the named formats).
+/// UNSUPPORTED: call descriptor_of where runtime formats are served, named_of where the C++
+/// function takes a FormatId.
 FormatId format_of(const softmx_format* f, const char* what);
-/// The C++ descriptor of a format argument of the block, packing and dot functions: a named
-/// one as format_of checks it, or a runtime one (SOFTMX_FORMAT_RUNTIME) made from its fields by
-/// make_format (the named descriptor when they equal one's); a bad field, or a width that is not
-/// what sign, exp_bits and man_bits give, fails with INVALID_ARGUMENT naming it.
+/// The C++ descriptor of any format argument: a named one as format_of checks it, or a runtime
+/// one (SOFTMX_FORMAT_RUNTIME) made from its fields by make_format (the named descriptor when
+/// they equal one's); a bad field, or a width that is not what sign, exp_bits and man_bits give,
+/// fails with INVALID_ARGUMENT naming it. The conversions, the converter, explain, the dialect
+/// queries, the block elements and scales, packing and DotGeneral take their formats this way.
 Format descriptor_of(const softmx_format* f, const char* what);
+/// descriptor_of for an argument whose C++ function takes a FormatId (the block and NVFP4
+/// sources, the dequantize destinations, the tensor-core mma): a runtime format fails with
+/// `status` and "WHAT: NAME is a runtime format; `why`", where `why` says what the function takes.
+FormatId named_of(const softmx_format* f, const char* what, int status, const char* why);
 /// The block scale format of a C descriptor (null: E8M0): a named format, or a runtime
 /// descriptor (softmx_format_lookup("ue4m3"), or filled by hand) made from its fields as
 /// descriptor_of makes it; then mx_scale_reason (INVALID_ARGUMENT naming `what` and the field).
@@ -90,14 +96,16 @@ void check_scale_codes(const ScaleFormat& sf, const std::uint8_t* scales, std::s
 Format element_of(const softmx_format* f, const char* what);
 /// Fills a descriptor from a C++ format.
 void fill(softmx_format* out, const Format& f);
-/// Storage bytes of a format's codes (1, 2, 4, 8).
+/// Storage bytes of a format's codes (1, 2, 4, 8), named or runtime.
 std::size_t storage_of(FormatId f);
+std::size_t storage_of(const Format& f);
 /// Fails with BAD_CODE when `code` has bits above the format's width.
 void check_code(FormatId f, std::uint64_t code, const char* what);
 void check_code(const Format& f, std::uint64_t code, const char* what);
 /// The same for n codes in the format's storage type (only formats narrower than their storage
 /// can hold bad codes).
 void check_codes(FormatId f, const void* codes, std::size_t n, const char* what);
+void check_codes(const Format& f, const void* codes, std::size_t n, const char* what);
 /// The same for n codes held one per byte.
 void check_byte_codes(FormatId f, const std::uint8_t* codes, std::size_t n, const char* what);
 void check_byte_codes(const Format& f, const std::uint8_t* codes, std::size_t n, const char* what);
@@ -112,7 +120,11 @@ const softmx_accumulation* handle_of(const AccumulationModel& m);
 /// Checks an enumerated value, failing with INVALID_ARGUMENT "WHAT = v is not one of ...".
 Rounding rounding_of(std::int32_t v, const char* what);
 Saturation saturation_of(std::int32_t v, const char* what);
+/// SOFTMX_SAT_* of a saturation (by_destination, never a C value, gives SOFTMX_SAT_NONE).
+std::int32_t c_saturation(Saturation s);
 Tininess tininess_of(std::int32_t v, const char* what);
+/// The C value of a tininess rule (SOFTMX_TININESS_*).
+std::int32_t c_tininess(Tininess t);
 ScaleRule scale_rule_of(std::int32_t v, const char* what);
 Isa isa_of(std::int32_t v, const char* what);
 /// rbits_width in 1..64 and, for rs, rbits below 2^rbits_width.
@@ -121,14 +133,15 @@ void check_rbits(std::uint64_t r, std::uint8_t width, const char* what);
 /// Fails with INVALID_ARGUMENT when a reserved field is not zero.
 void check_reserved(const std::uint64_t* reserved, std::size_t n, const char* what);
 
-/// A C context for a conversion into `dst`: the C++ Context (SOFTMX_DEFAULT replaced by what
-/// the dialect uses for `dst` when not told, as the command line does) and the dialect. ctx
-/// may be null (SOFTMX_CONTEXT_INIT).
+/// A C context for a conversion into `dst`, named or runtime: the C++ Context (SOFTMX_DEFAULT
+/// replaced by what the dialect uses for `dst` when not told, support_for(), as the command
+/// line does) and the dialect. ctx may be null (SOFTMX_CONTEXT_INIT).
 struct Conversion {
   Context ctx;
   const Dialect* dialect;
 };
-Conversion conversion_of(const softmx_context* ctx, FormatId dst);
+Conversion conversion_of(const softmx_context* ctx, const Format& dst);
+inline Conversion conversion_of(const softmx_context* ctx, FormatId dst) { return conversion_of(ctx, format(dst)); }
 /// A C context where no dialect decides (Dot's f32 result): SOFTMX_DEFAULT is softmx::Context's
 /// own default.
 Context plain_context_of(const softmx_context* ctx);

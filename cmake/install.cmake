@@ -26,12 +26,22 @@ set_target_properties(softmx_exact PROPERTIES EXPORT_NAME exact)
 set(SOFTMX_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/softmx)
 set(SOFTMX_INSTALL_DPIDIR ${CMAKE_INSTALL_DATADIR}/softmx/dpi)
 
+# Installed programs find the installed lib folder without LD_LIBRARY_PATH: an rpath relative to
+# their own place ($ORIGIN), so the tree can be moved (the softmx command links libsoftmx.a today;
+# the rpath keeps it so should it link libsoftmx.so). A consumer's program gets its rpath from
+# softmx.pc's Libs (below) or from CMake, which gives programs linked to softmx::c the library's
+# folder: conformance/consumer/run.sh runs both without LD_LIBRARY_PATH.
+file(RELATIVE_PATH SOFTMX_BIN_TO_LIB "/prefix/${CMAKE_INSTALL_BINDIR}" "/prefix/${CMAKE_INSTALL_LIBDIR}")
+set_target_properties(softmx PROPERTIES INSTALL_RPATH "$ORIGIN/${SOFTMX_BIN_TO_LIB}")
 install(TARGETS softmx_core softmx_exact softmx_shared EXPORT softmxTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS softmx RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# `softmx report`'s renderer (matplotlib and jinja2; docs/REPORT.md): the CLI looks for it in
+# ../share/softmx/ beside its own binary.
+install(FILES ${PROJECT_SOURCE_DIR}/python/softmx/_report_render.py DESTINATION ${CMAKE_INSTALL_DATADIR}/softmx)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/softmx DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
   FILES_MATCHING PATTERN "*.hpp" PATTERN "*.h")
 # softmx/version.hpp is generated (configure_file) into the build tree.

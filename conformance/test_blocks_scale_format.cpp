@@ -219,6 +219,8 @@ int positive_nan(const Format& f) {
                              : static_cast<int>((((std::uint64_t{1} << f.exp_bits) - 1) << f.man_bits) |
                                                 (std::uint64_t{1} << (f.man_bits - 1)));
     case Specials::fnuz: return static_cast<int>(std::uint64_t{1} << (f.width - 1));
+    case Specials::extended:  // P3109: the -0 code (signed) or the all-ones code (unsigned)
+      return static_cast<int>(f.is_signed() ? std::uint64_t{1} << (f.width - 1) : f.all_ones_magnitude());
     case Specials::none: return -1;
   }
   return -1;

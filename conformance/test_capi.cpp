@@ -14,7 +14,9 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -56,8 +58,12 @@ softmx_context cctx(const Dialect& d, Rounding r, Saturation s, Tininess t, std:
   softmx_context c;
   softmx_context_init(&c);
   c.rounding = static_cast<int32_t>(r);
-  c.saturation = s == Saturation::finite ? SOFTMX_SAT_FINITE : SOFTMX_SAT_NONE;
-  c.tininess = t == Tininess::after_rounding ? SOFTMX_TININESS_AFTER : SOFTMX_TININESS_BEFORE;
+  c.saturation = s == Saturation::finite    ? SOFTMX_SAT_FINITE
+                 : s == Saturation::propagate ? SOFTMX_SAT_PROPAGATE
+                                              : SOFTMX_SAT_NONE;
+  c.tininess = t == Tininess::after_rounding    ? SOFTMX_TININESS_AFTER
+               : t == Tininess::before_rounding ? SOFTMX_TININESS_BEFORE
+                                                : SOFTMX_TININESS_AFTER_BOUNDED;
   c.rbits_width = rbits_width;
   c.rbits = rbits;
   c.dialect = cdialect(d);
@@ -231,16 +237,39 @@ TEST(CApi, EnumerationNames) {
   EXPECT_EQ(v, SOFTMX_ROUND_RNA);
   EXPECT_STREQ(softmx_saturation_name(SOFTMX_SAT_FINITE), "finite");
   EXPECT_STREQ(softmx_saturation_name(SOFTMX_SAT_NONE), "none");
-  EXPECT_EQ(softmx_saturation_name(2), nullptr);
+  EXPECT_STREQ(softmx_saturation_name(SOFTMX_SAT_PROPAGATE), "propagate");
+  EXPECT_EQ(softmx_saturation_name(3), nullptr);
   EXPECT_EQ(softmx_saturation_from_name("satfinite", &v, nullptr), SOFTMX_OK);
   EXPECT_EQ(v, SOFTMX_SAT_FINITE);
   EXPECT_EQ(softmx_saturation_from_name("nonsat", &v, nullptr), SOFTMX_OK);
   EXPECT_EQ(v, SOFTMX_SAT_NONE);
   EXPECT_STREQ(softmx_tininess_name(SOFTMX_TININESS_AFTER), "after");
   EXPECT_STREQ(softmx_tininess_name(SOFTMX_TININESS_BEFORE), "before");
-  EXPECT_EQ(softmx_tininess_name(2), nullptr);
+  EXPECT_STREQ(softmx_tininess_name(SOFTMX_TININESS_AFTER_BOUNDED), "after-bounded");
+  EXPECT_EQ(softmx_tininess_name(3), nullptr);
   EXPECT_EQ(softmx_tininess_from_name("before", &v, nullptr), SOFTMX_OK);
   EXPECT_EQ(v, SOFTMX_TININESS_BEFORE);
+  EXPECT_EQ(softmx_tininess_from_name("after-bounded", &v, nullptr), SOFTMX_OK);
+  EXPECT_EQ(v, SOFTMX_TININESS_AFTER_BOUNDED);
+  // The rule through a conversion: f32 38600000 rounds up to e5m2's min normal 04: underflow
+  // after rounding (unbounded range), not after rounding in e5m2's bounded range (FPnew).
+  {
+    softmx_context c = cctx(ocp_dialect(), Rounding::rne, Saturation::finite, Tininess::after_rounding);
+    std::uint64_t code = 0;
+    std::uint8_t fl = 0;
+    softmx_format f32f, e5m2f;
+    ASSERT_EQ(softmx_format_lookup("f32", &f32f, nullptr), SOFTMX_OK);
+    ASSERT_EQ(softmx_format_lookup("e5m2", &e5m2f, nullptr), SOFTMX_OK);
+    ASSERT_EQ(softmx_convert(&f32f, &e5m2f, 0x38600000u, &c, &code, &fl, nullptr), SOFTMX_OK);
+    EXPECT_EQ(code, 0x04u);
+    EXPECT_EQ(fl, 0x03u);
+    c.tininess = SOFTMX_TININESS_AFTER_BOUNDED;
+    ASSERT_EQ(softmx_convert(&f32f, &e5m2f, 0x38600000u, &c, &code, &fl, nullptr), SOFTMX_OK);
+    EXPECT_EQ(code, 0x04u);
+    EXPECT_EQ(fl, 0x01u);
+    c.tininess = 7;
+    EXPECT_NE(softmx_convert(&f32f, &e5m2f, 0x38600000u, &c, &code, &fl, nullptr), SOFTMX_OK);
+  }
   for (int i = 0; i < 4; ++i) {
     EXPECT_EQ(softmx_scale_rule_name(i), name(static_cast<ScaleRule>(i)));
     EXPECT_EQ(softmx_scale_rule_from_name(softmx_scale_rule_name(i), &v, nullptr), SOFTMX_OK);
@@ -1045,9 +1074,12 @@ TEST(CApiDot, ModelsByName) {
   std::vector<std::string> names;
   for (std::size_t i = 0; i < softmx_accumulation_count(); ++i) names.push_back(softmx_accumulation_name(softmx_accumulation_at(i)));
   EXPECT_EQ(softmx_accumulation_at(softmx_accumulation_count()), nullptr);
-  std::vector<std::string> want = {"exact", "fp32-sequential"};
-  for (const TensorCoreModel* m : tensor_core_models()) want.emplace_back(m->name());
+  // The C API lists the library's registry, in its order (exact, fp32-sequential, mxdotp, then the
+  // tensor-core models).
+  std::vector<std::string> want;
+  for (const AccumulationModel* m : accumulation_models()) want.emplace_back(m->name());
   EXPECT_EQ(names, want);
+  EXPECT_EQ(want.size(), 3 + tensor_core_models().size());
   for (const std::string& n : names) {
     const softmx_accumulation* m = nullptr;
     ASSERT_EQ(softmx_accumulation_lookup(n.c_str(), &m, nullptr), SOFTMX_OK);
@@ -1065,12 +1097,15 @@ TEST(CApiDot, DotGeneralEveryModel) {
     // The GST models (blackwell-mxf4, blackwell-nvf4) take e2m1 blocks of a multiple of 16 only.
     const auto* tcm = dynamic_cast<const TensorCoreModel*>(&m);
     const bool gst = tcm && tcm->params().scale_application == ScaleApplication::per_group;
+    // MXDOTP's instruction takes one element format for both operands (docs/research/mxdotp.md).
+    const bool one_format = m.name() == "mxdotp";
     for (FormatId fa : kElements)
       for (FormatId fb : {FormatId::e4m3, FormatId::e5m2, FormatId::e2m1})
         for (std::size_t k : {1u, 32u})
           for (std::size_t n : {1u, 3u})
             for (int rep = 0; rep < 8; ++rep) {
               if (gst && (fa != FormatId::e2m1 || fb != FormatId::e2m1 || k % 16 != 0)) continue;
+              if (one_format && fa != fb) continue;
               std::vector<std::uint8_t> as(n), bs(n), ac(n * k), bc(n * k);
               for (std::size_t j = 0; j < n; ++j) {
                 as[j] = static_cast<std::uint8_t>(rep == 7 ? rng.next() : 0x70 + rng.below(20));
@@ -1157,8 +1192,9 @@ TEST(CApiErrors, EveryErrorReturnsItsStatusAndMessage) {
                       f16 = cfmt(FormatId::f16), e5m2 = cfmt(FormatId::e5m2);
   softmx_format edited = e4m3;
   edited.width = 9;
-  softmx_format runtime = e4m3;
+  softmx_format runtime = e4m3;  // a runtime descriptor whose width its fields do not give
   runtime.id = SOFTMX_FORMAT_RUNTIME;
+  runtime.width = 9;
   softmx_format bad_id = e4m3;
   bad_id.id = 42;
   softmx_format dirty = e4m3;
@@ -1178,7 +1214,7 @@ TEST(CApiErrors, EveryErrorReturnsItsStatusAndMessage) {
   bad_round.rounding = 9;
   softmx_context bad_sat;
   softmx_context_init(&bad_sat);
-  bad_sat.saturation = 2;
+  bad_sat.saturation = 3;  // 0, 1, 2: SOFTMX_SAT_FINITE, _NONE, _PROPAGATE
   softmx_context bad_tin;
   softmx_context_init(&bad_tin);
   bad_tin.tininess = 7;
@@ -1360,7 +1396,7 @@ TEST(CApiErrors, EveryErrorReturnsItsStatusAndMessage) {
        [&](softmx_error* e) { return softmx_convert(&f32, &e4m3, 0, &dirty_ctx, &r64, &fl, e); }},
       {"bad rounding value", SOFTMX_ERR_INVALID_ARGUMENT, "ctx->rounding = 9 is not a rounding mode",
        [&](softmx_error* e) { return softmx_convert(&f32, &e4m3, 0, &bad_round, &r64, &fl, e); }},
-      {"bad saturation value", SOFTMX_ERR_INVALID_ARGUMENT, "ctx->saturation = 2 is not SOFTMX_SAT_FINITE",
+      {"bad saturation value", SOFTMX_ERR_INVALID_ARGUMENT, "ctx->saturation = 3 is not SOFTMX_SAT_FINITE",
        [&](softmx_error* e) { return softmx_convert(&f32, &e4m3, 0, &bad_sat, &r64, &fl, e); }},
       {"bad tininess value", SOFTMX_ERR_INVALID_ARGUMENT, "ctx->tininess = 7",
        [&](softmx_error* e) { return softmx_convert(&f32, &e4m3, 0, &bad_tin, &r64, &fl, e); }},
@@ -1454,8 +1490,15 @@ TEST(CApiErrors, EveryErrorReturnsItsStatusAndMessage) {
          softmx_converter* h = nullptr;
          return softmx_converter_new(&f32, &e4m3, &rz_cuda, &h, e);
        }},
-      {"runtime format", SOFTMX_ERR_UNSUPPORTED, "a runtime format (id SOFTMX_FORMAT_RUNTIME) is not served",
+      {"runtime format, width not its fields'", SOFTMX_ERR_INVALID_ARGUMENT,
+       "dst: a runtime format's field width = 9 differs from the 8 bits",
        [&](softmx_error* e) { return softmx_convert(&f32, &runtime, 0, nullptr, &r64, &fl, e); }},
+      {"runtime dequantize destination", SOFTMX_ERR_UNSUPPORTED, "dst: e4m3fnuz is a runtime format",
+       [&](softmx_error* e) {
+         softmx_format fnuz;
+         softmx_format_lookup("e4m3fnuz", &fnuz, nullptr);
+         return softmx_dequantize_element(&e4m3, 127, 0x38, &fnuz, nullptr, &r64, &fl, e);
+       }},
       {"no block quantization in the dialect", SOFTMX_ERR_UNSUPPORTED, "ml_dtypes",
        [&](softmx_error* e) { return softmx_quantize_block(&f32, vals, 4, &bo_ml, &sc, out8, &fl, e); }},
       {"NaN the dialect cannot encode", SOFTMX_ERR_UNSUPPORTED, "cannot encode NaN in e2m1",
@@ -2127,8 +2170,745 @@ TEST(CApiRuntime, RefusalsNameTheField) {
   EXPECT_EQ(softmx_dot_general_flat(&e1m2, &one, &zero, &e1m2, &one, &zero, 1, 1, nullptr, tc, &d, &fl, &err),
             SOFTMX_ERR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(err.message).find("hopper-fp8-mma"), std::string::npos) << err.message;
-  // Conversion serves the named formats only.
-  EXPECT_EQ(softmx_convert(&f32, &e1m2, 0, nullptr, &r, &fl, &err), SOFTMX_ERR_UNSUPPORTED);
+  // Conversion serves runtime formats (issue 26: CApiRuntimeConvert below); a dequantize
+  // destination must be named.
+  EXPECT_EQ(softmx_convert(&f32, &e1m2, 0, nullptr, &r, &fl, &err), SOFTMX_OK) << err.message;
+  EXPECT_EQ(softmx_dequantize_element(&e1m2, 127, 0, &e1m2, nullptr, &r, &fl, &err), SOFTMX_ERR_UNSUPPORTED);
+  EXPECT_NE(std::string(err.message).find("dst: e1m2 is a runtime format"), std::string::npos) << err.message;
 }
 
 }  // namespace
+
+// ---- runtime formats in conversions (issue 26): every conversion entry point ------------------
+//
+// Each format below is named by its spec through softmx_format_lookup (the path a C user or the
+// DPI package takes) and compared with the C++ library given parse_format_spec's descriptor:
+// softmx_convert, softmx_convert_batch (with and without flags), a converter's run, run_on and
+// single-value calls, the stochastic forms, explain, check_support and dialect_support. Every
+// code of each spec as a source, every f16 and bf16 input into each; codes and flags, and where
+// the C++ library refuses, the status and its message. The tallies count every comparison.
+namespace {
+
+constexpr const char* kConvertSpecs[] = {"e4m3:specials=ieee", "e4m3fnuz", "e5m2fnuz", "e3m4", "e2m2",
+                                         "int4",               "ue4m3",    "e8m0:sign=none:subnormals=no:specials=fn"};
+
+std::size_t bytes_of(const Format& f) { return f.width <= 8 ? 1 : f.width <= 16 ? 2 : f.width <= 32 ? 4 : 8; }
+
+std::vector<unsigned char> stored_as(const Format& f, const std::vector<std::uint64_t>& codes) {
+  const std::size_t b = bytes_of(f);
+  std::vector<unsigned char> out(codes.size() * b);
+  for (std::size_t i = 0; i < codes.size(); ++i) std::memcpy(out.data() + i * b, &codes[i], b);  // little-endian
+  return out;
+}
+
+std::vector<std::uint64_t> every_code(const Format& f) {
+  std::vector<std::uint64_t> v(std::size_t{1} << f.width);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = i;
+  return v;
+}
+
+// A C context and the C++ one it stands for: explicit modes, or SOFTMX_DEFAULT (rounding and
+// saturation) against the dialect's defaults for dst.
+struct Setting {
+  softmx_context c;
+  Context cpp;
+  std::string text;
+};
+
+Setting explicit_setting(const Dialect& d, Rounding r, Saturation s, Tininess t = Tininess::after_rounding,
+                         std::uint8_t rbits_width = 32, std::uint64_t rbits = 0) {
+  return {cctx(d, r, s, t, rbits_width, rbits), context(r, s, t, rbits_width, rbits),
+          std::string(d.name) + " " + std::string(name(r)) + "/" + std::string(name(s)) +
+              (t == Tininess::before_rounding ? "/before" : "")};
+}
+
+Setting default_setting(const Dialect& d, const Format& dst) {
+  Setting s;
+  softmx_context_init(&s.c);
+  s.c.dialect = cdialect(d);
+  s.cpp.rounding = support_for(d, dst).default_rounding;
+  s.cpp.saturation = Saturation::by_destination;  // the library resolves it, as SOFTMX_DEFAULT
+  s.text = std::string(d.name) + " defaults";
+  return s;
+}
+
+// One conversion through every C form against the C++ library, on `inputs` (codes of src).
+// `scalar`: softmx_convert and softmx_converter_convert on every input (otherwise on every 61st).
+// Returns false when the C++ library refuses the conversion (after checking that every C form
+// refuses it with the same status and message).
+bool check_runtime_conversion(conformance::Tally& t, const std::string& src_spec, const std::string& dst_spec,
+                              const Dialect& d, const Setting& set, const std::vector<std::uint64_t>& inputs,
+                              bool scalar) {
+  softmx_format cs, cd;
+  softmx_error err;
+  if (softmx_format_lookup(src_spec.c_str(), &cs, &err) != SOFTMX_OK ||
+      softmx_format_lookup(dst_spec.c_str(), &cd, &err) != SOFTMX_OK) {
+    t.fail("lookup: " + std::string(err.message));
+    return false;
+  }
+  const Format fs = parse_format_spec(src_spec), fd = parse_format_spec(dst_spec);
+  const std::string what = src_spec + " -> " + dst_spec + " " + set.text;
+  std::optional<Converter> conv;
+  std::string refused;
+  try {
+    conv.emplace(fs, fd, set.cpp, d);
+  } catch (const Unsupported& e) {
+    refused = e.what();
+  }
+  const std::size_t n = inputs.size(), ob = bytes_of(fd);
+  const auto in = stored_as(fs, inputs);
+  std::vector<unsigned char> out(n * ob + 1), out2(n * ob + 1), want(n * ob + 1);
+  std::vector<std::uint8_t> fl(n + 1), fl2(n + 1), want_fl(n + 1);
+  if (!conv) {
+    // Every C form refuses it: UNSUPPORTED with the library's reason.
+    softmx_converter* h = nullptr;
+    std::uint64_t code = 0;
+    std::uint8_t f = 0;
+    const int s1 = softmx_convert(&cs, &cd, inputs.front(), &set.c, &code, &f, &err);
+    t.check(s1 == SOFTMX_ERR_UNSUPPORTED && std::string(err.message).find(refused) != std::string::npos,
+            [&] { return what + ": softmx_convert gave " + softmx_status_name(s1) + " " + err.message + ", the library: " + refused; });
+    const int s2 = softmx_convert_batch(&cs, &cd, &set.c, in.data(), out.data(), fl.data(), n, nullptr, &err);
+    t.check(s2 == SOFTMX_ERR_UNSUPPORTED, [&] { return what + ": softmx_convert_batch gave " + softmx_status_name(s2); });
+    const int s3 = softmx_converter_new(&cs, &cd, &set.c, &h, &err);
+    t.check(s3 == SOFTMX_ERR_UNSUPPORTED && h == nullptr,
+            [&] { return what + ": softmx_converter_new gave " + softmx_status_name(s3); });
+    const int s4 = softmx_check_support(&cd, &set.c, &err);
+    // check_support asks about the destination only; a refused source is the converter's.
+    const bool dst_refused = unsupported_reason(d, fd, set.cpp).has_value();
+    t.check((s4 == SOFTMX_ERR_UNSUPPORTED) == dst_refused,
+            [&] { return what + ": softmx_check_support gave " + softmx_status_name(s4); });
+    softmx_converter_free(h);
+    return false;
+  }
+  conv->run(in.data(), want.data(), want_fl.data(), n);
+  auto count = [&](const std::vector<unsigned char>& got, const std::vector<std::uint8_t>* got_fl, const char* form) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint64_t g = load(got, ob, i), w = load(want, ob, i);
+      t.check(g == w && (!got_fl || (*got_fl)[i] == want_fl[i]), [&] {
+        return what + " " + form + ": input " + hex(inputs[i]) + " gave " + hex(g) + " flags " +
+               (got_fl ? hex((*got_fl)[i]) : "-") + ", the library " + hex(w) + " flags " + hex(want_fl[i]);
+      });
+    }
+  };
+  // The batch with flags, and without (the codes alone).
+  int st = softmx_convert_batch(&cs, &cd, &set.c, in.data(), out.data(), fl.data(), n, nullptr, &err);
+  if (st != SOFTMX_OK) {
+    t.fail(what + ": softmx_convert_batch: " + err.message, n);
+    return true;
+  }
+  count(out, &fl, "softmx_convert_batch");
+  st = softmx_convert_batch(&cs, &cd, &set.c, in.data(), out2.data(), nullptr, n, nullptr, &err);
+  if (st != SOFTMX_OK) t.fail(what + ": softmx_convert_batch without flags: " + err.message, n);
+  else count(out2, nullptr, "softmx_convert_batch (no flags)");
+  // A converter: run, and the single-value calls.
+  softmx_converter* h = nullptr;
+  if (softmx_converter_new(&cs, &cd, &set.c, &h, &err) != SOFTMX_OK) {
+    t.fail(what + ": softmx_converter_new: " + err.message, n);
+    return true;
+  }
+  std::fill(out.begin(), out.end(), 0x5A);
+  if (softmx_converter_run(h, in.data(), out.data(), fl.data(), n, nullptr, &err) != SOFTMX_OK)
+    t.fail(what + ": softmx_converter_run: " + err.message, n);
+  else
+    count(out, &fl, "softmx_converter_run");
+  const std::size_t step = scalar ? 1 : 61;
+  for (std::size_t i = 0; i < n; i += step) {
+    std::uint64_t code = ~0ull, code2 = ~0ull;
+    std::uint8_t f = 0xFF, f2 = 0xFF;
+    const int a = softmx_convert(&cs, &cd, inputs[i], &set.c, &code, &f, &err);
+    const Result r = convert(fs, fd, inputs[i], set.cpp, d);
+    t.check(a == SOFTMX_OK && code == r.code && f == r.flags, [&] {
+      return what + " softmx_convert: input " + hex(inputs[i]) + " gave " + hex(code) + " flags " + hex(f) + " (" +
+             softmx_status_name(a) + " " + err.message + "), the library " + hex(r.code) + " flags " + hex(r.flags);
+    });
+    const int b = softmx_converter_convert(h, inputs[i], &code2, &f2, &err);
+    t.check(b == SOFTMX_OK && code2 == r.code && f2 == r.flags, [&] {
+      return what + " softmx_converter_convert: input " + hex(inputs[i]) + " gave " + hex(code2) + ", the library " +
+             hex(r.code);
+    });
+  }
+  softmx_converter_free(h);
+  return true;
+}
+
+}  // namespace
+
+// Every f16 and bf16 input into every spec under ocp, every deterministic mode x saturation, both
+// tininess rules for rne: the batch and converter forms on every input and setting; softmx_convert
+// and the converter's single-value call on every f16 input under rne/finite, rz/none, ru/finite and
+// rd/none (every 61st under the others).
+TEST(CApiRuntimeConvert, EverySpecFromEveryF16AndBf16Input) {
+  conformance::Tally t("capi: runtime specs, every f16 and bf16 input into each spec, ocp, every setting");
+  for (const char* spec : kConvertSpecs)
+    for (const char* src : {"f16", "bf16"}) {
+      const auto inputs = every_code(parse_format_spec(src));
+      for (Rounding r : kDeterministicRoundings)
+        for (Saturation s : {Saturation::finite, Saturation::none}) {
+          const bool scalar = std::string(src) == "f16" &&
+                              ((r == Rounding::rne && s == Saturation::finite) || (r == Rounding::rz && s == Saturation::none) ||
+                               (r == Rounding::ru && s == Saturation::finite) || (r == Rounding::rd && s == Saturation::none));
+          ASSERT_TRUE(check_runtime_conversion(t, src, spec, ocp_dialect(), explicit_setting(ocp_dialect(), r, s), inputs,
+                                               scalar))
+              << "ocp refused " << src << " -> " << spec;
+        }
+      check_runtime_conversion(t, src, spec, ocp_dialect(),
+                               explicit_setting(ocp_dialect(), Rounding::rne, Saturation::finite, Tininess::before_rounding),
+                               inputs, false);
+      check_runtime_conversion(t, src, spec, ocp_dialect(), default_setting(ocp_dialect(), parse_format_spec(spec)), inputs,
+                               false);
+    }
+  t.report();
+}
+
+// Every code of each spec into every named format and every spec (itself included), under ocp,
+// every deterministic mode x saturation, every C form on every code.
+TEST(CApiRuntimeConvert, EveryCodeOfEverySpecIntoEveryFormat) {
+  conformance::Tally t("capi: runtime specs, every code of each spec into every named format and spec, ocp, every setting");
+  std::vector<std::string> dsts;
+  for (const Format& f : all_formats()) dsts.emplace_back(f.name);
+  for (const char* spec : kConvertSpecs) dsts.emplace_back(spec);
+  for (const char* spec : kConvertSpecs) {
+    const auto inputs = every_code(parse_format_spec(spec));
+    for (const std::string& dst : dsts)
+      for (Rounding r : kDeterministicRoundings)
+        for (Saturation s : {Saturation::finite, Saturation::none})
+          ASSERT_TRUE(check_runtime_conversion(t, spec, dst, ocp_dialect(), explicit_setting(ocp_dialect(), r, s), inputs,
+                                               true))
+              << "ocp refused " << spec << " -> " << dst;
+  }
+  t.report();
+}
+
+// Every dialect, with its defaults and with every mode x saturation: every f16 input into each
+// spec and every code of each spec into f32 and e4m3. Where the library refuses (cuda refuses
+// every runtime format, torchao those with specials, ...), every C form refuses with
+// SOFTMX_ERR_UNSUPPORTED and the library's reason. softmx_check_support and
+// softmx_dialect_support agree with unsupported_reason mode by mode.
+TEST(CApiRuntimeConvert, EveryDialect) {
+  conformance::Tally t("capi: runtime specs under every dialect (conversions, refusals, support queries)");
+  std::size_t refused = 0, served = 0;
+  const auto f16 = every_code(format(FormatId::f16));
+  for (const Dialect& d : all_dialects())
+    for (const char* spec : kConvertSpecs) {
+      const Format fd = parse_format_spec(spec);
+      const softmx_format cd = clookup(spec);
+      // Into the spec from every f16 input under the defaults; the modes on a sample.
+      (check_runtime_conversion(t, "f16", spec, d, default_setting(d, fd), f16, false) ? served : refused)++;
+      for (Rounding r : kDeterministicRoundings)
+        for (Saturation s : {Saturation::finite, Saturation::none}) {
+          std::vector<std::uint64_t> sample;
+          for (std::uint64_t x = r == Rounding::rne ? 0 : static_cast<std::uint64_t>(r); x < 65536; x += 257) sample.push_back(x);
+          (check_runtime_conversion(t, "f16", spec, d, explicit_setting(d, r, s), sample, true) ? served : refused)++;
+        }
+      // From the spec: every code into f32 and e4m3 under the defaults.
+      const auto codes = every_code(fd);
+      for (const char* dst : {"f32", "e4m3"})
+        (check_runtime_conversion(t, spec, dst, d, default_setting(d, parse_format_spec(dst)), codes, true) ? served
+                                                                                                          : refused)++;
+      // The support queries, mode by mode (rs included).
+      std::uint32_t want_modes = 0, want_sats = 0;
+      for (int r = 0; r < kRoundingCount; ++r)
+        for (Saturation s : {Saturation::finite, Saturation::none, Saturation::propagate}) {
+          const Context c = context(static_cast<Rounding>(r), s, Tininess::after_rounding);
+          const auto why = unsupported_reason(d, fd, c);
+          softmx_context cc = cctx(d, static_cast<Rounding>(r), s, Tininess::after_rounding);
+          softmx_error err;
+          const int st = softmx_check_support(&cd, &cc, &err);
+          t.check(why ? st == SOFTMX_ERR_UNSUPPORTED && std::string(err.message).find(*why) != std::string::npos
+                      : st == SOFTMX_OK,
+                  [&] { return std::string(d.name) + " " + spec + ": softmx_check_support " + softmx_status_name(st) + " " + err.message; });
+          if (!why) {
+            want_modes |= 1u << r;
+            want_sats |= 1u << (s == Saturation::finite    ? SOFTMX_SAT_FINITE
+                                : s == Saturation::propagate ? SOFTMX_SAT_PROPAGATE
+                                                             : SOFTMX_SAT_NONE);
+          }
+        }
+      std::uint32_t modes = 99, sats = 99;
+      int32_t dr = 99, ds = 99;
+      const int st = softmx_dialect_support(cdialect(d), &cd, &modes, &sats, &dr, &ds, nullptr);
+      const DestinationSupport& sup = support_for(d, fd);
+      t.check(st == SOFTMX_OK && modes == want_modes && sats == want_sats &&
+                  dr == static_cast<int32_t>(sup.default_rounding) &&
+                  ds == (sup.default_saturation == Saturation::finite ? SOFTMX_SAT_FINITE : SOFTMX_SAT_NONE),
+              [&] { return std::string(d.name) + " " + spec + ": softmx_dialect_support masks " + hex(modes) + "/" + hex(sats) +
+                           ", expected " + hex(want_modes) + "/" + hex(want_sats); });
+    }
+  std::printf("[ counts   ] %zu conversions served, %zu refused by their dialect (each refusal checked)\n", served, refused);
+  EXPECT_GT(served, 0u);
+  EXPECT_GT(refused, 0u);
+  t.report();
+}
+
+// Stochastic rounding into each spec: the context's rbits for one value, each element's own in a
+// batch, and the converter's per-call form, at several widths.
+TEST(CApiRuntimeConvert, StochasticRounding) {
+  conformance::Tally t("capi: runtime specs, stochastic rounding (scalar, batch with per-element rbits, converter)");
+  SplitMix64 rng(26);
+  const auto inputs = every_code(format(FormatId::f16));
+  const softmx_format cs = cfmt(FormatId::f16);
+  for (const char* spec : kConvertSpecs)
+    for (std::uint8_t w : {1, 8, 32}) {
+      const softmx_format cd = clookup(spec);
+      const Format fd = parse_format_spec(spec);
+      const std::uint64_t mask = w == 64 ? ~0ull : (std::uint64_t{1} << w) - 1;
+      std::vector<std::uint64_t> rb(inputs.size());
+      for (auto& r : rb) r = rng.next() & mask;
+      const Context ctx = context(Rounding::rs, Saturation::finite, Tininess::after_rounding, w);
+      const softmx_context cc = cctx(ocp_dialect(), Rounding::rs, Saturation::finite, Tininess::after_rounding, w);
+      const Converter conv(format(FormatId::f16), fd, ctx);
+      const auto in = stored(FormatId::f16, inputs);
+      const std::size_t n = inputs.size(), ob = bytes_of(fd);
+      std::vector<unsigned char> want(n * ob), out(n * ob);
+      std::vector<std::uint8_t> wf(n), f(n);
+      conv.run(in.data(), want.data(), wf.data(), n, rb.data());
+      softmx_error err;
+      ASSERT_EQ(softmx_convert_batch(&cs, &cd, &cc, in.data(), out.data(), f.data(), n, rb.data(), &err), SOFTMX_OK)
+          << err.message;
+      for (std::size_t i = 0; i < n; ++i)
+        t.check(load(out, ob, i) == load(want, ob, i) && f[i] == wf[i],
+                [&] { return std::string(spec) + " rs batch, input " + hex(inputs[i]); });
+      softmx_converter* h = nullptr;
+      ASSERT_EQ(softmx_converter_new(&cs, &cd, &cc, &h, &err), SOFTMX_OK) << err.message;
+      for (std::size_t i = 0; i < n; i += 13) {
+        std::uint64_t code = 0, code2 = 0;
+        std::uint8_t f1 = 0, f2 = 0;
+        softmx_context one = cc;
+        one.rbits = rb[i];
+        Context c1 = ctx;
+        c1.rbits = rb[i];
+        const Result r = convert(format(FormatId::f16), fd, inputs[i], c1, ocp_dialect());
+        const int a = softmx_convert(&cs, &cd, inputs[i], &one, &code, &f1, &err);
+        const int b = softmx_converter_convert_rs(h, inputs[i], rb[i], &code2, &f2, &err);
+        t.check(a == SOFTMX_OK && b == SOFTMX_OK && code == r.code && f1 == r.flags && code2 == r.code && f2 == r.flags &&
+                    r.code == load(want, ob, i),
+                [&] { return std::string(spec) + " rs scalar, input " + hex(inputs[i]) + " rbits " + hex(rb[i]); });
+      }
+      softmx_converter_free(h);
+    }
+  t.report();
+}
+
+// softmx_converter_run_on: every instruction set this CPU runs gives the scalar loop's results,
+// from every f16 input and from random f32 inputs into each spec, and from each spec into f32.
+TEST(CApiRuntimeConvert, EveryInstructionSet) {
+  conformance::Tally t("capi: runtime specs, softmx_converter_run_on every instruction set");
+  for (const char* spec : kConvertSpecs) {
+    const Format fd = parse_format_spec(spec);
+    struct Pair {
+      std::string src, dst;
+      std::vector<std::uint64_t> inputs;
+    };
+    const Pair pairs[] = {{"f16", spec, every_code(format(FormatId::f16))},
+                          {"f32", spec, conformance::random_inputs(FormatId::f32, fd, 20000, 26)},
+                          {spec, "f32", every_code(fd)}};
+    for (const Pair& p : pairs) {
+      const softmx_format cs = clookup(p.src.c_str()), cd = clookup(p.dst.c_str());
+      const Format fs = parse_format_spec(p.src), fdst = parse_format_spec(p.dst);
+      const Converter conv(fs, fdst, Context{});
+      const auto in = stored_as(fs, p.inputs);
+      const std::size_t n = p.inputs.size(), ob = bytes_of(fdst);
+      std::vector<unsigned char> want(n * ob), out(n * ob);
+      std::vector<std::uint8_t> wf(n), f(n);
+      run_on(conv, Isa::scalar, in.data(), want.data(), wf.data(), n);
+      softmx_converter* h = nullptr;
+      softmx_error err;
+      ASSERT_EQ(softmx_converter_new(&cs, &cd, nullptr, &h, &err), SOFTMX_OK) << err.message;
+      for (int isa = 0; isa < 3; ++isa) {
+        if (!isa_supported(static_cast<Isa>(isa))) continue;
+        ASSERT_EQ(softmx_converter_run_on(h, isa, in.data(), out.data(), f.data(), n, nullptr, &err), SOFTMX_OK)
+            << err.message;
+        for (std::size_t i = 0; i < n; ++i)
+          t.check(load(out, ob, i) == load(want, ob, i) && f[i] == wf[i], [&] {
+            return p.src + " -> " + p.dst + " on " + softmx_isa_name(isa) + ": input " + hex(p.inputs[i]);
+          });
+      }
+      softmx_converter_free(h);
+    }
+  }
+  t.report();
+}
+
+// Ownership: a converter keeps copies of its descriptors and context (the caller's may change or
+// die at once); softmx_converter_info gives the canonical descriptors; converters made and freed
+// by several threads at once (no shared state). Run under ASan (scripts/test-sanitized.sh) and
+// valgrind, this is the handle-lifetime check.
+TEST(CApiRuntimeConvert, ConvertersOwnCopiesOfTheirDescriptors) {
+  const auto inputs = every_code(format(FormatId::f16));
+  const auto in = stored(FormatId::f16, inputs);
+  for (const char* spec : kConvertSpecs) {
+    const Format fd = parse_format_spec(spec);
+    softmx_converter* h = nullptr;
+    {
+      auto cs = std::make_unique<softmx_format>(cfmt(FormatId::f16));
+      auto cd = std::make_unique<softmx_format>(clookup(spec));
+      auto cc = std::make_unique<softmx_context>(cctx(ocp_dialect(), Rounding::rz, Saturation::none, Tininess::after_rounding));
+      ASSERT_EQ(softmx_converter_new(cs.get(), cd.get(), cc.get(), &h, nullptr), SOFTMX_OK);
+      std::memset(cd.get(), 0xA5, sizeof *cd);  // scribbled, then freed: the converter must not look
+      std::memset(cc.get(), 0xA5, sizeof *cc);
+    }
+    const Converter conv(format(FormatId::f16), fd, context(Rounding::rz, Saturation::none, Tininess::after_rounding));
+    std::vector<unsigned char> want(inputs.size() * bytes_of(fd)), out(want.size());
+    conv.run(in.data(), want.data(), nullptr, inputs.size());
+    ASSERT_EQ(softmx_converter_run(h, in.data(), out.data(), nullptr, inputs.size(), nullptr, nullptr), SOFTMX_OK);
+    EXPECT_EQ(out, want) << spec;
+    softmx_format s{}, d{};
+    softmx_context c{};
+    ASSERT_EQ(softmx_converter_info(h, &s, &d, &c, nullptr), SOFTMX_OK);
+    const softmx_format looked = clookup(spec);
+    EXPECT_EQ(std::memcmp(&d, &looked, sizeof d), 0) << spec << ": info gave " << d.name;
+    EXPECT_EQ(s.id, SOFTMX_FORMAT_F16);
+    EXPECT_EQ(c.rounding, SOFTMX_ROUND_RZ);
+    EXPECT_EQ(c.saturation, SOFTMX_SAT_NONE);
+    softmx_converter_free(h);
+  }
+  // Threads making, using and freeing their own converters from one shared descriptor table.
+  std::vector<softmx_format> table;
+  for (const char* spec : kConvertSpecs) table.push_back(clookup(spec));
+  const softmx_format f32 = cfmt(FormatId::f32);
+  std::vector<int> bad(4, 0);
+  std::vector<std::thread> threads;
+  for (int th = 0; th < 4; ++th)
+    threads.emplace_back([&, th] {
+      for (int rep = 0; rep < 200; ++rep) {
+        const softmx_format& d = table[static_cast<std::size_t>(rep + th) % table.size()];
+        softmx_converter* h = nullptr;
+        softmx_error err;
+        std::uint64_t code = 0;
+        if (softmx_converter_new(&f32, &d, nullptr, &h, &err) != SOFTMX_OK ||
+            softmx_converter_convert(h, 0x3F800000u, &code, nullptr, &err) != SOFTMX_OK)
+          ++bad[static_cast<std::size_t>(th)];
+        std::uint64_t direct = 0;
+        if (softmx_convert(&f32, &d, 0x3F800000u, nullptr, &direct, nullptr, &err) != SOFTMX_OK || direct != code)
+          ++bad[static_cast<std::size_t>(th)];
+        softmx_converter_free(h);
+      }
+    });
+  for (auto& th : threads) th.join();
+  for (int b : bad) EXPECT_EQ(b, 0);
+}
+
+// softmx_explain into and from runtime formats equals the C++ functions' text, and its result
+// line softmx_convert's: every 61st f16 input into each spec, every code of each spec into f32.
+TEST(CApiRuntimeConvert, ExplainEqualsTheCppExplanation) {
+  conformance::Tally t("capi: runtime specs, softmx_explain == softmx/explain.hpp composition");
+  auto expected = [](const ExplainInput& in, const Format& dst, const Context& c, Result* result) {
+    const Neighbours nb = find_neighbours(in, dst);
+    const Result r = convert(*in.from, dst, *in.code, c, ocp_dialect());
+    *result = r;
+    char head[64];
+    std::snprintf(head, sizeof head, "result %0*llX flags %02X: ", dst.hex_digits(),
+                  static_cast<unsigned long long>(r.code), static_cast<unsigned>(r.flags));
+    return input_text(in, dst) + "destination " + describe_format(dst) + "\n" + neighbours_text(in, nb, dst) + head +
+           rounding_reason(in, nb, dst, c, ocp_dialect(), r) + "\n";
+  };
+  for (const char* spec : kConvertSpecs)
+    for (int dir = 0; dir < 2; ++dir) {
+      const std::string src = dir == 0 ? "f16" : spec, dst = dir == 0 ? spec : "f32";
+      const Format fs = parse_format_spec(src), fdst = parse_format_spec(dst);
+      const softmx_format cs = clookup(src.c_str()), cd = clookup(dst.c_str());
+      for (auto [r, s] : {std::pair{Rounding::rne, Saturation::finite}, std::pair{Rounding::rz, Saturation::none}}) {
+        const Context c = context(r, s, Tininess::after_rounding);
+        const softmx_context cc = cctx(ocp_dialect(), r, s, Tininess::after_rounding);
+        for (std::uint64_t code = 0; code <= fs.code_mask(); code += dir == 0 ? 61 : 1) {
+          Result want{};
+          const std::string exp = expected(explain_input_code(fs, code), fdst, c, &want);
+          std::size_t n = 0;
+          softmx_error e{};
+          std::string got(4096, '\0');
+          const int st = softmx_explain(&cs, &cd, code, &cc, got.data(), got.size(), &n, &e);
+          got.resize(st == SOFTMX_OK ? n : 0);
+          t.check(st == SOFTMX_OK && got == exp,
+                  [&] { return src + " -> " + dst + " " + hex(code) + ": " + e.message + got + " vs " + exp; });
+        }
+      }
+    }
+  // explain_value into a runtime format: 248 into FP8ALT rounds past 240 (overflow), and an
+  // IEEE-like destination overflows to Inf by default (SEMANTICS 4.1, issue 29).
+  const softmx_format alt = clookup("e4m3:specials=ieee");
+  char buf[4096];
+  std::size_t n = 0;
+  ASSERT_EQ(softmx_explain_value("248", &alt, nullptr, buf, sizeof buf, &n, nullptr), SOFTMX_OK);
+  EXPECT_NE(std::string(buf, n).find("result 78 flags 05: "), std::string::npos) << buf;
+  t.report();
+}
+
+// By hand, from docs/SEMANTICS.md: FP8ALT (e4m3, IEEE specials: max 240, Inf 0x78, quiet NaN
+// 0x7C), e4m3fnuz (NaN 0x80) and int4; storage sizes of runtime formats; e8m0 named as a spec.
+TEST(CApiRuntimeConvert, HandCases) {
+  const softmx_format f32 = cfmt(FormatId::f32), alt = clookup("e4m3:specials=ieee"), fnuz = clookup("e4m3fnuz"),
+                      int4 = clookup("int4");
+  EXPECT_EQ(alt.id, SOFTMX_FORMAT_RUNTIME);
+  EXPECT_EQ(std::string(alt.name), "e4m3:specials=ieee");
+  EXPECT_EQ(alt.specials, SOFTMX_SPECIALS_IEEE);
+  softmx_format ml;
+  ASSERT_EQ(softmx_format_lookup("float8_e4m3", &ml, nullptr), SOFTMX_OK);  // ml_dtypes' name for it
+  EXPECT_EQ(std::memcmp(&ml, &alt, sizeof ml), 0);
+  softmx_context none, finite;
+  softmx_context_init(&none);
+  none.saturation = SOFTMX_SAT_NONE;
+  softmx_context_init(&finite);
+  finite.saturation = SOFTMX_SAT_FINITE;
+  struct Case {
+    const softmx_format* src;
+    const softmx_format* dst;
+    std::uint64_t in;
+    const softmx_context* ctx;
+    std::uint64_t code;
+    std::uint8_t flags;
+  };
+  const Case cases[] = {
+      {&f32, &alt, 0x43700000u, nullptr, 0x77, 0},                                            // 240: max
+      // An IEEE-like runtime destination overflows to Inf by default, as f16 (SEMANTICS 4.1).
+      {&f32, &alt, 0x43780000u, nullptr, 0x78, SOFTMX_FLAG_OVERFLOW | SOFTMX_FLAG_INEXACT},  // 248: Inf
+      {&f32, &alt, 0x43780000u, &finite, 0x77, SOFTMX_FLAG_OVERFLOW | SOFTMX_FLAG_INEXACT},  // 248: satfinite
+      {&f32, &alt, 0x43780000u, &none, 0x78, SOFTMX_FLAG_OVERFLOW | SOFTMX_FLAG_INEXACT},    // 248: Inf
+      {&f32, &alt, 0x7F800000u, nullptr, 0x78, 0},                                            // Inf stays Inf
+      {&f32, &alt, 0x7F800000u, &finite, 0x77, SOFTMX_FLAG_INVALID},                         // Inf: satfinite
+      {&f32, &alt, 0xFF800000u, &none, 0xF8, 0},                                              // -Inf
+      {&f32, &alt, 0x7FC00000u, nullptr, 0x7C, 0},                                            // quiet NaN
+      {&f32, &alt, 0x7F800001u, nullptr, 0x7C, SOFTMX_FLAG_INVALID},                         // signalling NaN
+      {&alt, &f32, 0x78, nullptr, 0x7F800000u, 0},                                            // Inf back
+      {&alt, &f32, 0x01, nullptr, 0x3B000000u, 0},                                            // 2^-9, the least subnormal
+      {&f32, &fnuz, 0x7FC00000u, nullptr, 0x80, 0},                                           // NaN: 0x80
+      {&f32, &fnuz, 0x80000000u, nullptr, 0x00, 0},                                           // -0: +0
+      {&fnuz, &f32, 0x80, nullptr, 0xFFC00000u, 0},                                           // NaN, sign bit kept
+      {&f32, &int4, 0x3F800000u, nullptr, 0x4, 0},                                            // 1: int4 counts quarters
+      {&f32, &int4, 0x40E00000u, nullptr, 0x7, SOFTMX_FLAG_OVERFLOW | SOFTMX_FLAG_INEXACT},  // 7: max 1.75
+      {&int4, &f32, 0x8, nullptr, 0xC0000000u, 0},                                            // -2
+  };
+  for (const Case& c : cases) {
+    std::uint64_t code = 0;
+    std::uint8_t fl = 0;
+    softmx_error err;
+    ASSERT_EQ(softmx_convert(c.src, c.dst, c.in, c.ctx, &code, &fl, &err), SOFTMX_OK) << err.message;
+    EXPECT_EQ(code, c.code) << c.src->name << " " << hex(c.in) << " -> " << c.dst->name;
+    EXPECT_EQ(fl, c.flags) << c.src->name << " " << hex(c.in) << " -> " << c.dst->name;
+  }
+  // Storage: a runtime format's codes take the bytes of its width.
+  EXPECT_EQ(softmx_storage_bytes(&alt), 1u);
+  EXPECT_EQ(softmx_storage_bytes(&int4), 1u);
+  const softmx_format e6m9 = clookup("e6m9"), e8m20 = clookup("e8m20");
+  EXPECT_EQ(softmx_storage_bytes(&e6m9), 2u);
+  EXPECT_EQ(softmx_storage_bytes(&e8m20), 4u);
+  // A 16-bit and a 29-bit runtime format through the batch (2- and 4-byte storage).
+  for (const softmx_format* wide : {&e6m9, &e8m20}) {
+    const std::uint32_t in[3] = {0x3F800000u, 0x40490FDBu, 0xC2F6E979u};  // 1, pi, -123.456
+    std::uint32_t out32[3] = {};
+    std::uint16_t out16[3] = {};
+    void* out = wide->width <= 16 ? static_cast<void*>(out16) : static_cast<void*>(out32);
+    softmx_error err;
+    ASSERT_EQ(softmx_convert_batch(&f32, wide, nullptr, in, out, nullptr, 3, nullptr, &err), SOFTMX_OK) << err.message;
+    const Format fw = parse_format_spec(wide->name);
+    for (int i = 0; i < 3; ++i) {
+      const Result r = convert(format(FormatId::f32), fw, in[i], Context{});
+      EXPECT_EQ(wide->width <= 16 ? out16[i] : out32[i], r.code) << wide->name << " " << hex(in[i]);
+    }
+  }
+  // e8m0 named as a spec is e8m0.
+  const softmx_format e8m0 = clookup("e8m0:sign=none:subnormals=no:specials=fn");
+  EXPECT_EQ(e8m0.id, SOFTMX_FORMAT_E8M0);
+}
+
+// What a runtime format cannot do fails with a status and a message naming the argument and the
+// field: bad specs (the library's message), hand-made descriptors, codes beyond the width, the
+// dialects that refuse runtime formats, and the entry points whose C++ functions take a named
+// format (block and NVFP4 sources, dequantize destinations, the tensor-core mma).
+TEST(CApiRuntimeConvert, ErrorsNameTheArgumentAndTheField) {
+  struct Spec {
+    const char* spec;
+    int status;
+    const char* part;
+  };
+  for (const Spec& c : {Spec{"e4m3:specials=foo", SOFTMX_ERR_INVALID_ARGUMENT, "specials: expected ieee, fn, fnuz or none"},
+                        Spec{"e4m3:bias=2000", SOFTMX_ERR_INVALID_ARGUMENT, "bias: expected an integer"},
+                        Spec{"e9m2", SOFTMX_ERR_INVALID_ARGUMENT, "exp: expected 0 to 8 exponent bits"},
+                        Spec{"e4m3:frob=1", SOFTMX_ERR_INVALID_ARGUMENT, "key: unknown key 'frob'"},
+                        Spec{"e4m3:sign=maybe", SOFTMX_ERR_INVALID_ARGUMENT, "sign: expected magnitude, none or twos"},
+                        Spec{"x4m3", SOFTMX_ERR_UNKNOWN_NAME, "unknown format 'x4m3'"}}) {
+    softmx_format f;
+    softmx_error err;
+    EXPECT_EQ(softmx_format_lookup(c.spec, &f, &err), c.status) << c.spec;
+    EXPECT_EQ(err.code, c.status);
+    EXPECT_NE(std::string(err.message).find(c.part), std::string::npos) << c.spec << ": " << err.message;
+    EXPECT_EQ(std::string(err.message).rfind("softmx_format_lookup: ", 0), 0u) << err.message;
+    std::printf("[ message  ] %s\n", err.message);
+  }
+  const softmx_format f32 = cfmt(FormatId::f32), e4m3 = cfmt(FormatId::e4m3), alt = clookup("e4m3:specials=ieee"),
+                      int4 = clookup("int4");
+  std::uint64_t r = 0;
+  std::uint8_t fl = 0;
+  softmx_error err;
+  // Hand-made runtime descriptors: a width its fields do not give; a bad specials value.
+  softmx_format w9 = alt;
+  w9.width = 9;
+  EXPECT_EQ(softmx_convert(&f32, &w9, 0, nullptr, &r, &fl, &err), SOFTMX_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(err.message).find("softmx_convert: dst: a runtime format's field width = 9 differs from the 8 bits"),
+            std::string::npos) << err.message;
+  softmx_format sp = alt;
+  sp.specials = 7;
+  softmx_converter* h = nullptr;
+  EXPECT_EQ(softmx_converter_new(&sp, &f32, nullptr, &h, &err), SOFTMX_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(err.message).find("src: a runtime format's field specials = 7"), std::string::npos) << err.message;
+  EXPECT_EQ(h, nullptr);
+  // A code beyond a runtime source's width, alone and in a batch.
+  EXPECT_EQ(softmx_convert(&int4, &f32, 0x10, nullptr, &r, &fl, &err), SOFTMX_ERR_BAD_CODE);
+  EXPECT_NE(std::string(err.message).find("code 0x10 is not a code of int4 (4 bits: at most 0xF)"), std::string::npos)
+      << err.message;
+  const std::uint8_t codes[3] = {1, 2, 0x13};
+  std::uint32_t out[3];
+  EXPECT_EQ(softmx_convert_batch(&int4, &f32, nullptr, codes, out, nullptr, 3, nullptr, &err), SOFTMX_ERR_BAD_CODE);
+  EXPECT_NE(std::string(err.message).find("in[2] = 0x13 is not a code of int4"), std::string::npos) << err.message;
+  // A dialect that converts named formats only.
+  softmx_context cuda;
+  softmx_context_init(&cuda);
+  ASSERT_EQ(softmx_dialect_lookup("cuda", &cuda.dialect, nullptr), SOFTMX_OK);
+  EXPECT_EQ(softmx_convert(&f32, &alt, 0, &cuda, &r, &fl, &err), SOFTMX_ERR_UNSUPPORTED);
+  EXPECT_NE(std::string(err.message).find("dialect cuda cannot convert to the runtime format e4m3:specials=ieee"),
+            std::string::npos) << err.message;
+  EXPECT_EQ(softmx_convert(&alt, &f32, 0, &cuda, &r, &fl, &err), SOFTMX_ERR_UNSUPPORTED);
+  EXPECT_NE(std::string(err.message).find("dialect cuda cannot read the runtime format e4m3:specials=ieee"),
+            std::string::npos) << err.message;
+  // The C++ functions that take a FormatId.
+  EXPECT_EQ(softmx_dequantize_element(&e4m3, 127, 0x38, &alt, nullptr, &r, &fl, &err), SOFTMX_ERR_UNSUPPORTED);
+  EXPECT_NE(std::string(err.message).find("softmx_dequantize_element: dst: e4m3:specials=ieee is a runtime format"),
+            std::string::npos) << err.message;
+  std::uint8_t sc = 0, el[4] = {};
+  const std::uint8_t vals[4] = {0x38, 0x40, 0x48, 0x50};
+  EXPECT_EQ(softmx_quantize_block(&alt, vals, 4, nullptr, &sc, el, &fl, &err), SOFTMX_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(err.message).find("src: e4m3:specials=ieee is a runtime format; the source must be f64, f32, f16 or bf16"),
+            std::string::npos) << err.message;
+  const softmx_accumulation* hopper = nullptr;
+  ASSERT_EQ(softmx_accumulation_lookup("hopper-fp8-mma", &hopper, nullptr), SOFTMX_OK);
+  std::uint32_t d = 0;
+  EXPECT_EQ(softmx_mma(hopper, &alt, vals, &e4m3, vals, 4, &f32, 0, &d, &fl, &err), SOFTMX_ERR_UNSUPPORTED);
+  EXPECT_NE(std::string(err.message).find("a_format: e4m3:specials=ieee is a runtime format"), std::string::npos)
+      << err.message;
+  const std::size_t shape[1] = {16};
+  std::uint8_t sc16[1] = {0x38}, c16[16] = {};
+  std::uint32_t o16[16];
+  EXPECT_EQ(softmx_dequantize_nvfp4(shape, 1, 0, 0x3F800000u, 0x3F800000u, sc16, 1, c16, 16, &alt, nullptr, o16, 16,
+                                    &fl, &err),
+            SOFTMX_ERR_UNSUPPORTED);
+  EXPECT_NE(std::string(err.message).find("dst: e4m3:specials=ieee is a runtime format"), std::string::npos)
+      << err.message;
+}
+
+// IEEE P3109 through the C API (issue 28): SOFTMX_SAT_PROPAGATE (P3109's SatPropagate) and
+// SOFTMX_SPECIALS_EXTENDED, appended to their enums (no value renumbered); the draft's names are
+// parsed; the p3109 dialect lists propagate and the ocp dialect refuses it; every bf16 input into
+// binary8p{3,4,5}se and binary8p3sf under propagate gives the C++ library's code and flags.
+TEST(CApiP3109, SatPropagateAndExtendedSpecials) {
+  EXPECT_EQ(SOFTMX_SAT_FINITE, 0);
+  EXPECT_EQ(SOFTMX_SAT_NONE, 1);
+  EXPECT_EQ(SOFTMX_SAT_PROPAGATE, 2);
+  EXPECT_EQ(SOFTMX_SPECIALS_FNUZ, 3);
+  EXPECT_EQ(SOFTMX_SPECIALS_EXTENDED, static_cast<int32_t>(Specials::extended));
+  const std::pair<const char*, int32_t> names[] = {{"SatPropagate", SOFTMX_SAT_PROPAGATE},
+                                                   {"propagate", SOFTMX_SAT_PROPAGATE},
+                                                   {"SATPROPAGATE", SOFTMX_SAT_PROPAGATE},
+                                                   {"SatFinite", SOFTMX_SAT_FINITE},
+                                                   {"SatNone", SOFTMX_SAT_NONE},
+                                                   {"OvfInf", SOFTMX_SAT_NONE}};
+  for (const auto& [n, want] : names) {
+    int32_t v = -5;
+    softmx_error err;
+    ASSERT_EQ(softmx_saturation_from_name(n, &v, &err), SOFTMX_OK) << n << ": " << err.message;
+    EXPECT_EQ(v, want) << n;
+  }
+  int32_t v = -5;
+  softmx_error err;
+  EXPECT_EQ(softmx_saturation_from_name("SatClamp", &v, &err), SOFTMX_ERR_UNKNOWN_NAME);
+  EXPECT_NE(std::string(err.message).find("propagate"), std::string::npos) << err.message;
+
+  const softmx_format bf16 = cfmt(FormatId::bf16), f32 = cfmt(FormatId::f32), p3 = clookup("binary8p3se");
+  EXPECT_EQ(p3.id, SOFTMX_FORMAT_RUNTIME);
+  EXPECT_EQ(p3.specials, SOFTMX_SPECIALS_EXTENDED);
+  EXPECT_EQ(p3.width, 8);
+  const softmx_dialect* p3109 = nullptr;
+  const softmx_dialect* ocp = nullptr;
+  ASSERT_EQ(softmx_dialect_lookup("p3109", &p3109, nullptr), SOFTMX_OK);
+  ASSERT_EQ(softmx_dialect_lookup("ocp", &ocp, nullptr), SOFTMX_OK);
+
+  // The p3109 dialect lists propagate; its default into an extended format is none (SatNone).
+  uint32_t rm = 0, sm = 0;
+  int32_t dr = -5, ds = -5;
+  ASSERT_EQ(softmx_dialect_support(p3109, &p3, &rm, &sm, &dr, &ds, &err), SOFTMX_OK) << err.message;
+  EXPECT_EQ(sm, (1u << SOFTMX_SAT_FINITE) | (1u << SOFTMX_SAT_NONE) | (1u << SOFTMX_SAT_PROPAGATE));
+  EXPECT_EQ(dr, SOFTMX_ROUND_RNE);
+  EXPECT_EQ(ds, SOFTMX_SAT_NONE);
+  ASSERT_EQ(softmx_dialect_support(ocp, &f32, &rm, &sm, &dr, &ds, &err), SOFTMX_OK) << err.message;
+  EXPECT_EQ((sm >> SOFTMX_SAT_PROPAGATE) & 1u, 0u);
+
+  // Hand cases: 1e10 overflows, Inf is Inf only under none and propagate.
+  struct Case {
+    std::uint32_t in;
+    int32_t sat;
+    std::uint64_t code;
+    std::uint8_t flags;
+  };
+  const Case cases[] = {
+      {0x501502F9u, SOFTMX_SAT_PROPAGATE, 0x7E, SOFTMX_FLAG_OVERFLOW | SOFTMX_FLAG_INEXACT},  // 1e10: max
+      {0x501502F9u, SOFTMX_SAT_FINITE, 0x7E, SOFTMX_FLAG_OVERFLOW | SOFTMX_FLAG_INEXACT},
+      {0x501502F9u, SOFTMX_SAT_NONE, 0x7F, SOFTMX_FLAG_OVERFLOW | SOFTMX_FLAG_INEXACT},  // Inf
+      {0x7F800000u, SOFTMX_SAT_PROPAGATE, 0x7F, 0},                                      // +Inf stays
+      {0xFF800000u, SOFTMX_SAT_PROPAGATE, 0xFF, 0},                                      // -Inf stays
+      {0x7F800000u, SOFTMX_SAT_FINITE, 0x7E, SOFTMX_FLAG_INVALID},
+      {0x7FC00000u, SOFTMX_SAT_PROPAGATE, 0x80, 0},  // the one NaN
+      {0x3F800000u, SOFTMX_SAT_PROPAGATE, 0x40, 0},  // 1 = 2^0: exponent field 16 (bias 16)
+  };
+  for (const Case& c : cases) {
+    softmx_context ctx;
+    softmx_context_init(&ctx);
+    ctx.saturation = c.sat;
+    ctx.dialect = p3109;
+    std::uint64_t code = 0;
+    std::uint8_t fl = 0;
+    ASSERT_EQ(softmx_convert(&f32, &p3, c.in, &ctx, &code, &fl, &err), SOFTMX_OK) << err.message;
+    EXPECT_EQ(code, c.code) << hex(c.in) << " sat " << c.sat;
+    EXPECT_EQ(fl, c.flags) << hex(c.in) << " sat " << c.sat;
+  }
+
+  // The ocp dialect refuses propagate, with the saturation's name in the message.
+  softmx_context octx;
+  softmx_context_init(&octx);
+  octx.saturation = SOFTMX_SAT_PROPAGATE;
+  octx.dialect = ocp;
+  std::uint64_t code = 0;
+  std::uint8_t fl = 0;
+  EXPECT_EQ(softmx_convert(&f32, &f32, 0x3F800000u, &octx, &code, &fl, &err), SOFTMX_ERR_UNSUPPORTED);
+  EXPECT_NE(std::string(err.message).find("propagate"), std::string::npos) << err.message;
+  octx.saturation = 3;  // not a SOFTMX_SAT_ value
+  EXPECT_EQ(softmx_convert(&f32, &f32, 0x3F800000u, &octx, &code, &fl, &err), SOFTMX_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(err.message).find("SOFTMX_SAT_PROPAGATE"), std::string::npos) << err.message;
+
+  // Every bf16 input, through a converter, equals the C++ library; converter_info gives the
+  // saturation back.
+  const Dialect& dp = *find_dialect("p3109");
+  for (const char* spec : {"binary8p3se", "binary8p4se", "binary8p5se", "binary8p3sf"}) {
+    const softmx_format dst = clookup(spec);
+    const Format fd = parse_format_spec(spec);
+    softmx_context ctx;
+    softmx_context_init(&ctx);
+    ctx.saturation = SOFTMX_SAT_PROPAGATE;
+    ctx.dialect = p3109;
+    softmx_converter* h = nullptr;
+    ASSERT_EQ(softmx_converter_new(&bf16, &dst, &ctx, &h, &err), SOFTMX_OK) << spec << ": " << err.message;
+    softmx_context back;
+    ASSERT_EQ(softmx_converter_info(h, nullptr, nullptr, &back, &err), SOFTMX_OK) << err.message;
+    EXPECT_EQ(back.saturation, SOFTMX_SAT_PROPAGATE);
+    std::vector<std::uint16_t> in(65536);
+    for (std::uint32_t i = 0; i < 65536; ++i) in[i] = static_cast<std::uint16_t>(i);
+    std::vector<std::uint8_t> out(65536), flags(65536);
+    ASSERT_EQ(softmx_converter_run(h, in.data(), out.data(), flags.data(), in.size(), nullptr, &err), SOFTMX_OK) << err.message;
+    softmx_converter_free(h);
+    Context c;
+    c.saturation = Saturation::propagate;
+    std::size_t bad = 0;
+    for (std::uint32_t i = 0; i < 65536; ++i) {
+      const Result r = convert(format(FormatId::bf16), fd, i, c, dp);
+      if (out[i] != r.code || flags[i] != r.flags) ++bad;
+    }
+    EXPECT_EQ(bad, 0u) << spec;
+  }
+}

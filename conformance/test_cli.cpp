@@ -92,6 +92,34 @@ TEST(Cli, ConvertValues) {
   EXPECT_NE(r.out.find("1.25 -> e2m1 3 = 1.5"), std::string::npos) << r.out;
 }
 
+// issue 29: by default every line of explain fits 100 columns (the table in parts, the dialects
+// without any result named on one line, long sentences wrapped); --wide gives one table with a
+// column for every dialect. The results are the same: each cell of the narrow tables is in the
+// wide table's row.
+TEST(Cli, ExplainFitsOneHundredColumnsAndWideIsOneTable) {
+  for (const char* args : {"--to e8m0 3", "--to e4m3 464", "--to e3m4 1.3", "--from f32 --to e8m0 40400000",
+                           "--to e5m2 --round rs 1.1", "--to e2m1 1.3"}) {
+    const CliRun r = run(std::string("explain ") + args);
+    ASSERT_EQ(r.status, 0) << args << ": " << r.err;
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 100u) << args << ": " << line;
+    const CliRun w = run(std::string("explain --wide ") + args);
+    ASSERT_EQ(w.status, 0) << args << ": " << w.err;
+    std::istringstream wl(w.out);
+    std::size_t headers = 0;
+    for (std::string line; std::getline(wl, line);)
+      if (line.rfind("  mode sat ", 0) == 0) {
+        ++headers;
+        for (const char* d : {"ocp", "cuda", "torchao", "ml_dtypes", "microxcaling", "gfloat", "pychop"})
+          EXPECT_NE(line.find(std::string(" ") + d + " "), std::string::npos) << args << ": no column " << d;
+      }
+    EXPECT_EQ(headers, 1u) << args << ": --wide prints one table\n" << w.out;
+  }
+  const CliRun r = run("explain --to e8m0 3");
+  EXPECT_NE(r.out.find("  n/a in every mode: microxcaling"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--wide: one table"), std::string::npos) << r.out;
+}
+
 TEST(Cli, Explain) {
   CliRun r = run("explain --to e4m3 464");
   ASSERT_EQ(r.status, 0) << r.err;

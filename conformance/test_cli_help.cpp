@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -25,19 +26,19 @@ struct Command {
 // forgets one fails here.
 const std::vector<Command>& commands() {
   static const std::vector<Command> c = {
-      {"convert", {"--from", "--to", "--round", "--sat", "--dialect", "--rbits", "--tininess", "--random"}},
-      {"explain", {"--from", "--to", "--round", "--sat", "--dialect", "--rbits", "--tininess"}},
+      {"convert", {"--from", "--to", "--round", "--sat", "--dialect", "--rbits", "--tininess", "--random", "--quiet-spec"}},
+      {"explain", {"--from", "--to", "--round", "--sat", "--dialect", "--rbits", "--tininess", "--quiet-spec"}},
       {"quantize", {"--to", "--from", "--block", "--scale", "--round", "--sat", "--dialect", "--rbits", "--tininess",
-                    "--global-amax", "--nvfp4-multiplier", "--scale-format"}},
+                    "--global-amax", "--nvfp4-multiplier", "--scale-format", "--quiet-spec"}},
       {"dequantize", {"--from", "--to", "--block", "--round", "--sat", "--dialect", "--tininess", "--encode-scale",
-                      "--scale-format"}},
-      {"dot", {"--a", "--b", "--block", "--blocks", "--acc", "--round", "--sat", "--tininess", "--scale-format"}},
+                      "--scale-format", "--quiet-spec"}},
+      {"dot", {"--a", "--b", "--block", "--blocks", "--acc", "--round", "--sat", "--tininess", "--scale-format", "--to", "--addend", "--quiet-spec"}},
       {"gemm-golden", {"--out", "--m", "--n", "--k", "--a", "--b", "--block", "--seed", "--scale", "--dialect", "--acc",
-                       "--round", "--sat", "--scale-format"}},
+                       "--round", "--sat", "--scale-format", "--quiet-spec"}},
       {"gen", {"--from", "--to", "--a", "--b", "--block", "--blocks", "--acc", "--scale", "--round", "--sat", "--tininess",
                "--dialect", "--rbits", "--level", "--seed", "--count", "--export", "--out", "-o", "--accumulator",
-               "--addend", "--model", "--scale-format", "--scale-block", "--inputs-only"}},
-      {"sweep", {"--from", "--to", "--round", "--sat", "--tininess", "--dialect", "--threads", "--shard", "--out", "-o"}},
+               "--addend", "--model", "--scale-format", "--scale-block", "--inputs-only", "--quiet-spec"}},
+      {"sweep", {"--from", "--to", "--round", "--sat", "--tininess", "--dialect", "--threads", "--shard", "--out", "-o", "--quiet-spec"}},
       {"merge", {"--out", "-o"}},
       {"diff", {"--max-ranges"}},
       {"verify", {"--max-errors", "--threads", "--json", "--accept-unproven", "--expect-cases", "--model", "--acc", "--dialect",
@@ -124,6 +125,33 @@ TEST(CliHelp, Version) {
   EXPECT_EQ(run("version").out, v.out);
   const CliRun gen = run("gen convert --from e2m1 --to f32");
   EXPECT_NE(gen.out.find(std::string("generator = softmx ") + SOFTMX_PROJECT_VERSION + "\n"), std::string::npos) << gen.out;
+}
+
+// IEEE P3109 (issue 28): `help formats` gives the name grammar and what is refused; the
+// conversion options name propagate and the draft's names; explain shows propagate's rows into a
+// P3109 format (p3109's cells filled, the dialects that do not list it n/a with a note) and no
+// such rows into a named format.
+TEST(CliHelp, P3109GrammarAndPropagate) {
+  const CliRun f = run("help formats");
+  ASSERT_EQ(f.status, 0) << f.err;
+  for (const char* part : {"binary{K}p{P}{s|u}{e|f}", "binary8p3se", "binary2p1se", "more than 8 exponent bits",
+                           "--dialect p3109", "SatPropagate"})
+    EXPECT_NE(f.out.find(part), std::string::npos) << "help formats does not say " << part << ":\n" << f.out;
+  const CliRun c = run("convert --help");
+  for (const char* part : {"--sat finite|none|propagate", "SatPropagate", "NearestTiesToEven", "StochasticA|B|C"})
+    EXPECT_NE(c.out.find(part), std::string::npos) << "convert --help does not say " << part;
+  const CliRun e = run("explain --wide --from f32 --to binary8p3se --dialect p3109 --sat propagate 7F800000");
+  ASSERT_EQ(e.status, 0) << e.err;
+  std::size_t rows = 0;
+  std::istringstream lines(e.out);
+  for (std::string line; std::getline(lines, line);)
+    if (line.find(" propagate ") != std::string::npos && line.rfind("  n/a", 0) != 0) ++rows;
+  EXPECT_EQ(rows, 6u) << e.out;  // rne rna rz ru rd ro
+  EXPECT_NE(e.out.find("* rne  propagate "), std::string::npos) << e.out;
+  EXPECT_NE(e.out.find("dialect ocp to binary8p3se: saturation finite none only"), std::string::npos) << e.out;
+  const CliRun named = run("explain --to e4m3 464");
+  ASSERT_EQ(named.status, 0) << named.err;
+  EXPECT_EQ(named.out.find("propagate"), std::string::npos) << named.out;
 }
 
 }  // namespace

@@ -159,3 +159,55 @@ TEST(CliSaturation, DialectsListTheDefaults) {
 }
 
 }  // namespace
+
+// Issue 29: a runtime destination with Inf (e3m4, e4m3:specials=ieee, ue5m3) overflows to Inf by
+// default, as f16, under every dialect that takes it; fnuz, fn and none keep the dialect's default.
+namespace {
+
+TEST(CliSaturation, RuntimeDestinationsWithInfOverflowToInf) {
+  CliRun r = run("convert --to e3m4 1e6");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "1e6 -> e3m4 70 = inf  flags 05 (overflow|inexact)\n");
+  r = run("convert --to e3m4 --sat finite 1e6");
+  EXPECT_EQ(r.out, "1e6 -> e3m4 6F = 15.5  flags 05 (overflow|inexact)\n");
+  r = run("convert --from f32 --to e3m4", "49742400\nC9742400\n7F800000\n");  // 1e6, -1e6, +Inf
+  EXPECT_EQ(r.out, "49742400 70 05\nC9742400 F0 05\n7F800000 70 00\n");
+  r = run("convert --to float8_e4m3 1e6");
+  EXPECT_TRUE(has(r.out, "1e6 -> e4m3:specials=ieee 78 = inf  flags 05")) << r.out;
+  r = run("convert --to ue5m3 1e6");
+  EXPECT_TRUE(has(r.out, "1e6 -> ue5m3 F8 = inf  flags 05")) << r.out;
+  // Without Inf the default stays finite under ocp.
+  r = run("convert --to e4m3fnuz 1e6");
+  EXPECT_TRUE(has(r.out, "1e6 -> e4m3fnuz 7F = 240  flags 05")) << r.out;
+  r = run("convert --to ue4m3 1e6");
+  EXPECT_TRUE(has(r.out, "1e6 -> ue4m3 7E = 448  flags 05")) << r.out;
+  // Every dialect that takes e3m4: Inf (ml_dtypes, gfloat, ocp; the others refuse it).
+  for (const softmx::Dialect& d : softmx::all_dialects()) {
+    const CliRun c = run("convert --from f32 --to e3m4 --dialect " + std::string(d.name), "49742400\n");
+    if (c.status != 0) {
+      EXPECT_TRUE(has(c.err, "runtime format") || has(c.err, "e3m4")) << d.name << ": " << c.err;
+      continue;
+    }
+    EXPECT_EQ(c.out, "49742400 70 05\n") << d.name;
+  }
+  // gen records the saturation it used: none.
+  r = run("gen convert --from f32 --to e3m4 --level 2 --count 2");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "\nsaturation = none\n")) << r.out;
+}
+
+TEST(CliSaturation, HelpStatesTheDefaultPerDestinationKind) {
+  for (const char* c : {"convert", "explain", "quantize", "dequantize", "gen", "sweep"}) {
+    const std::string h = run(std::string(c) + " --help").out;
+    EXPECT_TRUE(has(h, "f64 f32 f16 bf16 and runtime formats with Inf (e3m4, e4m3ieee)")) << c << ":\n" << h;
+    EXPECT_TRUE(has(h, "dialect's into the MX formats, e8m0 and other runtime formats")) << c << ":\n" << h;
+  }
+  EXPECT_TRUE(has(run("dot --help").out, "(default none: overflow to Inf"));
+  EXPECT_TRUE(has(run("gemm-golden --help").out, "(default: the dialect's element\n"));
+  EXPECT_TRUE(has(run("--help").out, "into f64 f32 f16 bf16 and runtime formats with Inf (e3m4)"));
+  EXPECT_TRUE(has(run("formats --help").out, "Default saturation (without --sat; SEMANTICS 4.1)"));
+  const std::string d = run("dialects").out;
+  EXPECT_TRUE(has(d, "  runtime formats saturation default  with Inf (e3m4): none; other: finite\n")) << d;  // ocp
+}
+
+}  // namespace

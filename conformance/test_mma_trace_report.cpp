@@ -268,7 +268,7 @@ TEST(MmaTraceReport, UnscaledReportUnchanged) {
   // A special line: the one-line form, unchanged.
   ops[0] = 0x7F;  // e4m3 NaN
   EXPECT_EQ(vec::mma_trace_report(h, ops),
-            "    model hopper-fp8-mma (docs/TENSOR_CORES.md): NaN or Inf operands decide: D 7FFFFFFF\n");
+            "    model hopper-fp8-mma (docs/TENSOR_CORES.md): NaN or Inf operands decide at once: D 7FFFFFFF\n");
 }
 
 // ---- an independent re-derivation of every recorded step ---------------------------------------

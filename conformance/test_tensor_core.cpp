@@ -9,6 +9,9 @@
 // 2. Hand-derived probes: expected codes worked out by hand from the papers' reasoning.
 // 3. The limiting case: a huge alignment width, round-to-nearest alignment and one group is
 //    the `exact` model rounded once.
+// 4. Chained-group specials (docs/TENSOR_CORES.md 5 item 6): a group's result is the next
+//    group's C, NaN and Inf included; hand cases per model (TensorCoreProbes.Chained*) and the
+//    oracle on cases built to overflow (TensorCoreOracle.ChainedSpecials).
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
@@ -16,6 +19,7 @@
 #include <boost/multiprecision/cpp_int.hpp>
 #include <cstdlib>
 #include <sstream>
+#include <tuple>
 #include <vector>
 
 #include "softmx/dot.hpp"
@@ -131,20 +135,17 @@ struct Oracle {
 
   /// D for products (a_k, b_k, x_k scale exponent) and C. has_c false (DotGeneral): there is
   /// no addend; C = +0 takes no part in the sign of a zero result. The accumulator and every
-  /// running value are kept as codes of the accumulator format (each is exactly one).
+  /// running value are kept as codes of the accumulator format (each is exactly one), NaN and
+  /// Inf included: a step whose terms hold an Inf gives that Inf, or NaN when the other sign
+  /// (or a NaN) is there too, as IEEE addition and MMA-Sim's arithmetic on +-inf do
+  /// (fdpa.py:78-79, 114-117); a NaN operand anywhere gives NaN.
   std::uint32_t run(const std::vector<OVal>& a, const std::vector<OVal>& b, const std::vector<int>& x, bool nan_scale,
                     std::uint32_t c_code, bool has_c = true) const {
     const OVal c = odecode(acc, c_code);
-    bool nan = nan_scale || c.kind == 3, pinf = c.kind == 2 && !c.neg, ninf = c.kind == 2 && c.neg;
-    for (std::size_t k = 0; k < a.size(); ++k) {
-      if (a[k].kind == 3 || b[k].kind == 3) nan = true;
-      else if (a[k].kind == 2 || b[k].kind == 2) {
-        if (a[k].kind == 0 || b[k].kind == 0) nan = true;
-        else ((a[k].neg != b[k].neg) ? ninf : pinf) = true;
-      }
-    }
-    if (nan || (pinf && ninf)) return nan_code();
-    if (pinf || ninf) return oencode(acc, ninf, 0, 0, true);
+    bool nan = nan_scale || c.kind == 3;
+    for (std::size_t k = 0; k < a.size(); ++k)
+      nan |= a[k].kind == 3 || b[k].kind == 3 || (a[k].kind == 2 && b[k].kind == 0) || (a[k].kind == 0 && b[k].kind == 2);
+    if (nan) return nan_code();
     const AccumulatorRounding r = acc == FormatId::f16 ? p.f16 : p.f32;
     const bool after = p.addend_stage == AddendStage::after_products;
     // One instruction: n products; position i holds product first + order[i] (identity when
@@ -166,8 +167,13 @@ struct Oracle {
         if (ks.empty()) continue;
         std::vector<OTerm> t;
         bool all_neg_zero = true, all_pos_zero = true;
+        std::vector<std::uint32_t> infs;  // the group's Inf products, as accumulator codes
         for (std::size_t k : ks) {
           const bool neg = a[k].neg != b[k].neg;
+          if (a[k].kind == 2 || b[k].kind == 2) {
+            infs.push_back(oencode(acc, neg, 0, 0, true));
+            continue;
+          }
           if (a[k].kind == 0 || b[k].kind == 0) {
             (neg ? all_pos_zero : all_neg_zero) = false;
             continue;
@@ -177,18 +183,29 @@ struct Oracle {
           const int e = p.align_reference == AlignReference::operand_exponents ? a[k].e + b[k].e + x[k] : msb(s) + exp;
           t.push_back({neg, s, exp, e});
         }
-        if (p.addend_in_group && run_present) add_term(t, run, all_neg_zero, all_pos_zero);
-        std::uint32_t res = group(t, all_neg_zero, all_pos_zero, p.alignment_bits, r.mode);
-        if (odecode(acc, res).kind == 2) return res;  // Inf + any finite value is Inf
-        if (!p.addend_in_group && run_present) res = add_codes(run, res, r.mode);
+        std::uint32_t res;
+        if (p.addend_in_group) {
+          if (run_present && odecode(acc, run).kind == 2) infs.push_back(run);
+          if (!infs.empty()) {
+            res = infs[0];
+            for (std::uint32_t i : infs)
+              if (i != res) return nan_code();  // +Inf and -Inf in one fused sum
+          } else {
+            if (run_present) add_term(t, run, all_neg_zero, all_pos_zero);
+            res = group(t, all_neg_zero, all_pos_zero, p.alignment_bits, r.mode);
+          }
+        } else {
+          res = infs.empty() ? group(t, all_neg_zero, all_pos_zero, p.alignment_bits, r.mode) : infs[0];
+          if (run_present) res = add_codes(run, res, r.mode);
+        }
+        if (odecode(acc, res).kind == 3) return nan_code();
         run = res;
         run_present = true;
-        if (odecode(acc, run).kind == 2) return run;  // Inf + any finite value is Inf
       }
       if (after && d_present) run = add_codes(d, run, r.addend_mode);
+      if (odecode(acc, run).kind == 3) return nan_code();
       d = run;
       d_present = true;
-      if (odecode(acc, d).kind == 2) return d;
     }
     return d;
   }
@@ -204,8 +221,13 @@ struct Oracle {
     }
   }
 
-  /// x + y, exact, rounded once under `mode` (no alignment cut).
+  /// x + y, exact, rounded once under `mode` (no alignment cut); an Inf operand gives itself,
+  /// +Inf + -Inf NaN.
   std::uint32_t add_codes(std::uint32_t x, std::uint32_t y, Rounding mode) const {
+    const OVal vx = odecode(acc, x), vy = odecode(acc, y);
+    if (vx.kind == 2 && vy.kind == 2 && vx.neg != vy.neg) return nan_code();
+    if (vx.kind == 2) return x;
+    if (vy.kind == 2) return y;
     std::vector<OTerm> t;
     bool all_neg_zero = true, all_pos_zero = true;
     add_term(t, x, all_neg_zero, all_pos_zero);
@@ -477,6 +499,80 @@ RC_GTEST_PROP(TensorCoreOracle, AnyInputsMatch, (std::vector<std::uint8_t> a, st
   RC_ASSERT(m.mma(fa, a, fb, b, acc, c).code == o.run(odecode_all(fa, a), odecode_all(fb, b), std::vector<int>(32, 0), false, c));
 }
 
+// Chained-group specials against the oracle: operands near the top of e5m2 (so that a group
+// overflows an f16 accumulator), an Inf of either sign at a random place, C sometimes +-Inf;
+// K from 16 to 64 (one to four groups, one or two instructions). `chained` counts the cases
+// whose NaN no rule on the operands alone gives (no NaN operand, one sign of Inf at most): the
+// test sees the rule of tensor_core.hpp, "Specials", at work.
+TEST(TensorCoreOracle, ChainedSpecials) {
+  auto draw_case = [](SplitMix64& rng, std::size_t k, std::vector<std::uint8_t>& a, std::vector<std::uint8_t>& b,
+                      std::uint32_t& c, FormatId acc) {
+    a.assign(k, 0);
+    b.assign(k, 0);
+    for (std::size_t i = 0; i < k; ++i) {
+      if (rng.below(3) == 0) continue;  // zero products too
+      a[i] = static_cast<std::uint8_t>((rng.below(2) << 7) | (0x70 + rng.below(12)));  // 2^12 .. 57344
+      b[i] = static_cast<std::uint8_t>((rng.below(2) << 7) | (0x38 + rng.below(0x44)));
+    }
+    if (rng.below(2)) {  // one Inf, or two of one sign
+      const std::uint8_t inf = static_cast<std::uint8_t>(rng.below(2) ? 0x7C : 0xFC);
+      for (int n = 1 + static_cast<int>(rng.below(2)); n > 0; --n) {
+        const std::size_t i = rng.below(k);
+        a[i] = inf, b[i] = 0x3C;  // +-Inf * 1
+      }
+    }
+    const bool f16 = acc == FormatId::f16;
+    switch (rng.below(6)) {
+      case 0: c = f16 ? 0x7C00 : 0x7F800000; break;
+      case 1: c = f16 ? 0xFC00 : 0xFF800000; break;
+      case 2: c = f16 ? 0x7BFF : 0x7F7FFFFF; break;
+      default: c = 0;
+    }
+  };
+  auto inf_signs = [](const std::vector<std::uint8_t>& a, std::uint32_t c, FormatId acc) {
+    int signs = 0;  // bit 0: +Inf seen, bit 1: -Inf seen
+    for (std::uint8_t x : a)
+      if ((x & 0x7F) == 0x7C) signs |= x & 0x80 ? 2 : 1;
+    const std::uint32_t mag = acc == FormatId::f16 ? (c & 0x7FFF) : (c & 0x7FFFFFFF);
+    if (mag == (acc == FormatId::f16 ? 0x7C00u : 0x7F800000u)) signs |= (c >> (acc == FormatId::f16 ? 15 : 31)) ? 2 : 1;
+    return signs;
+  };
+  std::vector<const TensorCoreModel*> models;
+  for (const TensorCoreModel* m : tensor_core_models())
+    if (m->params().scale_application != ScaleApplication::per_group) models.push_back(m);
+  std::vector<TensorCoreModel> variants;
+  SplitMix64 vrng(2525);
+  for (int i = 0; i < 40; ++i) {  // the structures the parameters allow
+    TensorCoreParams p = models[vrng.below(models.size())]->params();
+    p.name = "chain-variant";
+    p.group_size = 1 << (2 + vrng.below(4));  // 4 .. 32
+    p.product_order.clear();
+    p.addend_stage = vrng.below(2) ? AddendStage::first_group : AddendStage::after_products;
+    p.addend_in_group = vrng.below(3) != 0;
+    p.zero_exponent.reset();
+    variants.emplace_back(p);
+  }
+  for (const TensorCoreModel& v : variants) models.push_back(&v);
+  Tally t("tensor-core oracle chained specials");
+  std::size_t chained = 0;
+  SplitMix64 rng(0xC4A1);
+  for (const TensorCoreModel* m : models)
+    for (int i = 0; i < 3000; ++i) {
+      const FormatId acc = rng.below(4) ? FormatId::f16 : FormatId::f32;
+      const std::size_t k = 16 * (1 + rng.below(4));
+      std::vector<std::uint8_t> a, b;
+      std::uint32_t c = 0;
+      draw_case(rng, k, a, b, c, acc);
+      check_mma(t, *m, FormatId::e5m2, a, FormatId::e5m2, b, acc, c);
+      const std::uint32_t nan = acc == FormatId::f16 ? m->params().nan_f16 : m->params().nan_f32;
+      chained += inf_signs(a, c, acc) != 3 && m->mma(FormatId::e5m2, a, FormatId::e5m2, b, acc, c).code == nan;
+    }
+  std::printf("[ counts   ] chained specials: %zu of %zu cases NaN with at most one sign of Inf among the operands\n",
+              chained, 3000 * models.size());
+  EXPECT_GT(chained, 1000u);
+  t.report();
+}
+
 // ---------------------------------------------------------------------------------------------
 // Hand-derived probes (expected codes worked out by hand; docs/TENSOR_CORES.md section 4).
 
@@ -635,6 +731,156 @@ TEST(TensorCoreProbes, AddendAfterTheGroup) {
   EXPECT_EQ(mma1(TensorCoreModel(p), FormatId::e5m2, {0x20}, {0x20}, 0x3F800000).code, 0x3F800200u);
   p.addend_in_group = true;  // C aligned with the product: 2^-14 is 14 bits below E = 0, cut
   EXPECT_EQ(mma1(TensorCoreModel(p), FormatId::e5m2, {0x20}, {0x20}, 0x3F800000).code, 0x3F800000u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Chained-group specials (issue 25 item 3). A group's rounded result is the next group's C,
+// specials included (tensor_core.hpp, "Specials"; MMA-Sim passes one T-FDPA's result as the
+// next one's c, peichenxie/MMA-Sim 0a5ce40 src/mmasim/mmasim/arithmetic/fdpa.py:114-117, and
+// Inf/NaN come from the terms' arithmetic, fdpa.py:78-79). e5m2 codes: 0x7B = 1.75 * 2^15 =
+// 57344 (max), 0xFB = -57344, 0x7C = +Inf, 0xFC = -Inf, 0x3C = 1.0; f16 0x7C00 +Inf, 0xFC00
+// -Inf, 0x7FFF the models' NaN.
+
+constexpr std::uint8_t kE5Max = 0x7B, kE5NegMax = 0xFB, kE5NegInf = 0xFC;
+
+/// K products, all +0 but those given as (1-based k, A code, B code).
+Result mma_k(const TensorCoreModel& m, std::size_t k, std::vector<std::tuple<std::size_t, std::uint8_t, std::uint8_t>> at,
+             std::uint32_t c, FormatId acc, FormatId f = FormatId::e5m2) {
+  std::vector<std::uint8_t> a(k, 0), b(k, 0);
+  for (const auto& [i, x, y] : at) a.at(i - 1) = x, b.at(i - 1) = y;
+  return m.mma(f, a, f, b, acc, c);
+}
+
+constexpr Flags kChainedNanFlags = flag::invalid | flag::overflow | flag::inexact;
+
+TEST(TensorCoreProbes, ChainedGroupOverflowMeetsInfOfTheOtherSign) {
+  // ada-fp8-mma, f16, K = 32: groups k 1..16 and 17..32, C in the first (MMA-Sim nv_ptx/sim.py,
+  // microsoft/MMA-Sim 414f04e, :13-18 and :35-41: F = 13, L_max = 16 for Ada FP8).
+  // Group 1: A_1 * B_1 = 57344^2 = 49 * 2^26 = 3288334336 (N = 7 * 7, q = 13 + 13); E = 15 + 15
+  // = 30, quantum 2^17: kept whole; C = +0 adds nothing. RNE onto f16: 2^31.6 >= 2^16: +Inf,
+  // overflow. Group 2: C = +Inf (group 1's result) and A_17 * B_17 = -Inf * 1 = -Inf:
+  // +Inf + -Inf = NaN (0x7FFF), invalid. The operands alone hold one Inf, -Inf: the rule that
+  // looked only at them gave 0xFC00.
+  const TensorCoreModel& ada = ada_fp8_mma_model();
+  const Result r = mma_k(ada, 32, {{1, kE5Max, kE5Max}, {17, kE5NegInf, kE5One}}, 0, FormatId::f16);
+  EXPECT_EQ(r.code, 0x7FFFu);
+  EXPECT_EQ(r.flags, kChainedNanFlags);
+  // The -Inf in group 1 (k = 2) instead: one fused sum holds 49 * 2^26 and -Inf: -Inf, and
+  // group 2 keeps it: 0xFC00, no flags (the exact sum is -Inf too).
+  const Result same = mma_k(ada, 32, {{1, kE5Max, kE5Max}, {2, kE5NegInf, kE5One}}, 0, FormatId::f16);
+  EXPECT_EQ(same.code, 0xFC00u);
+  EXPECT_EQ(same.flags, 0);
+  // f32: 49 * 2^26 = 1.53125 * 2^31 lies on e8m13 (0x4F440000), no overflow; group 2: -Inf.
+  EXPECT_EQ(mma_k(ada, 32, {{1, kE5Max, kE5Max}, {17, kE5NegInf, kE5One}}, 0, FormatId::f32).code, 0xFF800000u);
+  // A +Inf at k = 17 meets +Inf: +Inf (0x7C00); no flags (the exact sum is +Inf).
+  const Result plus = mma_k(ada, 32, {{1, kE5Max, kE5Max}, {17, 0x7C, kE5One}}, 0, FormatId::f16);
+  EXPECT_EQ(plus.code, 0x7C00u);
+  EXPECT_EQ(plus.flags, 0);
+  // Group 1 +Inf by overflow, group 2 finite (-57344^2 at k = 17): +Inf + finite = +Inf.
+  const Result fin = mma_k(ada, 32, {{1, kE5Max, kE5Max}, {17, kE5NegMax, kE5Max}}, 0, FormatId::f16);
+  EXPECT_EQ(fin.code, 0x7C00u);
+  EXPECT_EQ(fin.flags, flag::overflow | flag::inexact);
+}
+
+TEST(TensorCoreProbes, ChainedSpecialsInTheHmmaStepsOfMmaSync) {
+  // hopper-fp8-mma, f16: step 1 = products k mod 4 in {0, 1} (0-based), step 2 = {2, 3}, each
+  // rounded to f16, the second taking the first's result as its C, then C added (RNE).
+  const TensorCoreModel& mma = hopper_fp8_mma_model();
+  // A_1 * B_1 = 57344^2 in step 1: 49 * 2^26 -> f16 +Inf. k = 3 (0-based 2) is in step 2, whose
+  // C is that +Inf: with -Inf * 1 there, NaN; C = +0 added last: NaN.
+  const Result r = mma_k(mma, 32, {{1, kE5Max, kE5Max}, {3, kE5NegInf, kE5One}}, 0, FormatId::f16);
+  EXPECT_EQ(r.code, 0x7FFFu);
+  EXPECT_EQ(r.flags, kChainedNanFlags);
+  // k = 17 (0-based 16, 16 mod 4 = 0) is in step 1 with the big product: one fused sum, -Inf;
+  // step 2 and C keep it: 0xFC00.
+  EXPECT_EQ(mma_k(mma, 32, {{1, kE5Max, kE5Max}, {17, kE5NegInf, kE5One}}, 0, FormatId::f16).code, 0xFC00u);
+  // No Inf element, C = -Inf (0xFC00): the steps give +Inf (overflow), then C is added last:
+  // +Inf + -Inf = NaN. Where C joins the first fused sum (wgmma, Ada) it decides: -Inf.
+  const Result c = mma_k(mma, 32, {{1, kE5Max, kE5Max}}, 0xFC00, FormatId::f16);
+  EXPECT_EQ(c.code, 0x7FFFu);
+  EXPECT_EQ(c.flags, kChainedNanFlags);
+  EXPECT_EQ(mma_k(hopper_fp8_wgmma_model(), 32, {{1, kE5Max, kE5Max}}, 0xFC00, FormatId::f16).code, 0xFC00u);
+  EXPECT_EQ(mma_k(ada_fp8_mma_model(), 32, {{1, kE5Max, kE5Max}}, 0xFC00, FormatId::f16).code, 0xFC00u);
+  // e4m3 too (no Inf code): 448^2 = 200704 > 65504 overflows f16 in step 1 (0x7E = 448).
+  EXPECT_EQ(mma_k(mma, 32, {{1, 0x7E, 0x7E}}, 0xFC00, FormatId::f16, FormatId::e4m3).code, 0x7FFFu);
+}
+
+TEST(TensorCoreProbes, ChainedSpecialsAcrossInstructions) {
+  // K = 64: two instructions, the first one's D the second one's C, for every model that
+  // chains (the GST models: below). A_1 * B_1 = 57344^2 makes instruction 1 (products 1..32)
+  // +Inf in f16 (every model: 49 * 2^26 >= 2^16); A_33 = -Inf, B_33 = 1 is in instruction 2.
+  //   first_group models (wgmma, tcgen05 f8f6f4, Ada): +Inf is a term of instruction 2's
+  //   first fused sum, which holds -Inf: NaN.
+  //   hopper-fp8-mma: instruction 2's steps start empty; k = 33 (position 0) is in step 1:
+  //   -Inf; then D1 = +Inf is added: NaN.
+  for (const TensorCoreModel* m : tensor_core_models()) {
+    if (m->params().scale_application == ScaleApplication::per_group) continue;
+    const Result r = mma_k(*m, 64, {{1, kE5Max, kE5Max}, {33, kE5NegInf, kE5One}}, 0, FormatId::f16);
+    EXPECT_EQ(r.code, 0x7FFFu) << m->name();
+    EXPECT_EQ(r.flags, kChainedNanFlags) << m->name();
+  }
+  // No Inf operand: instruction 1 overflows to +Inf, instruction 2's products (-57344^2 at k =
+  // 33) to -Inf on their own. hopper-fp8-mma: D1 = +Inf; instruction 2: step 1 -Inf (it starts
+  // empty), step 2 -Inf, + D1: NaN (the old rule stopped at the first Inf: +Inf). wgmma:
+  // instruction 2's fused sum holds +Inf as its C: +Inf + finite = +Inf.
+  const std::vector<std::tuple<std::size_t, std::uint8_t, std::uint8_t>> opp{{1, kE5Max, kE5Max}, {33, kE5NegMax, kE5Max}};
+  const Result h = mma_k(hopper_fp8_mma_model(), 64, opp, 0, FormatId::f16);
+  EXPECT_EQ(h.code, 0x7FFFu);
+  EXPECT_EQ(h.flags, kChainedNanFlags);
+  const Result w = mma_k(hopper_fp8_wgmma_model(), 64, opp, 0, FormatId::f16);
+  EXPECT_EQ(w.code, 0x7C00u);
+  EXPECT_EQ(w.flags, flag::overflow | flag::inexact);
+  // K = 32 with the -Inf at k = 17: one fused sum for wgmma and tcgen05: -Inf.
+  for (const TensorCoreModel* m : {&hopper_fp8_wgmma_model(), &blackwell_f8f6f4_model()})
+    EXPECT_EQ(mma_k(*m, 32, {{1, kE5Max, kE5Max}, {17, kE5NegInf, kE5One}}, 0, FormatId::f16).code, 0xFC00u) << m->name();
+}
+
+TEST(TensorCoreProbes, ChainedSpecialsInDotGeneral) {
+  // DotGeneral runs the same steps over its blocks (f32, no C). Two e4m3 blocks of 32 with
+  // scales 2^127 * 2^127 (E8M0 0xFE): block 1's 448 * 448 * 2^254 = 1.53125 * 2^271 and block
+  // 2's -448 * 448 * 2^254 (0xFE = -448) each overflow f32 on their own.
+  //   hopper-fp8-mma: instruction 1 = +Inf; instruction 2 starts empty: -Inf; + D1: NaN.
+  //   hopper-fp8-wgmma: instruction 2's fused sum takes +Inf as its C: +Inf.
+  std::vector<std::uint8_t> a1(32, 0), b1(32, 0), a2(32, 0), b2(32, 0);
+  a1[0] = b1[0] = 0x7E;
+  a2[0] = 0xFE, b2[0] = 0x7E;
+  const std::vector<BlockRef> ra{{FormatId::e4m3, 0xFE, a1}, {FormatId::e4m3, 0xFE, a2}};
+  const std::vector<BlockRef> rb{{FormatId::e4m3, 0xFE, b1}, {FormatId::e4m3, 0xFE, b2}};
+  const Result h = dot_general(ra, rb, Context{}, hopper_fp8_mma_model());
+  EXPECT_EQ(h.code, 0x7FFFFFFFu);
+  EXPECT_TRUE(h.flags & flag::invalid);
+  EXPECT_EQ(dot_general(ra, rb, Context{}, hopper_fp8_wgmma_model()).code, 0x7F800000u);
+}
+
+TEST(TensorCoreProbes, GstRunsKeepAnOverflowedInf) {
+  // blackwell-mxf4 (GST-FDPA, runs of 64, C one more term of each run's fused sum, MMA-Sim
+  // fdpa.py:199-227): K = 128, UE8M0 0xFE (2^127) on every block of 32. Run 1: e2m1 6 * 6 = 36
+  // at k = 1, times 2^254: 1.125 * 2^259 -> f32 +Inf (>= 2^128). Run 2 takes +Inf as its C;
+  // its group -36 * 2^254 (0xF = -6 at k = 65) is a finite term of that fused sum: +Inf. E2M1
+  // has no Inf, so no later run can hold the other sign: a GST run's Inf is final (run_gst stops
+  // there), and no NaN can come from a chain.
+  std::vector<std::uint8_t> a(128, 0), b(128, 0), s(4, 0xFE);
+  a[0] = b[0] = 0x7, a[64] = 0xF, b[64] = 0x7;
+  const Result r = blackwell_mxf4_model().mma_scaled(FormatId::e2m1, a, FormatId::e2m1, b, FormatId::e8m0, 32, s, s,
+                                                     FormatId::f32, 0);
+  EXPECT_EQ(r.code, 0x7F800000u);
+  EXPECT_TRUE(r.flags & flag::overflow);
+}
+
+TEST(TensorCoreProbes, AllNegativeZeroSumIsOpen) {
+  // A all -0, B +0 (products -0), C = -0: IEEE 754 6.3 gives -0 (every term -0), which softmx
+  // follows; MMA-Sim sums with torch's sum from +0 (fdpa.py:79) and would give +0. No hardware
+  // result settles it (docs/TENSOR_CORES.md 5, item 5; gen mma level 1 item 1 holds the probe).
+  for (const TensorCoreModel* m : tensor_core_models()) {
+    if (m->params().scale_application == ScaleApplication::per_group) continue;
+    for (FormatId acc : {FormatId::f32, FormatId::f16}) {
+      const std::uint32_t neg0 = acc == FormatId::f16 ? 0x8000 : 0x80000000;
+      EXPECT_EQ(m->mma(FormatId::e4m3, std::vector<std::uint8_t>(32, 0x80), FormatId::e4m3, std::vector<std::uint8_t>(32, 0),
+                       acc, neg0).code,
+                neg0)
+          << m->name();
+    }
+  }
 }
 
 TEST(TensorCoreModel, RejectsBadParametersAndOperands) {

@@ -104,7 +104,7 @@ TEST(Verify, PlantedRoundingFaultIsReportedAndAttributed) {
   EXPECT_NE(r.out.find("rna.vec line 25: 3F880000 => 39 01 expected 38 01"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("+7F.080000  1.0625"), std::string::npos);
   EXPECT_NE(r.out.find("device 39  +7.1  1.125"), std::string::npos);
-  EXPECT_NE(r.out.find("the device's result comes from: rna (either saturation, either tininess, any dialect); ru"),
+  EXPECT_NE(r.out.find("the device's result comes from: rna (either saturation, any tininess, any dialect); ru"),
             std::string::npos)
       << r.out;
   EXPECT_EQ(slurp(dir + "/rna.vec"), before) << "verify must not modify its input";
@@ -364,7 +364,7 @@ TEST(Identify, Issue15MlDtypesSaturatingCast) {
         dir, "ml" + std::string(format(dst).name) + ".vec",
         head + case_lines(FormatId::f32, dst, f32_with_specials(), fin, *find_dialect("ml_dtypes")));
     // Only the two ml_dtypes dialects (f32 sources take ConvertImpl in both) agree on every case.
-    EXPECT_NE(out.find("1     269/269 (100%)                   rne (finite, either tininess, ml_dtypes, ml_dtypes-cpp)\n"),
+    EXPECT_NE(out.find("1     269/269 (100%)                   rne (finite, any tininess, ml_dtypes, ml_dtypes-cpp)\n"),
               std::string::npos)
         << out;
     EXPECT_NE(out.find("best: rne finite, dialect ml_dtypes: agrees on every case"), std::string::npos) << out;
@@ -404,11 +404,11 @@ TEST(Identify, Issue15TorchE8m0Decode) {
       "operation = convert\nfrom = e8m0\nto = f32\nrounding = rne\nsaturation = none\ntininess = after\ndialect = ocp\n");
   const std::string out = identify_file(dir, "e8m0.vec", vhead + body);
   // Only the PyTorch-cast dialects agree on all 256 codes; every other dialect misses 0xFF.
-  EXPECT_NE(out.find("1     256/256 (100%)                   rne (either saturation, either tininess, torchao, "
+  EXPECT_NE(out.find("1     256/256 (100%)                   rne (either saturation, any tininess, torchao, "
                      "torchao-pre-178817); rna"),
             std::string::npos)
       << out;
-  EXPECT_NE(out.find("2     255/256 (99.6%)                  rne (either saturation, either tininess, ocp,"),
+  EXPECT_NE(out.find("2     255/256 (99.6%)                  rne (either saturation, any tininess, ocp,"),
             std::string::npos)
       << out;
   EXPECT_NE(out.find("nan_payload_paths e8m0->f32 signalling_one (ocp: canonical)"), std::string::npos) << out;
@@ -427,7 +427,7 @@ TEST(Identify, Issue15TorchE4m3BeforeAndAfterPr178817) {
       dir, "pre.vec", head + case_lines(FormatId::f32, FormatId::e4m3, f32_with_specials(), none,
                                         *find_dialect("torchao-pre-178817")));
   // torchao (after the PR) refuses none, so it is not in the first rank; ocp's OFP8 NONSAT is.
-  EXPECT_NE(out.find("1     269/269 (100%)                   rne (none, either tininess, ocp, cuda, cuda-sm90, cuda-sm100, "
+  EXPECT_NE(out.find("1     269/269 (100%)                   rne (none, any tininess, ocp, cuda, cuda-sm90, cuda-sm100, "
                      "ml_dtypes, torchao-pre-178817, ml_dtypes-cpp)\n"),
             std::string::npos)
       << out;
@@ -435,7 +435,7 @@ TEST(Identify, Issue15TorchE4m3BeforeAndAfterPr178817) {
   // After it, the header's own settings agree.
   out = identify_file(dir, "post.vec",
                       head + case_lines(FormatId::f32, FormatId::e4m3, f32_with_specials(), fin, *find_dialect("torchao")));
-  EXPECT_NE(out.find("1     269/269 (100%)                   rne (finite, either tininess, torchao, ocp,"), std::string::npos)
+  EXPECT_NE(out.find("1     269/269 (100%)                   rne (finite, any tininess, torchao, ocp,"), std::string::npos)
       << out;
   EXPECT_NE(out.find("best: rne finite, dialect torchao: agrees on every case; completeness UNPROVEN (above), accepted by "
                      "--accept-unproven\n  the header's own settings"),

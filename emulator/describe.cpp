@@ -14,7 +14,7 @@ std::string value_text(const Format& f, std::uint64_t code) {
   switch (u.cls) {
     case ValueClass::nan:
       // fnuz's one NaN is the -0 code: its sign bit is part of the encoding, not a sign.
-      if (f.specials == Specials::fnuz) return "NaN";
+      if (f.nan_is_negative_zero()) return "NaN";
       return std::string(u.sign ? "-" : "") + (u.nan_quiet ? "NaN" : "sNaN");
     case ValueClass::inf: return u.sign ? "-inf" : "inf";
     case ValueClass::zero: return u.sign ? "-0" : "0";

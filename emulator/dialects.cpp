@@ -2,7 +2,12 @@
 //
 // Each entry is data: policy values (docs/SEMANTICS.md section 5) and, per destination, the
 // rounding modes and saturations the modelled implementation offers. docs/DIALECTS.md says
-// where every value comes from.
+// where every value comes from. The names of the policy values are dialect_names.cpp.
+//
+// Why one long file (over 800 lines): it is the table itself, one constexpr builder per
+// dialect with its sources cited beside each value, read side by side when one dialect is
+// compared with another; a dialect is one builder here and one row of kDialects (adding one:
+// docs/ARCHITECTURE.md, "Tables").
 #include <array>
 #include <string>
 
@@ -719,7 +724,99 @@ constexpr Dialect make_pychop() {
   return d;
 }
 
-const std::array<Dialect, 17> kDialects = {make_ocp(),          make_cuda(),
+// ---------------------------------------------------------------------------------------------
+// fpnew: the FP-to-FP casts of FPnew (openhwgroup/cvfpu, fpnew_cast_multi.sv), the FPU of CVA6 and
+// the PULP cores, with the fixes of issue 138 (PR 140: Inf casts) and issue 165 (PR 168: tininess
+// after rounding, as RISC-V mandates). docs/DIALECTS.md, "fpnew", cites every line; "cast" below
+// is src/fpnew_cast_multi.sv at develop 0ad2cd7 (2024-10-23), "pkg" src/fpnew_pkg.sv there, "pkg8"
+// src/fpnew_pkg.sv at e34456c (PR 131, FP8ALT).
+constexpr std::string_view kFpnewFormats[] = {"e4m3:specials=ieee"};  // FP8ALT (pkg8:53-59, bias 7)
+
+constexpr Dialect make_fpnew() {
+  Dialect d;
+  d.name = "fpnew";
+  d.summary = "FPnew / CVFPU (openhwgroup/cvfpu) FP-to-FP casts: IEEE formats only (FP64, FP32, FP16, FP16ALT = "
+              "bf16, FP8 = e5m2, FP8ALT = e4m3:specials=ieee), RNE RTZ RDN RUP RMM ROD, IEEE overflow, every NaN "
+              "the RISC-V canonical NaN";
+  d.sources = "openhwgroup/cvfpu develop 0ad2cd7 (2024-10-23): src/fpnew_cast_multi.sv (special results 636-667, "
+              "over/underflow 460-483, flags 583-584 and 724-731), src/fpnew_rounding.sv 45-65, src/fpnew_pkg.sv "
+              "50-56 and 140-148 (FP_ENCODINGS, roundmode_e), 347-348 (bias); FP8ALT: PR 131 (e34456c) "
+              "src/fpnew_pkg.sv 53-59; tininess: issues 165, 166 and PR 168 (merged 2026-05-06); Inf: PR 140";
+  // Every NaN input gives {1'b0, QNAN_EXPONENT, QNAN_MANTISSA}: positive, quiet, the fraction's
+  // MSB only, whatever the input's sign and payload (cast 642-650); invalid only for a signalling
+  // input (cast 667). That is nan_sign positive with the canonical payload in every format (an
+  // fn format's positive NaN is its one positive NaN code; fnuz has one NaN).
+  d.nan_sign = NanSign::positive;
+  d.nan_payload.fill(NanPayload::canonical);
+  d.runtime.nan_payload = NanPayload::canonical;
+  // Overflow: the largest normal with the round and sticky bits set (cast 467-470), which
+  // fpnew_rounding.sv (47-59) turns into Inf under RNE and RMM, Inf or max by sign under RDN and RUP,
+  // max under RTZ and ROD (max's code is odd); OF and NX (cast 728-731). An Inf input stays Inf
+  // with no flag (cast 462-465, PR 140). That is saturation none (SEMANTICS 4, 5.6), the only one
+  // FPnew has; finite stays available into f64, f32, f16 and bf16 as under every dialect.
+  d.support = all_supported();
+  const RoundingSet modes =
+      bits({Rounding::rne, Rounding::rz, Rounding::rd, Rounding::ru, Rounding::rna, Rounding::ro});
+  for (FormatId f : {FormatId::f64, FormatId::f32, FormatId::f16, FormatId::bf16})
+    set(d.support, f,
+        {modes, kAllSaturations, "FPnew's roundmode_e: RNE, RTZ, RDN, RUP, RMM and ROD (fpnew_pkg.sv 140-148)",
+         Rounding::rne, Saturation::none});
+  set(d.support, FormatId::e5m2,
+      {modes, kNone,
+       "FPnew's FP8 (5, 2) rounds by roundmode_e (RNE, RTZ, RDN, RUP, RMM, ROD) and overflows as IEEE 754 7.4 "
+       "(fpnew_cast_multi.sv 467-470): it has no saturating cast",
+       Rounding::rne, Saturation::none});
+  constexpr std::string_view not_fpnew =
+      "FPnew's formats are FP64, FP32, FP16, FP16ALT (bf16), FP8 (e5m2) and FP8ALT (e4m3:specials=ieee, IEEE-like, "
+      "max 240; not OCP's e4m3): fpnew_pkg.sv FP_ENCODINGS";
+  for (FormatId f : {FormatId::e4m3, FormatId::e3m2, FormatId::e2m3, FormatId::e2m1, FormatId::int8, FormatId::e8m0})
+    unsupported(d.support, f, not_fpnew);
+  // FP8ALT: the exponent's all-ones field is Inf and NaN as in every FPnew format
+  // (fpnew_classifier.sv 56-61), bias 2^(e-1) - 1 = 7 (pkg 347-348): the runtime spec
+  // e4m3:specials=ieee (kFpnewFormats), as source and destination.
+  d.runtime.specials = specials_bit(Specials::ieee);
+  d.runtime.support = {modes, kNone,
+                       "FPnew's only runtime-described format is FP8ALT, e4m3:specials=ieee (PR 131: fpnew_pkg.sv "
+                       "53-59; IEEE-like, bias 7), rounded by roundmode_e and overflowing as IEEE 754 7.4",
+                       Rounding::rne, Saturation::none};
+  d.block.unsupported = "FPnew has no MX block instruction (its casts convert one element at a time)";
+  return d;
+}
+
+// ---------------------------------------------------------------------------------------------
+// p3109: IEEE P3109 interim report v4.0 (2026-06-26; P3109/Public 26df0d0), section 4.7's
+// projection: every rounding direction of 4.2 (StochasticA/B/C are rs with Context::stochastic),
+// SatFinite = finite, SatPropagate = propagate, SatNone = none, with 4.7.5's rules as policies.
+// docs/research/p3109.md and docs/FORMATS.md section 5 give the mapping.
+constexpr Dialect make_p3109() {
+  Dialect d;
+  d.name = "p3109";
+  d.summary = "IEEE P3109 interim report v4.0: binaryKpP formats, its projection specification (rounding x "
+              "SatFinite, SatPropagate, SatNone)";
+  d.sources = "IEEE SA P3109 Interim Report v4.0 (2026-06-26), github.com/P3109/Public 26df0d0: 3.1-3.2 formats "
+              "and names, 4.2 projection specifications, 4.7.2-4.7.6 decode, project, round, saturate, encode";
+  d.nan_sign = NanSign::preserve;  // one NaN per P3109 format: no sign to choose
+  d.nan_payload.fill(NanPayload::canonical);  // 4.8.2: the quiet NaN with zero payload recommended
+  d.runtime.nan_payload = NanPayload::canonical;
+  d.nan_to_finite = NanToFinite::positive_max;
+  d.e8m0_negative = E8m0Negative::saturate_zero;  // 4.7.5: Mlo = 0 for unsigned formats
+  d.overflow_no_inf = OverflowNoInf::max_finite;   // 4.7.5 SatNone rules 36, 39, 45, 47
+  d.ro_overflow = RoOverflow::odd_code;             // 4.7.5 SatNone rules 40, 43, 46
+  d.satfinite_inf = SatfiniteInf::max_finite;       // SatFinite rules 23, 24
+  constexpr SaturationSet kP3109Sats =
+      saturation_bit(Saturation::finite) | saturation_bit(Saturation::none) | saturation_bit(Saturation::propagate);
+  // The draft gives no default projection; softmx's: NearestTiesToEven and SatNone (IEEE 754's
+  // overflow) everywhere, SatFinite into the MX formats as under ocp.
+  d.support = all_supported();
+  for (int i = 0; i < kFormatCount; ++i) d.support[i].saturations = kP3109Sats;
+  d.runtime.support = {kAllRoundings, kP3109Sats, "", Rounding::rne, Saturation::none};
+  d.runtime.default_saturation_with_inf = Saturation::none;
+  d.block.scale_rule = ScaleRule::floor;
+  d.block.scale_overflow = ScaleOverflow::nan;
+  return d;
+}
+
+const std::array<Dialect, 19> kDialects = {make_ocp(),          make_cuda(),
                                            make_cuda_sm90(),    make_cuda_sm100(),
                                            make_torchao(),      make_ml_dtypes(),
                                            make_microxcaling(), make_transformer_engine(),
@@ -727,7 +824,8 @@ const std::array<Dialect, 17> kDialects = {make_ocp(),          make_cuda(),
                                            make_torchao_pre_178817(), make_ml_dtypes_cpp(),
                                            make_amd_gfx942(),
                                            make_torchmx(),      make_torchmx_hw_exact(),
-                                           make_pychop(),        make_lut_argmin()};
+                                           make_pychop(),        make_lut_argmin(),
+                                           make_fpnew(),        make_p3109()};
 
 
 
@@ -737,7 +835,7 @@ struct RuntimeOnly {
   std::string_view dialect;
   std::span<const std::string_view> specs;
 };
-constexpr RuntimeOnly kRuntimeOnly[] = {{"amd-gfx942", kGfx942Formats}};
+constexpr RuntimeOnly kRuntimeOnly[] = {{"amd-gfx942", kGfx942Formats}, {"fpnew", kFpnewFormats}};
 
 bool runtime_listed(const Dialect& d, const Format& f) {
   for (const RuntimeOnly& r : kRuntimeOnly)
@@ -807,7 +905,10 @@ std::optional<std::string> unsupported_reason(const Dialect& d, const Format& ds
 
 std::optional<std::string> unsupported_source_reason(const Dialect& d, const Format& src) {
   if (src.is_named()) return std::nullopt;
-  if (d.runtime.refused.empty() && !runtime_listed(d, src))
+  // A dialect reads the runtime formats it writes: the same specials and list as a destination
+  // (a decoder for a format the implementation has no encoder for does not exist there either:
+  // torchao's, microxcaling's and pychop's runtime formats have no specials at all).
+  if (d.runtime.refused.empty() && (!runtime_listed(d, src) || !(d.runtime.specials & specials_bit(src.specials))))
     return "dialect " + std::string(d.name) + " cannot read the runtime format " + std::string(src.name) + " (" +
            std::string(d.runtime.support.why) + ")";
   if (d.runtime.refused.empty()) return std::nullopt;
@@ -815,99 +916,6 @@ std::optional<std::string> unsupported_source_reason(const Dialect& d, const For
          std::string(d.runtime.refused) + ")";
 }
 
-std::string_view name(NanSign v) {
-  switch (v) {
-    case NanSign::preserve: return "preserve";
-    case NanSign::positive: return "positive";
-    case NanSign::negative: return "negative";
-  }
-  return "?";
-}
-std::string_view name(NanPayload v) {
-  switch (v) {
-    case NanPayload::canonical: return "canonical";
-    case NanPayload::preserve: return "preserve";
-    case NanPayload::all_ones: return "all_ones";
-    case NanPayload::exact: return "exact";
-    case NanPayload::signalling_one: return "signalling_one";
-  }
-  return "?";
-}
-std::string_view name(NanToFinite v) {
-  switch (v) {
-    case NanToFinite::positive_max: return "positive_max";
-    case NanToFinite::signed_max: return "signed_max";
-    case NanToFinite::positive_zero: return "positive_zero";
-    case NanToFinite::negative_zero: return "negative_zero";
-    case NanToFinite::flipped_zero: return "flipped_zero";
-    case NanToFinite::signed_value: return "signed_value";
-    case NanToFinite::error: return "error";
-  }
-  return "?";
-}
-std::string_view name(E8m0Below v) { return v == E8m0Below::clamp_min ? "clamp_min" : "nan"; }
-std::string_view name(E8m0Zero v) {
-  switch (v) {
-    case E8m0Zero::min_scale: return "min_scale";
-    case E8m0Zero::nan: return "nan";
-    case E8m0Zero::min_if_satfinite: return "min_if_satfinite";
-  }
-  return "?";
-}
-std::string_view name(E8m0Negative v) {
-  switch (v) {
-    case E8m0Negative::nan: return "nan";
-    case E8m0Negative::magnitude: return "magnitude";
-    case E8m0Negative::min_if_satfinite: return "min_if_satfinite";
-  }
-  return "?";
-}
-std::string_view name(E8m0Ties v) { return v == E8m0Ties::even ? "even" : "up"; }
-std::string_view name(SatfiniteInf v) { return v == SatfiniteInf::max_finite ? "max_finite" : "as_none"; }
-std::string_view name(NearestTies v) { return v == NearestTies::even ? "even" : "toward_zero"; }
-std::string_view name(ZeroBlockScale v) { return v == ZeroBlockScale::min_scale ? "min_scale" : "unit_scale"; }
-std::string_view name(NanBlock v) {
-  switch (v) {
-    case NanBlock::nan_scale: return "nan_scale";
-    case NanBlock::propagate: return "propagate";
-    case NanBlock::nanmax: return "nanmax";
-  }
-  return "?";
-}
-std::string_view name(InfBlock v) {
-  switch (v) {
-    case InfBlock::nan_scale: return "nan_scale";
-    case InfBlock::max_scale: return "max_scale";
-    case InfBlock::ignore: return "ignore";
-  }
-  return "?";
-}
-std::string_view name(NanScaleElements v) {
-  switch (v) {
-    case NanScaleElements::convert: return "convert";
-    case NanScaleElements::zero: return "zero";
-    case NanScaleElements::nan: return "nan";
-    case NanScaleElements::hw_exact_subnormals: return "hw_exact_subnormals";
-  }
-  return "?";
-}
-std::string_view name(ScaleOverflow v) { return v == ScaleOverflow::clamp ? "clamp" : "nan"; }
-std::string_view name(ElementScaling v) {
-  switch (v) {
-    case ElementScaling::exact: return "exact";
-    case ElementScaling::f32_reciprocal: return "f32_reciprocal";
-    case ElementScaling::te_int_reciprocal: return "te_int_reciprocal";
-  }
-  return "?";
-}
-std::string_view name(ZeroSign v) { return v == ZeroSign::keep ? "keep" : "positive"; }
-std::string_view name(DequantScaling v) {
-  switch (v) {
-    case DequantScaling::exact: return "exact";
-    case DequantScaling::te_exp2f: return "te_exp2f";
-    case DequantScaling::te_bits: return "te_bits";
-  }
-  return "?";
-}
+// The names of the policy values: dialect_names.cpp.
 
 }  // namespace softmx

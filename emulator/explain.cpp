@@ -19,7 +19,7 @@ Rational virtual_value(const Format& f, std::uint64_t mag) {
   return dyadic(BigInt((std::uint64_t{1} << f.man_bits) | frac), static_cast<long>(e) - f.bias - f.man_bits);
 }
 
-std::uint64_t inf_code(const Format& f) { return ((std::uint64_t{1} << f.exp_bits) - 1) << f.man_bits; }
+std::uint64_t inf_code(const Format& f) { return f.inf_magnitude(); }
 
 /// "7E = 448  [+F.6]": a code with its value and TestFloat's decomposition.
 std::string code_text(const Format& f, std::uint64_t code) {
@@ -266,7 +266,9 @@ std::string describe_format(const Format& f) {
   if (!f.has_zero()) s += "; no zero";
   if (f.has_inf()) s += "; Inf " + hex(inf_code(f), f.hex_digits());
   else if (f.sign != SignEncoding::none || f.has_nan()) s += "; no Inf";
-  if (f.specials == Specials::fn) s += "; NaN " + hex(f.all_ones_magnitude(), f.hex_digits());
+  if (f.specials == Specials::fn || (f.specials == Specials::extended && f.sign == SignEncoding::none))
+    s += "; NaN " + hex(f.all_ones_magnitude(), f.hex_digits());
+  if (f.nan_is_negative_zero()) s += "; NaN " + hex(std::uint64_t{1} << (f.width - 1), f.hex_digits()) + " (the -0 code)";
   if (f.specials == Specials::ieee) s += "; NaN exponent all ones, fraction non-zero";
   if (!f.has_nan()) s += "; no NaN";
   return s;

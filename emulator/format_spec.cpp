@@ -12,12 +12,14 @@
 // descriptors).
 #include <charconv>
 #include <cstdio>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/ascii.hpp"
 #include "core/format_table.hpp"
+#include "format_catalog_tables.hpp"
 
 namespace softmx {
 namespace detail {
@@ -47,7 +49,16 @@ constexpr std::pair<std::string_view, std::string_view> kRuntimeAliases[] = {
     {"float8_e4m3b11", "e4m3b11fnuz"},  // ml_dtypes' legacy name (XLA)
     {"float8_e3m4", "e3m4"},
     {"float8_e4m3", "e4m3:specials=ieee"},  // IEEE-like: Inf 0x78, NaN above, max 240
+    {"e4m3ieee", "e4m3:specials=ieee"},     // the short name FPnew's FP8ALT files and users write
 };
+
+/// The bare name ml_dtypes' legacy float8_e4m3b11 suggests, refused: by the eXmYbB rule it would be
+/// bias 11 with OCP E4M3's specials (fn), while ml_dtypes' float8_e4m3b11 is the fnuz format.
+constexpr std::string_view kAmbiguousB11 = "e4m3b11";
+constexpr std::string_view kAmbiguousB11Why =
+    "'e4m3b11' is ambiguous: ml_dtypes' float8_e4m3b11 (= float8_e4m3b11fnuz) is e4m3b11fnuz (bias 11, NaN 0x80 "
+    "only, no Inf or -0, max 30), while the eXmYbB rule reads e4m3 with bias 11 and E4M3's fn specials (NaN "
+    "0x7F, max 28); write e4m3b11fnuz (or float8_e4m3b11fnuz) or e4m3b11fn";
 
 /// A piece of the caller's spec as a message shows it: bytes outside printable ASCII as \xHH,
 /// and at most 40 of them, then "..." and the piece's length. A spec may be any argument a user
@@ -78,7 +89,7 @@ struct Failer {
 
 constexpr std::string_view kExpected =
     "expected a format name (f32, bf16, e4m3, e2m1, e8m0, ...), [u]eXmY[fn|fnuz|bB] (e3m4, e4m3fnuz, "
-    "e4m3b11fnuz, ue4m3), intN, or one of these with :key=value fields";
+    "e4m3b11fnuz, ue4m3), intN, binaryKpP{s|u}{e|f} (P3109: binary8p3se), or one of these with :key=value fields";
 
 /// A run of decimal digits at s[pos..] (at most 4), or nullopt.
 std::optional<int> digits(std::string_view s, std::size_t& pos) {
@@ -102,9 +113,51 @@ Specials implied_specials(int e, int m) {
 
 std::optional<Base> parse_spec(std::string_view s, const Failer& fail);
 
+/// The fields of a P3109 format (interim report v4.0 3.1; format.hpp p3109_format), or the
+/// reason it is not one softmx can hold.
+FormatFields p3109_fields(const P3109Params& a, const std::function<void(const std::string&)>& fail) {
+  const std::string name = p3109_name(a);
+  if (a.k < 2 || a.k > 16)
+    fail(name + ": K = " + std::to_string(a.k) + ": expected a bitwidth K from 2 to 16 (P3109 v4.0 3.1 defines K > 2; "
+                "K = 2 is its informative Annex C)");
+  if (a.p < 1 || a.p > (a.is_signed ? a.k - 1 : a.k))
+    fail(name + ": P = " + std::to_string(a.p) + ": expected a precision " +
+         (a.is_signed ? "1 <= P < K (signed)" : "1 <= P <= K (unsigned)") + ", K = " + std::to_string(a.k));
+  FormatFields f;
+  f.sign = a.is_signed ? SignEncoding::magnitude : SignEncoding::none;
+  f.exp_bits = a.k - a.p + (a.is_signed ? 0 : 1);
+  f.man_bits = a.p - 1;
+  if (f.exp_bits > 8)
+    fail(name + ": " + std::to_string(f.exp_bits) + " exponent bits: softmx holds at most 8 (every value an f64 normal "
+         "number); expected P >= K - " + (a.is_signed ? "8" : "7"));
+  f.bias = 1 << (a.k - a.p - (a.is_signed ? 1 : 0));  // B = 2^(K-P-1) signed, 2^(K-P) unsigned
+  f.specials = a.extended ? Specials::extended : a.is_signed ? Specials::fnuz : Specials::fn;
+  f.subnormals = true;
+  if (a.is_signed && a.extended && a.k == 2)
+    fail(name + ": has no finite non-zero value (Annex C: 0, Inf, NaN, -Inf); softmx needs one");
+  return f;
+}
+
+/// binary{K}p{P}{s|u}{e|f}, or nullopt when b is not of that shape.
+std::optional<P3109Params> p3109_shape(std::string_view b) {
+  if (!b.starts_with("binary")) return std::nullopt;
+  std::size_t pos = 6;
+  const auto k = digits(b, pos);
+  if (!k || pos >= b.size() || b[pos] != 'p') return std::nullopt;
+  ++pos;
+  const auto p = digits(b, pos);
+  if (!p || pos + 2 != b.size()) return std::nullopt;
+  const char sg = b[pos], dm = b[pos + 1];
+  if ((sg != 's' && sg != 'u') || (dm != 'e' && dm != 'f')) return std::nullopt;
+  return P3109Params{*k, *p, sg == 's', dm == 'e'};
+}
+
 /// The base of a spec (lower case), or nullopt when it is not one of the forms.
 std::optional<Base> resolve_base(std::string_view b, const Failer& fail) {
   if (const auto id = detail::named_alias(b)) return Base{fields_of(format(*id)), BiasRule::standard};
+  if (const auto p3109 = p3109_shape(b))
+    return Base{p3109_fields(*p3109, [&](const std::string& what) { fail("name", what); }), BiasRule::given};
+  if (b == kAmbiguousB11) fail("name", std::string(kAmbiguousB11Why));
   for (const auto& [n, spec] : kRuntimeAliases)
     if (b == n) return parse_spec(spec, fail);
   std::size_t pos = 0;
@@ -193,7 +246,7 @@ std::optional<Base> parse_spec(std::string_view s, const Failer& fail) {
       fail("key", "expected key=value after ':', got '" + clip(item) + "'");
     const std::string_view key = item.substr(0, eq), value = item.substr(eq + 1);
     for (std::string_view k : seen)
-      if (k == key) fail("key", "'" + clip(key) + "' is given twice");
+      if (k == key) fail("key", std::string(1, '\'').append(clip(key)).append("' is given twice"));  // not "'" + ...: GCC 12's false -Wrestrict (bug 105651)
     seen.push_back(key);
     const std::string k(key);
     auto bad_value = [&](const std::string& expected) {
@@ -220,7 +273,8 @@ std::optional<Base> parse_spec(std::string_view s, const Failer& fail) {
       else if (value == "fn") r.f.specials = Specials::fn;
       else if (value == "fnuz") r.f.specials = Specials::fnuz;
       else if (value == "none") r.f.specials = Specials::none;
-      else bad_value("ieee, fn, fnuz or none");
+      else if (value == "extended") r.f.specials = Specials::extended;
+      else bad_value("ieee, fn, fnuz or none, or extended (P3109)");
     } else if (key == "subnormals" || key == "fixed") {
       const auto v = yes_no(value);
       if (!v) bad_value("yes or no");
@@ -237,7 +291,34 @@ FormatFields settle(Base b) {
   return b.f;
 }
 
+/// The forms of a spec, for listings (softmx formats, softmx.formats()): one row per form
+/// resolve_base and parse_spec read, with examples. A new form of the parser gets a row here.
+constexpr detail::SpecFormRow kSpecForms[] = {
+    {"f64 f32 f16 bf16 e4m3 e5m2 e3m2 e2m3 e2m1 int8 e8m0", "the named formats, and the aliases listed",
+     "fp32 bfloat16 float8_e4m3fn fp4"},
+    {"eXmY", "sign-magnitude, X exponent bits (0-8), Y fraction bits (0-23); by width 1+X+Y: below 8 no "
+             "specials (OCP MX), 8 or more IEEE-like (Inf, NaN), e4m3 is OCP's (NaN 0x7F only)",
+     "e1m2 e2m2 e3m4 e5m6"},
+    {"ueXmY", "unsigned: the positive half of eXmY (its specials and bias)", "ue4m3 ue5m3 ue8m0"},
+    {"eXmYfn eXmYfnuz eXmYfnu", "fn: the all-ones magnitude is the only NaN; fnuz: the -0 code is the only "
+                                "NaN, no Inf or -0, default bias + 1; fnu: fn and unsigned",
+     "e4m3fnuz e5m2fnuz e8m0fnu"},
+    {"eXmYbB{fn|fnuz}", "bias B (the bare e4m3b11 is refused: ambiguous)", "e4m3b11fnuz e5m2b12fn"},
+    {"intN mxintN", "two's complement fixed point 1.(N-2), N 2-25 (int8 is MXINT8)", "int4 mxint6"},
+    {"binaryKpP{s|u}{e|f}", "IEEE P3109 (interim report v4.0): bitwidth K 2-16, precision P (1..K-1 signed, "
+                            "1..K unsigned), s/u signed/unsigned, e/f extended (Inf) or finite domain",
+     "binary8p3se binary8p4se binary8p4uf"},
+    {"BASE:key=value...", "keys sign=magnitude|none|twos exp=E man=M bias=B specials=ieee|fn|fnuz|none "
+                          "subnormals=yes|no fixed=yes|no set one field each, after the base",
+     "e4m3:specials=ieee e2m1:bias=3 e4m3:bias=11:specials=fnuz"},
+};
+
 }  // namespace
+
+namespace detail {
+std::span<const std::pair<std::string_view, std::string_view>> runtime_aliases() { return kRuntimeAliases; }
+std::span<const SpecFormRow> spec_forms() { return kSpecForms; }
+}  // namespace detail
 
 Format parse_format_spec(std::string_view spec) {
   const std::string s = detail::ascii_lower(spec);
@@ -262,6 +343,26 @@ Format parse_format_spec(std::string_view spec) {
   }
 }
 
+std::string p3109_name(const P3109Params& a) {
+  return "binary" + std::to_string(a.k) + "p" + std::to_string(a.p) + (a.is_signed ? "s" : "u") + (a.extended ? "e" : "f");
+}
+
+Format p3109_format(const P3109Params& a) {
+  return make_format(p3109_fields(a, [](const std::string& what) { throw FormatError("name", "format: name: " + what); }));
+}
+
+std::optional<P3109Params> p3109_params(const Format& f) {
+  if (f.fixed_point || !f.subnormals || f.sign == SignEncoding::twos_complement) return std::nullopt;
+  const bool is_signed = f.sign == SignEncoding::magnitude;
+  const bool extended = f.specials == Specials::extended;
+  if (!extended && f.specials != (is_signed ? Specials::fnuz : Specials::fn)) return std::nullopt;
+  P3109Params a{f.width, f.man_bits + 1, is_signed, extended};
+  if (a.k < 2 || a.k > 16) return std::nullopt;
+  const int shift = a.k - a.p - (is_signed ? 1 : 0);
+  if (shift < 0 || f.bias != (1 << shift)) return std::nullopt;
+  return a;
+}
+
 std::string format_spec(const Format& f) {
   for (const Format& n : detail::kFormats)
     if (n == f) return std::string(n.name);
@@ -278,6 +379,9 @@ std::string format_spec(const Format& f) {
     bases.push_back(shape + "b" + std::to_string(f.bias) + "fn");
     if (f.sign == SignEncoding::magnitude) bases.push_back(shape + "b" + std::to_string(f.bias) + "fnuz");
   }
+  // A P3109 format also prints as its P3109 name (kept when shortest: binary8p3se, while
+  // binary8p4sf is the same descriptor as e4m3fnuz and prints so).
+  if (const auto p3109 = p3109_params(f)) bases.push_back(p3109_name(*p3109));
   std::string best;
   for (const std::string& b : bases) {
     std::optional<Base> base;
@@ -294,12 +398,13 @@ std::string format_spec(const Format& f) {
       text += f.sign == SignEncoding::magnitude ? ":sign=magnitude" : f.sign == SignEncoding::none ? ":sign=none" : ":sign=twos";
     if (*have.bias != f.bias) text += ":bias=" + std::to_string(f.bias);
     if (have.specials != f.specials) {
-      static constexpr const char* kNames[] = {"ieee", "fn", "none", "fnuz"};
+      static constexpr const char* kNames[] = {"ieee", "fn", "none", "fnuz", "extended"};
       text += std::string(":specials=") + kNames[static_cast<int>(f.specials)];
     }
     if (have.subnormals != f.subnormals) text += f.subnormals ? ":subnormals=yes" : ":subnormals=no";
     if (have.fixed_point != f.fixed_point) text += f.fixed_point ? ":fixed=yes" : ":fixed=no";
-    if (best.empty() || text.size() < best.size()) best = text;
+    if (best.empty() || text.size() < best.size() || (text.size() == best.size() && b.starts_with("binary")))
+      best = text;
   }
   return best;
 }

@@ -6,6 +6,7 @@
 
 #include "core/ascii.hpp"
 #include "core/format_table.hpp"
+#include "format_catalog_tables.hpp"
 
 namespace softmx {
 
@@ -47,6 +48,8 @@ inline constexpr std::pair<std::string_view, FormatId> kNamedAliases[] = {
     {"e8m0", FormatId::e8m0},        {"ue8m0", FormatId::e8m0},       {"float8_e8m0fnu", FormatId::e8m0},
     {"e8m0fnu", FormatId::e8m0},
 };
+
+std::span<const std::pair<std::string_view, FormatId>> named_aliases() { return kNamedAliases; }
 
 std::optional<FormatId> named_alias(std::string_view lower) {
   for (const auto& [n, id] : kNamedAliases)
@@ -108,6 +111,13 @@ Format make_format(const FormatFields& in) {
       if (!in.subnormals)
         bad("specials", "fnuz needs subnormals=yes (its NaN takes the code of -0, which exists only when exponent "
                         "field 0 holds zero)");
+      break;
+    case Specials::extended:
+      if (in.sign == SignEncoding::twos_complement)
+        bad("specials", "extended (P3109) needs sign=magnitude or sign=none");
+      if (!in.subnormals)
+        bad("specials", "extended (P3109) needs subnormals=yes (exponent field 0 holds its zero; signed, its NaN "
+                        "takes the code of -0)");
       break;
     case Specials::fn:
     case Specials::none: break;

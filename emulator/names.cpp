@@ -2,72 +2,73 @@
 #include <string>
 #include <utility>
 
-#include "core/ascii.hpp"
+#include "core/enum_names.hpp"
 #include "softmx/context.hpp"
 #include "softmx/flags.hpp"
 
 namespace softmx {
 namespace {
 
-template <class T, std::size_t N>
-std::optional<T> lookup(std::string_view s, const std::pair<std::string_view, T> (&table)[N]) {
-  const std::string k = detail::ascii_lower(s);
-  for (const auto& [n, v] : table)
-    if (k == n) return v;
-  return std::nullopt;
-}
+using detail::EnumName;
+using detail::enum_name;
+using detail::enum_parse;
+
+// One table per enum (core/enum_names.hpp): the first row of a value is its name, the others
+// the spellings also accepted.
+constexpr EnumName<Rounding> kRounding[] = {
+    {Rounding::rne, "rne"}, {Rounding::rne, "rn"},          {Rounding::rne, "nearest-even"},
+    {Rounding::rna, "rna"}, {Rounding::rna, "nearest-away"},
+    {Rounding::rz, "rz"},   {Rounding::rz, "zero"},          {Rounding::rz, "toward-zero"},
+    {Rounding::ru, "ru"},   {Rounding::ru, "up"},            {Rounding::ru, "rp"},
+    {Rounding::rd, "rd"},   {Rounding::rd, "down"},          {Rounding::rd, "rm"},
+    {Rounding::ro, "ro"},   {Rounding::ro, "odd"},
+    {Rounding::rs, "rs"},   {Rounding::rs, "stochastic"},
+    // IEEE P3109 interim report v4.0 4.2's names (StochasticB and C: parse_p3109_rounding).
+    {Rounding::rne, "nearesttiestoeven"}, {Rounding::rna, "nearesttiestoaway"},
+    {Rounding::rz, "towardzero"},         {Rounding::ru, "towardpositive"},
+    {Rounding::rd, "towardnegative"},     {Rounding::ro, "toodd"},
+    {Rounding::rs, "stochastica"},
+};
+
+constexpr EnumName<Saturation> kSaturation[] = {
+    {Saturation::finite, "finite"}, {Saturation::finite, "satfinite"}, {Saturation::finite, "sat"},
+    {Saturation::none, "none"},     {Saturation::none, "nosat"},       {Saturation::none, "nonsat"},
+    // IEEE P3109 interim report v4.0 4.2 (and OvfInf, its exemplars' older name for SatNone).
+    {Saturation::none, "satnone"},  {Saturation::none, "ovfinf"},
+    {Saturation::propagate, "propagate"}, {Saturation::propagate, "satpropagate"},
+    {Saturation::by_destination, "by-destination", false},  // printed, never parsed: it is the unset value
+};
+
+constexpr EnumName<Tininess> kTininess[] = {
+    {Tininess::after_rounding, "after"},
+    {Tininess::before_rounding, "before"},
+    {Tininess::after_bounded, "after-bounded"}};
+
+// StochasticRule's names, and P3109's spellings of rs with each rule (parse_p3109_rounding).
+constexpr EnumName<StochasticRule> kStochasticRule[] = {
+    {StochasticRule::a, "a", false}, {StochasticRule::b, "b", false}, {StochasticRule::c, "c", false},
+    {StochasticRule::a, "stochastica"}, {StochasticRule::b, "stochasticb"}, {StochasticRule::c, "stochasticc"}};
 
 }  // namespace
 
-std::string_view name(Rounding r) {
-  switch (r) {
-    case Rounding::rne: return "rne";
-    case Rounding::rna: return "rna";
-    case Rounding::rz: return "rz";
-    case Rounding::ru: return "ru";
-    case Rounding::rd: return "rd";
-    case Rounding::ro: return "ro";
-    case Rounding::rs: return "rs";
-  }
-  return "?";
+std::string_view name(Rounding r) { return enum_name(r, kRounding); }
+
+std::string_view name(Saturation s) { return enum_name(s, kSaturation); }
+std::string_view name(Tininess t) { return enum_name(t, kTininess); }
+
+std::optional<Rounding> parse_rounding(std::string_view s) { return enum_parse(s, kRounding); }
+
+std::string_view name(StochasticRule s) { return enum_name(s, kStochasticRule); }
+
+std::optional<std::pair<Rounding, StochasticRule>> parse_p3109_rounding(std::string_view s) {
+  if (const auto r = enum_parse(s, kStochasticRule)) return std::pair{Rounding::rs, *r};
+  if (const auto r = parse_rounding(s)) return std::pair{*r, StochasticRule::a};
+  return std::nullopt;
 }
 
-std::string_view name(Saturation s) {
-  switch (s) {
-    case Saturation::finite: return "finite";
-    case Saturation::none: return "none";
-    case Saturation::by_destination: return "by-destination";
-  }
-  return "?";
-}
-std::string_view name(Tininess t) { return t == Tininess::after_rounding ? "after" : "before"; }
+std::optional<Saturation> parse_saturation(std::string_view s) { return enum_parse(s, kSaturation); }
 
-std::optional<Rounding> parse_rounding(std::string_view s) {
-  static constexpr std::pair<std::string_view, Rounding> kNames[] = {
-      {"rne", Rounding::rne}, {"rn", Rounding::rne},          {"nearest-even", Rounding::rne},
-      {"rna", Rounding::rna}, {"nearest-away", Rounding::rna},
-      {"rz", Rounding::rz},   {"zero", Rounding::rz},          {"toward-zero", Rounding::rz},
-      {"ru", Rounding::ru},   {"up", Rounding::ru},            {"rp", Rounding::ru},
-      {"rd", Rounding::rd},   {"down", Rounding::rd},          {"rm", Rounding::rd},
-      {"ro", Rounding::ro},   {"odd", Rounding::ro},
-      {"rs", Rounding::rs},   {"stochastic", Rounding::rs},
-  };
-  return lookup(s, kNames);
-}
-
-std::optional<Saturation> parse_saturation(std::string_view s) {
-  static constexpr std::pair<std::string_view, Saturation> kNames[] = {
-      {"finite", Saturation::finite}, {"satfinite", Saturation::finite}, {"sat", Saturation::finite},
-      {"none", Saturation::none},     {"nosat", Saturation::none},       {"nonsat", Saturation::none},
-  };
-  return lookup(s, kNames);
-}
-
-std::optional<Tininess> parse_tininess(std::string_view s) {
-  static constexpr std::pair<std::string_view, Tininess> kNames[] = {
-      {"after", Tininess::after_rounding}, {"before", Tininess::before_rounding}};
-  return lookup(s, kNames);
-}
+std::optional<Tininess> parse_tininess(std::string_view s) { return enum_parse(s, kTininess); }
 
 std::string flags_letters(Flags f) {
   // TestFloat's order: invalid, infinite, overflow, underflow, inexact.

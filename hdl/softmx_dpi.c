@@ -12,11 +12,17 @@
  * functions; a sweep makes one converter (softmx_dpi_converter_new) and calls it with whole
  * arrays (softmx_dpi_converter_run), which runs softmx's batch kernels.
  *
+ * Formats are named by any spec softmx_format_lookup takes (docs/SEMANTICS.md 1.2): the named
+ * formats and their aliases ("e4m3", "float8_e5m2", ...) and runtime formats such as
+ * "e4m3:specials=ieee" (FPnew's FP8ALT), "e4m3fnuz", "e3m4", "int4", in every function that
+ * takes a format name; softmx_dpi_format says what a spec is (its width and canonical spec).
+ *
  * Errors: every function returns 0 or a SOFTMX_ERR_* status (the chandle makers return null)
- * and leaves the message where softmx_dpi_error() finds it. That message is per thread (C11
- * _Thread_local, C++ thread_local): a simulator calls a DPI function and then softmx_dpi_error()
- * from the same thread, and two threads never see each other's message. It is the only state
- * this file keeps. */
+ * and leaves the message where softmx_dpi_error() finds it (a bad spec: the library's message,
+ * naming the field). That message, and the canonical spec softmx_dpi_format hands back, are
+ * per thread (C11 _Thread_local, C++ thread_local): a simulator calls a DPI function and then
+ * softmx_dpi_error() from the same thread, and two threads never see each other's. They are
+ * the only state this file keeps. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +41,7 @@ extern "C" {
 #endif
 
 static SOFTMX_DPI_THREAD_LOCAL char last_error[SOFTMX_ERROR_MESSAGE_SIZE];
+static SOFTMX_DPI_THREAD_LOCAL char last_format[SOFTMX_FORMAT_NAME_SIZE];
 
 static int keep(int status, const softmx_error* e) {
   if (status == SOFTMX_OK)
@@ -67,6 +74,26 @@ static int context_of(const char* rounding, const char* saturation, const char* 
   if (!is_default(tininess) && (s = softmx_tininess_from_name(tininess, &ctx->tininess, e)) != SOFTMX_OK) return s;
   if (!is_default(dialect) && (s = softmx_dialect_lookup(dialect, &ctx->dialect, e)) != SOFTMX_OK) return s;
   return SOFTMX_OK;
+}
+
+/* ---- formats --------------------------------------------------------------------------------- */
+
+/* What `spec` names: *width its bits, *canonical its canonical spec ("float8_e4m3" gives
+ * "e4m3:specials=ieee"; valid until this thread's next softmx_dpi_format call), *runtime 1 for a
+ * runtime format, 0 for a named one. On failure the outputs are 0 and "". */
+int softmx_dpi_format(const char* spec, int* width, const char** canonical, int* runtime) {
+  softmx_error e;
+  softmx_format f;
+  int s = softmx_format_lookup(spec, &f, &e);
+  *width = 0;
+  *runtime = 0;
+  last_format[0] = '\0';
+  *canonical = last_format;
+  if (s != SOFTMX_OK) return keep(s, &e);
+  *width = f.width;
+  *runtime = f.id == SOFTMX_FORMAT_RUNTIME;
+  snprintf(last_format, sizeof last_format, "%s", f.name);
+  return keep(SOFTMX_OK, &e);
 }
 
 /* ---- conversion ------------------------------------------------------------------------------ */
@@ -300,6 +327,58 @@ int softmx_dpi_dot(const char* a_format, const char* b_format, const char* model
     const uint8_t* pac = (const uint8_t*)read_array(a_codes, n * k, 1, ac);
     const uint8_t* pbc = (const uint8_t*)read_array(b_codes, n * k, 1, bc);
     s = keep(softmx_dot_general_flat(&fa, pas, pac, &fb, pbs, pbc, k, n, &ctx, m, &r, &fl, &e), &e);
+    if (s == SOFTMX_OK) {
+      *result = r;
+      *flags = fl;
+    }
+  }
+  free(as);
+  free(bs);
+  free(ac);
+  free(bc);
+  return s;
+}
+
+/* DotGeneral with an addend and a destination (softmx_dot_general_flat_to, docs/BLOCKS.md 5.1):
+ * `to` "f32" (or "" / "default"), "f16" or "bf16"; addend 0: no C, else c is C, a code of `to`;
+ * *result receives a code of `to` rounded with `rounding` and `saturation`. */
+int softmx_dpi_dot_to(const char* a_format, const char* b_format, const char* model, int block,
+                      const svOpenArrayHandle a_scales, const svOpenArrayHandle a_codes,
+                      const svOpenArrayHandle b_scales, const svOpenArrayHandle b_codes, const char* to, int addend,
+                      unsigned int c, const char* rounding, const char* saturation, unsigned int* result,
+                      unsigned char* flags) {
+  softmx_error e;
+  softmx_format fa, fb, ft;
+  softmx_context ctx;
+  const softmx_accumulation* m = NULL;
+  size_t n = (size_t)svSize(a_scales, 1), k = block > 0 ? (size_t)block : 0;
+  uint8_t *as = NULL, *ac = NULL, *bs = NULL, *bc = NULL, fl = 0;
+  uint32_t r = 0, cc = (uint32_t)c;
+  int s;
+  if ((s = softmx_format_lookup(a_format, &fa, &e)) != SOFTMX_OK ||
+      (s = softmx_format_lookup(b_format, &fb, &e)) != SOFTMX_OK ||
+      (s = softmx_format_lookup(is_default(to) ? "f32" : to, &ft, &e)) != SOFTMX_OK ||
+      (!is_default(model) && (s = softmx_accumulation_lookup(model, &m, &e)) != SOFTMX_OK) ||
+      (s = context_of(rounding, saturation, "", "", &ctx, &e)) != SOFTMX_OK)
+    return keep(s, &e);
+  if (k == 0) return fail(SOFTMX_ERR_SHAPE, "softmx_dpi_dot_to: block must be at least 1");
+  if ((size_t)svSize(b_scales, 1) != n || (size_t)svSize(a_codes, 1) != n * k || (size_t)svSize(b_codes, 1) != n * k)
+    return fail(SOFTMX_ERR_SHAPE, "softmx_dpi_dot_to: a_scales[] and b_scales[] need n elements, a_codes[] and "
+                                  "b_codes[] n * block");
+  as = (uint8_t*)malloc(n + 1);
+  bs = (uint8_t*)malloc(n + 1);
+  ac = (uint8_t*)malloc(n * k + 1);
+  bc = (uint8_t*)malloc(n * k + 1);
+  if (!as || !bs || !ac || !bc) {
+    s = fail(SOFTMX_ERR_OUT_OF_MEMORY, "softmx_dpi_dot_to: out of memory");
+  } else {
+    const uint8_t* pas = (const uint8_t*)read_array(a_scales, n, 1, as);
+    const uint8_t* pbs = (const uint8_t*)read_array(b_scales, n, 1, bs);
+    const uint8_t* pac = (const uint8_t*)read_array(a_codes, n * k, 1, ac);
+    const uint8_t* pbc = (const uint8_t*)read_array(b_codes, n * k, 1, bc);
+    s = keep(softmx_dot_general_flat_to(&fa, NULL, pas, pac, &fb, NULL, pbs, pbc, k, n, &ft, addend ? &cc : NULL, &ctx,
+                                        m, &r, &fl, &e),
+             &e);
     if (s == SOFTMX_OK) {
       *result = r;
       *flags = fl;

@@ -13,9 +13,25 @@
 // Codes travel as 64-bit integers holding the format's bit pattern in their low bits; flags
 // as a byte with TestFloat's bits (SOFTMX_FLAG_*). Names are softmx's: formats ("f32", "e4m3",
 // "e2m1", "e8m0", aliases such as "float8_e4m3fn"), rounding modes ("rne" "rna" "rz" "ru" "rd"
-// "ro"), saturations ("finite", "none"), tininess ("after", "before"), dialects ("ocp", "cuda",
+// "ro"), saturations ("finite", "none", "propagate" = P3109's SatPropagate, also by the draft's
+// names "SatFinite", "SatNone", "SatPropagate"), tininess ("after", "before"), dialects ("ocp", "cuda",
 // ...), scale rules ("floor", "ceil", "even", "rceil") and accumulation models ("exact",
 // "fp32-sequential", "hopper-fp8-mma", "hopper-fp8-wgmma"); "" asks for the dialect's default.
+//
+// A format argument is a spec string (docs/SEMANTICS.md 1.2): besides the named formats, any
+// runtime format, so a scoreboard checks a unit whose format softmx has no name for by writing
+// its fields:
+//
+//   // FPnew's FP8ALT: E4M3 with IEEE specials (max 240, Inf 8'h78, quiet NaN 8'h7C)
+//   softmx_result_t r = softmx_convert("f32", "e4m3:specials=ieee", 64'h43780000, "rne", "finite");
+//   // r.code == 8'h77 (240), r.flags == SOFTMX_FLAG_OVERFLOW | SOFTMX_FLAG_INEXACT
+//   chandle c = softmx_dpi_converter_new("f16", "e4m3fnuz", "rne", "finite", "after", "ocp");
+//
+// Conversions (softmx_convert, the converters, softmx_result_settings) take runtime formats on
+// either side; blocks, dequantization and DotGeneral take runtime elements of at most 8 bits
+// (their sources and destinations are named formats). softmx_format_info(spec) gives a spec's
+// width and canonical spec; a bad spec fails with the library's message naming the field
+// ("format spec 'e4m3:specials=foo': specials: expected ieee, fn, fnuz or none, ...").
 //
 // Every import returns 0 or a softmx status (SOFTMX_ERR_*, include/softmx/softmx.h) and leaves
 // the message for softmx_dpi_error() (the calling thread's last one). The package's functions
@@ -38,6 +54,13 @@ package softmx_dpi;
   import "DPI-C" function int softmx_dpi_abi_version();
   // The message of this thread's last failed call ("" after a success).
   import "DPI-C" function string softmx_dpi_error();
+
+  // What a format spec names: 0 with its width in bits, its canonical spec ("float8_e4m3" gives
+  // "e4m3:specials=ieee"), and runtime = 1 for a runtime format (0 for a named one); or a softmx
+  // status (SOFTMX_ERR_UNKNOWN_NAME, SOFTMX_ERR_INVALID_ARGUMENT naming the bad field) with the
+  // message for softmx_dpi_error(), the outputs 0 and "".
+  import "DPI-C" function int softmx_dpi_format(input string spec, output int width, output string canonical,
+                                                output int runtime);
 
   // One conversion by names (looked up on every call).
   import "DPI-C" function int softmx_dpi_convert(input string src, input string dst, input longint unsigned code,
@@ -78,6 +101,18 @@ package softmx_dpi;
                                              input byte unsigned a_codes[], input byte unsigned b_scales[],
                                              input byte unsigned b_codes[], input string rounding,
                                              output int unsigned result, output byte unsigned flags);
+  // The same with an addend and a destination, as an MX dot-product unit computes it
+  // (docs/BLOCKS.md 5.1): `to` "f32" (or ""), "f16" or "bf16"; addend 0: no C, else c is C, a code
+  // of `to`; result is a code of `to` (f16 and bf16 in its low 16 bits), rounded with rounding and
+  // saturation ("" for the defaults: rne, none). exact adds C to the exact sum and rounds once,
+  // fp32-sequential starts its f32 accumulator at C, a tensor-core model takes C as its own
+  // (bf16 it refuses).
+  import "DPI-C" function int softmx_dpi_dot_to(input string a_format, input string b_format, input string model,
+                                                input int block, input byte unsigned a_scales[],
+                                                input byte unsigned a_codes[], input byte unsigned b_scales[],
+                                                input byte unsigned b_codes[], input string to, input int addend,
+                                                input int unsigned c, input string rounding, input string saturation,
+                                                output int unsigned result, output byte unsigned flags);
 
   // ---- SystemVerilog-side conveniences --------------------------------------------------------------
 
@@ -86,6 +121,26 @@ package softmx_dpi;
     byte unsigned flags;    // its flags
     int status;             // 0, or the softmx status of a failure (reported with $error)
   } softmx_result_t;
+
+  typedef struct {
+    int width;     // bits in a code
+    string name;   // the canonical spec ("e4m3", "e4m3:specials=ieee", "e4m3fnuz")
+    bit runtime;   // 1: a runtime format (no FormatId), 0: a named one
+    int status;    // 0, or the softmx status of a failure (reported with $error)
+  } softmx_format_t;
+
+  // softmx_format_info(spec) -> {width, name, runtime}: what a format spec names.
+  function automatic softmx_format_t softmx_format_info(input string spec);
+    softmx_format_t f;
+    int w, rt;
+    string n;
+    f.status = softmx_dpi_format(spec, w, n, rt);
+    f.width = w;
+    f.name = n;
+    f.runtime = rt != 0;
+    if (f.status != 0) $error("softmx_format_info: %s", softmx_dpi_error());
+    return f;
+  endfunction
 
   // softmx_convert(src, dst, code, mode, sat, dialect) -> {code, flags}.
   function automatic softmx_result_t softmx_convert(input string src, input string dst, input longint unsigned code,

@@ -15,6 +15,15 @@ packages+=(verilator pkg-config)
 # interpreter to build it, numpy to run it, pytest and hypothesis for its tests, and venv for the
 # offline install (`/usr/bin/python3 -m venv --system-site-packages .venv`).
 packages+=(pybind11-dev python3-dev python3-numpy python3-pytest python3-hypothesis python3-venv)
+# softmx.distributed (python/softmx/_distributed.py, docs/SHARDING.md): sweeps sharded over a
+# dask.distributed cluster, and its test (python/tests/test_distributed.py, skipped without them).
+packages+=(python3-distributed python3-dask)
+# The certificate (`softmx report`, softmx.report, docs/REPORT.md): its page is drawn by
+# python/softmx/_report_render.py with matplotlib (the plots, as inline SVG; python3-pil comes
+# with it and reads the browser test's screenshots) and jinja2 (the page); its browser test
+# (python/tests/test_report_browser.py, label browser) runs Debian's headless chromium through
+# chromium-driver and python3-selenium.
+packages+=(python3-matplotlib python3-pil python3-jinja2 chromium chromium-driver python3-selenium)
 # OpenBLAS: bench_gemm reports the GEMM kernels against its sgemm in the same run.
 packages+=(libopenblas-dev)
 missing=()

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds a second tree with AddressSanitizer and UndefinedBehaviorSanitizer (build-asan/) and
-# runs the suite there, except the 2^32 sweeps (label `sweep`) and the `long` label, which would
+# runs the suite there, except the `long` label (which holds the 2^32 sweeps), which would
 # take hours under the sanitizers, and except the four exhaustive arithmetic sweeps below: they
 # spend minutes in the same code that smaller tests in this run already drive under the sanitizers
 # (the release run of scripts/test.sh runs them whole). Any sanitizer report fails the test it

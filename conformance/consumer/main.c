@@ -1,6 +1,7 @@
 /* A C program of softmx's users (conformance/consumer/run.sh builds it against an installed
- * softmx, by find_package and by pkg-config): a conversion, a batch, a block, a dot and an error,
- * each checked against values computed by hand. Prints what it computed; exit 0 when all agree. */
+ * softmx, by find_package and by pkg-config): a conversion, a batch, a block, a dot, conversions
+ * into and out of runtime formats named by spec, and errors, each checked against values
+ * computed by hand. Prints what it computed; exit 0 when all agree. */
 #include <stdio.h>
 #include <string.h>
 
@@ -80,6 +81,38 @@ int main(void) {
     expect("  codes[0..3]", (unsigned long long)codes[0] << 24 | (unsigned long long)codes[1] << 16 |
                                 (unsigned long long)codes[2] << 8 | codes[3], 0x07040A00ull);
   }
+  /* Runtime formats in conversions (issue 26), named by spec: FPnew's FP8ALT, E4M3 with IEEE
+     specials (max 240 = 77, Inf 78): 248 rounds past 240, so the default (an IEEE-like
+     destination overflows to Inf, as f16: SEMANTICS 4.1) and saturation none give Inf 78, and
+     satfinite gives 77, each with overflow and inexact. Then a converter from f32 into e4m3fnuz
+     (NaN 80, max 240 = 7F): 1, 240, NaN, -0 give 40, 7F, 80, 00; back from e4m3fnuz 80 is NaN. */
+  {
+    softmx_format alt, fnuz;
+    softmx_context none = SOFTMX_CONTEXT_INIT, finite = SOFTMX_CONTEXT_INIT;
+    softmx_converter* c = NULL;
+    const uint32_t vals[4] = {0x3F800000u, 0x43700000u, 0x7FC00000u, 0x80000000u};
+    uint8_t out[4], fl[4];
+    none.saturation = SOFTMX_SAT_NONE;
+    finite.saturation = SOFTMX_SAT_FINITE;
+    if (softmx_format_lookup("e4m3:specials=ieee", &alt, &err) || softmx_format_lookup("e4m3fnuz", &fnuz, &err))
+      return fprintf(stderr, "%s\n", err.message), 1;
+    expect("e4m3:specials=ieee is a runtime format", (unsigned long long)(alt.id == SOFTMX_FORMAT_RUNTIME), 1);
+    if (softmx_convert(&f32, &alt, 0x43780000u, &ctx, &code, &flags, &err)) return fprintf(stderr, "%s\n", err.message), 1;
+    expect("convert f32 43780000 -> e4m3:specials=ieee (default: Inf)", code, 0x78);
+    expect("  flags", flags, SOFTMX_FLAG_OVERFLOW | SOFTMX_FLAG_INEXACT);
+    if (softmx_convert(&f32, &alt, 0x43780000u, &finite, &code, &flags, &err)) return fprintf(stderr, "%s\n", err.message), 1;
+    expect("  with saturation finite", code, 0x77);
+    expect("  flags", flags, SOFTMX_FLAG_OVERFLOW | SOFTMX_FLAG_INEXACT);
+    if (softmx_convert(&f32, &alt, 0x43780000u, &none, &code, &flags, &err)) return fprintf(stderr, "%s\n", err.message), 1;
+    expect("  with saturation none (Inf)", code, 0x78);
+    if (softmx_converter_new(&f32, &fnuz, &ctx, &c, &err) || softmx_converter_run(c, vals, out, fl, 4, NULL, &err))
+      return fprintf(stderr, "%s\n", err.message), 1;
+    softmx_converter_free(c);
+    expect("converter f32 -> e4m3fnuz: 1, 240, NaN, -0", (unsigned long long)out[0] << 24 | (unsigned long long)out[1] << 16 |
+                                                           (unsigned long long)out[2] << 8 | out[3], 0x407F8000ull);
+    if (softmx_convert(&fnuz, &f32, 0x80, &ctx, &code, &flags, &err)) return fprintf(stderr, "%s\n", err.message), 1;
+    expect("convert e4m3fnuz 80 -> f32 (NaN)", code, 0xFFC00000u);
+  }
   /* Errors: an unknown format, and a spec with a bad field, with their status and message. */
   {
     softmx_format x;
@@ -90,6 +123,10 @@ int main(void) {
     s = softmx_format_lookup("e9m2", &x, &err);
     expect("bad spec: status", (unsigned long long)s, SOFTMX_ERR_INVALID_ARGUMENT);
     if (strstr(err.message, "exp:") == NULL) ++failures;
+    s = softmx_format_lookup("e4m3:specials=foo", &x, &err);
+    expect("bad specials: status", (unsigned long long)s, SOFTMX_ERR_INVALID_ARGUMENT);
+    printf("  message: %s\n", err.message);
+    if (strstr(err.message, "specials: expected ieee, fn, fnuz or none") == NULL) ++failures;
   }
   for (i = 0; i < softmx_dialect_count(); ++i) printf("dialect %s\n", softmx_dialect_name(softmx_dialect_at(i)));
   printf("consumer_c: %s\n", failures ? "FAILED" : "all results as expected");

@@ -27,8 +27,38 @@ struct Specials {
   bool nan = false, pos = false, neg = false, invalid = false;
 };
 
-Specials scan(const std::vector<OBlock>& a, const std::vector<OBlock>& b) {
+// The canonical quiet NaN of each destination (positive, only the quiet bit).
+uint64_t quiet_nan_code(Fmt to) {
+  switch (to) {
+    case Fmt::f16: return 0x7E00;
+    case Fmt::bf16: return 0x7FC0;
+    default: return 0x7FC00000;
+  }
+}
+
+// Whether code c of the IEEE destination (f32, f16, bf16) is a NaN, and a signalling one
+// (quiet bit, the fraction's top bit, clear), from the field widths alone.
+void ieee_nan(Fmt to, uint64_t c, bool& nan, bool& signalling) {
+  const int m = to == Fmt::f32 ? 23 : to == Fmt::f16 ? 10 : 7, e = to == Fmt::f16 ? 5 : 8;
+  const uint64_t ef = (c >> m) & ((uint64_t{1} << e) - 1), frac = c & ((uint64_t{1} << m) - 1);
+  nan = ef == (uint64_t{1} << e) - 1 && frac != 0;
+  signalling = nan && !((frac >> (m - 1)) & 1);
+}
+
+Specials scan(const std::vector<OBlock>& a, const std::vector<OBlock>& b, const OAddend* d = nullptr) {
   Specials s;
+  if (d && d->present) {  // C: a NaN (signalling: invalid) or an Inf of its sign
+    bool nan, sig;
+    ieee_nan(d->to, d->c, nan, sig);
+    if (nan) {
+      s.nan = true;
+      s.invalid |= sig;
+    } else {
+      Mp c(64);
+      decode(d->to, d->c, c.v);
+      if (mpfr_inf_p(c.v)) (mpfr_signbit(c.v) ? s.neg : s.pos) = true;
+    }
+  }
   Mp x(64), y(64);
   for (size_t j = 0; j < a.size(); ++j) {
     if (a[j].scale == 0xFF || b[j].scale == 0xFF) s.nan = true;
@@ -52,16 +82,16 @@ Specials scan(const std::vector<OBlock>& a, const std::vector<OBlock>& b) {
   return s;
 }
 
-AllOutcomes special_outcomes(const Specials& s) {
+AllOutcomes special_outcomes(const Specials& s, Fmt to = Fmt::f32) {
   Mp r(24);
-  if (s.nan) mpfr_set_nan(r.v);
+  if (s.nan) mpfr_set_zero(r.v, 1);  // (replaced below: round_value_all takes no NaN)
   else mpfr_set_inf(r.v, s.neg ? -1 : 1);
-  AllOutcomes all = round_value_all(r.v, Fmt::f32);
+  AllOutcomes all = round_value_all(r.v, to);
   if (s.nan) {
     for (auto& m : all.r)
       for (auto& sat : m)
         for (auto& t : sat) {
-          t.code = 0x7FC00000;  // the canonical quiet NaN, positive
+          t.code = quiet_nan_code(to);  // the canonical quiet NaN, positive
           t.flags = s.invalid ? kInvalid : 0;
         }
   }
@@ -79,12 +109,20 @@ void term(const OBlock& a, const OBlock& b, size_t i, mpfr_ptr out) {
 
 }  // namespace
 
-AllOutcomes dot_exact(const std::vector<OBlock>& a, const std::vector<OBlock>& b) {
-  const Specials s = scan(a, b);
-  if (s.nan || s.pos || s.neg) return special_outcomes(s);
+AllOutcomes dot_exact(const std::vector<OBlock>& a, const std::vector<OBlock>& b) { return dot_exact(a, b, OAddend{}); }
+
+AllOutcomes dot_exact(const std::vector<OBlock>& a, const std::vector<OBlock>& b, const OAddend& d) {
+  const Specials s = scan(a, b, &d);
+  if (s.nan || s.pos || s.neg) return special_outcomes(s, d.to);
   Mp sum, t;
   mpfr_set_zero(sum.v, 1);
   bool all_neg_zero = true, all_pos_zero = true;
+  if (d.present) {  // C, one more term (a zero C counts for the sign of a zero sum)
+    decode(d.to, d.c, t.v);
+    if (mpfr_zero_p(t.v)) (mpfr_signbit(t.v) ? all_pos_zero : all_neg_zero) = false;
+    else all_neg_zero = all_pos_zero = false;
+    mpfr_add(sum.v, sum.v, t.v, MPFR_RNDN);  // exact
+  }
   for (size_t j = 0; j < a.size(); ++j)
     for (size_t i = 0; i < a[j].codes.size(); ++i) {
       term(a[j], b[j], i, t.v);
@@ -95,17 +133,17 @@ AllOutcomes dot_exact(const std::vector<OBlock>& a, const std::vector<OBlock>& b
       }
       mpfr_add(sum.v, sum.v, t.v, MPFR_RNDN);  // exact
     }
-  if (!mpfr_zero_p(sum.v)) return round_value_all(sum.v, Fmt::f32);
-  // An exact zero: -0 if every product is -0; +0 if every product is +0; otherwise +0, but
-  // -0 under rd (IEEE 754 6.3).
+  if (!mpfr_zero_p(sum.v)) return round_value_all(sum.v, d.to);
+  // An exact zero: -0 if every term is -0; +0 if every term is +0; otherwise +0, but -0 under
+  // rd (IEEE 754 6.3).
   Mp pz(24), nz(24);
   mpfr_set_zero(pz.v, 1);
   mpfr_set_zero(nz.v, -1);
-  AllOutcomes all = round_value_all(all_neg_zero ? nz.v : pz.v, Fmt::f32);
+  AllOutcomes all = round_value_all(all_neg_zero ? nz.v : pz.v, d.to);
   if (!all_neg_zero && !all_pos_zero) {
-    const AllOutcomes neg = round_value_all(nz.v, Fmt::f32);
-    for (int s2 = 0; s2 < 2; ++s2)
-      for (int t2 = 0; t2 < 2; ++t2) all.r[(int)Mode::rd][s2][t2] = neg.r[(int)Mode::rd][s2][t2];
+    const AllOutcomes neg = round_value_all(nz.v, d.to);
+    for (int s2 = 0; s2 < kSatCount; ++s2)
+      for (int t2 = 0; t2 < kTinyCount; ++t2) all.r[(int)Mode::rd][s2][t2] = neg.r[(int)Mode::rd][s2][t2];
   }
   return all;
 }
@@ -133,11 +171,17 @@ Outcome add_round(mpfr_srcptr x, mpfr_srcptr y, Mode mode, Sat sat, Tiny tiny, m
 
 Outcome dot_fp32_sequential(const std::vector<OBlock>& a, const std::vector<OBlock>& b, Mode mode, Sat sat,
                             Tiny tiny) {
-  const Specials sp = scan(a, b);
-  if (sp.nan || sp.pos || sp.neg) return special_outcomes(sp).at(mode, sat, tiny);
+  return dot_fp32_sequential(a, b, OAddend{}, mode, sat, tiny);
+}
+
+Outcome dot_fp32_sequential(const std::vector<OBlock>& a, const std::vector<OBlock>& b, const OAddend& dst, Mode mode,
+                            Sat sat, Tiny tiny) {
+  const Specials sp = scan(a, b, &dst);
+  if (sp.nan || sp.pos || sp.neg) return special_outcomes(sp, dst.to).at(mode, sat, tiny);
   uint8_t flags = 0;
   Mp acc, sum, p, x(64), y(64), d;
   mpfr_set_zero(acc.v, 1);
+  if (dst.present) decode(dst.to, dst.c, acc.v);  // C, exact in f32, the accumulator's start
   for (size_t j = 0; j < a.size(); ++j) {
     mpfr_set_zero(sum.v, 1);
     for (size_t i = 0; i < a[j].codes.size(); ++i) {
@@ -152,14 +196,14 @@ Outcome dot_fp32_sequential(const std::vector<OBlock>& a, const std::vector<OBlo
     flags |= od.flags;
     decode(Fmt::f32, od.code, d.v);
     if (mpfr_inf_p(d.v) && mpfr_inf_p(acc.v) && mpfr_signbit(d.v) != mpfr_signbit(acc.v))
-      return {0x7FC00000, uint8_t(flags | kInvalid)};  // +Inf + -Inf
+      return {quiet_nan_code(dst.to), uint8_t(flags | kInvalid)};  // +Inf + -Inf
     if (mpfr_inf_p(d.v) || mpfr_inf_p(acc.v)) {
       if (!mpfr_inf_p(acc.v)) mpfr_set(acc.v, d.v, MPFR_RNDN);
       continue;
     }
     flags |= add_round(acc.v, d.v, mode, sat, tiny, acc.v).flags;
   }
-  const Outcome last = round_value_all(acc.v, Fmt::f32).at(mode, sat, tiny);
+  const Outcome last = round_value_all(acc.v, dst.to).at(mode, sat, tiny);  // f32: exact
   return {last.code, uint8_t(flags | last.flags)};
 }
 

@@ -9,8 +9,9 @@
 //    take mpfr_floor / mpfr_ceil, scale back;
 //  * pick a neighbour per rounding mode by comparing the discarded fraction with 1/2 and by the
 //    parity of each neighbour's (virtual) code, which is computed from the neighbour's value;
-//  * an overflow is a chosen value above max finite; tininess compares |x| (before) or |x|
-//    rounded to p bits with an unbounded exponent range (after) with 2^emin;
+//  * an overflow is a chosen value above max finite; tininess compares |x| (before), |x|
+//    rounded to p bits with an unbounded exponent range (after), or the chosen value itself,
+//    the one delivered (after_bounded), with 2^emin;
 //  * encode the chosen value into a code from its exponent and fraction fields.
 #include "oracles/mpfr_oracle.hpp"
 
@@ -306,6 +307,8 @@ uint64_t nan_code(const FI& D, bool neg, uint64_t frac, int fm, const Policies& 
 }
 
 uint64_t signed_value_code(const FI& D, bool neg, const Policies& pol);
+void decode_fi(const FI& D, uint64_t code, mpfr_ptr out);
+bool is_nan(const FI& D, uint64_t code);
 
 // A NaN input (sign, fraction of fm bits, signalling?) into D, with the fraction rule `rule`.
 Outcome nan_into(const FI& D, bool neg, uint64_t frac, int fm, bool signalling, Policies::Payload rule,
@@ -347,7 +350,10 @@ Outcome nan_from_code(const FI& S, uint64_t bits, const FI& D, const Policies& p
   return nan_into(D, neg, frac, fm, signalling, rule, pol);
 }
 
-// The overflow table of section 4 (rs behaves like rne).
+// The overflow table of section 4 (rs behaves like rne). Saturation propagate saturates a finite
+// overflow as finite does. Where none asks for Inf and the format has none: its NaN, or +-max
+// under overflow_no_inf_max (P3109). ro under none: max, or under ro_overflow_odd_code the odd
+// one of max and Inf (Inf only where the format's Inf code is odd).
 Outcome overflow_outcome(const FI& D, bool neg, int mi, Sat sat, const Policies& pol) {
   const uint8_t fl = kO | kX;
   bool to_inf = false;
@@ -358,30 +364,32 @@ Outcome overflow_outcome(const FI& D, bool neg, int mi, Sat sat, const Policies&
       case kRs: to_inf = true; break;
       case (int)Mode::ru: to_inf = !neg; break;
       case (int)Mode::rd: to_inf = neg; break;
+      case (int)Mode::ro: to_inf = pol.ro_overflow_odd_code && D.has_inf && (inf_code(D, neg) & 1) != 0; break;
       default: break;
     }
   }
   if (to_inf && D.has_inf) return {inf_code(D, neg), fl};
-  if (to_inf && D.has_nan) return {nan_code(D, neg, 0, 0, pol), fl};
+  if (to_inf && D.has_nan && !pol.overflow_no_inf_max) return {nan_code(D, neg, 0, 0, pol), fl};
   return {max_code(D, neg, pol), fl};
 }
 
 // Infinity input (section 5.6; e8m0 negatives already resolved by the caller). Under
-// satfinite_inf = as_none, saturation finite treats an Inf as saturation none does.
+// satfinite_inf = as_none, saturation finite treats an Inf as saturation none does; saturation
+// propagate always does. Where none gives no Inf: NaN, or +-max under overflow_no_inf_max.
 Outcome inf_outcome(const FI& D, bool neg, Sat sat, uint8_t extra, const Policies& pol) {
-  const bool as_none = sat == Sat::none || pol.satfinite_inf_as_none;
+  const bool as_none = sat == Sat::none || sat == Sat::propagate || pol.satfinite_inf_as_none;
   if (as_none && D.has_inf) return {inf_code(D, neg), extra};
-  if (as_none && D.has_nan) return {nan_code(D, neg, 0, 0, pol), (uint8_t)(extra | kV)};
+  if (as_none && D.has_nan && !pol.overflow_no_inf_max) return {nan_code(D, neg, 0, 0, pol), (uint8_t)(extra | kV)};
   return {max_code(D, neg, pol), (uint8_t)(extra | kV)};
 }
 
 // Results for mode indices [m0, m1) x sat x tiny.
-using Table = Outcome[7][2][2];
+using Table = Outcome[7][kSatCount][kTinyCount];
 
 void fill(Table& T, int m0, int m1, Outcome o) {
   for (int mi = m0; mi < m1; ++mi)
-    for (int s = 0; s < 2; ++s)
-      for (int t = 0; t < 2; ++t) T[mi][s][t] = o;
+    for (int s = 0; s < kSatCount; ++s)
+      for (int t = 0; t < kTinyCount; ++t) T[mi][s][t] = o;
 }
 
 // Rounds the exact non-NaN value x into D.
@@ -400,12 +408,14 @@ void round_core(const FI& D, mpfr_srcptr x, const Policies& pol, int m0, int m1,
   // gives, with invalid (SEMANTICS 5.4, 5.5).
   auto policy_nan = [&] { return nan_into(D, false, 0, 0, true, payload_rule(D, pol), pol); };
 
-  // Fills [m0, m1) with `fin` under saturation finite and `non` under none.
+  // Fills [m0, m1) with `fin` under saturation finite and propagate and `non` under none (the
+  // e8m0 policies decided by saturation: propagate treats finite values as finite does).
   auto fill_by_sat = [&](Outcome fin, Outcome non) {
     for (int mi = m0; mi < m1; ++mi)
-      for (int t = 0; t < 2; ++t) {
+      for (int t = 0; t < kTinyCount; ++t) {
         T[mi][(int)Sat::finite][t] = fin;
         T[mi][(int)Sat::none][t] = non;
+        T[mi][(int)Sat::propagate][t] = fin;
       }
   };
   if (mpfr_zero_p(x)) {  // 5.2, 5.4
@@ -417,6 +427,35 @@ void round_core(const FI& D, mpfr_srcptr x, const Policies& pol, int m0, int m1,
 
   uint8_t extra = 0;
   if (D.d.sign == Sign::none && neg) {  // 5.4: negative non-zero (finite or -Inf) into an unsigned format
+    if (pol.negative_saturate_zero) {  // P3109 4.7.3, 4.7.5: Mlo = 0
+      if (mpfr_inf_p(x)) return fill_by_sat({zero_code(D, false), kV}, policy_nan());
+      // Round -|x| first: as |x| with ru and rd exchanged (ru is toward zero for a negative).
+      mpfr_t ax;
+      mpfr_init2(ax, mpfr_get_prec(x));
+      mpfr_abs(ax, x, MPFR_RNDN);
+      Table T2;
+      const int r0 = m0 == kRs ? kRs : 0, r1 = m0 == kRs ? kRs + 1 : kModeCount;
+      round_core(D, ax, pol, r0, r1, rs, T2, w);
+      mpfr_clear(ax);
+      const uint64_t zero = zero_code(D, false);
+      for (int mi = m0; mi < m1; ++mi) {
+        const int mm = mi == (int)Mode::ru ? (int)Mode::rd : mi == (int)Mode::rd ? (int)Mode::ru : mi;
+        for (int s = 0; s < kSatCount; ++s)
+          for (int t = 0; t < kTinyCount; ++t) {
+            const Outcome& o = T2[mm][s][t];
+            if (D.has_zero && o.code == zero && !(o.flags & kO)) {
+              T[mi][s][t] = o;  // rounds to 0: +0 with the usual flags
+            } else if (D.has_nan && is_nan(D, o.code)) {
+              T[mi][s][t] = o;  // a policy of 5.4 (e8m0_below = nan) already gave NaN
+            } else if (s == (int)Sat::none && mi != (int)Mode::rz && mi != (int)Mode::ru) {
+              T[mi][s][t] = policy_nan();
+            } else {
+              T[mi][s][t] = {zero, (uint8_t)(kV | kX)};
+            }
+          }
+      }
+      return;
+    }
     if (pol.e8m0_negative_min_if_satfinite) {
       if (mpfr_inf_p(x)) return fill(T, m0, m1, policy_nan());
       return fill_by_sat({zero_code(D, false), (uint8_t)(kV | kX)}, policy_nan());
@@ -428,7 +467,8 @@ void round_core(const FI& D, mpfr_srcptr x, const Policies& pol, int m0, int m1,
 
   if (mpfr_inf_p(x)) {  // 5.6
     for (int mi = m0; mi < m1; ++mi)
-      for (int s = 0; s < 2; ++s) T[mi][s][0] = T[mi][s][1] = inf_outcome(D, neg, (Sat)s, extra, pol);
+      for (int s = 0; s < kSatCount; ++s)
+        for (int t = 0; t < kTinyCount; ++t) T[mi][s][t] = inf_outcome(D, neg, (Sat)s, extra, pol);
     return;
   }
 
@@ -442,13 +482,18 @@ void round_core(const FI& D, mpfr_srcptr x, const Policies& pol, int m0, int m1,
     }
     analyze(D, w.a, true, w.u, w);
     const uint64_t code = zero_code(D, neg);  // the smallest value, with the sign
+    // after_bounded: the value this code delivers, compared with 2^emin.
+    decode_fi(D, code, w.tmp);
+    mpfr_abs(w.tmp, w.tmp, MPFR_RNDN);
+    const bool tiny_bounded = mpfr_cmp_ui_2exp(w.tmp, 1, D.emin) < 0;
     for (int mi = m0; mi < m1; ++mi) {
       bool up = pick_up(mi, neg, w.u, ties_up, rs, w);
       mpfr_srcptr vu = up ? w.u.hi : w.u.lo;
       bool tiny_after = mpfr_cmp_ui_2exp(vu, 1, D.emin) < 0;
-      for (int s = 0; s < 2; ++s) {
+      for (int s = 0; s < kSatCount; ++s) {
         T[mi][s][(int)Tiny::after] = {code, (uint8_t)(kX | (tiny_after ? kU : 0) | extra)};
         T[mi][s][(int)Tiny::before] = {code, (uint8_t)(kX | kU | extra)};
+        T[mi][s][(int)Tiny::after_bounded] = {code, (uint8_t)(kX | (tiny_bounded ? kU : 0) | extra)};
       }
     }
     return;
@@ -472,29 +517,33 @@ void round_core(const FI& D, mpfr_srcptr x, const Policies& pol, int m0, int m1,
     bool up = pick_up(mi, neg, b, ties_up, rs, w, ties_down);
     if (lowest_up && (mi == (int)Mode::rne || mi == (int)Mode::rna)) up = true;
     if (up ? ovf_hi : ovf_lo) {
-      for (int s = 0; s < 2; ++s) {
+      for (int s = 0; s < kSatCount; ++s) {
         Outcome o = overflow_outcome(D, neg, mi, (Sat)s, pol);
         o.flags |= extra;
-        T[mi][s][0] = T[mi][s][1] = o;
+        for (int t = 0; t < kTinyCount; ++t) T[mi][s][t] = o;
       }
       continue;
     }
     uint64_t code = up ? code_hi : code_lo;
     if (zeros_positive && mpfr_zero_p(up ? b.hi : b.lo)) code = zero_code(D, false);  // 5.8
-    uint8_t fa = extra, fb = extra;
+    uint8_t fa = extra, fb = extra, fc = extra;
     if (!b.exact) {
       fa |= kX;
       fb |= kX;
+      fc |= kX;
       if (tiny_before) {
         fb |= kU;
         bool upu = pick_up(mi, neg, w.u, ties_up, rs, w, ties_down);
         mpfr_srcptr vu = w.u.exact ? w.a : (upu ? w.u.hi : w.u.lo);
         if (mpfr_cmp_ui_2exp(vu, 1, D.emin) < 0) fa |= kU;
       }
+      // after_bounded: the chosen neighbour, the value delivered, below 2^emin.
+      if (can_underflow && mpfr_cmp_ui_2exp(up ? b.hi : b.lo, 1, D.emin) < 0) fc |= kU;
     }
-    for (int s = 0; s < 2; ++s) {
+    for (int s = 0; s < kSatCount; ++s) {
       T[mi][s][(int)Tiny::after] = {code, fa};
       T[mi][s][(int)Tiny::before] = {code, fb};
+      T[mi][s][(int)Tiny::after_bounded] = {code, fc};
     }
   }
 }
@@ -573,8 +622,8 @@ void decode_fi(const FI& D, uint64_t code, mpfr_ptr out) {
 AllOutcomes to_all(const Table& T) {
   AllOutcomes r;
   for (int mi = 0; mi < kModeCount; ++mi)
-    for (int s = 0; s < 2; ++s)
-      for (int t = 0; t < 2; ++t) r.r[mi][s][t] = T[mi][s][t];
+    for (int s = 0; s < kSatCount; ++s)
+      for (int t = 0; t < kTinyCount; ++t) r.r[mi][s][t] = T[mi][s][t];
   return r;
 }
 

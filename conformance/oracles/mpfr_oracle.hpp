@@ -46,8 +46,16 @@ std::optional<Fmt> named(const Desc& d);
 
 enum class Mode : uint8_t { rne, rna, rz, ru, rd, ro };  // deterministic modes
 inline constexpr int kModeCount = 6;
-enum class Sat : uint8_t { finite, none };
-enum class Tiny : uint8_t { after, before };
+// SEMANTICS 4: finite (OFP8 SAT), none (IEEE 754 7.4 / OFP8 NONSAT), and propagate (IEEE P3109
+// SatPropagate, interim report v4.0 4.7.5: finite overflow saturates to +-max as under finite,
+// an infinite input converts as under none).
+enum class Sat : uint8_t { finite, none, propagate };
+inline constexpr int kSatCount = 3;
+// Tininess (SEMANTICS 5.3): after = |x| rounded to p bits with an unbounded exponent range is
+// below 2^emin; before = |x| < 2^emin; after_bounded = the value delivered (rounded in the
+// destination's own exponent range) is below 2^emin.
+enum class Tiny : uint8_t { after, before, after_bounded };
+inline constexpr int kTinyCount = 3;
 
 // The dialect policies of SEMANTICS.md section 5 (defaults = the "ocp" dialect)
 struct Policies {
@@ -88,6 +96,21 @@ struct Policies {
   bool ties_toward_zero = false;        // 5.8, MX elements under rne: a tie takes the smaller magnitude
   bool zeros_positive = false;          // 5.8, MX elements: every zero result is +0 (false: the input's sign)
   bool int8_minus2 = false;             // two's complement: negatives may use 100...0
+  // SEMANTICS 4 / 5.6, overflow_no_inf: where saturation none (or an Inf under propagate, or
+  // under finite with satfinite_inf_as_none) asks for Inf and the destination has none, false
+  // gives its NaN when it has one (OFP8 table 3), true gives +-max finite (IEEE P3109 v4.0 4.7.5:
+  // SatNone sends X > Mhi and +-Inf to +-Mhi in a finite-domain format; an Inf input adds invalid).
+  bool overflow_no_inf_max = false;
+  // SEMANTICS 4, ro_overflow: an overflowing ro result under saturation none is +-max finite
+  // (false), or (true, P3109) the odd one of max finite and Inf: Inf when the destination has an
+  // Inf whose code is odd, else max (ieee Inf codes have fraction 0, so are even when m > 0).
+  bool ro_overflow_odd_code = false;
+  // e8m0_negative = saturate_zero (IEEE P3109 v4.0 4.7.3, 4.7.5: an unsigned format's Mlo is 0).
+  // A finite negative is rounded first with its sign (ru toward zero, rd away); a result of zero
+  // gives +0 with the usual flags; any other result gives code 0 with invalid | inexact under
+  // finite and propagate, and under none NaN with invalid, except code 0 with invalid | inexact
+  // under rz and ru. -Inf: NaN under none, code 0 with invalid under finite and propagate.
+  bool negative_saturate_zero = false;
   bool operator==(const Policies&) const = default;
 };
 
@@ -98,9 +121,9 @@ struct Outcome {
 };
 // Flags bits: 0x01 inexact, 0x02 underflow, 0x04 overflow, 0x08 infinite (never), 0x10 invalid.
 
-// Every deterministic mode x both saturations x both tininess rules at once, for one input.
+// Every deterministic mode x every saturation x every tininess rule at once, for one input.
 struct AllOutcomes {
-  Outcome r[kModeCount][2][2];
+  Outcome r[kModeCount][kSatCount][kTinyCount];
   const Outcome& at(Mode m, Sat s, Tiny t) const { return r[(int)m][(int)s][(int)t]; }
 };
 

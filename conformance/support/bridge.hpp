@@ -31,20 +31,34 @@ inline oracle::Desc to_oracle(const Format& f) {
     case Specials::fn: d.specials = oracle::Desc::Specials::fn; break;
     case Specials::fnuz: d.specials = oracle::Desc::Specials::fnuz; break;
     case Specials::none: d.specials = oracle::Desc::Specials::none; break;
+    case Specials::extended:  // IEEE P3109: conformance/oracles/p3109_oracle.* is its oracle
+      throw std::logic_error("to_oracle: " + std::string(f.name) + " is a P3109 extended format, which this oracle "
+                             "does not model (use conformance/oracles/p3109_oracle.hpp)");
   }
   d.subnormals = f.subnormals;
   d.fixed = f.fixed_point;
   return d;
 }
 inline oracle::Mode to_oracle(Rounding r) { return static_cast<oracle::Mode>(static_cast<int>(r)); }
-/// finite or none; by_destination is a default the emulator resolves, not a rule the oracle
-/// knows: a test that passes it on has a bug, and this says so.
+/// finite, none or propagate; by_destination is a default the emulator resolves, not a rule the
+/// oracle knows: a test that passes it on has a bug, and this says so.
 inline oracle::Sat to_oracle(Saturation s) {
-  if (s == Saturation::by_destination)
-    throw std::logic_error("to_oracle: Saturation::by_destination must be resolved (softmx::resolve) first");
-  return s == Saturation::finite ? oracle::Sat::finite : oracle::Sat::none;
+  switch (s) {
+    case Saturation::finite: return oracle::Sat::finite;
+    case Saturation::none: return oracle::Sat::none;
+    case Saturation::propagate: return oracle::Sat::propagate;
+    case Saturation::by_destination: break;
+  }
+  throw std::logic_error("to_oracle: Saturation::by_destination must be resolved (softmx::resolve) first");
 }
-inline oracle::Tiny to_oracle(Tininess t) { return t == Tininess::after_rounding ? oracle::Tiny::after : oracle::Tiny::before; }
+inline oracle::Tiny to_oracle(Tininess t) {
+  switch (t) {
+    case Tininess::after_rounding: return oracle::Tiny::after;
+    case Tininess::before_rounding: return oracle::Tiny::before;
+    case Tininess::after_bounded: return oracle::Tiny::after_bounded;
+  }
+  throw std::logic_error("to_oracle: unknown Tininess");
+}
 
 inline oracle::Policies to_oracle(const Dialect& d) {
   oracle::Policies p;
@@ -74,16 +88,19 @@ inline oracle::Policies to_oracle(const Dialect& d) {
   p.int8_minus2 = d.int8_minus2;
   p.ties_toward_zero = d.nearest_ties == NearestTies::toward_zero;
   p.zeros_positive = d.zero_sign == ZeroSign::positive;
+  p.overflow_no_inf_max = d.overflow_no_inf == OverflowNoInf::max_finite;
+  p.ro_overflow_odd_code = d.ro_overflow == RoOverflow::odd_code;
+  p.negative_saturate_zero = d.e8m0_negative == E8m0Negative::saturate_zero;
   return p;
 }
 
-/// Every deterministic rounding mode x both saturations x both tininess rules (24 contexts),
-/// in that nesting order.
+/// Every deterministic rounding mode x both saturations x every tininess rule (after, before,
+/// after-bounded: 36 contexts), in that nesting order.
 inline std::vector<Context> all_contexts() {
   std::vector<Context> v;
   for (Rounding r : kDeterministicRoundings)
     for (Saturation s : {Saturation::finite, Saturation::none})
-      for (Tininess tn : {Tininess::after_rounding, Tininess::before_rounding}) {
+      for (Tininess tn : kTininessRules) {
         Context c;
         c.rounding = r;
         c.saturation = s;
@@ -100,10 +117,13 @@ inline Dialect policies_only(const Dialect& d) {
   // The runtime formats a dialect reads and writes are listed by its name (amd-gfx942: the
   // FNUZ ones, emulator/dialects.cpp kRuntimeOnly); a name of its own lifts that list too.
   p.name = "policies-only";
-  for (auto& s : p.support) s = {kAllRoundings, kAllSaturations, ""};
+  // propagate (IEEE P3109's SatPropagate) stays where the dialect lists it (p3109): it is no
+  // mode of the others, and all_contexts() does not iterate it.
+  const SaturationSet propagate = saturation_bit(Saturation::propagate);
+  for (auto& s : p.support) s = {kAllRoundings, SaturationSet(kAllSaturations | (s.saturations & propagate)), ""};
   p.runtime.refused = {};
   p.runtime.specials = kAllSpecials;
-  p.runtime.support = {kAllRoundings, kAllSaturations, ""};
+  p.runtime.support = {kAllRoundings, SaturationSet(kAllSaturations | (p.runtime.support.saturations & propagate)), ""};
   return p;
 }
 
@@ -163,6 +183,21 @@ inline std::vector<PolicySet> policy_sets() {
   e.nan_payload_paths[3] = {FormatId::e8m0, FormatId::f64, NanPayload::exact};
   e.nan_payload_path_count = 4;
   v.push_back({"variant-e", e});
+  // The values the p3109 dialect added, with other dialects' neighbours: overflow and Inf into
+  // e4m3, e8m0 and fnuz give +-max under none (also an Inf under finite, by satfinite_inf
+  // as_none), ro's odd code, and e8m0 negatives rounded then saturated to code 0, with e8m0
+  // zeros given by saturation.
+  Dialect f = policies_only(ocp_dialect());
+  f.overflow_no_inf = OverflowNoInf::max_finite;
+  f.ro_overflow = RoOverflow::odd_code;
+  f.e8m0_negative = E8m0Negative::saturate_zero;
+  f.satfinite_inf = SatfiniteInf::as_none;
+  f.e8m0_zero = E8m0Zero::min_if_satfinite;
+  // e8m0_below stays clamp_min, as in p3109: with below = nan, a format without a NaN (ue4m0:
+  // subnormals=no) gets nan_to_finite's value, whose order against saturate_zero no dialect and
+  // no document settles.
+  f.nan_to_finite = NanToFinite::signed_max;
+  v.push_back({"variant-f", f});
   return v;
 }
 

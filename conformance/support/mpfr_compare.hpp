@@ -24,7 +24,7 @@ class MpfrComparison {
     for (const Context& c : all_contexts()) convs_.emplace_back(src, dst, c, dialect);
   }
 
-  /// Counts 24 cases for the source code `x` in `t`, each a mismatch when code or flags differ.
+  /// Counts one case per context of all_contexts() (36) for the source code `x` in `t`, each a mismatch when code or flags differ.
   void check(std::uint64_t x, Tally& t) const {
     const auto all = oracle::convert_all(osrc_, odst_, x, policies_);
     for (const Converter& conv : convs_) {

@@ -24,6 +24,10 @@
 
 namespace softmx::detail {
 
+/// 128-bit unsigned arithmetic for StochasticB and C's carry tests (GCC and Clang; __extension__
+/// keeps -Wpedantic quiet about the non-ISO type).
+__extension__ using u128 = unsigned __int128;
+
 constexpr std::uint64_t low_mask(int bits) {
   return bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
 }
@@ -48,10 +52,21 @@ SOFTMX_INLINE Unpacked unpack_inline(const Format& f, std::uint64_t code) {
     case SignEncoding::none:
       break;
   }
-  if (f.specials == Specials::fnuz && u.sign && mag == 0) {  // fnuz: the -0 code is the NaN
+  if (f.nan_is_negative_zero() && u.sign && mag == 0) {  // fnuz, P3109 signed: the -0 code is the NaN
     u.cls = ValueClass::nan;
     u.nan_quiet = true;
     return u;
+  }
+  if (f.specials == Specials::extended) {  // P3109 extended: Inf and (unsigned) NaN at the top codes
+    if (mag == f.inf_magnitude()) {
+      u.cls = ValueClass::inf;
+      return u;
+    }
+    if (mag == f.all_ones_magnitude()) {  // unsigned: the all-ones code is the NaN
+      u.cls = ValueClass::nan;
+      u.nan_quiet = true;
+      return u;
+    }
   }
   const std::uint64_t frac = mag & low_mask(m);
   const std::uint64_t expf = mag >> m;
@@ -92,12 +107,12 @@ SOFTMX_INLINE Unpacked unpack_inline(const Format& f, std::uint64_t code) {
 // ---------------------------------------------------------------------------------------------
 // Packing.
 
-/// Packs a sign and a magnitude code into a code (SEMANTICS 3). fnuz has no -0 (that code is
-/// its NaN): a zero of either sign packs as +0.
+/// Packs a sign and a magnitude code into a code (SEMANTICS 3). fnuz and P3109 signed formats
+/// have no -0 (that code is their NaN): a zero of either sign packs as +0.
 SOFTMX_INLINE std::uint64_t pack(const Format& f, bool sign, std::uint64_t mag) {
   switch (f.sign) {
     case SignEncoding::magnitude: {
-      const bool s = f.specials == Specials::fnuz ? sign && mag != 0 : sign;
+      const bool s = f.nan_is_negative_zero() ? sign && mag != 0 : sign;
       return (std::uint64_t{s} << (f.width - 1)) | mag;
     }
     case SignEncoding::twos_complement: return sign ? (~mag + 1) & f.code_mask() : mag;
@@ -117,9 +132,9 @@ SOFTMX_INLINE std::uint64_t max_magnitude(const Format& f, bool sign, const Dial
 /// has one NaN, the negative-zero code, whatever the rule.
 SOFTMX_INLINE std::uint64_t nan_code_with(const Format& f, bool sign, std::uint64_t payload, NanPayload rule,
                                           const Dialect& d) {
-  if (f.specials == Specials::fnuz) return std::uint64_t{1} << (f.width - 1);  // the one NaN: the -0 code
+  if (f.nan_is_negative_zero()) return std::uint64_t{1} << (f.width - 1);  // the one NaN: the -0 code
   const bool s = d.nan_sign == NanSign::negative || (d.nan_sign == NanSign::preserve && sign);
-  std::uint64_t mag = f.all_ones_magnitude();  // fn formats: their single NaN
+  std::uint64_t mag = f.all_ones_magnitude();  // fn and unsigned extended formats: their single NaN
   if (f.specials == Specials::ieee) {
     const int m = f.man_bits;
     const std::uint64_t quiet = std::uint64_t{1} << (m - 1);
@@ -172,8 +187,13 @@ SOFTMX_INLINE Result nan_result(const Format& f, bool sign, std::uint64_t payloa
   return {0, flag::invalid};
 }
 
-SOFTMX_INLINE std::uint64_t inf_code(const Format& f, bool sign) {
-  return pack(f, sign, low_mask(f.exp_bits) << f.man_bits);
+SOFTMX_INLINE std::uint64_t inf_code(const Format& f, bool sign) { return pack(f, sign, f.inf_magnitude()); }
+
+/// What an overflow or an Inf gives where the rules ask for Inf and f has none: its NaN
+/// (OFP8's e4m3, e8m0, fnuz), or with OverflowNoInf::max_finite (P3109's finite domain,
+/// v4.0 4.7.5: SatNone sends X > Mhi and +Inf to Mhi) no NaN at all.
+SOFTMX_INLINE bool no_inf_gives_nan(const Format& f, const Dialect& d) {
+  return f.has_nan() && d.overflow_no_inf == OverflowNoInf::nan;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -201,6 +221,25 @@ SOFTMX_INLINE std::uint64_t round_increment(Rounding mode, bool sign, bool code_
     case Rounding::rs: {
       const unsigned r = std::clamp<unsigned>(c.rbits_width, 1, 64);
       const std::uint64_t R = c.rbits & low_mask(static_cast<int>(r));
+      switch (c.stochastic) {
+        case StochasticRule::a: break;
+        case StochasticRule::b: {
+          // P3109 StochasticB (v4.0 4.7.4): floor(v 2^(r+1)) + (2R + 1) >= 2^(r+1): r + 1 bits of
+          // the fraction, R with an implicit half bit below it (r <= 63: Context::rbits_width).
+          const unsigned rb = std::min(r, 63u);
+          const u128 F = frac >> (63 - rb);
+          return static_cast<std::uint64_t>((F + 2 * static_cast<u128>(R) + 1) >> (rb + 1));
+        }
+        case StochasticRule::c: {
+          // P3109 StochasticC: RNITE(v 2^r) + R >= 2^r: the fraction rounded to r bits to nearest,
+          // ties to even (the bits below r and the sticky decide), then the carry test (r <= 63).
+          const unsigned rc = std::min(r, 63u);
+          const std::uint64_t F0 = frac >> (64 - rc);
+          const std::uint64_t rest = frac << rc;  // the bits below the first r, left-aligned
+          const bool up = rest > kHalf || (rest == kHalf && (sticky || (F0 & 1)));
+          return static_cast<std::uint64_t>((static_cast<u128>(F0) + (up ? 1 : 0) + R) >> rc);
+        }
+      }
       const std::uint64_t F = frac >> (64 - r);  // the first r discarded bits; the rest ignored
       if (r == 64) return F + R < F;             // carry out of 64 bits
       return (F + R) >> r;
@@ -244,7 +283,9 @@ SOFTMX_INLINE Rounded round_at(const Format& f, const Unpacked& v, int q, bool t
   return {n0 + round_increment(c.rounding, v.sign, code_odd, frac, sticky, ties_up, ties_down, c), inexact};
 }
 
-/// Tininess (SEMANTICS 5.3) of the finite non-zero v for a floating destination.
+/// Tininess (SEMANTICS 5.3) of the finite non-zero v for a floating destination, under the
+/// rules that look at v alone: before_rounding, after_rounding. (after_bounded looks at the
+/// delivered code, which round_pack_inline has; it never calls this for that rule.)
 SOFTMX_INLINE bool is_tiny(const Format& f, const Unpacked& v, bool ties_up, bool ties_down, const Context& c) {
   const int emin = f.emin();
   if (v.exp == emin - 1 && c.tininess == Tininess::after_rounding) [[unlikely]] {
@@ -263,29 +304,42 @@ SOFTMX_INLINE Result round_pack_inline(const Format& f, const Unpacked& in, cons
   bool sign = in.sign;
   Flags extra = 0;
 
-  // Unsigned destination (e8m0, ue4m3): negative non-zero values (SEMANTICS 5.4).
+  // Unsigned destination (e8m0, ue4m3): negative non-zero values (SEMANTICS 5.4). P3109's rule
+  // (saturate_zero) rounds a finite one first, below; its -Inf is decided here.
+  bool negative_unsigned = false;
   if (!f.is_signed() && sign && (in.cls == ValueClass::finite || in.cls == ValueClass::inf)) {
     switch (d.e8m0_negative) {
+      case E8m0Negative::saturate_zero:
+        if (in.cls == ValueClass::inf) {
+          if (c.saturation == Saturation::none) return nan_result(f, false, 0, flag::invalid, d);
+          return {pack(f, false, 0), flag::invalid};
+        }
+        negative_unsigned = true;
+        break;
       case E8m0Negative::nan: return nan_result(f, false, 0, flag::invalid, d);
       case E8m0Negative::min_if_satfinite:
         // ml_dtypes: kSaturate ? lowest() : quiet_NaN(), tested after its Inf test (-Inf: NaN).
-        if (in.cls == ValueClass::inf || c.saturation != Saturation::finite)
+        if (in.cls == ValueClass::inf || c.saturation == Saturation::none)
           return nan_result(f, false, 0, flag::invalid, d);
         return {pack(f, false, 0), Flags(flag::invalid | flag::inexact)};
       case E8m0Negative::magnitude: break;
     }
-    sign = false;
-    extra = flag::invalid;
+    if (!negative_unsigned) {
+      sign = false;
+      extra = flag::invalid;
+    }
   }
 
   if (in.cls != ValueClass::finite) [[unlikely]] switch (in.cls) {
     case ValueClass::nan:
       return nan_result(f, in.sign, in.nan_payload, in.nan_quiet ? Flags{0} : flag::invalid, d);
     case ValueClass::inf: {  // SEMANTICS 5.6
-      // satfinite_inf as_none: saturation clamps finite overflow only, an Inf converts as under none.
-      if (c.saturation == Saturation::none || d.satfinite_inf == SatfiniteInf::as_none) {
+      // satfinite_inf as_none, and propagate: saturation clamps finite overflow only, an Inf
+      // converts as under none.
+      if (c.saturation == Saturation::none || c.saturation == Saturation::propagate ||
+          d.satfinite_inf == SatfiniteInf::as_none) {
         if (f.has_inf()) return {inf_code(f, sign), extra};
-        if (f.has_nan()) return {nan_code(f, sign, 0, d), flag::invalid};
+        if (no_inf_gives_nan(f, d)) return {nan_code(f, sign, 0, d), flag::invalid};
       }
       return {pack(f, sign, max_magnitude(f, sign, d)), flag::invalid};
     }
@@ -293,7 +347,7 @@ SOFTMX_INLINE Result round_pack_inline(const Format& f, const Unpacked& in, cons
       if (f.has_zero()) return {pack(f, sign && (d.zero_sign == ZeroSign::keep || !is_mx_element(f.id)), 0), 0};
       // No zero (e8m0): SEMANTICS 5.4.
       if (d.e8m0_zero == E8m0Zero::nan ||
-          (d.e8m0_zero == E8m0Zero::min_if_satfinite && c.saturation != Saturation::finite))
+          (d.e8m0_zero == E8m0Zero::min_if_satfinite && c.saturation == Saturation::none))
         return nan_result(f, false, 0, flag::invalid, d);
       return {pack(f, false, 0), flag::underflow | flag::inexact};
     }
@@ -311,10 +365,24 @@ SOFTMX_INLINE Result round_pack_inline(const Format& f, const Unpacked& in, cons
   const bool ties_down = mx_element && d.nearest_ties == NearestTies::toward_zero;
   const bool zero_plus = mx_element && d.zero_sign == ZeroSign::positive;
 
+  // P3109 (saturate_zero): a negative result other than zero is below Mlo = 0. SatNone gives NaN
+  // except under TowardZero and TowardPositive (4.7.5 rules 42, 44); the others clamp to code 0.
+  const auto negative_below_mlo = [&]() -> Result {
+    if (c.saturation == Saturation::none && c.rounding != Rounding::rz && c.rounding != Rounding::ru)
+      return nan_result(f, false, 0, flag::invalid, d);
+    return {pack(f, false, 0), Flags(flag::invalid | flag::inexact)};
+  };
+
   if (!f.subnormals && v.exp < emin) {
     // Below the smallest value of a format without zero or subnormals (e8m0): SEMANTICS 5.4.
     if (d.e8m0_below == E8m0Below::nan) return nan_result(f, false, 0, flag::invalid, d);
-    const Flags u = is_tiny(f, v, ties_up, ties_down, c) ? flag::underflow : Flags{0};
+    // saturate_zero (P3109): clamp_min would deliver -2^emin, a non-zero negative (there is no
+    // zero to round to), which is below Mlo.
+    if (negative_unsigned) [[unlikely]] return negative_below_mlo();
+    // after_bounded: the delivered code is the smallest value, 2^emin itself, which is not
+    // below 2^emin (SEMANTICS 5.3).
+    const bool tiny = c.tininess != Tininess::after_bounded && is_tiny(f, v, ties_up, ties_down, c);
+    const Flags u = tiny ? flag::underflow : Flags{0};
     return {pack(f, sign, 0), Flags(u | flag::inexact | extra)};
   }
 
@@ -337,20 +405,30 @@ SOFTMX_INLINE Result round_pack_inline(const Format& f, const Unpacked& in, cons
   const std::int64_t base = static_cast<std::int64_t>(q + m + f.bias - 1) * (std::int64_t{1} << m);
   const std::uint64_t mag = static_cast<std::uint64_t>(base + static_cast<std::int64_t>(r.n));
 
+  // Only a rounded zero escapes: magnitude code 0 is zero where the format has a zero, and its
+  // smallest value 2^emin (non-zero) where it has none (e8m0).
+  if (negative_unsigned && (mag != 0 || !f.has_zero())) [[unlikely]] return negative_below_mlo();
+
   if (mag > max_mag) {  // SEMANTICS 4
     const Rounding mode = c.rounding;
     const bool toward_inf = mode == Rounding::rne || mode == Rounding::rna || mode == Rounding::rs ||
-                            (mode == Rounding::ru && !sign) || (mode == Rounding::rd && sign);
+                            (mode == Rounding::ru && !sign) || (mode == Rounding::rd && sign) ||
+                            (mode == Rounding::ro && d.ro_overflow == RoOverflow::odd_code && f.has_inf() &&
+                             (f.inf_magnitude() & 1) != 0);
     const Flags fl = flag::overflow | flag::inexact | extra;
     if (c.saturation == Saturation::none && toward_inf) {
       if (f.has_inf()) return {inf_code(f, sign), fl};
-      if (f.has_nan()) return {nan_code(f, sign, 0, d), fl};
+      if (no_inf_gives_nan(f, d)) return {nan_code(f, sign, 0, d), fl};
     }
     return {pack(f, sign, max_mag), fl};
   }
 
-  // Flags as arithmetic on bools (branch-free for the common case).
-  const bool underflow = !f.fixed_point && inexact && is_tiny(f, v, ties_up, ties_down, c);
+  // Flags as arithmetic on bools (branch-free for the common case). after_bounded (SEMANTICS
+  // 5.3): the delivered magnitude is below 2^emin, i.e. its exponent field is 0 (a zero or a
+  // subnormal; without subnormals field 0 holds normal numbers, never below 2^emin).
+  const bool underflow = !f.fixed_point && inexact &&
+                         (c.tininess == Tininess::after_bounded ? f.subnormals && mag < (std::uint64_t{1} << m)
+                                                                : is_tiny(f, v, ties_up, ties_down, c));
   const Flags fl = Flags(extra | (inexact ? flag::inexact : 0) | (underflow ? flag::underflow : 0));
   // A result of magnitude zero takes the zero_sign policy (SEMANTICS 5.8).
   return {pack(f, sign && (mag != 0 || !zero_plus), mag), fl};

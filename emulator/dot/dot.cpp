@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "dot/tensor_core_dot.hpp"
 #include "dot/wide_accumulator.hpp"
 #include "softmx/block.hpp"
 #include "softmx/tensor_core.hpp"
@@ -20,6 +21,43 @@ using detail::WideAccumulator;
 using detail::WiderAccumulator;
 
 const Format& f32_format() { return format(FormatId::f32); }
+
+/// The destination of one DotGeneral (dot.hpp DotDestination, checked): its format, and C as
+/// an exact value (cls zero when there is no C; `present` tells the two apart, as the sign of
+/// an exact zero sum needs).
+struct Dest {
+  const Format* to = nullptr;
+  bool present = false;
+  Unpacked c;               // zero, finite, Inf or NaN
+  bool c_signalling = false;
+};
+
+/// DotGeneral's own destination: f32, no C.
+Dest f32_dest() {
+  Dest r;
+  r.to = &f32_format();
+  return r;
+}
+
+Dest dest_of(const DotDestination& d) {
+  Dest r;
+  r.to = &format(d.to);
+  if (d.c) {
+    r.present = true;
+    r.c = unpack(*r.to, *d.c);
+    r.c_signalling = r.c.cls == ValueClass::nan && !r.c.nan_quiet;
+  }
+  return r;
+}
+
+/// Adds the finite value u exactly to an accumulator (f32, f16 and bf16 values lie within
+/// every accumulator's range: 2^-149 .. 2^128).
+template <class Accumulator>
+void add_value(Accumulator& acc, const Unpacked& u) {
+  if (u.cls != ValueClass::finite) return;
+  const int tz = std::countr_zero(u.sig);
+  acc.add(u.sign, u.sig >> tz, u.exp - 63 + tz);
+}
 
 
 /// An element value as an exact small integer times a power of two (or a special).
@@ -121,23 +159,35 @@ struct SpecialOutcome {
   Flags flags = 0;
 };
 
-// Result of an infinite or NaN sum, through round_pack so saturation applies as for any
-// f32 destination (SEMANTICS 5.5, 5.6).
-Result special_result(const SpecialOutcome& s, const Context& out) {
+// Result of an infinite or NaN sum in the destination `to`, through round_pack so saturation
+// applies as for any IEEE destination (SEMANTICS 5.5, 5.6).
+Result special_result(const SpecialOutcome& s, const Context& out, const Format& to = f32_format()) {
   Unpacked u;
   if (s.nan || (s.pos_inf && s.neg_inf)) {
     u.cls = ValueClass::nan;
     u.nan_payload = std::uint64_t{1} << 63;  // the canonical quiet NaN
-    Result r = round_pack(f32_format(), u, out, ocp_dialect());
+    Result r = round_pack(to, u, out, ocp_dialect());
     r.flags |= s.flags;
     if (s.pos_inf && s.neg_inf && !s.nan) r.flags |= flag::invalid;  // Inf - Inf
     return r;
   }
   u.cls = ValueClass::inf;
   u.sign = s.neg_inf;
-  Result r = round_pack(f32_format(), u, out, ocp_dialect());
+  Result r = round_pack(to, u, out, ocp_dialect());
   r.flags |= s.flags;
   return r;
+}
+
+/// The special inputs of a DotGeneral with its addend: the products' (scan_specials), then C,
+/// one more term: a NaN C makes NaN (invalid when signalling), an Inf C an Inf of its sign.
+SpecialOutcome with_addend(SpecialOutcome s, const Dest& d) {
+  if (d.c.cls == ValueClass::nan) {
+    s.nan = true;
+    if (d.c_signalling) s.flags |= flag::invalid;
+  } else if (d.c.cls == ValueClass::inf) {
+    (d.c.sign ? s.neg_inf : s.pos_inf) = true;
+  }
+  return s;
 }
 
 /// The weights of a block pair's products and their sum: the least significant bit of any
@@ -248,12 +298,13 @@ SpecialOutcome scan_specials(std::span<const BlockRef> a, std::span<const BlockR
 }
 
 // Sign of an exact zero sum (BLOCKS.md 5), as IEEE 754 6.3 gives it for additions in any
-// order: every product -0: -0; every product +0: +0; otherwise (mixed zeros, or non-zero
-// products that cancel) +0, or -0 under rd.
-Result zero_result(bool all_negative_zero, bool all_positive_zero, const Context& out) {
+// order: every term -0: -0; every term +0: +0; otherwise (mixed zeros, or non-zero terms that
+// cancel) +0, or -0 under rd. The terms are the products and C when there is one.
+Result zero_result(bool all_negative_zero, bool all_positive_zero, const Context& out,
+                   const Format& to = f32_format()) {
   Unpacked z;
   z.sign = all_negative_zero || (!all_positive_zero && out.rounding == Rounding::rd);
-  return round_pack(f32_format(), z, out, ocp_dialect());
+  return round_pack(to, z, out, ocp_dialect());
 }
 
 /// Every code of an MX element format as an integer multiple of the format's quantum 2^q (q:
@@ -330,9 +381,12 @@ bool block_sum(const FixedTable& ta, const FixedTable& tb, std::span<const std::
 /// The exact model's fast form: each block pair's sum of products formed as one exact integer
 /// (a table read and an integer multiply-add per element) and added to the wide accumulator
 /// once per block. The same exact sum as the term-by-term form, so the same rounding and flags.
-/// nullopt where the term-by-term form decides: a NaN scale, a NaN or Inf code, or a sum that
-/// is exactly zero (its sign follows the zero products' signs).
-std::optional<Result> exact_by_blocks(std::span<const BlockRef> a, std::span<const BlockRef> b, const Context& out) {
+/// C (d.c, when finite) is one more term of the exact sum, rounded with it once into d.to.
+/// nullopt where the term-by-term form decides: a NaN scale, a NaN or Inf code or C, or a sum
+/// that is exactly zero (its sign follows the zero terms' signs).
+std::optional<Result> exact_by_blocks(std::span<const BlockRef> a, std::span<const BlockRef> b, const Dest& d,
+                                      const Context& out) {
+  if (d.c.cls == ValueClass::nan || d.c.cls == ValueClass::inf) return std::nullopt;
   WideAccumulator acc;
   for (std::size_t j = 0; j < a.size(); ++j) {
     if (a[j].scale == 0xFF || b[j].scale == 0xFF) return std::nullopt;
@@ -351,27 +405,43 @@ std::optional<Result> exact_by_blocks(std::span<const BlockRef> a, std::span<con
     acc.add(neg, static_cast<std::uint64_t>(m), exp);
     acc.add(neg, static_cast<std::uint64_t>(m >> 64), exp + 64);
   }
+  add_value(acc, d.c);
   if (acc.is_zero()) return std::nullopt;
-  return round_pack(f32_format(), acc.to_unpacked(), out, ocp_dialect());
+  return round_pack(*d.to, acc.to_unpacked(), out, ocp_dialect());
 }
 
 class ExactModel final : public AccumulationModel {
  public:
   std::string_view name() const override { return "exact"; }
   Result dot_general(std::span<const BlockRef> a, std::span<const BlockRef> b, const Context& out) const override {
-    if (const std::optional<Result> r = exact_by_blocks(a, b, out)) return *r;
-    if (fits_wide_accumulator(a, b)) return term_by_term<WideAccumulator>(a, b, out);
-    return term_by_term<WiderAccumulator>(a, b, out);
+    return sum(a, b, f32_dest(), out);
+  }
+  Result dot_general_to(std::span<const BlockRef> a, std::span<const BlockRef> b, const DotDestination& dst,
+                        const Context& out) const override {
+    return sum(a, b, dest_of(dst), out);
   }
 
-  /// The exact sum formed term by term (every product added to the accumulator on its own),
-  /// with the special cases and the sign of an exact zero.
+  static Result sum(std::span<const BlockRef> a, std::span<const BlockRef> b, const Dest& d, const Context& out) {
+    if (const std::optional<Result> r = exact_by_blocks(a, b, d, out)) return *r;
+    if (fits_wide_accumulator(a, b)) return term_by_term<WideAccumulator>(a, b, d, out);
+    return term_by_term<WiderAccumulator>(a, b, d, out);
+  }
+
+  /// The exact sum formed term by term (every product added to the accumulator on its own,
+  /// then C), with the special cases and the sign of an exact zero.
   template <class Accumulator>
-  static Result term_by_term(std::span<const BlockRef> a, std::span<const BlockRef> b, const Context& out) {
-    const SpecialOutcome s = scan_specials(a, b);
-    if (s.nan || s.pos_inf || s.neg_inf) return special_result(s, out);
+  static Result term_by_term(std::span<const BlockRef> a, std::span<const BlockRef> b, const Dest& d,
+                             const Context& out) {
+    const SpecialOutcome s = with_addend(scan_specials(a, b), d);
+    if (s.nan || s.pos_inf || s.neg_inf) return special_result(s, out, *d.to);
     Accumulator acc;
+    // C is a term like the products, for the sign of an exact zero too (IEEE 754 6.3).
     bool all_negative_zero = true, all_positive_zero = true;
+    if (d.present) {
+      all_negative_zero = d.c.cls == ValueClass::zero && d.c.sign;
+      all_positive_zero = d.c.cls == ValueClass::zero && !d.c.sign;
+      add_value(acc, d.c);
+    }
     for (std::size_t j = 0; j < a.size(); ++j) {
       const Term sa = scale_term(a[j]), sb = scale_term(b[j]);
       for (std::size_t i = 0; i < a[j].codes.size(); ++i) {
@@ -387,8 +457,8 @@ class ExactModel final : public AccumulationModel {
         acc.add(p.sign, p.mag, p.exp);
       }
     }
-    if (acc.is_zero()) return zero_result(all_negative_zero, all_positive_zero, out);
-    return round_pack(f32_format(), acc.to_unpacked(), out, ocp_dialect());
+    if (acc.is_zero()) return zero_result(all_negative_zero, all_positive_zero, out, *d.to);
+    return round_pack(*d.to, acc.to_unpacked(), out, ocp_dialect());
   }
 };
 
@@ -441,11 +511,24 @@ class Fp32SequentialModel final : public AccumulationModel {
  public:
   std::string_view name() const override { return "fp32-sequential"; }
   Result dot_general(std::span<const BlockRef> a, std::span<const BlockRef> b, const Context& out) const override {
-    const SpecialOutcome s = scan_specials(a, b);
-    if (s.nan || s.pos_inf || s.neg_inf) return special_result(s, out);
+    return sum(a, b, f32_dest(), out);
+  }
+  Result dot_general_to(std::span<const BlockRef> a, std::span<const BlockRef> b, const DotDestination& dst,
+                        const Context& out) const override {
+    return sum(a, b, dest_of(dst), out);
+  }
+
+  /// BLOCKS.md 5's steps with the accumulator starting at C (+0 without one: the same result
+  /// as C = +0), every step an f32 rounding under `out`; then, for an f16 or bf16 destination,
+  /// acc rounded once more into it. C's NaN and Inf decide first, as the products' do.
+  static Result sum(std::span<const BlockRef> a, std::span<const BlockRef> b, const Dest& d, const Context& out) {
+    const SpecialOutcome s = with_addend(scan_specials(a, b), d);
+    if (s.nan || s.pos_inf || s.neg_inf) return special_result(s, out, *d.to);
     const Format& f32 = f32_format();
     Flags flags = 0;
-    Unpacked acc;  // +0
+    // The accumulator's initial value: C (zero or finite here; an f16 or bf16 value is exact in
+    // f32, so this is C itself), or +0.
+    Unpacked acc = d.present ? d.c : Unpacked{};
     for (std::size_t j = 0; j < a.size(); ++j) {
       Unpacked sum;  // +0
       for (std::size_t i = 0; i < a[j].codes.size(); ++i) {
@@ -468,39 +551,149 @@ class Fp32SequentialModel final : public AccumulationModel {
       // E8M0 scales, s_j * 2^(sa + sb)).
       const Term sa = scale_term(a[j]), sb = scale_term(b[j]);  // finite or zero: scan_specials saw to it
       if (sum.cls == ValueClass::inf && (sa.cls == ValueClass::zero || sb.cls == ValueClass::zero))
-        return {special_result(SpecialOutcome{true, false, false, 0}, out).code, static_cast<Flags>(flags | flag::invalid)};  // Inf * 0
+        return {special_result(SpecialOutcome{true, false, false, 0}, out, *d.to).code,
+                static_cast<Flags>(flags | flag::invalid)};  // Inf * 0
       sum = times_scales(sum, sa, sb);
-      const Result d = round_pack(f32, sum, out, ocp_dialect());
-      flags |= d.flags;
-      const Result r = add_f32(acc, unpack(f32, d.code), out);
+      const Result dj = round_pack(f32, sum, out, ocp_dialect());
+      flags |= dj.flags;
+      const Result r = add_f32(acc, unpack(f32, dj.code), out);
       flags |= r.flags;
       acc = unpack(f32, r.code);
-      if (acc.cls == ValueClass::nan) return {r.code, flags};  // +Inf + -Inf: nothing can change it
+      if (acc.cls == ValueClass::nan)  // +Inf + -Inf: nothing can change it
+        return {special_result(SpecialOutcome{true, false, false, 0}, out, *d.to).code, flags};
     }
-    return {round_pack(f32, acc, out, ocp_dialect()).code, flags};
+    // acc is an f32 value: into f32 this encodes it (no flags of its own, as before C and
+    // f16 existed); into f16 or bf16 it is the last rounding, whose flags join the steps'.
+    const Result r = round_pack(*d.to, acc, out, ocp_dialect());
+    if (d.to->id == FormatId::f32) return {r.code, flags};
+    return {r.code, static_cast<Flags>(flags | r.flags)};
+  }
+};
+
+/// MXDOTP, an MX dot-product unit (github gamzeisl/cvfpu, fpnew_mxdotp_multi; docs/research/
+/// mxdotp.md has its datapath with the RTL lines): one instruction sums W products exactly (W = 8
+/// for 8-bit elements, 11 for e3m2 and e2m3, 16 for e2m1), scales the sum by 2^(sa + sb - 254),
+/// adds C and rounds once into f32 or bf16 (the context's rounding; its flags are after-bounded,
+/// give tininess after-bounded). As exact, specials included, except where the RTL returns C:
+/// when C's alignment shift against the sum's anchor (2^-34 of the scaled sum) exceeds 70 (C
+/// unchanged, inexact alone when some product is non-zero), or is below -24 with every product
+/// zero or cancelled (C unchanged, no flags); and an exact zero is +0. A DotGeneral is the chain
+/// a kernel issues: each pair in order, its elements W at a time, each instruction's D the next
+/// one's C (the first's C: C, or +0). Elements: e4m3, e5m2, e3m2, e2m3, e2m1, and int8:bias=-5
+/// (MXDOTPI reads INT8 codes as integers, not OCP's k/64). docs/BLOCKS.md 5.2.
+class MxdotpModel final : public AccumulationModel {
+ public:
+  std::string_view name() const override { return "mxdotp"; }
+  Result dot_general(std::span<const BlockRef> a, std::span<const BlockRef> b, const Context& out) const override {
+    return dot_general_to(a, b, DotDestination{}, out);
+  }
+  Result dot_general_to(std::span<const BlockRef> a, std::span<const BlockRef> b, const DotDestination& dst,
+                        const Context& out) const override {
+    if (dst.to != FormatId::f32 && dst.to != FormatId::bf16)
+      throw std::invalid_argument("dot: mxdotp rounds into f32 or bf16 (FP32, FP16ALT), not " +
+                                  std::string(format(dst.to).name));
+    std::uint32_t acc = dst.c.value_or(0);
+    Flags flags = 0;
+    for (std::size_t j = 0; j < a.size(); ++j) {
+      const std::size_t w = width(element_of(a[j])), k = a[j].codes.size();
+      if (element_of(a[j]).name.view() != element_of(b[j]).name.view())
+        throw std::invalid_argument("dot: mxdotp takes one element format for A and B");
+      for (std::size_t i = 0; i < k; i += w) {
+        BlockRef ga = a[j], gb = b[j];
+        ga.codes = a[j].codes.subspan(i, std::min(w, k - i));
+        gb.codes = b[j].codes.subspan(i, std::min(w, k - i));
+        const Result r = instruction(ga, gb, format(dst.to), acc, out);
+        acc = static_cast<std::uint32_t>(r.code);
+        flags |= r.flags;
+      }
+    }
+    return {acc, flags};
+  }
+
+ private:
+  /// The products per instruction (fpnew_mxdotp_multi.sv: 64-bit lanes, FP6 with 2 more bits).
+  static std::size_t width(const Format& f) {
+    const std::string_view n = f.name;
+    if (n == "e4m3" || n == "e5m2" || n == "int8:bias=-5") return 8;
+    if (n == "e3m2" || n == "e2m3") return 11;
+    if (n == "e2m1") return 16;
+    throw std::invalid_argument("dot: mxdotp takes e4m3, e5m2, e3m2, e2m3, e2m1 and int8:bias=-5 (MXDOTPI's INT8, "
+                                "codes read as integers), not " + std::string(n));
+  }
+  /// One instruction: D = C + the products of a and b (at most W), as the RTL rounds it.
+  static Result instruction(const BlockRef& a, const BlockRef& b, const Format& to, std::uint32_t c,
+                            const Context& out) {
+    Dest d;
+    d.to = &to;
+    d.present = true;
+    d.c = unpack(to, c);
+    d.c_signalling = d.c.cls == ValueClass::nan && !d.c.nan_quiet;
+    const SpecialOutcome s = with_addend(scan_specials(std::span(&a, 1), std::span(&b, 1)), d);
+    if (s.nan || s.pos_inf || s.neg_inf) return special_result(s, out, to);  // special_cases
+    WideAccumulator sum;
+    const Term sa = scale_term(a), sb = scale_term(b);
+    for (std::size_t i = 0; i < a.codes.size(); ++i) {
+      const Product p = term_product(element_term(element_of(a), a.codes[i]), element_term(element_of(b), b.codes[i]), sa, sb);
+      if (p.cls == ValueClass::finite) sum.add(p.sign, p.mag, p.exp);
+    }
+    const bool sop = !sum.is_zero();
+    // accumulator_shift: ANCHOR - 23 - scale + C's exponent field (+1 when subnormal) - 127.
+    const int scale = static_cast<int>(a.scale) + static_cast<int>(b.scale) - 254;
+    const int field = d.c.cls == ValueClass::zero ? 0 : std::max(d.c.exp + 127, 1);
+    const int shift = 34 - 23 - scale + field - 127;
+    if (shift > 70) return {c, sop ? flag::inexact : Flags{0}};  // MAX_ACC_SHIFT_AMOUNT: the bypass
+    if (shift < -24 && !sop) return {c, 0};                        // right shift past 24, SoP zero
+    add_value(sum, d.c);
+    return round_pack(to, sum.is_zero() ? Unpacked{} : sum.to_unpacked(), out, ocp_dialect());  // zero: +0
   }
 };
 
 const ExactModel kExact;
 const Fp32SequentialModel kFp32Sequential;
+const MxdotpModel kMxdotp;
 
 }  // namespace
 
 const AccumulationModel& exact_accumulation() { return kExact; }
 const AccumulationModel& fp32_sequential_accumulation() { return kFp32Sequential; }
 
+std::span<const AccumulationModel* const> accumulation_models() {
+  static const std::vector<const AccumulationModel*> models = [] {
+    std::vector<const AccumulationModel*> m{&kExact, &kFp32Sequential, &kMxdotp};
+    for (const TensorCoreModel* t : tensor_core_models()) m.push_back(t);
+    return m;
+  }();
+  return models;
+}
+
 const AccumulationModel* find_accumulation_model(std::string_view name) {
   if (name == kExact.name()) return &kExact;
   if (name == kFp32Sequential.name() || name == "fp32_sequential") return &kFp32Sequential;
+  if (name == kMxdotp.name()) return &kMxdotp;
   return find_tensor_core_model(name);  // hopper-fp8-mma, hopper-fp8-wgmma (tensor_core.hpp)
 }
 
-Result dot_general(std::span<const BlockRef> a, std::span<const BlockRef> b, const Context& out,
-                   const AccumulationModel& model) {
+Result AccumulationModel::dot_general_to(std::span<const BlockRef> a, std::span<const BlockRef> b,
+                                        const DotDestination& dst, const Context& out) const {
+  // The tensor-core models: their class (tensor_core.hpp) overrides dot_general() only; their
+  // C and accumulators are reached here (tensor_core_dot.hpp).
+  if (const auto* tc = dynamic_cast<const TensorCoreModel*>(this))
+    return detail::tensor_core_dot_general(*tc, a, b, FormatId::e8m0, dst.to, dst.c);
+  if (dst.to == FormatId::f32 && !dst.c) return dot_general(a, b, out);
+  throw std::invalid_argument("dot: the accumulation model " + std::string(name()) + " defines no " +
+                              (dst.c ? std::string("addend C") : std::string(format(dst.to).name) + " destination") +
+                              " (exact and fp32-sequential define every destination with C)");
+}
+
+namespace {
+
+/// The checks of dot_general() shared by both forms: the blocks (validate), and the models
+/// other than exact and fp32-sequential reading named elements and E8M0 scales.
+void check_blocks(std::span<const BlockRef> a, std::span<const BlockRef> b, const AccumulationModel& model) {
   validate(a, b);
   if (&model != &kExact && &model != &kFp32Sequential)
     for (std::size_t j = 0; j < a.size(); ++j) {
-      if (a[j].format == FormatId::runtime || b[j].format == FormatId::runtime)
+      if ((a[j].format == FormatId::runtime || b[j].format == FormatId::runtime) && &model != &kMxdotp)
         throw std::invalid_argument("dot: the accumulation model " + std::string(model.name()) +
                                     " models hardware for the named element formats; a runtime element (" +
                                     std::string(element_of(a[j].format == FormatId::runtime ? a[j] : b[j]).name) +
@@ -512,13 +705,42 @@ Result dot_general(std::span<const BlockRef> a, std::span<const BlockRef> b, con
                                     " takes exact or fp32-sequential (UE4M3 under blackwell-mxf4 and -nvf4: gemm, "
                                     "dot_pairs)");
     }
+}
+
+}  // namespace
+
+Result dot_general(std::span<const BlockRef> a, std::span<const BlockRef> b, const Context& out,
+                   const AccumulationModel& model) {
+  check_blocks(a, b, model);
   // The result is an f32: by_destination resolves to none there (IEEE overflow, SEMANTICS 4.1),
   // once, so every model sees finite or none.
   return model.dot_general(a, b, resolve(ocp_dialect(), FormatId::f32, out));
 }
 
+Result dot_general(std::span<const BlockRef> a, std::span<const BlockRef> b, const DotDestination& dst,
+                   const Context& out, const AccumulationModel& model) {
+  check_blocks(a, b, model);
+  if (dst.to != FormatId::f32 && dst.to != FormatId::f16 && dst.to != FormatId::bf16)
+    throw std::invalid_argument("dot: the destination is f32, f16 or bf16, not " + std::string(format(dst.to).name));
+  if (dst.c && *dst.c > format(dst.to).code_mask())
+    throw std::invalid_argument("dot: C = " + std::to_string(*dst.c) + " is not a code of " +
+                                std::string(format(dst.to).name) + " (0.." + std::to_string(format(dst.to).code_mask()) +
+                                ")");
+  // by_destination resolves to none into f32, f16 and bf16 alike (SEMANTICS 4.1).
+  const Context ctx = resolve(ocp_dialect(), dst.to, out);
+  // No addend into f32 is DotGeneral itself: the model's own dot_general(), so that a model
+  // that defines nothing more is served, and every result is as before.
+  if (dst.to == FormatId::f32 && !dst.c) return model.dot_general(a, b, ctx);
+  return model.dot_general_to(a, b, dst, ctx);
+}
+
 Result dot(const BlockRef& a, const BlockRef& b, const Context& out, const AccumulationModel& model) {
   return dot_general(std::span(&a, 1), std::span(&b, 1), out, model);
+}
+
+Result dot(const BlockRef& a, const BlockRef& b, const DotDestination& dst, const Context& out,
+           const AccumulationModel& model) {
+  return dot_general(std::span(&a, 1), std::span(&b, 1), dst, out, model);
 }
 
 }  // namespace softmx

@@ -7,6 +7,7 @@
 // models (wide_accumulator.hpp, bit 0 = 2^-320), so no width or carry limit exists anywhere
 // except where the model's parameters put one.
 #include "softmx/tensor_core.hpp"
+#include "softmx/tensor_core_instructions.hpp"
 
 #include <algorithm>
 #include <array>
@@ -16,153 +17,14 @@
 #include <string>
 #include <vector>
 
+#include "dot/tensor_core_dot.hpp"
+#include "dot/tensor_core_steps.hpp"
 #include "dot/wide_accumulator.hpp"
 
 namespace softmx {
 namespace {
 
-using detail::WideAccumulator;
-
-/// A decoded element or accumulator value. finite: (-1)^sign * n * 2^q with e = q + m the
-/// exponent clamped to the format's emin (the operand-exponent convention of the header).
-struct Operand {
-  ValueClass cls = ValueClass::zero;
-  bool sign = false;
-  bool signalling = false;
-  std::uint64_t n = 0;
-  int q = 0;
-  int e = 0;
-};
-
-Operand decode(const Format& f, std::uint64_t code, bool flush_subnormals) {
-  const Unpacked u = unpack(f, code);
-  Operand o;
-  o.cls = u.cls;
-  o.sign = u.sign;
-  o.signalling = u.cls == ValueClass::nan && !u.nan_quiet;
-  if (u.cls != ValueClass::finite) return o;
-  const int emin = f.emin();
-  if (u.exp < emin && flush_subnormals) {
-    o.cls = ValueClass::zero;
-    return o;
-  }
-  const int e = std::max<int>(u.exp, emin);
-  // sig holds the value's bits from bit 63 down; the significand integer N has its unit bit
-  // at position 63 - m for a normal value and (e - u.exp) places further left of the leading
-  // bit for a subnormal one. The shift is at most 63 for every format softmx has (the
-  // smallest subnormal's leading bit is m places below emin).
-  const int shift = 63 - f.man_bits + (e - u.exp);
-  o.n = u.sig >> shift;
-  o.q = e - f.man_bits;
-  o.e = e;
-  return o;
-}
-
-/// One product A_k * B_k (scaled), classified.
-struct Product {
-  ValueClass cls = ValueClass::zero;  // zero, finite, inf, nan
-  bool neg = false;
-  bool signalling = false;
-  std::uint64_t n = 0;
-  int q = 0;
-  int ae = 0;  // alignment exponent
-};
-
-/// The accumulator grid: fraction bits, exponent range and mode of f32/f16 accumulation.
-struct Grid {
-  const Format* f = nullptr;
-  int p = 23;
-  Rounding mode = Rounding::rz;
-  int emin = -126, emax = 127;
-  bool flush = false;
-  std::uint64_t nan_code = 0;
-};
-
-/// A value on the grid: zero, finite kept * 2^qe, or Inf.
-struct GridValue {
-  ValueClass cls = ValueClass::zero;
-  bool sign = false;
-  std::uint64_t kept = 0;
-  int qe = 0;
-};
-
-int lead_exp(std::uint64_t kept, int qe) { return static_cast<int>(std::bit_width(kept)) - 1 + qe; }
-
-/// Rounds the exact non-zero value u onto the grid (header step 5). Sets overflow when Inf
-/// was reached.
-GridValue round_to_grid(const Unpacked& u, const Grid& g, bool& overflow) {
-  GridValue r;
-  r.sign = u.sign;
-  const int qe = std::max<int>(u.exp, g.emin) - g.p;
-  const int d = 63 - (u.exp - qe);  // bits of sig below the quantum: >= 63 - p >= 40
-  std::uint64_t kept = 0;
-  bool half = false, rest = false;
-  if (d >= 65) {
-    rest = true;  // the whole value lies below half a quantum
-  } else if (d == 64) {
-    half = true;  // sig's bit 63 is the half-quantum bit
-    rest = (u.sig << 1) != 0 || u.sticky;
-  } else {
-    kept = u.sig >> d;
-    const std::uint64_t rem = u.sig & ((std::uint64_t{1} << d) - 1);
-    half = (rem >> (d - 1)) & 1;
-    rest = (rem & ((std::uint64_t{1} << (d - 1)) - 1)) != 0 || u.sticky;
-  }
-  const bool inexact = half || rest;
-  bool up = false;
-  switch (g.mode) {
-    case Rounding::rz: break;
-    case Rounding::rne: up = half && (rest || (kept & 1)); break;
-    case Rounding::rna: up = half; break;
-    case Rounding::ru: up = !u.sign && inexact; break;
-    case Rounding::rd: up = u.sign && inexact; break;
-    case Rounding::ro:
-      if (inexact) kept |= 1;
-      break;
-    case Rounding::rs: break;  // rejected by the constructor
-  }
-  kept += up;
-  r.qe = qe;
-  r.kept = kept;
-  if (kept == 0) return r;  // rounded to zero, sign kept
-  if (lead_exp(kept, qe) > g.emax) {
-    overflow = true;
-    r.cls = ValueClass::inf;
-    return r;
-  }
-  if (g.flush && lead_exp(kept, qe) < g.emin) {
-    r.kept = 0;
-    return r;
-  }
-  r.cls = ValueClass::finite;
-  return r;
-}
-
-/// The accumulator code of a grid value (exact: every grid value is a value of the format).
-std::uint32_t encode(const GridValue& v, const Grid& g) {
-  Unpacked u;
-  u.sign = v.sign;
-  if (v.cls == ValueClass::inf) u.cls = ValueClass::inf;
-  else if (v.cls == ValueClass::finite) {
-    const int w = static_cast<int>(std::bit_width(v.kept));
-    u.cls = ValueClass::finite;
-    u.exp = lead_exp(v.kept, v.qe);
-    u.sig = v.kept << (64 - w);
-  }
-  Context exact;  // nothing is rounded; saturation none so that Inf stays Inf
-  exact.saturation = Saturation::none;
-  return static_cast<std::uint32_t>(round_pack(*g.f, u, exact, ocp_dialect()).code);
-}
-
-void add_exact(WideAccumulator& acc, bool neg, std::uint64_t n, int q) {
-  if (n) acc.add(neg, n, q);
-}
-
-/// Which zeros a group's zero terms are, for the sign of an exact zero sum.
-struct ZeroSigns {
-  bool all_negative = true, all_positive = true;
-  void see(bool negative) { (negative ? all_positive : all_negative) = false; }
-};
+using namespace detail::tc;
 
 class Evaluation {
  public:
@@ -180,10 +42,21 @@ class Evaluation {
 
   /// products: in k order; c: the accumulator code. has_c false (DotGeneral): C is +0 but
   /// takes no part in the sign of a zero result (there is no addend, as in BLOCKS.md 5).
+  ///
+  /// Specials follow the model's own structure (header, "Specials"): each group's rounded
+  /// result is the next group's running value, NaN and Inf included, as MMA-Sim's chained
+  /// T-FDPAs pass one FDPA's result as the next one's c (peichenxie/MMA-Sim 0a5ce40
+  /// src/mmasim/mmasim/arithmetic/fdpa.py:114-117), where Inf and NaN come from the arithmetic
+  /// of the terms (fdpa.py:78-79: +Inf + -Inf is NaN, Inf + finite is Inf) and any NaN becomes
+  /// the NaN code (fdpa.py:61-69). So a group that overflows to +Inf followed by a group that
+  /// holds a -Inf product gives NaN, where a rule on the operands alone would give -Inf.
   Result run(const std::vector<Product>& products, std::uint32_t c_code, bool has_c) {
     Flags flags = 0;
     const Operand c = decode(*g_.f, c_code, p_.flush_subnormal_inputs);
-    // Specials first (header): NaN, then Inf.
+    // NaN operands decide at once: a NaN term makes its step NaN, and every step's result
+    // reaches D (as the next step's running value or addend), so D is NaN wherever it sits.
+    // Both signs of Inf among the operands meet the same way: each Inf is its step's result
+    // (or NaN), carried to the end, so the two meet in some step: NaN.
     bool nan = c.cls == ValueClass::nan, pos_inf = false, neg_inf = false;
     if (c.signalling) flags |= flag::invalid;
     if (c.cls == ValueClass::inf) (c.sign ? neg_inf : pos_inf) = true;
@@ -199,12 +72,12 @@ class Evaluation {
       if (!nan) flags |= flag::invalid;  // Inf - Inf
       return finish_special({g_.nan_code, flags});
     }
-    if (pos_inf || neg_inf) {
-      GridValue v;
-      v.cls = ValueClass::inf;
-      v.sign = neg_inf;
-      return finish_special({encode(v, g_), flags});
-    }
+    // At most one sign of Inf among the operands: D is that Inf, unless a step that the Inf
+    // never entered overflowed to the other sign and the two meet (NaN). The steps below
+    // decide it. A line with an Inf operand is traced as special (no groups), as before.
+    const bool inf_operand = pos_inf || neg_inf;
+    TensorCoreTrace* const trace = trace_;
+    if (inf_operand) trace_ = nullptr;
 
     // The exact result, for the flags.
     WideAccumulator exact;
@@ -217,17 +90,27 @@ class Evaluation {
     Operand acc = c;
     bool acc_present = has_c;
     GridValue accv;  // acc on the grid, once an instruction has produced it
-    bool overflow = false, inf = false;
+    bool overflow = false, made_nan = false;
     const bool after = p_.addend_stage == AddendStage::after_products;
+    // An Inf running value absorbs every later finite step when each later group takes it as
+    // a term (addend_in_group, first_group): nothing after it can change D unless an Inf
+    // product of the other sign is still to come. With after_products (an instruction's groups
+    // start empty, the accumulator is added last) or without addend_in_group (each group is
+    // rounded alone) a later step can overflow to the other sign by itself: every step runs.
+    const bool inf_absorbs = p_.addend_in_group && !after;
+    const auto settled = [&](const GridValue& v) {
+      return made_nan || (v.cls == ValueClass::inf && inf_absorbs && (!inf_operand || v.sign == neg_inf));
+    };
+    bool done = false;
     const std::size_t n = p_.product_order.empty() ? products.size() : p_.product_order.size();
     const std::size_t gs = static_cast<std::size_t>(p_.group_size);
-    for (std::size_t first = 0; first < products.size() && !inf; first += n) {
+    for (std::size_t first = 0; first < products.size() && !done; first += n) {
       // One instruction (header steps 2-7): r starts as the accumulator or empty.
       Operand r = after ? Operand{} : acc;
       bool r_present = after ? false : acc_present;
       GridValue rv;
       const std::size_t positions = p_.product_order.empty() ? products.size() - first : n;
-      for (std::size_t gfirst = 0; gfirst < positions && !inf; gfirst += gs) {
+      for (std::size_t gfirst = 0; gfirst < positions && !done; gfirst += gs) {
         // The group's products, in position order.
         members_.clear();
         for (std::size_t pos = gfirst; pos < std::min(positions, gfirst + gs); ++pos) {
@@ -245,27 +128,43 @@ class Evaluation {
         }
         terms_.clear();
         ZeroSigns zs;
+        GridValue inf_term;  // an Inf product of the group (one sign at most), else cls zero
         for (int k : members_) {
           const Product& pr = products[static_cast<std::size_t>(k)];
           if (pr.cls == ValueClass::finite) terms_.push_back(Term{k, pr.neg, pr.n, pr.q, pr.ae});
+          else if (pr.cls == ValueClass::inf) inf_term = GridValue{ValueClass::inf, pr.neg, 0, 0};
           else zs.see(pr.neg);
         }
+        GridValue gv;
         if (p_.addend_in_group) {
-          if (r.cls == ValueClass::finite) terms_.push_back(Term{-1, r.sign, r.n, r.q, addend_align(r)});
-          else if (r_present) zs.see(r.sign);
+          if (r.cls == ValueClass::inf || inf_term.cls == ValueClass::inf) {
+            // An Inf term decides the fused sum (MMA-Sim: trunc(+-inf) summed with finite
+            // terms): +Inf and -Inf give NaN, one Inf gives itself. The finite products are
+            // still cut and summed for the trace only (their own overflow counts for nothing).
+            if (tg) {
+              bool unused = false;
+              fused_sum(zs, unused, tg);
+            }
+            gv = sum_specials(r.cls == ValueClass::inf ? grid_inf(r.sign) : inf_term, inf_term, made_nan);
+          } else {
+            if (r.cls == ValueClass::finite) terms_.push_back(Term{-1, r.sign, r.n, r.q, addend_align(r)});
+            else if (r_present) zs.see(r.sign);
+            gv = fused_sum(zs, overflow, tg);
+          }
+        } else {
+          gv = inf_term.cls == ValueClass::inf ? inf_term : fused_sum(zs, overflow, tg);
+          if (r_present) gv = add_values(r, gv, g_.mode, overflow, made_nan);
         }
-        GridValue gv = fused_sum(zs, overflow, tg);
-        if (!p_.addend_in_group && r_present) gv = add_exactly(r, gv, g_.mode, overflow);
         rv = gv;
         r = operand_of(gv);
         r_present = true;
-        if (tg) tg->result = encode(gv, g_);
-        inf = gv.cls == ValueClass::inf;  // Inf + any finite value is Inf
+        if (tg) tg->result = made_nan ? static_cast<std::uint32_t>(g_.nan_code) : encode(gv, g_);
+        done = settled(gv);
       }
-      if (after && acc_present && !inf) {
+      if (after && acc_present && !done) {
         // Step 7: D = the accumulator + r, rounded once under addend_mode.
         TensorCoreTraceGroup* tg = trace_group();
-        rv = add_exactly(acc, rv, addend_mode_, overflow);
+        rv = add_values(acc, rv, addend_mode_, overflow, made_nan);
         if (tg) {
           tg->addend_step = true;
           tg->count = 0;
@@ -275,9 +174,9 @@ class Evaluation {
           if (acc.cls == ValueClass::finite) s.add(acc.sign, acc.n, acc.q);
           if (r.cls == ValueClass::finite) s.add(r.sign, r.n, r.q);
           tg->sum = s.to_unpacked();
-          tg->result = encode(rv, g_);
+          tg->result = made_nan ? static_cast<std::uint32_t>(g_.nan_code) : encode(rv, g_);
         }
-        inf = rv.cls == ValueClass::inf;
+        done = settled(rv);
       }
       accv = rv;
       acc = operand_of(rv);
@@ -285,21 +184,34 @@ class Evaluation {
     }
     if (products.empty()) accv = grid_of(acc, overflow);
 
-    const std::uint32_t code = encode(accv, g_);
-    if (accv.cls == ValueClass::inf) {
-      flags |= flag::overflow | flag::inexact;
+    Result res;
+    if (made_nan) {
+      // Inf - Inf between steps (an overflowed group and an Inf of the other sign): invalid,
+      // and the overflow that made the Inf.
+      res = Result{g_.nan_code, static_cast<Flags>(flags | flag::invalid | (overflow ? flag::overflow | flag::inexact : 0))};
+    } else if (inf_operand) {
+      // The Inf operand's sign (an overflow of the same sign changes nothing): D is the exact
+      // result, Inf, as before this rule looked at the steps; no flags.
+      res = Result{encode(accv, g_), flags};
     } else {
-      WideAccumulator diff = exact;
-      if (accv.kept) diff.add(!accv.sign, accv.kept, accv.qe);
-      if (!diff.is_zero()) {
-        flags |= flag::inexact;
-        if (accv.kept == 0 || lead_exp(accv.kept, accv.qe) < g_.emin) flags |= flag::underflow;
+      const std::uint32_t code = encode(accv, g_);
+      if (accv.cls == ValueClass::inf) {
+        flags |= flag::overflow | flag::inexact;
+      } else {
+        WideAccumulator diff = exact;
+        if (accv.kept) diff.add(!accv.sign, accv.kept, accv.qe);
+        if (!diff.is_zero()) {
+          flags |= flag::inexact;
+          if (accv.kept == 0 || lead_exp(accv.kept, accv.qe) < g_.emin) flags |= flag::underflow;
+        }
       }
+      if (overflow) flags |= flag::overflow | flag::inexact;
+      res = Result{code, flags};
     }
-    if (overflow) flags |= flag::overflow | flag::inexact;
-    Result r{code, flags};
-    if (trace_) trace_->result = r;
-    return r;
+    trace_ = trace;
+    if (inf_operand) return finish_special(res);
+    if (trace_) trace_->result = res;
+    return res;
   }
 
  private:
@@ -417,6 +329,26 @@ class Evaluation {
     return z;
   }
 
+  static GridValue grid_inf(bool sign) { return GridValue{ValueClass::inf, sign, 0, 0}; }
+
+  /// The fused sum of a step that holds an Inf term (a or b; the other may be anything but
+  /// NaN): Inf of the other sign as well gives NaN (made_nan set), else that Inf.
+  static GridValue sum_specials(const GridValue& a, const GridValue& b, bool& made_nan) {
+    if (a.cls == ValueClass::inf && b.cls == ValueClass::inf && a.sign != b.sign) {
+      made_nan = true;
+      return GridValue{};
+    }
+    return a.cls == ValueClass::inf ? a : b;
+  }
+
+  /// acc + gv as add_exactly, with Inf operands (a running value or result that is Inf):
+  /// +Inf + -Inf is NaN (made_nan set), Inf + anything else that Inf (IEEE 754 6.1, 7.2).
+  GridValue add_values(const Operand& acc, const GridValue& gv, Rounding mode, bool& overflow, bool& made_nan) const {
+    if (acc.cls == ValueClass::inf || gv.cls == ValueClass::inf)
+      return sum_specials(acc.cls == ValueClass::inf ? grid_inf(acc.sign) : gv, gv, made_nan);
+    return add_exactly(acc, gv, mode, overflow);
+  }
+
   TensorCoreTraceGroup* trace_group() {
     if (!trace_) return nullptr;
     trace_->groups.emplace_back();
@@ -429,44 +361,6 @@ class Evaluation {
   Rounding addend_mode_ = Rounding::rne;
   std::vector<Term> terms_;
   std::vector<int> members_;
-};
-
-/// The product of two decoded operands, scaled by 2^x; NaN/Inf/zero classified (header).
-Product product(const Operand& a, const Operand& b, int x, AlignReference ref) {
-  Product pr;
-  pr.neg = a.sign != b.sign;
-  pr.signalling = a.signalling || b.signalling;
-  if (a.cls == ValueClass::nan || b.cls == ValueClass::nan) {
-    pr.cls = ValueClass::nan;
-  } else if (a.cls == ValueClass::inf || b.cls == ValueClass::inf) {
-    pr.cls = (a.cls == ValueClass::zero || b.cls == ValueClass::zero) ? ValueClass::nan : ValueClass::inf;
-    if (pr.cls == ValueClass::nan) pr.signalling = true;  // Inf * 0: invalid, as a signalling NaN is
-  } else if (a.cls == ValueClass::zero || b.cls == ValueClass::zero) {
-    pr.cls = ValueClass::zero;
-  } else {
-    pr.cls = ValueClass::finite;
-    pr.n = a.n * b.n;
-    pr.q = a.q + b.q + x;
-    pr.ae = ref == AlignReference::operand_exponents ? a.e + b.e + x : lead_exp(pr.n, pr.q);
-  }
-  return pr;
-}
-
-void check_codes(FormatId f, std::span<const std::uint8_t> codes, const char* side) {
-  if (!is_mx_element(f))
-    throw std::invalid_argument(std::string("mma: ") + side + " format " + std::string(format(f).name) +
-                                " is not an MX element format (e4m3 e5m2 e3m2 e2m3 e2m1 int8)");
-  for (std::size_t i = 0; i < codes.size(); ++i)
-    if (codes[i] > format(f).code_mask())
-      throw std::invalid_argument(std::string("mma: ") + side + "[" + std::to_string(i) + "] = " + std::to_string(codes[i]) +
-                                  " is out of range for " + std::string(format(f).name));
-}
-
-/// The scales of a block-scaled mma, or none (scale_block 0).
-struct MmaScales {
-  FormatId format = FormatId::e8m0;
-  std::size_t block = 0;
-  std::span<const std::uint8_t> a, b;
 };
 
 Result run_mma(const TensorCoreParams& p, FormatId fa, std::span<const std::uint8_t> a, FormatId fb,
@@ -499,191 +393,6 @@ Result run_mma(const TensorCoreParams& p, FormatId fa, std::span<const std::uint
   return ev.run(products, c, true);
 }
 
-
-/// A GST-FDPA scale (ScaleApplication::per_group): value n * 2^q, alignment exponent eps.
-struct GroupScale {
-  bool nan = false, zero = false;
-  std::uint64_t n = 0;
-  int q = 0, eps = 0;
-};
-
-GroupScale group_scale(FormatId f, std::uint8_t code) {
-  GroupScale s;
-  if (f == FormatId::e8m0) {  // UE8M0: 2^(code - 127), 0xFF NaN
-    s.nan = code == 0xFF;
-    s.n = 1;
-    s.q = s.eps = code - 127;
-    return s;
-  }
-  // UE4M3: the e4m3 value of code & 0x7F (MMA-Sim truncate_e4m3_to_ue4m3 drops the sign bit).
-  const Operand o = decode(format(FormatId::e4m3), code & 0x7F, false);
-  s.nan = o.cls == ValueClass::nan;
-  s.zero = o.cls == ValueClass::zero;
-  s.n = o.n;
-  s.q = o.q;
-  s.eps = o.e;  // clamped at emin -6 (frexp_and_normalize)
-  return s;
-}
-
-/// GST-FDPA (docs/research/blackwell-mma.md 4; MMA-Sim fdpa.py:199-227) over a.size() products
-/// in runs of group_size, C first, each run's RZ result the next run's C. Products of group g
-/// (scale_group each) use scales sa/sb[(g * scale_group) / block]. has_c false (DotGeneral): C
-/// is +0 and takes no part in the sign of a zero result.
-///
-/// trace, when not null, receives one TensorCoreTraceGroup per run (header of tensor_core.hpp):
-/// C (or the previous run's result) as the term of index -1, then each scale group with a
-/// non-zero scaled sum as one term of index = its first product and count = its products, in k
-/// order; the run's E and quantum E - F, each term's cut, the exact sum of the cut terms and the
-/// run's result code. Specials (a NaN scale, a NaN or Inf C) set trace->special and record no
-/// run. Recording only reads what the computation produced: the result is the same either way,
-/// and nothing is allocated for it when trace is null.
-Result run_gst(const TensorCoreParams& p, FormatId fa, std::span<const std::uint8_t> a, FormatId fb,
-               std::span<const std::uint8_t> b, const MmaScales& sc, std::uint32_t c_code, bool has_c,
-               TensorCoreTrace* trace = nullptr) {
-  const Format &ffa = format(fa), &ffb = format(fb), &f32 = format(FormatId::f32);
-  const std::size_t G = static_cast<std::size_t>(p.scale_group), L = static_cast<std::size_t>(p.group_size);
-  const int zexp = p.zero_exponent.value_or(std::numeric_limits<int>::min() / 4);
-  Grid g;
-  g.f = &f32;
-  g.p = p.f32.fraction_bits;
-  g.mode = p.f32.mode;
-  g.nan_code = p.nan_f32;
-  const auto special = [trace](Result r) {
-    if (trace) {
-      trace->special = true;
-      trace->result = r;
-    }
-    return r;
-  };
-  // Specials: a NaN scale anywhere (the group sum times a NaN scale is NaN even for an all-zero
-  // group, fdpa.py:144-145) or a NaN C: NaN; C = Inf: Inf of its sign (E2M1 has no specials).
-  Operand c = decode(f32, c_code, false);
-  bool nan = c.cls == ValueClass::nan;
-  for (std::size_t j = 0; j < sc.a.size(); ++j)
-    nan |= group_scale(sc.format, sc.a[j]).nan || group_scale(sc.format, sc.b[j]).nan;
-  if (nan) return special({p.nan_f32, static_cast<Flags>(c.signalling ? flag::invalid : 0)});
-  if (c.cls == ValueClass::inf) return special({c.sign ? 0xFF800000u : 0x7F800000u, 0});
-  const int qmin = (ffa.emin() - ffa.man_bits) + (ffb.emin() - ffb.man_bits);  // E2M1 products: multiples of 2^-2
-  WideAccumulator exact;  // sum A_k B_k sigma sigma + C, for the flags
-  if (c.cls == ValueClass::finite) add_exact(exact, c.sign, c.n, c.q);
-  bool overflow = false;
-  bool c_present = has_c;
-  GridValue acc;
-  acc.sign = c.sign && has_c;
-  if (c.cls == ValueClass::finite) {
-    WideAccumulator w;
-    w.add(c.sign, c.n, c.q);
-    acc = round_to_grid(w.to_unpacked(), g, overflow);  // C is an f32: exact on the 23-bit grid
-  }
-  // One scale group's scaled sum: (-1)^neg * n * 2^q, products first .. first + count - 1,
-  // alignment exponent ae (first, count and ae are kept for the trace only).
-  struct T {
-    bool neg;
-    std::uint64_t n;
-    int q;
-    int first, count, ae;
-  };
-  std::vector<T> terms;  // reused by every run: at most group_size / scale_group entries
-  terms.reserve(L / G);
-  for (std::size_t first = 0; first < a.size(); first += L) {
-    const std::size_t run_end = std::min(a.size(), first + L);
-    terms.clear();
-    bool all_neg_zero = c_present ? c.cls == ValueClass::zero && c.sign : true;
-    int E = c.cls == ValueClass::finite ? c.e : zexp;  // C = 0 offers e_zero (fdpa.py:222-223)
-    for (std::size_t g0 = first; g0 < run_end; g0 += G) {
-      std::int64_t sum = 0;  // the group's exact sum in units of 2^qmin (|sum| <= 16 * 36 * 4)
-      bool any = false;
-      const std::size_t j = g0 / sc.block;
-      const GroupScale s_a = group_scale(sc.format, sc.a[j]), s_b = group_scale(sc.format, sc.b[j]);
-      const std::size_t g_end = std::min(a.size(), g0 + G);
-      for (std::size_t k = g0; k < g_end; ++k) {
-        const Operand oa = decode(ffa, a[k], false), ob = decode(ffb, b[k], false);
-        const bool neg = oa.sign != ob.sign;
-        if (oa.cls != ValueClass::finite || ob.cls != ValueClass::finite) {
-          all_neg_zero &= neg;
-          continue;
-        }
-        all_neg_zero = false;
-        any = true;
-        if (!s_a.zero && !s_b.zero) add_exact(exact, neg, oa.n * ob.n * s_a.n * s_b.n, oa.q + ob.q + s_a.q + s_b.q);
-        const std::int64_t v = static_cast<std::int64_t>((oa.n * ob.n) << (oa.q + ob.q - qmin));
-        sum += neg ? -v : v;
-      }
-      // An all-zero group or a zero scale offers e_zero (fdpa.py:212, 220-221); a group whose
-      // products cancel keeps eps_a + eps_b (fdpa.py:213).
-      const bool zero_group = !any || s_a.zero || s_b.zero;
-      E = std::max(E, zero_group ? zexp : s_a.eps + s_b.eps);
-      if (!zero_group && sum != 0) {
-        const std::uint64_t mag = static_cast<std::uint64_t>(sum < 0 ? -sum : sum);
-        terms.push_back(T{sum < 0, mag * s_a.n * s_b.n, qmin + s_a.q + s_b.q, static_cast<int>(g0),
-                          static_cast<int>(g_end - g0), s_a.eps + s_b.eps});
-      }
-    }
-    // Every term and C truncated toward zero to a multiple of 2^(E - F), summed exactly.
-    const int Q = E - p.alignment_bits;
-    TensorCoreTraceGroup* tg = nullptr;
-    if (trace) {
-      tg = &trace->groups.emplace_back();
-      for (std::size_t k = first; k < run_end; ++k) tg->products.push_back(static_cast<int>(k));
-      tg->first = static_cast<int>(first);
-      tg->count = static_cast<int>(run_end - first);
-      tg->reference = E;
-      tg->quantum = Q;
-    }
-    WideAccumulator s;
-    auto cut = [&](int index, int count, bool neg, std::uint64_t n, int q, int ae) {
-      std::uint64_t kept = n;
-      int kept_q = q;
-      if (q < Q) {
-        const int sh = Q - q;
-        kept = sh >= 64 ? 0 : n >> sh;
-        kept_q = Q;
-      }
-      if (kept) s.add(neg, kept, kept_q);
-      if (tg) {
-        const int sh = kept_q - q;
-        const bool exact_cut = sh == 0 || (sh < 64 && (kept << sh) == n);
-        tg->terms.push_back(TensorCoreTraceTerm{index, neg, n, q, ae, kept, kept_q, exact_cut, count});
-      }
-    };
-    if (c.cls == ValueClass::finite) cut(-1, 1, c.sign, c.n, c.q, c.e);
-    for (const T& t : terms) cut(t.first, t.count, t.neg, t.n, t.q, t.ae);
-    if (s.is_zero()) {
-      acc = GridValue{};
-      acc.sign = all_neg_zero && c_present;  // IEEE 754 6.3: -0 only when every term is -0
-    } else {
-      acc = round_to_grid(s.to_unpacked(), g, overflow);
-    }
-    if (tg) {
-      tg->sum = s.to_unpacked();
-      tg->result = encode(acc, g);
-    }
-    if (acc.cls == ValueClass::inf) break;
-    c = Operand{};
-    c.cls = acc.cls;
-    c.sign = acc.sign;
-    if (acc.cls == ValueClass::finite) {
-      c.n = acc.kept;
-      c.q = acc.qe;
-      c.e = std::max(lead_exp(acc.kept, acc.qe), g.emin);
-    }
-    c_present = true;
-  }
-  Flags flags = 0;
-  if (acc.cls == ValueClass::inf) {
-    flags |= flag::overflow | flag::inexact;
-  } else {
-    WideAccumulator diff = exact;
-    if (acc.kept) diff.add(!acc.sign, acc.kept, acc.qe);
-    if (!diff.is_zero()) {
-      flags |= flag::inexact;
-      if (acc.kept == 0 || lead_exp(acc.kept, acc.qe) < g.emin) flags |= flag::underflow;
-    }
-  }
-  const Result r{encode(acc, g), flags};
-  if (trace) trace->result = r;
-  return r;
-}
 
 std::string bad(const TensorCoreParams& p, const std::string& what) {
   return "tensor-core model '" + p.name + "': " + what;
@@ -730,7 +439,59 @@ TensorCoreModel::TensorCoreModel(TensorCoreParams p) : p_(std::move(p)) {
 }
 
 Result TensorCoreModel::dot_general(std::span<const BlockRef> a, std::span<const BlockRef> b, const Context&) const {
-  if (p_.scale_application == ScaleApplication::per_group) return dot_general_gst(a, b, FormatId::e8m0);
+  return detail::tensor_core_dot_general(*this, a, b, FormatId::e8m0, FormatId::f32, std::nullopt);
+}
+
+Result TensorCoreModel::dot_general_gst(std::span<const BlockRef> a, std::span<const BlockRef> b,
+                                        FormatId scale_format) const {
+  if (p_.scale_application != ScaleApplication::per_group)
+    throw std::invalid_argument(bad(p_, "block scales per group (UE4M3 or UE8M0) need a GST model (per_group)"));
+  return detail::tensor_core_dot_general(*this, a, b, scale_format, FormatId::f32, std::nullopt);
+}
+
+// dot_general and dot_general_gst, with the addend C (tensor_core_dot.hpp): C goes where mma()
+// puts it, the accumulator before the first instruction (Evaluation::run and run_gst with
+// has_c), so DotGeneral with C is the model's mma over the scaled products; without C
+// (has_c false) every result is the one these functions gave before C existed.
+Result detail::tensor_core_dot_general(const TensorCoreModel& model, std::span<const BlockRef> a,
+                                       std::span<const BlockRef> b, FormatId scale_format, FormatId acc,
+                                       std::optional<std::uint32_t> c) {
+  const TensorCoreParams& p = model.params();
+  if (acc != FormatId::f32 && acc != FormatId::f16)
+    throw std::invalid_argument(bad(p, "DotGeneral into " + std::string(format(acc).name) +
+                                           ": the model's accumulator is f32 or f16 (TensorCoreParams), it defines no " +
+                                           std::string(format(acc).name) + " one"));
+  if (c && *c > format(acc).code_mask())
+    throw std::invalid_argument(bad(p, "DotGeneral: C = " + std::to_string(*c) + " is not a code of " +
+                                           std::string(format(acc).name)));
+  if (p.scale_application == ScaleApplication::per_group) {
+    if (acc != FormatId::f32)
+      throw std::invalid_argument(bad(p, "DotGeneral into f16: a per-group (GST) model accumulates in f32 only"));
+    if (scale_format != FormatId::e8m0 && scale_format != FormatId::e4m3)
+      throw std::invalid_argument(bad(p, "the scales are e8m0 (UE8M0) or e4m3 (UE4M3), not " +
+                                         std::string(format(scale_format).name)));
+    if (a.size() != b.size())
+      throw std::invalid_argument(bad(p, "DotGeneral: A has " + std::to_string(a.size()) + " blocks and B " +
+                                         std::to_string(b.size())));
+    // GST over the blocks: E2M1 blocks of one size, a multiple of scale_group.
+    std::vector<std::uint8_t> ca, cb, sa, sb;
+    const std::size_t k = a.empty() ? 0 : a[0].codes.size();
+    for (std::size_t j = 0; j < a.size(); ++j) {
+      if (a[j].format != FormatId::e2m1 || b[j].format != FormatId::e2m1 || a[j].codes.size() != k ||
+          b[j].codes.size() != k || k % static_cast<std::size_t>(p.scale_group) != 0)
+        throw std::invalid_argument(bad(p, "DotGeneral takes e2m1 blocks of one size, a multiple of " +
+                                               std::to_string(p.scale_group)));
+      ca.insert(ca.end(), a[j].codes.begin(), a[j].codes.end());
+      cb.insert(cb.end(), b[j].codes.begin(), b[j].codes.end());
+      if (a[j].scale > 0xFF || b[j].scale > 0xFF)
+        throw std::invalid_argument(bad(p, "DotGeneral: block pair " + std::to_string(j) + " has a scale code above 0xFF"));
+      sa.push_back(static_cast<std::uint8_t>(a[j].scale));
+      sb.push_back(static_cast<std::uint8_t>(b[j].scale));
+    }
+    if (ca.empty()) return Result{0, 0};
+    return run_gst(p, FormatId::e2m1, ca, FormatId::e2m1, cb, MmaScales{scale_format, k, sa, sb}, c.value_or(0),
+                   c.has_value());
+  }
   std::vector<Product> products;
   bool nan_scale = false;
   for (std::size_t j = 0; j < a.size(); ++j) {
@@ -738,41 +499,12 @@ Result TensorCoreModel::dot_general(std::span<const BlockRef> a, std::span<const
     const int x = (static_cast<int>(a[j].scale) - 127) + (static_cast<int>(b[j].scale) - 127);
     const Format &fa = format(a[j].format), &fb = format(b[j].format);
     for (std::size_t i = 0; i < a[j].codes.size(); ++i)
-      products.push_back(product(decode(fa, a[j].codes[i], p_.flush_subnormal_inputs),
-                                 decode(fb, b[j].codes[i], p_.flush_subnormal_inputs), x, p_.align_reference));
+      products.push_back(product(decode(fa, a[j].codes[i], p.flush_subnormal_inputs),
+                                 decode(fb, b[j].codes[i], p.flush_subnormal_inputs), x, p.align_reference));
   }
   if (nan_scale) products.push_back(Product{ValueClass::nan, false, false, 0, 0, 0});
-  Evaluation ev(p_, FormatId::f32, nullptr);
-  return ev.run(products, 0, false);
-}
-
-Result TensorCoreModel::dot_general_gst(std::span<const BlockRef> a, std::span<const BlockRef> b,
-                                        FormatId scale_format) const {
-  if (p_.scale_application != ScaleApplication::per_group)
-    throw std::invalid_argument(bad(p_, "block scales per group (UE4M3 or UE8M0) need a GST model (per_group)"));
-  if (scale_format != FormatId::e8m0 && scale_format != FormatId::e4m3)
-    throw std::invalid_argument(bad(p_, "the scales are e8m0 (UE8M0) or e4m3 (UE4M3), not " +
-                                        std::string(format(scale_format).name)));
-  if (a.size() != b.size())
-    throw std::invalid_argument(bad(p_, "DotGeneral: A has " + std::to_string(a.size()) + " blocks and B " +
-                                        std::to_string(b.size())));
-  // GST over the blocks: E2M1 blocks of one size, a multiple of scale_group.
-  std::vector<std::uint8_t> ca, cb, sa, sb;
-  const std::size_t k = a.empty() ? 0 : a[0].codes.size();
-  for (std::size_t j = 0; j < a.size(); ++j) {
-    if (a[j].format != FormatId::e2m1 || b[j].format != FormatId::e2m1 || a[j].codes.size() != k ||
-        b[j].codes.size() != k || k % static_cast<std::size_t>(p_.scale_group) != 0)
-      throw std::invalid_argument(bad(p_, "DotGeneral takes e2m1 blocks of one size, a multiple of " +
-                                              std::to_string(p_.scale_group)));
-    ca.insert(ca.end(), a[j].codes.begin(), a[j].codes.end());
-    cb.insert(cb.end(), b[j].codes.begin(), b[j].codes.end());
-    if (a[j].scale > 0xFF || b[j].scale > 0xFF)
-      throw std::invalid_argument(bad(p_, "DotGeneral: block pair " + std::to_string(j) + " has a scale code above 0xFF"));
-    sa.push_back(static_cast<std::uint8_t>(a[j].scale));
-    sb.push_back(static_cast<std::uint8_t>(b[j].scale));
-  }
-  if (ca.empty()) return Result{0, 0};
-  return run_gst(p_, FormatId::e2m1, ca, FormatId::e2m1, cb, MmaScales{scale_format, k, sa, sb}, 0, false);
+  Evaluation ev(p, acc, nullptr);
+  return ev.run(products, c.value_or(0), c.has_value());
 }
 
 Result TensorCoreModel::mma(FormatId a_format, std::span<const std::uint8_t> a, FormatId b_format,
@@ -873,117 +605,6 @@ TensorCoreTrace TensorCoreModel::trace_scaled(FormatId a_format, std::span<const
   t.sa.assign(sa.begin(), sa.end());
   t.sb.assign(sb.begin(), sb.end());
   return t;
-}
-
-namespace {
-
-// The published models (docs/TENSOR_CORES.md has the citations and the open points).
-/// mma.sync m16n8k32 FP8 on sm_90 has no FP8 tensor-core instruction behind it: the compiler
-/// converts the FP8 operands to FP16 and issues two HMMA k16 steps (NVIDIA, cutlass issue
-/// 1986). Each 32-bit register of four FP8 codes becomes two f16x2 registers; the first HMMA
-/// takes the low pair of each (k mod 4 in {0, 1}), the second the high pair. Khattak &
-/// Mikaitis' H100/H200 f16 captures (vectors/published/khattak-mikaitis) fit exactly this, C
-/// added last; docs/TENSOR_CORES.md 6 lists what they confirm and what is assumed.
-std::vector<int> hmma_pair_order() {
-  std::vector<int> order;
-  for (int half = 0; half < 2; ++half)
-    for (int k = 0; k < 32; ++k)
-      if ((k % 4) / 2 == half) order.push_back(k);
-  return order;
-}
-
-TensorCoreParams hopper_mma_params() {
-  TensorCoreParams p;
-  p.name = "hopper-fp8-mma";
-  p.group_size = 16;                     // one HMMA m16n8k16 step (the data: 16, not 32)
-  p.product_order = hmma_pair_order();   // 0 1 4 5 .. 28 29, then 2 3 6 7 .. 30 31 (the data)
-  p.alignment_bits = 25;                 // Khattak & Mikaitis' H100 FP16 HMMA: 2 bits beyond 23 (the data: >= 18)
-  p.align_rounding = AlignRounding::truncate;            // their model; the data cannot tell at F = 25
-  p.align_reference = AlignReference::operand_exponents; // their model; the data cannot tell at F = 25
-  p.addend_in_group = true;              // the second HMMA takes the first one's D as its C (the data)
-  p.addend_stage = AddendStage::after_products;  // C is added after both HMMAs (the data, f16)
-  p.f32 = {23, Rounding::rz, Rounding::rne};     // HMMA f32 output RZ (their model); the C add: assumed RN
-  p.f16 = {10, Rounding::rne, Rounding::rne};    // HMMA f16 output RNE, C added with RNE (the data)
-  return p;
-}
-
-TensorCoreParams hopper_wgmma_params() {
-  TensorCoreParams p;
-  p.name = "hopper-fp8-wgmma";
-  p.group_size = 32;             // MMA-Sim: L_max = 32 bytes / 1-byte FP8 = 32 products (the data: 32)
-  p.alignment_bits = 13;         // F = 13 (the data: exactly 13)
-  p.align_rounding = AlignRounding::truncate;             // torch.trunc (the data: not nearest)
-  p.align_reference = AlignReference::operand_exponents;  // fp_to_sig_exp (the data: not the product's)
-  p.addend_in_group = true;      // t_fdpa: C joins the fused sum (the data has C = 0: untested)
-  p.f32 = {13, Rounding::rz, Rounding::rne};   // RZ-E8M13 (the data: 13 bits, RZ)
-  p.f16 = {10, Rounding::rne, Rounding::rne};  // RNE-FP16 (no data)
-  return p;
-}
-
-// The Blackwell and Ada models of docs/research/blackwell-mma.md 8 (MMA-Sim, peichenxie/MMA-Sim
-// 0a5ce40 src/mmasim/mmasim/arithmetic/fdpa.py, with the e_zero values bksaiki/fpy 0f09612 passes
-// to its classes). None is confirmed by a capture of ours: `confirmed` is false.
-TensorCoreParams fdpa_params(const char* name, int group, int F, int output_bits, int zero_exp) {
-  TensorCoreParams p;
-  p.name = name;
-  p.group_size = group;
-  p.alignment_bits = F;
-  p.align_rounding = AlignRounding::truncate;             // torch.trunc (fdpa.py:78)
-  p.align_reference = AlignReference::operand_exponents;  // frexp_and_normalize (fdpa.py:25-42)
-  p.addend_in_group = true;                               // C is one more term of the fused sum (fdpa.py:76)
-  p.addend_stage = AddendStage::first_group;              // K > L: the result is the next C (fdpa.py:108-118)
-  p.f32 = {output_bits, Rounding::rz, Rounding::rne};     // RZ-FP32 / RZ-E8M13 (fdpa.py:55-60)
-  p.f16 = {10, Rounding::rne, Rounding::rne};             // RNE-FP16 (fdpa.py:49-51)
-  p.zero_exponent = zero_exp;
-  p.confirmed = false;
-  return p;
-}
-
-TensorCoreParams blackwell_mxf8f6f4_params() {
-  TensorCoreParams p = fdpa_params("blackwell-mxf8f6f4", 32, 25, 23, -133);  // MMA_ST_FDPA(25, RZ-FP32, 32, -133)
-  p.scale_application = ScaleApplication::per_product;
-  return p;
-}
-
-TensorCoreParams gst_params(const char* name) {
-  TensorCoreParams p = fdpa_params(name, 64, 35, 23, -139);  // MMA_GST_FDPA(16, 35, RZ-FP32, 64, -139)
-  p.scale_application = ScaleApplication::per_group;
-  p.scale_group = 16;
-  return p;
-}
-
-const TensorCoreModel kHopperMma(hopper_mma_params());
-const TensorCoreModel kHopperWgmma(hopper_wgmma_params());
-const TensorCoreModel kBlackwellF8f6f4(fdpa_params("blackwell-f8f6f4", 32, 25, 23, -133));
-const TensorCoreModel kBlackwellMxf8f6f4(blackwell_mxf8f6f4_params());
-const TensorCoreModel kBlackwellMxf4(gst_params("blackwell-mxf4"));
-const TensorCoreModel kBlackwellNvf4(gst_params("blackwell-nvf4"));
-const TensorCoreModel kAdaMma(fdpa_params("ada-fp8-mma", 16, 13, 13, -132));  // two T-FDPAs of 16 (nv_ptx.py:28-49)
-constexpr std::array<const TensorCoreModel*, 7> kModels{&kHopperMma,         &kHopperWgmma,   &kBlackwellF8f6f4,
-                                                        &kBlackwellMxf8f6f4, &kBlackwellMxf4, &kBlackwellNvf4,
-                                                        &kAdaMma};
-
-}  // namespace
-
-const TensorCoreModel& hopper_fp8_mma_model() { return kHopperMma; }
-const TensorCoreModel& hopper_fp8_wgmma_model() { return kHopperWgmma; }
-const TensorCoreModel& blackwell_f8f6f4_model() { return kBlackwellF8f6f4; }
-const TensorCoreModel& blackwell_mxf8f6f4_model() { return kBlackwellMxf8f6f4; }
-const TensorCoreModel& blackwell_mxf4_model() { return kBlackwellMxf4; }
-const TensorCoreModel& blackwell_nvf4_model() { return kBlackwellNvf4; }
-const TensorCoreModel& ada_fp8_mma_model() { return kAdaMma; }
-std::span<const TensorCoreModel* const> tensor_core_models() { return kModels; }
-
-std::string tensor_core_model_names() {
-  std::string s;
-  for (const TensorCoreModel* m : kModels) s += (s.empty() ? "" : ", ") + std::string(m->name());
-  return s;
-}
-
-const TensorCoreModel* find_tensor_core_model(std::string_view name) {
-  for (const TensorCoreModel* m : kModels)
-    if (m->name() == name) return m;
-  return nullptr;
 }
 
 }  // namespace softmx

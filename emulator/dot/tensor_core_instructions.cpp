@@ -14,15 +14,16 @@ namespace {
 // a row. Sources: docs/TENSOR_CORES.md (sections 3, 6, 7) and docs/research/blackwell-mma.md.
 constexpr TensorCoreInstruction kRows[] = {
     {"sm_89", "L40S, RTX 4090, RTX 6000 Ada", "mma.sync.aligned.m16n8k32", "e4m3, e5m2", "none", "f32, f16",
-     "ada-fp8-mma", "sm89-mma-sync-fp8", false,
-     "MMA-Sim (nv_ptx.py: two fused sums of 16 products with C); no capture checked by softmx yet"},
+     "ada-fp8-mma", "sm89-mma-sync-fp8", true,
+     "Khattak & Mikaitis' Ada and L40S captures, f32 and f16 with C: 6 files x 5000, 0 mismatches (the L40S files "
+     "are the Ada files); two fused sums of 16 products with C, as MMA-Sim"},
     {"sm_90", "H100, H200", "wgmma.mma_async (kind FP8, K 32)", "e4m3, e5m2", "none", "f32, f16", "hopper-fp8-wgmma",
      "sm90-wgmma", true,
      "Khattak & Mikaitis' H100 and H200 captures, f32 with C = 0: 4 files x 5000, 0 mismatches (f16 untested)"},
     {"sm_90", "H100, H200", "mma.sync.aligned.m16n8k32", "e4m3, e5m2", "none", "f16, f32", "hopper-fp8-mma",
      "sm90-mma-sync-fp8", true,
-     "Khattak & Mikaitis' H100 and H200 captures, f16 with C: 4 files x 5000, 0 mismatches (f32 untested); the "
-     "compiler runs it as two FP16 HMMA k16 steps"},
+     "Khattak & Mikaitis' H100 and H200 captures, f16 with C: 4 files x 5000, 0 mismatches (f32 untested on sm_90); "
+     "the compiler runs it as two FP16 HMMA k16 steps"},
     {"sm_100", "B200, GB200", "tcgen05.mma kind::f8f6f4", "e4m3, e5m2, e3m2, e2m3, e2m1", "none", "f32, f16",
      "blackwell-f8f6f4", "sm100-tcgen05-f8f6f4", false, "MMA-Sim (fdpa.py T-FDPA) and Khattak & Mikaitis' B200TC.m"},
     {"sm_100", "B200, GB200", "tcgen05.mma kind::mxf8f6f4 (scale_vec::1X)", "e4m3, e5m2, e3m2, e2m3, e2m1",
@@ -34,13 +35,17 @@ constexpr TensorCoreInstruction kRows[] = {
     {"sm_100", "B200, GB200", "tcgen05.mma kind::mxf4nvf4 (scale_vec::4X, UE4M3)", "e2m1", "UE4M3 per 16", "f32",
      "blackwell-nvf4", "sm100-tcgen05-nvf4", false, "MMA-Sim (fdpa.py GST-FDPA)"},
     // Not the tcgen05 model: Khattak & Mikaitis' B200 captures follow the HMMA emulation that
-    // sm_90's mma.sync runs (docs/research/blackwell-mma.md 7: the tcgen05 model fails 1793 /
-    // 1764 of 5000 f32 cases); hopper-fp8-mma is that emulation.
+    // sm_90's mma.sync runs (the tcgen05 model fails 1793 / 1764 of 5000 f32 cases,
+    // test_published_captures B200MmaSyncRunsTheHmmaStepsNotTcgen05); hopper-fp8-mma is that
+    // emulation.
     {"sm_100", "B200, GB200", "mma.sync.aligned.m16n8k32", "e4m3, e5m2", "none", "f32, f16", "hopper-fp8-mma",
-     "sm100-mma-sync-fp8", false,
-     "Khattak & Mikaitis' B200 captures fit the HMMA emulation (docs/research/blackwell-mma.md 7), not tcgen05"},
+     "sm100-mma-sync-fp8", true,
+     "Khattak & Mikaitis' B200 captures, f32 and f16 with C: 4 files x 5000, 0 mismatches: the HMMA emulation, not "
+     "tcgen05"},
     {"sm_120", "RTX 5090, RTX PRO 6000", "mma.sync.aligned.m16n8k32", "e4m3, e5m2, e3m2, e2m3, e2m1", "none",
-     "f32, f16", "blackwell-f8f6f4", "sm120-mma-sync-fp8", false, "MMA-Sim (nv_ptx.py, sm_120)"},
+     "f32, f16", "blackwell-f8f6f4", "sm120-mma-sync-fp8", false,
+     "MMA-Sim (nv_ptx.py, sm_120); an RTX 5090 probe summary agrees (F = 25, C in the fused sum; "
+     "docs/research/published-tensor-core-data.md), no bit-level captures"},
     {"sm_120", "RTX 5090, RTX PRO 6000", "mma.sync.aligned.m16n8k32 ... block_scale (1X)",
      "e4m3, e5m2, e3m2, e2m3, e2m1", "UE8M0 per 32", "f32", "blackwell-mxf8f6f4", "sm120-mma-sync-mxf8f6f4", false,
      "MMA-Sim (fdpa.py ST-FDPA)"},

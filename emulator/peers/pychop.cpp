@@ -165,10 +165,13 @@ ElementFormat pychop_element(const PychopSpec& s) {
   // stays short.
   if (s.exp_bits > 8 || s.sig_bits > 23 || (s.exp_bits == 0 && s.sig_bits == 0))
     fail(what + " cannot be an MX block element: at most 8 bits, with at least one significand bit for MXINT");
-  const std::string spec =
-      s.exp_bits == 0 ? "int" + std::to_string(s.sig_bits + 1)
-                      : "e" + std::to_string(s.exp_bits) + "m" + std::to_string(s.sig_bits) +
-                            ":bias=" + std::to_string((1 << (s.exp_bits - 1)) - 1) + ":specials=none";
+  // Built with append, not "literal" + std::string: GCC 12's false -Wrestrict (bug 105651).
+  std::string spec = s.exp_bits == 0 ? "int" : "e";
+  if (s.exp_bits == 0)
+    spec.append(std::to_string(s.sig_bits + 1));
+  else
+    spec.append(std::to_string(s.exp_bits)).append("m").append(std::to_string(s.sig_bits))
+        .append(":bias=").append(std::to_string((1 << (s.exp_bits - 1)) - 1)).append(":specials=none");
   Format f;
   try {
     f = parse_format_spec(spec);

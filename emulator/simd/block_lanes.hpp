@@ -484,6 +484,9 @@ BlocksFn pick_blocks_mode(const Plan& p) {
 }
 
 inline BlocksFn pick_blocks(const Plan& p) {
+  // These lanes decide tininess from the scaled value (tiny_below); after_bounded's follows the
+  // delivered code: the per-block kernel (round_pack_lanes) serves it.
+  if (p.tiny_bounded) return nullptr;
   switch (p.dst) {
 #define SOFTMX_DST(F) \
   case FormatId::F: return pick_blocks_mode<static_cast<int>(FormatId::F)>(p);

@@ -34,6 +34,14 @@
 // just below 2^emin that rounds up to the smallest normal (only rounding to full precision can
 // tell whether it is tiny); an E8M0 value at or below 2^-127 (its own rules, SEMANTICS 5.4).
 // All are rare; a batch of them costs the scalar time.
+//
+// Why one long file (over 800 lines): it is one template family, compiled once per instruction
+// set under the namespace SOFTMX_SIMD_NS that its includer defines. Every kernel here (the
+// general VectorKernel, the FPU-rounded RneFloatKernel, E8M0, the consecutive sweeps and the
+// pickers at the end) instantiates the same lane helpers and DstTraits with the same macros;
+// cut into headers, each piece would need the same include guard dance around SOFTMX_SIMD_NS
+// and would still be read together. The fused sweep (sweep_lanes.hpp) and the block kernel
+// (block_lanes.hpp) are already their own headers because they stand apart.
 
 #include <cstddef>
 #include <cstdint>
@@ -205,7 +213,13 @@ SOFTMX_LANES_INLINE void round_pack_lanes(const Pl& p, u32v sgn, u32v sig, i32v 
     u32v fl = extra | bit(inexact);  // flag::inexact is bit 0
     if constexpr (!e8m0 && !T::fixed_point) {
       if (T::underflows(p)) {  // false only for a runtime fixed-point format
-        if constexpr (NoEdge) {
+        if (p.tiny_bounded) {
+          // Tininess::after_bounded: the delivered magnitude is a zero or a subnormal (field 0);
+          // tiny_mag is 2^m, or 0 for a runtime format without subnormals (field 0 is normal).
+          // Overflowing lanes take the overflow flags below.
+          const u32v tiny_mag = T::runtime ? splat(p.tiny_mag) : splat(1u << m);
+          fl |= bit((mag < tiny_mag) & inexact) << 1;  // flag::underflow is bit 1
+        } else if constexpr (NoEdge) {
           // Tininess is the same for every lane here: inexact lanes get x, or x and u.
           const i32v tiny = E < splat_i(p.tiny_after ? emin - 1 : emin);
           const u32v inexact_flags = sel(tiny, splat(flag::inexact | flag::underflow), splat(flag::inexact));
@@ -248,7 +262,8 @@ SOFTMX_LANES_INLINE unsigned lanes_differ(u32v a, u32v b) {
 struct LanePlan {
   u32v max_mag0, max_mag1, ovf0, ovf1;
   i32v ties_up;
-  bool tiny_after;
+  bool tiny_after, tiny_bounded;
+  std::uint32_t tiny_mag;  ///< after_bounded: magnitude codes below it are tiny (runtime destinations)
   // A runtime destination's fields (DstTraits<runtime_dst(...)> reads them; named kernels do not).
   int m, emin, bias, width;
   int emin_q;         ///< emin, or far below every E without subnormals (the quantum follows E)
@@ -262,6 +277,8 @@ struct LanePlan {
         ovf1(splat(p.ovf_code[1])),
         ties_up(splat_i(p.ties_up ? -1 : 0)),
         tiny_after(p.tiny_after),
+        tiny_bounded(p.tiny_bounded),
+        tiny_mag(p.rt.subnormals ? std::uint32_t{1} << p.rt.man_bits : 0),
         m(p.rt.man_bits),
         emin(p.rt.emin),
         bias(p.rt.bias),

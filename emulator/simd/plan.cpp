@@ -25,6 +25,12 @@ ClassResult by_class(const Plan& p, std::uint64_t plus_code, std::uint64_t sign_
 std::optional<Plan> make_plan(const Format& s, const Format& f, const Context& ctx, const Dialect& d,
                               Converter::Kernel scalar) {
   if (ctx.rounding == Rounding::rs) return std::nullopt;
+  // P3109's extended specials, SatPropagate and the policies only the p3109 dialect sets run the
+  // scalar kernels (the reference); the lanes know fnuz, fn, ieee and none.
+  if (f.specials == Specials::extended || s.specials == Specials::extended ||
+      ctx.saturation == Saturation::propagate || d.overflow_no_inf != OverflowNoInf::nan ||
+      d.ro_overflow != RoOverflow::max_finite || d.e8m0_negative == E8m0Negative::saturate_zero)
+    return std::nullopt;
   const FormatId src = s.id, dst = f.id;
   // The lanes round ties by parity and keep the sign of a zero: dialects with other rules
   // (lut-argmin) run the scalar kernels, which are the reference.
@@ -52,6 +58,7 @@ std::optional<Plan> make_plan(const Format& s, const Format& f, const Context& c
   p.src_exp_max = static_cast<int>(detail::low_mask(s.exp_bits));
   for (int sg = 0; sg < 2; ++sg) p.max_mag[sg] = static_cast<std::uint32_t>(detail::max_magnitude(f, sg, d));
   p.tiny_after = ctx.tininess == Tininess::after_rounding;
+  p.tiny_bounded = ctx.tininess == Tininess::after_bounded;
   p.ties_up = f.man_bits == 0 && !f.subnormals && d.e8m0_ties == E8m0Ties::up;
   // Without normalising, a source subnormal is read with its implicit bit set and the
   // exponent emin_src: a value below 2^(emin_src + 1). That rounds and flags as the true value

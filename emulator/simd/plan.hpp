@@ -43,7 +43,11 @@ struct Plan {
     bool subnormals = true, fixed_point = false, fnuz = false;
   } rt;
   std::uint32_t max_mag[2] = {0x7E, 0x7E};  ///< largest finite magnitude code per sign
-  bool tiny_after = true;       ///< tininess after rounding
+  bool tiny_after = true;       ///< tininess after rounding (Tininess::after_rounding)
+  /// Tininess::after_bounded: a lane is tiny when its delivered magnitude code is a zero or a
+  /// subnormal (lanes.hpp); the block and fused-sweep kernels, which decide tininess from
+  /// the input's binade, do not take such a plan (pick_blocks, sweep_fused_serves).
+  bool tiny_bounded = false;
   bool ties_up = false;         ///< e8m0 ties up under rne (dialect)
   /// Lanes need their significand normalised (source subnormals may be tiny in the
   /// destination; E8M0 has no subnormals). See lanes.hpp.

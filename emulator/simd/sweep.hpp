@@ -8,7 +8,9 @@ namespace softmx::simd {
 
 /// Whether the fused kernel takes the plan: an f32 source, a named sign-magnitude destination
 /// with subnormals (E4M3, E5M2, E3M2, E2M3, E2M1; any dialect, either saturation) and rounding
-/// rne, rna, rz, ru or rd. Everything else keeps simd::segments_kernel.
+/// rne, rna, rz, ru or rd, tininess before or after rounding (its flags follow the input's
+/// binade; after_bounded's follow the delivered code). Everything else keeps
+/// simd::segments_kernel.
 inline bool sweep_fused_serves(const Plan& p) {
   const bool f32 = p.src == FormatId::f32 && p.src_width == 32 && p.src_m == 23 && p.src_bias == 127 &&
                    p.src_exp_max == 255;
@@ -16,7 +18,7 @@ inline bool sweep_fused_serves(const Plan& p) {
                    p.dst == FormatId::e2m3 || p.dst == FormatId::e2m1;
   const Rounding r = p.ctx.rounding;
   const bool mode = r == Rounding::rne || r == Rounding::rna || r == Rounding::rz || r == Rounding::ru || r == Rounding::rd;
-  return f32 && dst && mode;
+  return f32 && dst && mode && !p.tiny_bounded;
 }
 
 /// The fused kernel for the plan on `isa`, or null when it does not serve the plan (or isa is

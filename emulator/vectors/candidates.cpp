@@ -23,6 +23,15 @@ std::string key_of(const Header& c, const Header& h, bool vary_tininess) {
   return k;
 }
 
+/// "tininess after", "tininess after or after-bounded", "either tininess" (both of two tried),
+/// "any tininess" (every one tried).
+std::string tininess_text(const std::vector<std::string>& tins, std::size_t tried) {
+  if (tins.size() == tried && tried > 1) return tried == 2 ? "either tininess" : "any tininess";
+  std::string t = "tininess ";
+  for (std::size_t i = 0; i < tins.size(); ++i) t += (i == 0 ? "" : i + 1 == tins.size() ? " or " : ", ") + tins[i];
+  return t;
+}
+
 bool same_settings(const Header& a, const Header& b) {
   return a.dialect == b.dialect && a.ctx.rounding == b.ctx.rounding && a.ctx.saturation == b.ctx.saturation &&
          a.ctx.tininess == b.ctx.tininess && a.scale == b.scale && a.accumulation == b.accumulation;
@@ -62,10 +71,16 @@ std::vector<Candidate> make_candidates(const Header& h, bool vary_tininess) {
   std::vector<ScaleRule> rules{h.scale};
   if (h.operation == Operation::quantize) rules.assign(std::begin(kScaleRules), std::end(kScaleRules));
   std::vector<std::string> models{h.accumulation};
-  if (h.operation == Operation::dot) models = {"exact", "fp32-sequential"};
+  // A dot unit's accumulation: IEEE's exact and the f32 chain, and MXDOTP's (exact but for its
+  // accumulator bypass and +0 zero sums: docs/BLOCKS.md 5.2), which a unit may well follow. The
+  // tensor-core models are named by the file's header or --model (softmx models).
+  if (h.operation == Operation::dot) models = {"exact", "fp32-sequential", "mxdotp"};
+  // The header's tininess first, then the others in enum order: after, before, after-bounded
+  // (only flags can tell them apart; FPnew before openhwgroup/cvfpu PR 168 is after-bounded).
   std::vector<Tininess> tin{h.ctx.tininess};
   if (vary_tininess)
-    tin.push_back(h.ctx.tininess == Tininess::after_rounding ? Tininess::before_rounding : Tininess::after_rounding);
+    for (Tininess t : kTininessRules)
+      if (t != h.ctx.tininess) tin.push_back(t);
   for (const auto& d : dialects)
     for (Rounding r : roundings)
       for (Saturation s : {Saturation::finite, Saturation::none})
@@ -194,6 +209,11 @@ std::string group_text(const std::vector<Candidate>& all, const std::vector<std:
   const bool tin_varies = std::any_of(all.begin(), all.end(), [&](const Candidate& c) {
     return c.header.ctx.tininess != all[0].header.ctx.tininess;
   });
+  // How many tininess rules the candidates try: all of them read "any tininess".
+  std::vector<Tininess> tried;
+  for (const Candidate& c : all)
+    if (std::find(tried.begin(), tried.end(), c.header.ctx.tininess) == tried.end()) tried.push_back(c.header.ctx.tininess);
+  const std::size_t tin_count = tried.size();
   std::vector<Group> groups;
   for (std::size_t i : chosen) {
     const Header& c = all[i].header;
@@ -252,14 +272,27 @@ std::string group_text(const std::vector<Candidate>& all, const std::vector<std:
                          std::all_of(texts.begin(), texts.end(), [&](const std::string& t) { return t == texts[0]; });
     if (product) {
       s += join(g.head, {g.sats.size() == 2 ? "either saturation" : g.sats[0],
-                         !tin_varies ? "" : g.tins.size() == 2 ? "either tininess" : "tininess " + g.tins[0],
+                         !tin_varies ? "" : tininess_text(g.tins, tin_count),
                          texts[0].empty() && !dot ? "any dialect" : texts[0]});
     } else {
-      for (std::size_t j = 0; j < g.cells.size(); ++j) {
-        if (j) s += "; ";
-        const std::string& cell = g.cells[j].first;
-        s += join(g.head, {cell.substr(0, cell.find(' ')), tin_varies ? "tininess " + cell.substr(cell.find(' ') + 1) : "",
-                           texts[j].empty() && !dot ? "any dialect" : texts[j]});
+      // Per saturation, the tininess rules that give the result with the same dialects said
+      // together: "rne (finite, any tininess, pychop); rne (none, any tininess, fpnew)".
+      bool first = true;
+      for (const std::string& sat : g.sats) {
+        std::vector<std::pair<std::string, std::vector<std::string>>> by_text;  // dialects -> tininess rules
+        for (std::size_t j = 0; j < g.cells.size(); ++j) {
+          const std::string& cell = g.cells[j].first;
+          if (cell.substr(0, cell.find(' ')) != sat) continue;
+          auto bt = std::find_if(by_text.begin(), by_text.end(), [&](const auto& x) { return x.first == texts[j]; });
+          if (bt == by_text.end()) by_text.push_back({texts[j], {}}), bt = by_text.end() - 1;
+          bt->second.push_back(cell.substr(cell.find(' ') + 1));
+        }
+        for (const auto& [text, tins] : by_text) {
+          if (!first) s += "; ";
+          first = false;
+          s += join(g.head, {sat, tin_varies ? tininess_text(tins, tin_count) : "",
+                             text.empty() && !dot ? "any dialect" : text});
+        }
       }
     }
   }

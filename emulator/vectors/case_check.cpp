@@ -9,7 +9,7 @@
 namespace softmx::vec {
 
 CaseCheck check_cases(VectorReader& r, const Evaluator& ev, const std::function<void(const CaseMismatch&)>& on_mismatch,
-                      const Evaluator* cases_ev) {
+                      const Evaluator* cases_ev, const CaseObserver& on_case) {
   const LineLayout& l = r.layout();
   CaseCheck st;
   CompletenessChecker completeness(cases_ev ? *cases_ev : ev);
@@ -28,6 +28,7 @@ CaseCheck check_cases(VectorReader& r, const Evaluator& ev, const std::function<
     st.flags_compared += rec.has_flags;
     const bool res_bad = rec.results != want;
     const bool flags_bad = rec.has_flags && rec.flags != *wf;
+    if (on_case) on_case(rec.operands, rec.results, rec.has_flags, rec.flags, want, *wf);
     if (!res_bad && !flags_bad) continue;
     ++(res_bad ? st.result_mismatches : st.flags_only_mismatches);
     on_mismatch(CaseMismatch{r.where(), r.line(), rec.operands, rec.results, want, rec.has_flags, rec.flags, *wf, res_bad});

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "core/enum_names.hpp"
 #include "softmx/error.hpp"
 #include "softmx/text.hpp"
 #include "softmx/block.hpp"
@@ -42,10 +43,12 @@ bool applies(std::string_view key, Operation op, Layout layout, Rounding r) {
              dot = op == Operation::dot, mma = op == Operation::mma;
   if (key == "operation" || key == "layout") return true;
   if (key == "rounding" || key == "saturation" || key == "tininess") return !mma;  // the model decides
-  if (key == "from" || key == "to" || key == "dialect") return conv || quant || deq;
+  if (key == "from" || key == "dialect") return conv || quant || deq;
+  if (key == "to") return conv || quant || deq || dot;  // dot: the destination of OUT and C
   if (key == "a" || key == "b") return dot || mma;
   if (key == "blocks" || key == "accumulation") return dot;
-  if (key == "accumulator" || key == "addend" || key == "model") return mma;
+  if (key == "addend") return mma || dot;
+  if (key == "accumulator" || key == "model") return mma;
   if (key == "scale-format" || key == "scale-block") return mma;  // block-scaled mma only
   if (key == "block") return quant || dot || mma;
   if (key == "scale") return quant;
@@ -65,30 +68,41 @@ bool lower_hex_digest(std::string_view s) {
 
 }  // namespace
 
-std::string_view name(Operation op) {
+namespace {
+
+// The names (core/enum_names.hpp), read as written (a header's keys and values are case-sensitive).
+constexpr softmx::detail::EnumName<Operation> kOperation[] = {{Operation::convert, "convert"},
+                                                      {Operation::quantize, "quantize"},
+                                                      {Operation::dequantize, "dequantize"},
+                                                      {Operation::dot, "dot"},
+                                                      {Operation::mma, "mma"}};
+// "none" is printed but never read: an unscaled mma has no scale-format key.
+constexpr softmx::detail::EnumName<MmaScaleFormat> kMmaScaleFormat[] = {
+    {MmaScaleFormat::none, "none", false}, {MmaScaleFormat::ue8m0, "ue8m0"}, {MmaScaleFormat::ue4m3, "ue4m3"}};
+
+}  // namespace
+
+std::string_view name(Operation op) { return softmx::detail::enum_name(op, kOperation); }
+std::string_view name(MmaScaleFormat f) { return softmx::detail::enum_name(f, kMmaScaleFormat); }
+std::optional<Operation> parse_operation(std::string_view s) { return softmx::detail::enum_parse(s, kOperation, true); }
+
+const std::vector<std::string_view>& gen_operation_options(Operation op) {
+  static const std::vector<std::string_view> convert = {"from", "to", "round", "sat", "tininess", "dialect", "rbits"},
+                                              quantize = {"from", "to", "block", "scale", "round", "sat", "tininess",
+                                                          "dialect", "rbits"},
+                                              dequantize = {"from", "to", "round", "sat", "tininess", "dialect"},
+                                              dot = {"a", "b", "block", "blocks", "acc", "to", "addend", "round", "sat",
+                                                     "tininess"},
+                                              mma = {"a", "b", "block", "accumulator", "addend", "model", "scale-format",
+                                                     "scale-block"};
   switch (op) {
-    case Operation::convert: return "convert";
-    case Operation::quantize: return "quantize";
-    case Operation::dequantize: return "dequantize";
-    case Operation::dot: return "dot";
-    case Operation::mma: return "mma";
+    case Operation::convert: return convert;
+    case Operation::quantize: return quantize;
+    case Operation::dequantize: return dequantize;
+    case Operation::dot: return dot;
+    case Operation::mma: return mma;
   }
-  return "?";
-}
-
-std::string_view name(MmaScaleFormat f) {
-  switch (f) {
-    case MmaScaleFormat::none: return "none";
-    case MmaScaleFormat::ue8m0: return "ue8m0";
-    case MmaScaleFormat::ue4m3: return "ue4m3";
-  }
-  return "?";
-}
-
-std::optional<Operation> parse_operation(std::string_view s) {
-  for (Operation op : {Operation::convert, Operation::quantize, Operation::dequantize, Operation::dot, Operation::mma})
-    if (s == name(op)) return op;
-  return std::nullopt;
+  return convert;
 }
 
 bool exhaustive(const Header& h) {
@@ -214,7 +228,7 @@ Header HeaderParser::finish(const std::string& where) const {
   if (!mma) {
     const std::string& v = require("tininess");
     auto t = parse_tininess(v);
-    if (!t) throw bad("tininess", v, "after or before");
+    if (!t) throw bad("tininess", v, "after, before or after-bounded");
     h.ctx.tininess = *t;
   }
   if (h.ctx.rounding == Rounding::rs) {
@@ -228,8 +242,20 @@ Header HeaderParser::finish(const std::string& where) const {
     h.to = format_of("b");
     const std::string& acc = require("accumulation");
     const AccumulationModel* am = find_accumulation_model(acc);
-    if (!am) throw bad("accumulation", acc, "exact, fp32-sequential or a tensor-core model (softmx models)");
+    if (!am) throw bad("accumulation", acc, "exact, fp32-sequential, mxdotp or a tensor-core model (softmx models)");
     h.accumulation = std::string(am->name());  // readers take an instruction's alias; writers spell the name
+    // The destination and the addend (vectors/README.md 3): files written before they existed
+    // have neither key and mean f32 without C, as a file with `to = f32` and `addend = no`.
+    if (const auto* kv = find("to")) {
+      if (kv->second == "f32") h.dot_to = FormatId::f32;
+      else if (kv->second == "f16") h.dot_to = FormatId::f16;
+      else if (kv->second == "bf16") h.dot_to = FormatId::bf16;
+      else throw bad("to", kv->second, "f32, f16 or bf16 (the format of OUT and C)");
+    }
+    if (const auto* kv = find("addend")) {
+      if (kv->second != "yes" && kv->second != "no") throw bad("addend", kv->second, "yes (each line has C) or no (no C)");
+      h.dot_addend = kv->second == "yes";
+    }
   } else if (mma) {
     h.from = format_of("a");
     h.to = format_of("b");
@@ -252,8 +278,7 @@ Header HeaderParser::finish(const std::string& where) const {
     if (sf || sb) {
       if (!sf || !sb)
         throw InputError(where_of(sf ? "scale-format" : "scale-block") + ": a block-scaled mma needs both 'scale-format' and 'scale-block'");
-      if (sf->second == "ue8m0") h.scale_format = MmaScaleFormat::ue8m0;
-      else if (sf->second == "ue4m3") h.scale_format = MmaScaleFormat::ue4m3;
+      if (const auto f = softmx::detail::enum_parse(sf->second, kMmaScaleFormat, true)) h.scale_format = *f;
       else throw bad("scale-format", sf->second, "ue8m0 or ue4m3 (the format of the block scales)");
       auto n = parse_decimal(sb->second);
       if (!n || *n < 1 || *n > 4096) throw bad("scale-block", sb->second, "an integer from 1 to 4096 (products per scale)");
@@ -351,6 +376,8 @@ void Header::validate(std::string_view where_sv) const {
     case Operation::dot:
       if (auto why = mx_element_reason(from)) throw fail("dot blocks hold MX element formats (a = " + f + "): " + *why);
       if (auto why = mx_element_reason(to)) throw fail("dot blocks hold MX element formats (b = " + t + "): " + *why);
+      if (dot_to != FormatId::f32 && dot_to != FormatId::f16 && dot_to != FormatId::bf16)
+        throw fail("the dot destination (to) is f32, f16 or bf16, not " + std::string(format(dot_to).name));
       break;
     case Operation::mma:
       // The tensor-core models are the named formats' hardware: none takes a runtime element
@@ -372,8 +399,12 @@ void Header::validate(std::string_view where_sv) const {
       break;
   }
   // A header says what was computed: the saturation is resolved (SEMANTICS 4.1) before writing.
-  if (operation != Operation::mma && ctx.saturation != Saturation::finite && ctx.saturation != Saturation::none)
-    throw fail("saturation must be finite or none (resolve the destination's default first)");
+  if (operation != Operation::mma && ctx.saturation != Saturation::finite && ctx.saturation != Saturation::none &&
+      ctx.saturation != Saturation::propagate)
+    throw fail("saturation must be finite, none or propagate (resolve the destination's default first)");
+  // The header has no key for P3109's StochasticB and C (Context::stochastic): rs files are
+  // StochasticA, softmx's rs.
+  if (ctx.stochastic != StochasticRule::a) throw fail("rs files are StochasticA (rs); StochasticB and C have no vector files");
   if (layout == Layout::runs) {
     if (operation != Operation::convert) throw fail("layout = runs is for operation = convert only");
     if (ctx.rounding == Rounding::rs) throw fail("layout = runs needs a deterministic rounding (not rs)");
@@ -436,6 +467,12 @@ std::string header_text(const Header& h) {
     kv("block", std::to_string(h.block));
     kv("blocks", std::to_string(h.blocks));
     kv("accumulation", h.accumulation);
+    // Both keys, or neither when the file is what a dot file was before them (f32, no C), so
+    // that such a file keeps its bytes (vectors/MANIFEST).
+    if (h.dot_to != FormatId::f32 || h.dot_addend) {
+      kv("to", format(h.dot_to).name);
+      kv("addend", h.dot_addend ? "yes" : "no");
+    }
   }
   if (h.layout == Layout::runs) {
     const int d = format(h.from).hex_digits();
@@ -476,13 +513,15 @@ std::string describe(const Header& h) {
   if (h.operation == Operation::dot) {
     s += std::string(format(h.from).name) + " x " + std::string(format(h.to).name) + " k=" + std::to_string(h.block) +
          " n=" + std::to_string(h.blocks) + " " + h.accumulation;
+    if (h.dot_addend) s += " +C";
+    if (h.dot_to != FormatId::f32) s += " -> " + std::string(format(h.dot_to).name);
   } else {
     s += std::string(format(h.from).name) + " -> " + std::string(format(h.to).name);
     if (h.operation == Operation::quantize) s += " k=" + std::to_string(h.block) + " " + std::string(softmx::name(h.scale));
   }
   s += ' ';
   s += name(h.ctx.rounding);
-  s += h.ctx.saturation == Saturation::finite ? " satfinite" : " nonsat";
+  s += h.ctx.saturation == Saturation::finite ? " satfinite" : h.ctx.saturation == Saturation::propagate ? " satpropagate" : " nonsat";
   if (h.operation != Operation::dot) s += " (" + h.dialect + ")";
   return s;
 }

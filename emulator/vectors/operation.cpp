@@ -114,7 +114,9 @@ LineLayout line_layout(const Header& h) {
         l.operands.push_back(code_field(FormatId::e8m0, label('B', true, 0)));
         for (std::size_t i = 0; i < k; ++i) l.operands.push_back(code_field(h.to, label('B', false, i)));
       }
-      l.results.push_back(code_field(FormatId::f32, "OUT"));
+      // C after the pairs (the addend, a code of the destination), as an mma line has it last.
+      if (h.dot_addend) l.operands.push_back(code_field(h.dot_to, "C"));
+      l.results.push_back(code_field(h.dot_to, "OUT"));
       break;
     case Operation::mma:
       for (std::size_t i = 0; i < k; ++i) l.operands.push_back(code_field(h.from, indexed("A", i)));
@@ -184,9 +186,11 @@ std::optional<Flags> Evaluator::try_evaluate(std::span<const std::uint64_t> ops,
 
 void Evaluator::evaluate_dots(std::span<const std::uint64_t> ops, std::size_t lines, std::span<std::uint64_t> results,
                               std::span<Flags> flags) const {
-  const std::size_t k = h_.block, n = h_.blocks, per = n * (2 * k + 2);
+  const std::size_t k = h_.block, n = h_.blocks, per = n * (2 * k + 2) + (h_.dot_addend ? 1 : 0);
   std::vector<std::uint8_t> ac(lines * n * k), bc(lines * n * k), as(lines * n), bs(lines * n);
-  for (std::size_t l = 0; l < lines; ++l)
+  std::vector<std::uint32_t> addend(h_.dot_addend ? lines : 0);
+  for (std::size_t l = 0; l < lines; ++l) {
+    if (h_.dot_addend) addend[l] = static_cast<std::uint32_t>(ops[l * per + per - 1]);  // C, after the pairs
     for (std::size_t j = 0; j < n; ++j) {
       const std::uint64_t* o = ops.data() + l * per + j * (2 * k + 2);  // SA_j A_j... SB_j B_j...
       as[l * n + j] = static_cast<std::uint8_t>(o[0]);
@@ -196,10 +200,13 @@ void Evaluator::evaluate_dots(std::span<const std::uint64_t> ops, std::size_t li
         bc[(l * n + j) * k + i] = static_cast<std::uint8_t>(o[2 + k + i]);
       }
     }
+  }
   std::vector<std::uint32_t> c(lines);
   GemmOptions go;
   go.model = model_;
   go.out = h_.ctx;
+  go.to = h_.dot_to;
+  go.addend = addend;
   dot_pairs(gemm_rows(h_.from, lines, n * k, k, ac, as), gemm_rows(h_.to, lines, n * k, k, bc, bs), go, c, flags);
   for (std::size_t l = 0; l < lines; ++l) results[l] = c[l];
 }
@@ -302,7 +309,9 @@ Flags Evaluator::evaluate(std::span<const std::uint64_t> ops, std::span<std::uin
         a.push_back(BlockRef{h_.from, static_cast<std::uint8_t>(ops[base]), {ca, k}, &h_.from});
         b.push_back(BlockRef{h_.to, static_cast<std::uint8_t>(ops[base + 1 + k]), {cb, k}, &h_.to});
       }
-      const Result r = dot_general(a, b, h_.ctx, *model_);
+      DotDestination dst{h_.dot_to, std::nullopt};
+      if (h_.dot_addend) dst.c = static_cast<std::uint32_t>(ops[n * (2 * k + 2)]);  // C, after the pairs
+      const Result r = dot_general(a, b, dst, h_.ctx, *model_);
       res[0] = r.code;
       return r.flags;
     }

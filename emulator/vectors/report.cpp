@@ -106,7 +106,7 @@ std::string mma_trace_report(const Header& h, std::span<const std::uint64_t> ope
     s += per_group ? "      each term A_i..j*B_i..j * SA*SB is one scale group's exact sum times its two scales\n"
                    : "      each product term A_i*B_i includes its two scales (its exponent is raised by theirs)\n";
   } else {
-    if (t.special) return s + " NaN or Inf operands decide: D " + hex(t.result.code, acc.hex_digits()) + "\n";
+    if (t.special) return s + " NaN or Inf operands decide at once: D " + hex(t.result.code, acc.hex_digits()) + "\n";
     s += "\n";
   }
   for (const TensorCoreTraceGroup& g : t.groups) {

@@ -85,13 +85,13 @@ Header apply_overrides(const Header& h, const HeaderOverrides& o) {
   if (o.saturation) {
     needs(!mma, "sat", *o.saturation, h, "an mma's model fixes its saturation: use --model");
     const auto s = parse_saturation(*o.saturation);
-    if (!s || (*s != Saturation::finite && *s != Saturation::none)) bad_option("sat", *o.saturation, "expected finite or none");
+    if (!s) bad_option("sat", *o.saturation, "expected finite, none or propagate");
     c.ctx.saturation = *s;
   }
   if (o.tininess) {
     needs(!mma, "tininess", *o.tininess, h, "tensor cores raise no flags");
     const auto t = parse_tininess(*o.tininess);
-    if (!t) bad_option("tininess", *o.tininess, "expected after or before");
+    if (!t) bad_option("tininess", *o.tininess, "expected after, before or after-bounded");
     c.ctx.tininess = *t;
   }
   if (o.scale) {
@@ -249,6 +249,7 @@ VerifyResult verify_file(VectorReader& r, const VerifyOptions& o, const std::fun
     v.completeness = runs_completeness(v.header);
     const int d = l.operands[0].digits, rd = l.results[0].digits;
     auto on_range = [&](const RangeMismatch& m) {
+      if (o.observer) o.observer->on_range(m);
       ++v.ranges;
       if (v.reported >= o.max_errors) return;
       VerifyMismatch x;
@@ -281,30 +282,35 @@ VerifyResult verify_file(VectorReader& r, const VerifyOptions& o, const std::fun
     // settings the results are checked against (a dialect decides which quantize blocks exist).
     std::optional<Evaluator> file_ev;
     if (!o.overrides.empty()) file_ev.emplace(v.header);
-    const CaseCheck st = check_cases(
-        r, ev,
-        [&](const CaseMismatch& m) {
-          if (v.reported >= o.max_errors) return;
-          VerifyMismatch x;
-          x.where = m.where;
-          x.line = m.line;
-          x.operands.assign(m.operands.begin(), m.operands.end());
-          x.got.assign(m.got.begin(), m.got.end());
-          x.want.assign(m.want.begin(), m.want.end());
-          x.has_flags = m.has_flags;
-          x.got_flags = m.got_flags;
-          x.want_flags = m.want_flags;
-          x.result_differs = m.result_differs;
-          x.report = case_report(m.where, l, m.operands, m.got, m.has_flags, m.got_flags, m.want, m.want_flags,
-                                 candidates(m.has_flags));
-          if (h.operation == Operation::mma) x.report += mma_trace_report(h, m.operands);
-          x.json = "{\"line\": " + std::to_string(m.line) + ", \"operands\": \"" + fields_hex(l.operands, m.operands) +
-                   "\", \"device\": \"" + fields_hex(l.results, m.got) + "\", \"expected\": \"" +
-                   fields_hex(l.results, m.want) + "\", \"device_flags\": " + flags_json(m.has_flags, m.got_flags) +
-                   ", \"expected_flags\": \"" + hex(m.want_flags, 2) + "\"}";
-          report(std::move(x));
-        },
-        file_ev ? &*file_ev : nullptr);
+    const std::function<void(const CaseMismatch&)> on_case_mismatch = [&](const CaseMismatch& m) {
+      if (v.reported >= o.max_errors) return;
+      VerifyMismatch x;
+      x.where = m.where;
+      x.line = m.line;
+      x.operands.assign(m.operands.begin(), m.operands.end());
+      x.got.assign(m.got.begin(), m.got.end());
+      x.want.assign(m.want.begin(), m.want.end());
+      x.has_flags = m.has_flags;
+      x.got_flags = m.got_flags;
+      x.want_flags = m.want_flags;
+      x.result_differs = m.result_differs;
+      x.report = case_report(m.where, l, m.operands, m.got, m.has_flags, m.got_flags, m.want, m.want_flags,
+                             candidates(m.has_flags));
+      if (h.operation == Operation::mma) x.report += mma_trace_report(h, m.operands);
+      x.json = "{\"line\": " + std::to_string(m.line) + ", \"operands\": \"" + fields_hex(l.operands, m.operands) +
+               "\", \"device\": \"" + fields_hex(l.results, m.got) + "\", \"expected\": \"" +
+               fields_hex(l.results, m.want) + "\", \"device_flags\": " + flags_json(m.has_flags, m.got_flags) +
+               ", \"expected_flags\": \"" + hex(m.want_flags, 2) + "\"}";
+      report(std::move(x));
+    };
+    const Evaluator* cases_ev = file_ev ? &*file_ev : nullptr;
+    CaseObserver on_case;
+    if (o.observer)
+      on_case = [&](std::span<const u64> ops, std::span<const u64> got, bool has_flags, Flags got_flags,
+                    std::span<const u64> want, Flags want_flags) {
+        o.observer->on_case(ops, got, has_flags, got_flags, want, want_flags);
+      };
+    const CaseCheck st = check_cases(r, ev, on_case_mismatch, cases_ev, on_case);
     v.cases = st.cases;
     v.result_mismatches = st.result_mismatches;
     v.flags_only_mismatches = st.flags_only_mismatches;

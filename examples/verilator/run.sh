@@ -3,6 +3,10 @@
 #
 #   dpi SPACE FMT [FIRST COUNT]      the good unit through the DPI scoreboard: must pass
 #   dpi-bugged SPACE FMT INPUT       the bugged unit: must fail, naming INPUT (hex) first
+#   dpi-wrong SPACE FMT UNIT INPUT   the good unit set to format UNIT, checked as FMT (a negative
+#                                    control): must fail, naming INPUT first
+#   dpi-badspec FMT TEXT             the bench given a bad format spec: must stop, printing
+#                                    softmx's message (through softmx_dpi_error) with TEXT
 #   vectors FMT                      gen -> $readmemh -> results -> softmx verify: must pass
 #   vectors-bugged FMT INPUT         the bugged unit: verify must fail naming INPUT first;
 #                                    then softmx identify says what the unit seems to implement
@@ -10,6 +14,8 @@
 # Environment: SOFTMX (the softmx binary), SOFTMX_TB_GOOD and SOFTMX_TB_BUGGED (the two builds
 # of the bench), SOFTMX_TB_WORK (a folder for files). Exit 0 when the test's expectation holds.
 set -euo pipefail
+# The benches find libsoftmx.so through their rpath, as a user runs them: never the environment.
+unset LD_LIBRARY_PATH
 test=$1
 shift
 work=${SOFTMX_TB_WORK:-$(mktemp -d)}
@@ -54,6 +60,24 @@ case $test in
     grep -m1 '^SUMMARY: ' "$log" | grep -q "result is softmx's under: rna/finite rna/none" ||
       fail "the scoreboard's summary does not name rna"
     echo "run.sh: the bugged unit failed as expected: $first"
+    ;;
+  dpi-wrong)
+    space=$1 fmt=$2 unit=$3 want=$4
+    log=$work/dpi-wrong-$space-$fmt-$unit.log
+    simulate "$log" "$SOFTMX_TB_GOOD" +mode=sweep +space="$space" +fmt="$fmt" +unit="$unit" +max_errors=3
+    [ "$rc" -ne 0 ] || fail "the unit converting into $unit passed the scoreboard of $fmt"
+    first=$(grep -m1 '^FIRST MISMATCH:' "$log" || true)
+    [[ $first == "FIRST MISMATCH: $space $want "*" -> $fmt" ]] ||
+      fail "the first mismatch is '$first', expected $space $want"
+    echo "run.sh: the $unit unit failed the $fmt scoreboard as expected: $first"
+    ;;
+  dpi-badspec)
+    fmt=$1 text=$2
+    log=$work/dpi-badspec.log
+    simulate "$log" "$SOFTMX_TB_GOOD" +mode=sweep +space=f16 +fmt="$fmt"
+    [ "$rc" -ne 0 ] || fail "the bench accepted +fmt=$fmt"
+    grep -F -q "$text" "$log" || fail "the bench's output does not say '$text'"
+    echo "run.sh: +fmt=$fmt refused with softmx's message: $(grep -F -m1 "$text" "$log")"
     ;;
   vectors|vectors-bugged)
     fmt=$1

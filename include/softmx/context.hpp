@@ -7,6 +7,7 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <utility>
 
 namespace softmx {
 
@@ -39,13 +40,42 @@ enum class Saturation : std::uint8_t {
   /// dialect.hpp), so a kernel, a support check or a vector header never sees it. Not a mode a
   /// dialect supports or a vector header records; parse_saturation does not accept it.
   by_destination,
+  /// IEEE P3109's SatPropagate (interim report v4.0 4.7.5): finite values beyond the range give
+  /// +-max finite, as finite does, while an infinite input converts as under none (Inf stays
+  /// Inf where the destination has it). Only dialects that list it accept it (p3109).
+  propagate,
 };
 
-/// When a value is tiny for the underflow flag (docs/SEMANTICS.md section 5.3).
-enum class Tininess : std::uint8_t {
-  after_rounding,   ///< the default, as SoftFloat's default specialization
-  before_rounding,
+/// Which bits of the discarded fraction rs compares with the random bits (IEEE P3109 interim
+/// report v4.0 4.7.4, with N = Context::rbits_width and v the discarded fraction in [0, 1)).
+enum class StochasticRule : std::uint8_t {
+  a,  ///< StochasticA: floor(v 2^N) + R >= 2^N rounds away (softmx's rs, SEMANTICS 2)
+  b,  ///< StochasticB: floor(v 2^(N+1)) + 2R + 1 >= 2^(N+1) (N <= 63)
+  c,  ///< StochasticC: RNITE(v 2^N) + R >= 2^N, v 2^N rounded to nearest, ties to even (N <= 63)
 };
+
+/// When a value is tiny for the underflow flag (docs/SEMANTICS.md section 5.3). Underflow is
+/// raised for a result that is tiny and inexact; fixed-point formats never raise it.
+enum class Tininess : std::uint8_t {
+  /// IEEE 754-2019 7.5 "after rounding": the non-zero |x| rounded to the destination's
+  /// precision p with an UNBOUNDED exponent range (same mode) is below 2^emin. The default, as
+  /// SoftFloat's default specialization; what RISC-V mandates (and FPnew's cast unit after
+  /// openhwgroup/cvfpu PR 168).
+  after_rounding,
+  /// IEEE 754-2019 7.5 "before rounding": |x| < 2^emin.
+  before_rounding,
+  /// Not an IEEE 754 rule: the result actually delivered, |x| rounded in the destination's own
+  /// (bounded) exponent range, is below 2^emin: a zero or subnormal code. A value just below
+  /// 2^emin that rounds up to the smallest normal is then not tiny, where after_rounding may
+  /// call it tiny. A format without subnormals (e8m0) delivers nothing below 2^emin, so it
+  /// never underflows by this rule (its zero input is the e8m0_zero policy, SEMANTICS 5.4).
+  /// What FPnew's fpnew_cast_multi.sv computed before PR 168 (issue 165: uf_after_round tests
+  /// the rounded exponent field for zero); name "after-bounded".
+  after_bounded,
+};
+/// Every tininess rule, in enum order.
+inline constexpr Tininess kTininessRules[] = {Tininess::after_rounding, Tininess::before_rounding,
+                                              Tininess::after_bounded};
 
 /// Everything the caller chooses for one conversion.
 struct Context {
@@ -59,22 +89,33 @@ struct Context {
   std::uint8_t rbits_width = 32;
   /// rs only: the random value R, 0 <= R < 2^rbits_width (higher bits must be zero).
   std::uint64_t rbits = 0;
+  /// rs only: which fraction bits meet R (P3109's StochasticA, B, C). Widths above 63 count as
+  /// 63 under b and c.
+  StochasticRule stochastic = StochasticRule::a;
 };
 
 /// Canonical names: "rne" "rna" "rz" "ru" "rd" "ro" "rs".
 std::string_view name(Rounding r);
-/// "finite" "none" "by-destination".
+/// "finite" "none" "by-destination" "propagate".
 std::string_view name(Saturation s);
-/// "after" "before".
+/// "after" "before" "after-bounded".
 std::string_view name(Tininess t);
+
+/// "a" "b" "c".
+std::string_view name(StochasticRule s);
+/// Parses a P3109 rounding name (v4.0 4.2, case-insensitive): NearestTiesToEven,
+/// NearestTiesToAway, TowardZero, TowardPositive, TowardNegative, ToOdd, and StochasticA,
+/// StochasticB, StochasticC (rs with that rule; the plain "rs" names are parse_rounding's).
+std::optional<std::pair<Rounding, StochasticRule>> parse_p3109_rounding(std::string_view s);
 
 /// Parses a rounding mode name. Accepts the canonical names and the aliases "nearest-even",
 /// "rn", "nearest-away", "zero", "up", "down", "odd", "stochastic" (case-insensitive).
 std::optional<Rounding> parse_rounding(std::string_view s);
-/// Parses "finite" (alias "satfinite", "sat") or "none" (alias "nosat", "nonsat"); nothing else
-/// (by_destination is the absence of a choice, never a name to parse).
+/// Parses "finite" (alias "satfinite", "sat"), "none" (alias "nosat", "nonsat", P3109's
+/// "SatNone" and "OvfInf") or "propagate" (P3109's "SatPropagate"), case-insensitively; nothing
+/// else (by_destination is the absence of a choice, never a name to parse).
 std::optional<Saturation> parse_saturation(std::string_view s);
-/// Parses "after" or "before".
+/// Parses "after", "before" or "after-bounded" (case-insensitive).
 std::optional<Tininess> parse_tininess(std::string_view s);
 
 }  // namespace softmx

@@ -58,7 +58,8 @@ Result round_pack(const Format& dst, const Unpacked& value, const Context& ctx, 
 /// Converts one code of `src` into `dst` (named or runtime formats). Precondition: bits <=
 /// src.code_mask(). ctx.saturation by_destination (Context's default) is the dialect's default
 /// for `dst`: none into f64, f32, f16, bf16 (1e6 into f16 is +Inf), finite into the MX formats
-/// under ocp, the dialect's runtime default for a runtime format. Throws Unsupported if
+/// under ocp, the dialect's runtime default for a runtime format (none for one with Inf, e3m4:
+/// 1e6 is +Inf; support_for in dialect.hpp). Throws Unsupported if
 /// `dialect` does not support `dst` under `ctx` (or refuses a runtime `src`), FormatError if a
 /// descriptor is not valid (canonical_format).
 Result convert(const Format& src, const Format& dst, std::uint64_t bits, const Context& ctx,

@@ -76,6 +76,26 @@ enum class E8m0Negative : std::uint8_t {
   min_if_satfinite,  ///< a finite negative gives 0x00 (2^-127) under saturation finite, NaN under
                      ///< none; -Inf gives NaN under both (ml_dtypes' kSaturate ? lowest() :
                      ///< quiet_NaN(), after its Inf test)
+  /// IEEE P3109 (interim report v4.0 4.7.3, 4.7.5): the negative value is rounded first (with its
+  /// sign, so ru rounds toward zero and rd away); one that rounds to 0 gives +0 with the usual
+  /// flags; any other result below Mlo = 0 gives code 0 with invalid and inexact under finite and
+  /// propagate, and under none NaN (invalid), except 0 (invalid, inexact) under rz and ru. -Inf:
+  /// NaN under none, code 0 (invalid) under finite and propagate.
+  saturate_zero,
+};
+/// What overflow and an infinite input give, where the saturation rules ask for Inf, in a
+/// destination without Inf (SEMANTICS 4, 5.6).
+enum class OverflowNoInf : std::uint8_t {
+  nan,         ///< its NaN when it has one (OFP8 table 3: e4m3 NONSAT; e8m0; fnuz), else +-max finite
+  max_finite,  ///< +-max finite (IEEE P3109 v4.0 4.7.5: SatNone sends X > Mhi and +Inf to Mhi in a
+               ///< finite-domain format); an Inf input also gets invalid
+};
+/// What an overflowing ro result gives under saturation none (SEMANTICS 4).
+enum class RoOverflow : std::uint8_t {
+  max_finite,  ///< +-max finite, as rz (IEEE 754 7.4 names no ro; every built-in dialect but p3109)
+  odd_code,    ///< the odd one of max finite and Inf, as ro picks between two codes: Inf when the
+               ///< destination's Inf code is odd (P3109 signed extended: Inf 0x7F after max 0x7E,
+               ///< v4.0 4.7.5's SatNone rules 40, 43, 46), else max (ieee Inf codes are even)
 };
 /// E8M0 ties under rne (SEMANTICS 5.4).
 enum class E8m0Ties : std::uint8_t { even, up };
@@ -225,7 +245,7 @@ struct DestinationSupport {
 /// The set of specials kinds (bit i = Specials(i)).
 using SpecialsSet = std::uint8_t;
 constexpr SpecialsSet specials_bit(Specials s) { return SpecialsSet(1u << static_cast<unsigned>(s)); }
-inline constexpr SpecialsSet kAllSpecials = 0xF;
+inline constexpr SpecialsSet kAllSpecials = 0x1F;
 
 /// How a dialect treats formats that have no FormatId (runtime descriptors, format.hpp). The
 /// per-format arrays of Dialect are indexed by FormatId; a runtime format takes these values
@@ -235,10 +255,17 @@ struct RuntimeFormatPolicy {
   /// Empty when the dialect converts runtime formats; otherwise why it does not, and then it
   /// refuses them as sources and destinations.
   std::string_view refused;
-  /// The specials kinds a runtime destination may have (others are refused with support.why).
+  /// The specials kinds a runtime format may have, as a destination and as a source (others are
+  /// refused with support.why).
   SpecialsSet specials = kAllSpecials;
-  /// The rounding modes and saturations into a runtime destination, and their defaults.
+  /// The rounding modes and saturations into a runtime destination, and their defaults
+  /// (support.default_saturation for a destination without Inf).
   DestinationSupport support{};
+  /// The default saturation into a runtime destination that has Inf (specials ieee: e3m4,
+  /// e4m3:specials=ieee, ue5m3): none, IEEE 754 7.4's overflow to Inf, as f64, f32, f16 and bf16
+  /// under every built-in dialect (SEMANTICS 4.1; issue 29). A dialect whose implementation
+  /// saturates into such formats states finite here. Used only when support.saturations holds it.
+  Saturation default_saturation_with_inf = Saturation::none;
   /// nan_payload for an ieee-encoded runtime destination.
   NanPayload nan_payload = NanPayload::canonical;
   /// nan_canonical_ones for a runtime source.
@@ -270,6 +297,8 @@ struct Dialect {
   E8m0Negative e8m0_negative = E8m0Negative::nan;
   E8m0Ties e8m0_ties = E8m0Ties::even;
   SatfiniteInf satfinite_inf = SatfiniteInf::max_finite;
+  OverflowNoInf overflow_no_inf = OverflowNoInf::nan;
+  RoOverflow ro_overflow = RoOverflow::max_finite;
   NearestTies nearest_ties = NearestTies::even;
   ZeroSign zero_sign = ZeroSign::keep;
   /// E8M0 under rne/rna: every value in (2^-127, 2^-126) rounds up to 2^-126, as PyTorch's and
@@ -296,9 +325,16 @@ constexpr NanPayload nan_payload_for(const Dialect& d, const Format& dst) {
 constexpr int nan_canonical_ones_for(const Dialect& d, const Format& src) {
   return src.is_named() ? d.nan_canonical_ones[static_cast<int>(src.id)] : d.runtime.nan_canonical_ones;
 }
-/// What the dialect accepts for a destination, named or runtime.
-constexpr const DestinationSupport& support_for(const Dialect& d, const Format& dst) {
-  return dst.is_named() ? d.support[static_cast<int>(dst.id)] : d.runtime.support;
+/// What the dialect accepts for a destination, named or runtime: a named one's entry of
+/// Dialect::support; for a runtime one Dialect::runtime.support, whose default saturation is
+/// runtime.default_saturation_with_inf when the destination has Inf (and the dialect allows it).
+/// A value, not a reference: the runtime default depends on the destination.
+constexpr DestinationSupport support_for(const Dialect& d, const Format& dst) {
+  if (dst.is_named()) return d.support[static_cast<int>(dst.id)];
+  DestinationSupport s = d.runtime.support;
+  if (dst.has_inf() && (s.saturations & saturation_bit(d.runtime.default_saturation_with_inf)))
+    s.default_saturation = d.runtime.default_saturation_with_inf;
+  return s;
 }
 
 /// The ocp dialect: the OCP MX v1.0 / OFP8 v1.0 specification, with its
@@ -323,7 +359,8 @@ constexpr Context resolve(const Dialect& dialect, FormatId dst, Context ctx) {
   ctx.saturation = resolve(dialect, dst, ctx.saturation);
   return ctx;
 }
-/// The same for any destination, named or runtime (a runtime one: the dialect's
+/// The same for any destination, named or runtime (a runtime one: support_for's default, i.e.
+/// RuntimeFormatPolicy::default_saturation_with_inf when it has Inf, else
 /// RuntimeFormatPolicy::support.default_saturation).
 constexpr Context resolve(const Dialect& dialect, const Format& dst, Context ctx) {
   if (ctx.saturation == Saturation::by_destination) ctx.saturation = support_for(dialect, dst).default_saturation;
@@ -346,7 +383,9 @@ std::optional<std::string> unsupported_reason(const Dialect& dialect, FormatId d
 /// The same for any destination: a named one as above; a runtime one by Dialect::runtime (the
 /// dialect refuses runtime formats, or this one's specials, or the mode or saturation).
 std::optional<std::string> unsupported_reason(const Dialect& dialect, const Format& dst, const Context& ctx);
-/// Why `dialect` cannot read the source `src` (a runtime format it refuses), or nullopt.
+/// Why `dialect` cannot read the source `src`, or nullopt: a runtime format the dialect refuses,
+/// or one it would refuse as a destination for its specials or its spec (RuntimeFormatPolicy:
+/// a dialect reads the runtime formats it writes). Named sources are always read.
 std::optional<std::string> unsupported_source_reason(const Dialect& dialect, const Format& src);
 
 /// Canonical policy value names, for listings and explain ("preserve", "positive_max", ...).
@@ -358,6 +397,8 @@ std::string_view name(E8m0Zero);
 std::string_view name(E8m0Negative);
 std::string_view name(E8m0Ties);
 std::string_view name(SatfiniteInf);
+std::string_view name(OverflowNoInf);
+std::string_view name(RoOverflow);
 std::string_view name(NearestTies);
 std::string_view name(ZeroSign);
 std::string_view name(ZeroBlockScale);

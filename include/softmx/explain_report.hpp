@@ -67,7 +67,15 @@ struct ExplainReport {
 /// not take the conversion (its cells are n/a).
 ExplainReport explain_conversion(const ExplainInput& in, const Format& dst, const Context& ctx, const Dialect& dialect);
 
-/// The text `softmx explain` prints for `r`, ending in '\n'.
-std::string explain_report_text(const ExplainReport& r);
+/// The width the text of explain_report_text fits by default (`softmx explain`; --wide: 0).
+inline constexpr unsigned kExplainTextWidth = 100;
+
+/// The text `softmx explain` prints for `r`, ending in '\n'. With `width` 0 (`softmx explain
+/// --wide`) the results table is one table, a column per dialect, and every sentence one line.
+/// Otherwise every line fits `width` columns (but a number longer than the width, which is never
+/// cut): the dialects whose every cell is n/a are named on one line instead of given columns,
+/// the others are split into tables of as many columns as fit, each under its own header, and
+/// longer sentences wrap under their label. The results are the same either way.
+std::string explain_report_text(const ExplainReport& r, unsigned width = kExplainTextWidth);
 
 }  // namespace softmx

@@ -28,6 +28,13 @@ enum class Specials : std::uint8_t {
   none,  ///< every code is a finite number (e3m2, e2m3, e2m1, int8)
   fnuz,  ///< "finite, NaN, unsigned zero": the negative-zero code (sign bit alone) is the only
          ///< NaN; no Inf and no -0; the all-ones magnitude is finite (e4m3fnuz: NaN 0x80, max 0x7F)
+  /// IEEE P3109's extended domain (interim report v4.0 4.7.2, 4.7.6): one NaN, +-Inf, no -0.
+  /// Sign-magnitude: NaN is the negative-zero code (sign bit alone, 0x80), +Inf the all-ones
+  /// magnitude (0x7F) and -Inf that with the sign (0xFF); the largest finite magnitude is the
+  /// all-ones one less 1 (0x7E). Unsigned: NaN is the all-ones code (0xFF) and +Inf the one
+  /// below it (0xFE); the largest finite is 0xFD. Needs subnormals=yes (a zero). P3109's finite
+  /// domain is fnuz (signed) and fn (unsigned), with P3109's bias.
+  extended,
 };
 
 /// How the sign of a value is encoded in a code.
@@ -124,18 +131,30 @@ struct Format {
     switch (specials) {
       case Specials::ieee: return all_ones_magnitude() - (std::uint64_t{1} << man_bits);
       case Specials::fn: return all_ones_magnitude() - 1;
+      case Specials::extended: return all_ones_magnitude() - (sign == SignEncoding::none ? 2 : 1);
       case Specials::none:
       case Specials::fnuz: break;
     }
     return all_ones_magnitude();
   }
-  constexpr bool has_inf() const { return specials == Specials::ieee; }
+  /// The magnitude code of +Inf (meaningful when has_inf()): ieee the all-ones exponent with
+  /// fraction 0; extended the all-ones magnitude (signed) or the one below it (unsigned).
+  constexpr std::uint64_t inf_magnitude() const {
+    if (specials == Specials::extended) return all_ones_magnitude() - (sign == SignEncoding::none ? 1 : 0);
+    return ((std::uint64_t{1} << exp_bits) - 1) << man_bits;
+  }
+  /// The single NaN is the negative-zero code (sign bit alone), and there is no -0: fnuz, and a
+  /// sign-magnitude extended (P3109) format.
+  constexpr bool nan_is_negative_zero() const {
+    return specials == Specials::fnuz || (specials == Specials::extended && sign == SignEncoding::magnitude);
+  }
+  constexpr bool has_inf() const { return specials == Specials::ieee || specials == Specials::extended; }
   constexpr bool has_nan() const { return specials != Specials::none; }
   constexpr bool has_zero() const { return subnormals; }
   constexpr bool is_signed() const { return sign != SignEncoding::none; }
   /// A code for -0 exists (sign-magnitude, with a zero, not fnuz).
   constexpr bool has_negative_zero() const {
-    return sign == SignEncoding::magnitude && subnormals && specials != Specials::fnuz;
+    return sign == SignEncoding::magnitude && subnormals && !nan_is_negative_zero();
   }
   /// True for the 11 named formats, false for a runtime descriptor.
   constexpr bool is_named() const { return id != FormatId::runtime; }
@@ -196,6 +215,25 @@ Format canonical_format(const Format& f);
 /// by `:key=value` fields (sign, exp, man, bias, specials, subnormals, fixed). Throws
 /// FormatError whose message names the field and what was expected.
 Format parse_format_spec(std::string_view spec);
+
+/// An IEEE P3109 format (interim report v4.0 section 3): bitwidth K, precision P, signedness,
+/// domain. Its name is binary{K}p{P}{s|u}{e|f} (section 3.2, lower case here: binary8p3se).
+struct P3109Params {
+  int k = 8;             ///< bitwidth K, 2..16 (the draft: K > 2; K = 2 is its informative Annex C)
+  int p = 3;             ///< precision P: 1..K-1 signed, 1..K unsigned
+  bool is_signed = true;
+  bool extended = true;  ///< domain: extended (+-Inf) or finite
+};
+/// The descriptor of a P3109 format: exponent bits K - P (signed) or K - P + 1 (unsigned),
+/// P - 1 fraction bits, bias 2^(K-P-1) (signed) or 2^(K-P) (unsigned), subnormals, specials
+/// extended or (finite domain) fnuz (signed) / fn (unsigned). Throws FormatError (field "name")
+/// when K or P is out of range, or the exponent field would exceed softmx's 8 bits (values
+/// beyond f64), or the format has no finite non-zero value (binary2p1se).
+Format p3109_format(const P3109Params& params);
+/// The P3109 parameters of a descriptor, when it is exactly a P3109 format (any name).
+std::optional<P3109Params> p3109_params(const Format& f);
+/// "binary8p3se" for {8, 3, signed, extended}.
+std::string p3109_name(const P3109Params& params);
 
 /// The canonical spec of a format: a named format's name, else the shortest form the parser
 /// reads back to the same descriptor (parse_format_spec(format_spec(f)) == f).

@@ -46,6 +46,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string_view>
 
 #include "softmx/block.hpp"
 #include "softmx/context.hpp"
@@ -138,22 +139,52 @@ GemmKernel default_gemm_kernel();
 /// Every kernel this CPU supports, reference first.
 std::span<const GemmKernel> supported_gemm_kernels();
 
+/// One of the GEMM's kernel families, from the registry the driver dispatches by
+/// (emulator/gemm/models.cpp; docs/ARCHITECTURE.md, "GEMM"): its name, the accumulation models
+/// it serves, how it computes, and what it hands to the reference (dot_general() per output).
+/// A model no family serves runs the reference for every output.
+struct GemmModelKernel {
+  std::string_view name;
+  std::string_view models;
+  std::string_view method;
+  std::span<const std::string_view> reference_when;
+};
+/// Every kernel family, in the order the driver asks them: exact, fp32-sequential,
+/// tensor-core, gst-fdpa.
+std::span<const GemmModelKernel> gemm_model_kernels();
+
 struct GemmOptions {
   /// The accumulation model; nullptr: exact. Models without a kernel (anything but exact,
   /// fp32-sequential and a TensorCoreModel with addend_in_group; GST models on E2M1 with k a
   /// multiple of the block and the block a multiple of 16) run the reference per output.
   const AccumulationModel* model = nullptr;
-  /// The f32 output context, as dot_general() takes it (saturation by destination: none, IEEE
-  /// overflow to Inf; the tensor-core models ignore it).
+  /// The output context, as dot_general() takes it (saturation by destination: none into f32,
+  /// f16 and bf16, IEEE overflow to Inf; the tensor-core models ignore it).
   Context out{};
+  /// The outputs' format, as DotDestination::to (dot.hpp): f32 (the default), f16 or bf16; the
+  /// output array receives codes of it (f16 and bf16 in the low 16 bits). Under a tensor-core
+  /// model, the model's accumulator (f32 or f16; bf16 is refused).
+  FormatId to = FormatId::f32;
+  /// The addends C (DotDestination::c), codes of `to`: gemm() adds addend[i * N + j] to output
+  /// (i, j), dot_pairs() adds addend[l] to pair l; it must hold that many codes, each within
+  /// `to`'s mask. Empty: no addend (the sum alone, as before C existed).
+  std::span<const std::uint32_t> addend;
   /// Worker threads; 0: std::thread::hardware_concurrency(). The results do not depend on it.
   unsigned threads = 0;
   /// Default: default_gemm_kernel(). Must be supported (gemm_kernel_supported).
   std::optional<GemmKernel> kernel;
 };
 
-/// C = A x B as above: c[i * N + j] the f32 code of output (i, j) and, when `flags` is not
-/// empty, flags[i * N + j] its flags. Returns the OR of every output's flags.
+/// C = A x B as above: c[i * N + j] the code of output (i, j) (f32, or options.to; with
+/// options.addend, D = A x B + C, each output dot_general(row i, row j, DotDestination{to,
+/// addend[i * N + j]})) and, when `flags` is not empty, flags[i * N + j] its flags. Returns the
+/// OR of every output's flags.
+///
+/// The kernels take C and f16/bf16 outputs where that is cheap and exact: exact adds C to each
+/// output's exact sum and rounds once into `to`; fp32-sequential starts its f32 accumulator at
+/// C and rounds the result into `to`; the tensor-core kernel seeds its accumulator with an f32
+/// C (as mma_pairs()). Everything else with C or f16/bf16 (a tensor-core f16 accumulator, the
+/// GST models with C, C NaN or Inf, a zero sum) runs dot_general() per output.
 ///
 /// Throws std::invalid_argument, naming the operand and what was expected, when: a format is
 /// not an MX element format (a runtime one: mx_element_reason's field); a runtime element meets
@@ -162,15 +193,18 @@ struct GemmOptions {
 /// too small for the rows, strides and blocks it must hold; a code is out of its format's
 /// range; c (or a non-empty flags) holds fewer than M * N entries; the kernel is not supported
 /// by this CPU; the scale formats differ or are not e8m0 / e4m3, or e4m3 meets a tensor-core
-/// model without per-group scales.
+/// model without per-group scales; options.to is not f32, f16 or bf16, or the model does not
+/// define it (a tensor-core model and bf16); a non-empty options.addend holds fewer than M * N
+/// codes or a code beyond `to`'s mask.
 Flags gemm(const GemmOperand& a, const GemmOperand& b, const GemmOptions& options, std::span<std::uint32_t> c,
            std::span<Flags> flags = {});
 
 /// Many independent dot products at once: c[l] = DotGeneral(vector l of A, vector l of B) and
 /// flags[l] its flags, for l < A.rows (= B.rows), under options.model as gemm() computes them
-/// (the same kernels with one pair per lane, the same checks, threads and results). For lines
-/// of `softmx dot`, vector files and the like. Throws as gemm() does, and when A and B hold
-/// different numbers of vectors.
+/// (the same kernels with one pair per lane, the same checks, threads and results), into
+/// options.to with the addend options.addend[l] when given. For lines of `softmx dot`, vector
+/// files and the like. Throws as gemm() does, and when A and B hold different numbers of
+/// vectors.
 Flags dot_pairs(const GemmOperand& a, const GemmOperand& b, const GemmOptions& options, std::span<std::uint32_t> c,
                 std::span<Flags> flags = {});
 

@@ -14,6 +14,13 @@
  *     fprintf(stderr, "%s\n", err.message);
  *   // code == 0x7E (448), flags == SOFTMX_FLAG_INEXACT
  *
+ * Any format spec of docs/SEMANTICS.md 1.2 works the same way (softmx_format):
+ *
+ *   softmx_format fp8alt;                                (FPnew's FP8ALT: E4M3, IEEE specials)
+ *   if (softmx_format_lookup("e4m3:specials=ieee", &fp8alt, &err) != SOFTMX_OK) ...
+ *   softmx_convert(&f32, &fp8alt, 0x43780000u, &ctx, &code, &flags, &err);
+ *   // 248: code == 0x77 (240, satfinite), flags == SOFTMX_FLAG_OVERFLOW | SOFTMX_FLAG_INEXACT
+ *
  * Conventions, for every function:
  * - Codes are unsigned integers holding a format's bit pattern in their low `width` bits
  *   (uint64_t for one value; arrays in the format's storage type, softmx_storage_bytes()).
@@ -34,7 +41,9 @@
  * this header (a struct layout, a function's parameters, an enumerator's value) increments it.
  * Structs carry reserved fields (set them to zero: the init functions do) so that fields can be
  * added without a new ABI. softmx_abi_version() returns the library's value: a program may
- * check it against the macro it was compiled with.
+ * check it against the macro it was compiled with. Serving more arguments than before (runtime
+ * formats in conversions) changes no ABI; libsoftmx.so exports every softmx_* function
+ * (capi/softmx.map).
  */
 #ifndef SOFTMX_SOFTMX_H
 #define SOFTMX_SOFTMX_H
@@ -117,11 +126,19 @@ enum {
 };
 /* Saturation (docs/SEMANTICS.md 4). */
 enum {
-  SOFTMX_SAT_FINITE = 0, /**< overflow and Inf give +-max finite (OFP8 SAT, PTX .satfinite) */
-  SOFTMX_SAT_NONE = 1    /**< overflow gives Inf, or NaN where the format has no Inf */
+  SOFTMX_SAT_FINITE = 0,   /**< overflow and Inf give +-max finite (OFP8 SAT, PTX .satfinite) */
+  SOFTMX_SAT_NONE = 1,     /**< overflow gives Inf, or NaN where the format has no Inf */
+  SOFTMX_SAT_PROPAGATE = 2 /**< IEEE P3109's SatPropagate: finite overflow gives +-max finite, an
+                                Inf input stays Inf (docs/SEMANTICS.md 4; only dialects that list
+                                it accept it: p3109). Added without an ABI change; a library
+                                built before it refuses the value (SOFTMX_ERR_INVALID_ARGUMENT) */
 };
-/* When a result is tiny, for the underflow flag (docs/SEMANTICS.md 5.3). */
-enum { SOFTMX_TININESS_AFTER = 0, SOFTMX_TININESS_BEFORE = 1 };
+/* When a result is tiny, for the underflow flag (docs/SEMANTICS.md 5.3): after rounding (IEEE
+   754's default, with unbounded exponent range), before rounding, or after rounding in the
+   destination's bounded range (the delivered result is below the minimum normal: FPnew's cast
+   before its PR 168). SOFTMX_TININESS_AFTER_BOUNDED was added without an ABI change; a library
+   built before it refuses the value with SOFTMX_ERR_INVALID_ARGUMENT. */
+enum { SOFTMX_TININESS_AFTER = 0, SOFTMX_TININESS_BEFORE = 1, SOFTMX_TININESS_AFTER_BOUNDED = 2 };
 /* Block scale rules (docs/BLOCKS.md 1). */
 enum { SOFTMX_SCALE_FLOOR = 0, SOFTMX_SCALE_CEIL = 1, SOFTMX_SCALE_EVEN = 2, SOFTMX_SCALE_RCEIL = 3 };
 /* Instruction sets of the batch kernels (results are equal on every one; softmx/batch.hpp). */
@@ -165,48 +182,90 @@ enum {
 /* How a code encodes its sign (softmx::SignEncoding). */
 enum { SOFTMX_SIGN_MAGNITUDE = 0, SOFTMX_SIGN_TWOS_COMPLEMENT = 1, SOFTMX_SIGN_NONE = 2 };
 /* How a format encodes non-finite values (softmx::Specials). */
-enum { SOFTMX_SPECIALS_IEEE = 0, SOFTMX_SPECIALS_FN = 1, SOFTMX_SPECIALS_NONE = 2, SOFTMX_SPECIALS_FNUZ = 3 };
+/* SOFTMX_SPECIALS_EXTENDED: IEEE P3109's extended domain (one NaN, +-Inf, no -0; docs/FORMATS.md 5),
+   added without an ABI change. */
+enum {
+  SOFTMX_SPECIALS_IEEE = 0,
+  SOFTMX_SPECIALS_FN = 1,
+  SOFTMX_SPECIALS_NONE = 2,
+  SOFTMX_SPECIALS_FNUZ = 3,
+  SOFTMX_SPECIALS_EXTENDED = 4
+};
 
 #define SOFTMX_FORMAT_NAME_SIZE 64
 
 /** A format descriptor, filled by softmx_format_lookup or softmx_format_named and passed by
  *  pointer to every function that takes a format. The fields are the C++ softmx::Format's
- *  (docs/SEMANTICS.md 1): read them freely; a descriptor whose fields were changed is refused
- *  (SOFTMX_ERR_INVALID_ARGUMENT) unless its id is SOFTMX_FORMAT_RUNTIME, which describes a
- *  format by its fields alone (a library that cannot serve it says so:
- *  SOFTMX_ERR_UNSUPPORTED). A plain value: copy it, keep it, share it between threads. */
+ *  (docs/SEMANTICS.md 1): read them freely.
+ *
+ *  Named and runtime formats. id 0 .. SOFTMX_FORMAT_E8M0 names one of the 11 named formats,
+ *  whose other fields must stay those softmx_format_named gives (an edited one is refused with
+ *  SOFTMX_ERR_INVALID_ARGUMENT naming the argument). id SOFTMX_FORMAT_RUNTIME describes a
+ *  format by its fields alone (width through fixed_point; `name` is ignored on input): the
+ *  library checks them on every call as softmx::make_format does (SOFTMX_ERR_INVALID_ARGUMENT
+ *  naming the field: sign, specials, subnormals, fixed_point, exp_bits, man_bits, bias, or
+ *  width when it is not (sign != NONE) + exp_bits + man_bits), and a runtime descriptor whose
+ *  fields equal a named format's is that format. softmx_format_lookup fills one from any spec
+ *  of docs/SEMANTICS.md 1.2 ("e4m3:specials=ieee", "e4m3fnuz", "e3m4", "int4", ...).
+ *
+ *  Where runtime formats are served: conversion (softmx_convert, softmx_convert_batch, the
+ *  converter), softmx_explain and softmx_explain_value, softmx_check_support,
+ *  softmx_dialect_support and softmx_storage_bytes take any runtime format of 1 to 32 bits as
+ *  source and destination (the dialect may refuse one: SOFTMX_ERR_UNSUPPORTED with its
+ *  reason; ocp serves every one); block elements (quantize, dequantize, tensors), packing and
+ *  DotGeneral (exact and fp32-sequential) a runtime element of at most 8 bits (docs/BLOCKS.md
+ *  1.1); block scales a runtime float format of at most 32 bits (softmx_block_options). The C++
+ *  functions behind the block and NVFP4 sources (f64, f32, f16, bf16), the dequantize
+ *  destinations and softmx_mma take named formats only: a runtime format there is answered with
+ *  SOFTMX_ERR_INVALID_ARGUMENT (a source) or SOFTMX_ERR_UNSUPPORTED (a destination, an mma
+ *  operand), "ARG: NAME is a runtime format; ...". An earlier libsoftmx.so.1 answered
+ *  SOFTMX_ERR_UNSUPPORTED for a runtime format in a conversion (serving more is no ABI change):
+ *  softmx_check_support(&fmt, NULL, NULL) == SOFTMX_OK tells a program that the linked library
+ *  converts into fmt.
+ *
+ *  Why a caller-owned struct and not a handle: a descriptor is a plain value of fixed size (no
+ *  allocation, nothing to free, no lifetime: it may live on the stack, be copied, memcmp'd,
+ *  shared between threads, and outlive nothing; a converter made from it keeps its own copy),
+ *  it carries the format's fields for the caller to read (width for masks and storage), and a
+ *  runtime format fits it without a new ABI (its fields are the format; reserved words remain
+ *  for later fields). A spec is parsed once, by softmx_format_lookup; every call after that
+ *  checks the fields, which costs a few comparisons (a converter checks them once). */
 typedef struct softmx_format {
   int32_t id;          /**< SOFTMX_FORMAT_F64 .. SOFTMX_FORMAT_E8M0, or SOFTMX_FORMAT_RUNTIME */
-  int32_t width;       /**< bits in a code */
-  int32_t exp_bits;    /**< exponent field bits */
-  int32_t man_bits;    /**< stored fraction bits m (precision m + 1) */
+  int32_t width;       /**< bits in a code: (sign != SOFTMX_SIGN_NONE) + exp_bits + man_bits */
+  int32_t exp_bits;    /**< exponent field bits (runtime: 0..8) */
+  int32_t man_bits;    /**< stored fraction bits m, precision m + 1 (runtime: 0..23) */
   int32_t bias;        /**< exponent bias */
   int32_t sign;        /**< SOFTMX_SIGN_* */
   int32_t specials;    /**< SOFTMX_SPECIALS_* */
   int32_t subnormals;  /**< 1: exponent field 0 holds zero and subnormals (0: e8m0) */
-  int32_t fixed_point; /**< 1: uniform spacing, underflow never raised (int8) */
+  int32_t fixed_point; /**< 1: uniform spacing, underflow never raised (int8, intN) */
   int32_t reserved0;   /**< zero */
-  char name[SOFTMX_FORMAT_NAME_SIZE]; /**< canonical name or spec, NUL-terminated ("e4m3") */
+  char name[SOFTMX_FORMAT_NAME_SIZE]; /**< canonical name or spec, NUL-terminated ("e4m3",
+                                           "e4m3:specials=ieee"); output only */
   uint64_t reserved[4];               /**< zero */
 } softmx_format;
 
-/** Looks a format up by its spec (case-insensitive): a canonical name (f64 f32 f16 bf16 e4m3
- *  e5m2 e3m2 e2m3 e2m1 int8 e8m0), an alias (fp32, half, bfloat16, float8_e4m3fn, fp4,
- *  mxint8, ue8m0, ...), or any other format spec of docs/SEMANTICS.md 1.2 (e1m2, e2m2,
- *  e4m3fnuz, e3m4, int4, e4m3:bias=11:specials=fnuz, ...), which gives a runtime descriptor (id
- *  SOFTMX_FORMAT_RUNTIME, name its canonical spec). The block functions (quantize, dequantize,
- *  tensors), packing and DotGeneral (exact and fp32-sequential) serve a runtime element of at
- *  most 8 bits (docs/BLOCKS.md 1.1); conversion and the tensor-core mma answer
- *  SOFTMX_ERR_UNSUPPORTED for a runtime format. SOFTMX_ERR_UNKNOWN_NAME for an unknown name,
- *  SOFTMX_ERR_INVALID_ARGUMENT for a spec with a bad field (the message names it: exp, man, bias,
- *  specials, ...). */
+/** Fills *format from a spec (case-insensitive): a canonical name (f64 f32 f16 bf16 e4m3 e5m2
+ *  e3m2 e2m3 e2m1 int8 e8m0) or an alias (fp32, half, bfloat16, float8_e4m3fn, fp4, mxint8,
+ *  ue8m0, ...) gives that named format's descriptor; any other format spec of docs/SEMANTICS.md
+ *  1.2 (e4m3:specials=ieee, float8_e4m3, e4m3fnuz, e5m2fnuz, e3m4, e1m2, e2m2, ue4m3, int4,
+ *  e4m3:bias=11:specials=fnuz, ...) a runtime descriptor (id SOFTMX_FORMAT_RUNTIME, name its
+ *  canonical spec), unless its fields are a named format's (e8m0:sign=none gives e8m0).
+ *  Preconditions: spec NUL-terminated, format writable. The descriptor is the caller's (see
+ *  softmx_format for where each kind is served). Errors: SOFTMX_ERR_NULL_POINTER (spec or
+ *  format NULL); SOFTMX_ERR_UNKNOWN_NAME for a name that is no format or spec (the message lists
+ *  the names); SOFTMX_ERR_INVALID_ARGUMENT for a spec with a bad field, the library's message
+ *  naming it ("format spec 'e4m3:bias=2000': bias: expected ..."; fields exp, man, bias, sign,
+ *  specials, subnormals, fixed, width, key). */
 SOFTMX_API int softmx_format_lookup(const char* spec, softmx_format* format, softmx_error* err);
 /** The descriptor of a named format (SOFTMX_FORMAT_F64 .. SOFTMX_FORMAT_E8M0). */
 SOFTMX_API int softmx_format_named(int32_t id, softmx_format* format, softmx_error* err);
 /** The number of named formats (their ids are 0 .. count - 1). */
 SOFTMX_API int32_t softmx_format_count(void);
 /** Bytes of one code in arrays (the storage type): 1 for widths up to 8, 2 up to 16, 4 up to
- *  32, 8 up to 64; 0 for a NULL or invalid descriptor. */
+ *  32, 8 up to 64, named or runtime (e3m4: 1, a 12-bit e5m6: 2); 0 for a NULL or invalid
+ *  descriptor. */
 SOFTMX_API size_t softmx_storage_bytes(const softmx_format* format);
 
 /* ---- dialects ------------------------------------------------------------------------------ */
@@ -223,9 +282,11 @@ SOFTMX_API const softmx_dialect* softmx_dialect_at(size_t i);
 /** Its name and one-line summary (static strings; NULL stands for ocp). */
 SOFTMX_API const char* softmx_dialect_name(const softmx_dialect* dialect);
 SOFTMX_API const char* softmx_dialect_summary(const softmx_dialect* dialect);
-/** What `dialect` accepts for destination `dst`: the rounding modes (bit i = SOFTMX_ROUND_ i),
- *  the saturations (bit i = SOFTMX_SAT_ i; both masks 0 when it cannot produce `dst`) and the
- *  rounding and saturation SOFTMX_DEFAULT means. Any output pointer may be NULL. */
+/** What `dialect` accepts for destination `dst`, named or runtime: the rounding modes (bit i =
+ *  SOFTMX_ROUND_ i), the saturations (bit i = SOFTMX_SAT_ i; both masks 0 when it cannot
+ *  produce `dst`, e.g. cuda for any runtime format) and the rounding and saturation
+ *  SOFTMX_DEFAULT means (a runtime `dst`: the dialect's runtime-format policy). Any output
+ *  pointer may be NULL. */
 SOFTMX_API int softmx_dialect_support(const softmx_dialect* dialect, const softmx_format* dst,
                                       uint32_t* roundings, uint32_t* saturations, int32_t* default_rounding,
                                       int32_t* default_saturation, softmx_error* err);
@@ -250,14 +311,22 @@ typedef struct softmx_context {
 /** Sets *ctx to SOFTMX_CONTEXT_INIT. */
 SOFTMX_API void softmx_context_init(softmx_context* ctx);
 
-/** SOFTMX_OK when the context's dialect can convert into `dst` under the context, otherwise
- *  SOFTMX_ERR_UNSUPPORTED with the dialect's reason and the modes it accepts. */
+/** SOFTMX_OK when the context's dialect can convert into `dst` (named or runtime) under the
+ *  context, otherwise SOFTMX_ERR_UNSUPPORTED with the dialect's reason and the modes it
+ *  accepts. */
 SOFTMX_API int softmx_check_support(const softmx_format* dst, const softmx_context* ctx, softmx_error* err);
 
 /* ---- conversion ---------------------------------------------------------------------------- */
 
-/** Converts one code of `src` into `dst` (softmx::convert): *result gets the destination code,
- *  *flags (may be NULL) its exception flags. ctx NULL means SOFTMX_CONTEXT_INIT. */
+/** Converts one code of `src` into `dst` (softmx::convert), each a named or a runtime format
+ *  (softmx_format): *result gets the destination code in its low dst->width bits, *flags (may
+ *  be NULL) its exception flags (SOFTMX_FLAG_*). ctx NULL means SOFTMX_CONTEXT_INIT; its
+ *  SOFTMX_DEFAULT fields take the dialect's choices for `dst` (softmx_dialect_support).
+ *  Errors: SOFTMX_ERR_NULL_POINTER (src, dst or result NULL); SOFTMX_ERR_INVALID_ARGUMENT (an
+ *  edited named descriptor, a runtime descriptor's bad field, a context field out of range;
+ *  the message names it); SOFTMX_ERR_BAD_CODE (code has bits above src->width);
+ *  SOFTMX_ERR_UNSUPPORTED (the dialect cannot convert into dst under ctx, or cannot read a
+ *  runtime src). */
 SOFTMX_API int softmx_convert(const softmx_format* src, const softmx_format* dst, uint64_t code,
                               const softmx_context* ctx, uint64_t* result, uint8_t* flags, softmx_error* err);
 
@@ -269,9 +338,11 @@ SOFTMX_API int softmx_convert_batch(const softmx_format* src, const softmx_forma
                                     const void* in, void* out, uint8_t* flags, size_t n, const uint64_t* rbits,
                                     softmx_error* err);
 
-/** A conversion with its formats and context checked once (softmx::Converter). Made by
- *  softmx_converter_new, freed by softmx_converter_free. Its functions only read it, so threads
- *  may share one. */
+/** A conversion with its formats and context checked once (softmx::Converter), any two
+ *  formats, named or runtime. Made by softmx_converter_new, freed by softmx_converter_free (once;
+ *  the caller owns it). It keeps its own copies of the descriptors and the context, so they may
+ *  be changed or go out of scope as soon as softmx_converter_new returns. Its functions only
+ *  read it, so threads may share one. */
 typedef struct softmx_converter softmx_converter;
 
 SOFTMX_API int softmx_converter_new(const softmx_format* src, const softmx_format* dst, const softmx_context* ctx,
@@ -291,8 +362,9 @@ SOFTMX_API int softmx_converter_run(const softmx_converter* converter, const voi
  *  SOFTMX_ERR_UNSUPPORTED when this CPU cannot run `isa`. */
 SOFTMX_API int softmx_converter_run_on(const softmx_converter* converter, int32_t isa, const void* in, void* out,
                                        uint8_t* flags, size_t n, const uint64_t* rbits, softmx_error* err);
-/** What the converter resolved: its formats and its context with SOFTMX_DEFAULT replaced by
- *  the dialect's choices (any output may be NULL). */
+/** What the converter resolved: its formats (canonical descriptors: a runtime one with its
+ *  canonical spec as name, one equal to a named format as that format) and its context with
+ *  SOFTMX_DEFAULT replaced by the dialect's choices (any output may be NULL). */
 SOFTMX_API int softmx_converter_info(const softmx_converter* converter, softmx_format* src, softmx_format* dst,
                                      softmx_context* ctx, softmx_error* err);
 
@@ -370,7 +442,9 @@ SOFTMX_API int softmx_quantize_tensor(const softmx_format* src, const void* data
                                       size_t codes_capacity, uint8_t* flags, softmx_error* err);
 
 /** Dequantizes one element: value(code) * 2^(scale - 127) rounded once into `dst`
- *  (softmx::dequantize_element; scale 0xFF gives NaN). */
+ *  (softmx::dequantize_element; scale 0xFF gives NaN). `element` named or runtime; `dst` a
+ *  named format, in this and every dequantize function (a runtime one: SOFTMX_ERR_UNSUPPORTED,
+ *  as the C++ functions take a FormatId). */
 SOFTMX_API int softmx_dequantize_element(const softmx_format* element, uint8_t scale, uint8_t code,
                                          const softmx_format* dst, const softmx_context* ctx, uint64_t* result,
                                          uint8_t* flags, softmx_error* err);
@@ -508,9 +582,27 @@ SOFTMX_API int softmx_dot_general_flat_scaled(const softmx_format* a_format, con
                                               const softmx_context* ctx, const softmx_accumulation* model,
                                               uint32_t* result, uint8_t* flags, softmx_error* err);
 
+/** softmx_dot_general_flat_scaled into the destination `to` with the addend *c, as an MX
+ *  dot-product unit computes it (softmx::DotDestination, docs/BLOCKS.md 5.1): *result receives
+ *  a code of `to` (f32, f16 or bf16; NULL: f32), the DotGeneral plus C rounded once under
+ *  exact, C the initial f32 accumulator under fp32-sequential (then one rounding into `to`),
+ *  the model's own C and f16 accumulator under a tensor-core model. c NULL: no addend (to f32
+ *  and c NULL: softmx_dot_general_flat_scaled's result, bit for bit). ctx rounds into `to`.
+ *  SOFTMX_ERR_UNSUPPORTED for another `to` (a runtime format too); SOFTMX_ERR_BAD_CODE for a
+ *  *c beyond `to`'s width; SOFTMX_ERR_INVALID_ARGUMENT for a destination the model does not
+ *  define (bf16 under a tensor-core model, f16 under a per-group one). */
+SOFTMX_API int softmx_dot_general_flat_to(const softmx_format* a_format, const softmx_format* a_scale_format,
+                                          const uint8_t* a_scales, const uint8_t* a_codes,
+                                          const softmx_format* b_format, const softmx_format* b_scale_format,
+                                          const uint8_t* b_scales, const uint8_t* b_codes, size_t block, size_t n,
+                                          const softmx_format* to, const uint32_t* c, const softmx_context* ctx,
+                                          const softmx_accumulation* model, uint32_t* result, uint8_t* flags,
+                                          softmx_error* err);
+
 /** One output element of an mma under a tensor-core model (softmx::TensorCoreModel::mma):
  *  D = model(sum_k a[k] * b[k] + c) over k codes each, c and *d codes of `acc` (f32 or f16).
- *  SOFTMX_ERR_UNSUPPORTED for a model that is not a tensor-core model. */
+ *  SOFTMX_ERR_UNSUPPORTED for a model that is not a tensor-core model, and for a runtime format
+ *  (the instructions read named formats). */
 SOFTMX_API int softmx_mma(const softmx_accumulation* model, const softmx_format* a_format, const uint8_t* a,
                           const softmx_format* b_format, const uint8_t* b, size_t k, const softmx_format* acc,
                           uint32_t c, uint32_t* d, uint8_t* flags, softmx_error* err);

@@ -3,7 +3,7 @@
 
     PYTHONPATH=build/python /usr/bin/python3 python/bench/bench_python.py [--reps 5] [--log2n 24]
 
-1. softmx.convert f32 -> e4m3 over 2^24 values (every core, and one thread) against numpy's
+1. softmx.encode f32 -> e4m3 codes over 2^24 values (every core, and one thread) against numpy's
    x.astype(numpy.float16) of the same array (issue 13's target: at least 10x).
 2. softmx.quantize f32 -> MXFP8 (e4m3, k = 32) over 2^24 values on one thread against the C++
    library's quantize_tensor called from this process (the build tree's _softmx_reference
@@ -56,13 +56,13 @@ def main():
 
     print(f"\n1. convert f32 -> e4m3, {n} values")
     t_np = best(lambda: x.astype(np.float16), a.reps)
-    t_all = best(lambda: softmx.convert(x, "e4m3"), a.reps)
-    t_one = best(lambda: softmx.convert(x, "e4m3", threads=1), a.reps)
-    t_fl = best(lambda: softmx.convert(x, "e4m3", flags=True), a.reps)
+    t_all = best(lambda: softmx.encode(x, "e4m3"), a.reps)
+    t_one = best(lambda: softmx.encode(x, "e4m3", threads=1), a.reps)
+    t_fl = best(lambda: softmx.encode(x, "e4m3", flags=True), a.reps)
     print(f"   numpy x.astype(float16)          {t_np * 1e3:8.2f} ms {rate(n, t_np)}")
-    print(f"   softmx.convert (every core)      {t_all * 1e3:8.2f} ms {rate(n, t_all)}   {t_np / t_all:6.1f}x numpy")
-    print(f"   softmx.convert (1 thread)        {t_one * 1e3:8.2f} ms {rate(n, t_one)}   {t_np / t_one:6.1f}x numpy")
-    print(f"   softmx.convert flags=True        {t_fl * 1e3:8.2f} ms {rate(n, t_fl)}   {t_np / t_fl:6.1f}x numpy")
+    print(f"   softmx.encode  (every core)      {t_all * 1e3:8.2f} ms {rate(n, t_all)}   {t_np / t_all:6.1f}x numpy")
+    print(f"   softmx.encode  (1 thread)        {t_one * 1e3:8.2f} ms {rate(n, t_one)}   {t_np / t_one:6.1f}x numpy")
+    print(f"   softmx.encode  flags=True        {t_fl * 1e3:8.2f} ms {rate(n, t_fl)}   {t_np / t_fl:6.1f}x numpy")
 
     print(f"\n2. quantize f32 -> MXFP8 (e4m3, k = 32), {n} values")
     t_q1 = best(lambda: softmx.quantize(x, "e4m3", threads=1), a.reps)

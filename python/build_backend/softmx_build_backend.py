@@ -3,7 +3,10 @@
 pip calls it (pyproject.toml: build-backend = "softmx_build_backend") to build the wheel of
 `pip install .`. It
 
-  1. configures the repository with CMake in a build directory (default:
+  0. reuses the repository's own build tree (build/, or SOFTMX_BUILD_DIR) when scripts/demo.sh,
+     scripts/test.sh or a CMake build made it for this interpreter: it builds the target _softmx
+     there (the library is already compiled) and skips 1 and 2;
+  1. otherwise configures the repository with CMake in a build directory (default:
      build-python/<interpreter>-<platform>/ at the repository root, kept for the next install;
      SOFTMX_PYTHON_BUILD_DIR or
      --config-settings build-dir=DIR choose another), for the interpreter that runs it
@@ -26,6 +29,7 @@ import csv
 import hashlib
 import io
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -72,6 +76,29 @@ def _run(cmd, **kw):
         raise SystemExit(f"softmx build: {cmd[0]} failed (exit status {r.returncode}); its output is above")
 
 
+def _existing_build(settings):
+    """The repository's own build tree (build/, or SOFTMX_BUILD_DIR), when scripts/demo.sh,
+    scripts/test.sh or a CMake build made it with the Python module for this interpreter (a venv
+    over Debian's python3 counts as that python3): building the extension there reuses the
+    library already compiled (seconds, or about a minute for the binding alone), instead of a
+    second full build in build-python/ (half an hour on 2 cores without ccache). None when there
+    is no such tree, or when build-dir / SOFTMX_PYTHON_BUILD_DIR choose the build directory."""
+    if settings.get("build-dir") or os.environ.get("SOFTMX_PYTHON_BUILD_DIR"):
+        return None
+    tree = os.path.abspath(os.environ.get("SOFTMX_BUILD_DIR") or os.path.join(_ROOT, "build"))
+    try:
+        with open(os.path.join(tree, "CMakeCache.txt"), encoding="utf-8", errors="replace") as f:
+            cache = f.read()
+    except OSError:
+        return None
+    python = re.search(r"^_?Python_EXECUTABLE:[A-Z]+=(.+)$", cache, re.M)
+    module = re.search(r"^SOFTMX_PYTHON:BOOL=(\w+)$", cache, re.M)
+    if not python or (module and module.group(1).upper() in ("OFF", "0", "FALSE", "NO")):
+        return None
+    ours = {os.path.realpath(sys.executable), os.path.realpath(getattr(sys, "_base_executable", sys.executable))}
+    return tree if os.path.realpath(python.group(1).strip()) in ours else None
+
+
 def _build_extension(config_settings) -> str:
     """Runs CMake; returns the directory holding the built package (softmx/ with the extension)."""
     cmake = shutil.which("cmake")
@@ -79,6 +106,15 @@ def _build_extension(config_settings) -> str:
         raise SystemExit("softmx build: cmake is not installed (Debian: apt-get install cmake; "
                          "scripts/install-deps.sh installs everything)")
     settings = config_settings or {}
+    jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL") or str(os.cpu_count() or 1)
+    tree = _existing_build(settings)
+    if tree:
+        print(f"softmx build: reusing the build tree {tree} (its library is built once; "
+              f"SOFTMX_PYTHON_BUILD_DIR=DIR builds apart)", file=sys.stderr, flush=True)
+        _run([cmake, "--build", tree, "--target", "_softmx", "--parallel", jobs])
+        pkg = os.path.join(tree, "python", NAME)
+        if any(f.startswith("_softmx") for f in os.listdir(pkg)):
+            return pkg
     interp, _, plat = _tag()
     build = (settings.get("build-dir") or os.environ.get("SOFTMX_PYTHON_BUILD_DIR")
              or os.path.join(_ROOT, "build-python", f"{interp}-{plat}"))  # one per interpreter
@@ -89,7 +125,6 @@ def _build_extension(config_settings) -> str:
     if shutil.which("ccache") and not os.environ.get("CMAKE_CXX_COMPILER_LAUNCHER"):
         args.append("-DCMAKE_CXX_COMPILER_LAUNCHER=ccache")
     _run(args)
-    jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL") or str(os.cpu_count() or 1)
     _run([cmake, "--build", build, "--target", "_softmx", "--parallel", jobs])
     pkg = os.path.join(build, "python", NAME)
     if not any(f.startswith("_softmx") and f.endswith(sysconfig.get_config_var("EXT_SUFFIX") or ".so")

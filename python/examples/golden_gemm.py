@@ -36,7 +36,7 @@ def draw_values(seed, count):
     """count values: (sum of 12 draws >> 40, minus 6 * 2^24) * 2^-24 rounded to f32 (rne)."""
     d = (splitmix64(seed, 12 * count) >> np.uint64(40)).astype(np.int64).reshape(count, 12)
     v = np.ldexp((d.sum(axis=1) - 6 * (1 << 24)).astype(np.float64), -24)  # exact in f64
-    return softmx.convert(v, "f32").view(np.float32)
+    return softmx.convert(v, np.float32)
 
 
 def main():

@@ -58,8 +58,7 @@ def as_codes(x, src: Optional[str], what: str = "x") -> Tuple[np.ndarray, str]:
                                 f"with src=..., got dtype {a.dtype}")
         st = storage_dtype(name)
         return _c_order(a).view(st), name
-    if not isinstance(src, str):
-        raise TypeError(f"src must be a format name (a str) or None, got {type(src).__name__}")
+    src = format_arg(src, "src")
     info = format_info(src)
     st = _STORAGE[info.storage_bytes]
     if a.dtype.kind == "f" or _named_dtype(a.dtype) is not None:
@@ -96,6 +95,82 @@ def _named_dtype(dt: np.dtype) -> Optional[str]:
     except ValueError:
         return None
     return info.name if info.storage_bytes == dt.itemsize else None
+
+
+def _dtype_like(value) -> Optional[np.dtype]:
+    """The numpy dtype `value` names when it is a dtype object or a scalar type (numpy.float16,
+    numpy.dtype("float32"), float, ml_dtypes.bfloat16); None for anything else (a str is a
+    format name, never a numpy dtype name)."""
+    if isinstance(value, np.dtype):
+        return value
+    if isinstance(value, type):
+        try:
+            return np.dtype(value)
+        except TypeError:
+            return None
+    return None
+
+
+_FORMAT_EXPECTED = ("a format name (a str such as 'e4m3' or 'f16') or a numpy float dtype (numpy.float16, "
+                    "numpy.float32, numpy.float64; ml_dtypes' float types when ml_dtypes is installed)")
+
+
+def format_arg(value, what: str, optional: bool = False) -> Optional[str]:
+    """A format argument: a name or spec (a str, passed on for the library to resolve), or a
+    numpy dtype that is a format: numpy.float64/float32/float16 (or their dtypes, or Python's
+    float) are "f64"/"f32"/"f16"; a dtype whose name the library knows (ml_dtypes' bfloat16,
+    float8_e4m3fn, ... when ml_dtypes is installed) is that format. TypeError naming `what`
+    for anything else."""
+    if value is None and optional:
+        return None
+    if isinstance(value, str):
+        return value
+    dt = _dtype_like(value)
+    if dt is not None:
+        name = _FLOAT_FORMAT.get(dt) or _named_dtype(dt)
+        if name is None:
+            raise TypeError(f"{what}: numpy dtype {dt} is not a number format softmx knows (expected "
+                            f"{_FORMAT_EXPECTED})")
+        return name
+    raise TypeError(f"{what} must be {_FORMAT_EXPECTED}{' or None' if optional else ''}, got {type(value).__name__}")
+
+
+#: float32's largest finite value and the exponent of its smallest subnormal.
+_F32_MAX = float(np.finfo(np.float32).max)
+_F32_MIN_EXP = -149
+
+
+def value_dtype(fmt: str) -> np.dtype:
+    """The numpy dtype that holds every value of `fmt` exactly: its own for f64, f32 and f16;
+    float32 for bf16, every MX element format, e8m0 and the runtime specs inside float32's
+    range and precision; float64 for the rest (runtime specs with a larger bias: every runtime
+    format has at most 8 exponent and 23 fraction bits, so float64 holds each value)."""
+    info = format_info(fmt)
+    own = _FORMAT_FLOAT.get(info.name)
+    if own is not None:
+        return own
+    fits = info.man_bits <= 23 and info.emin - info.man_bits >= _F32_MIN_EXP and info.max_finite <= _F32_MAX
+    return np.dtype(np.float32) if fits else np.dtype(np.float64)
+
+
+def check_out(out, shape, dtype: np.dtype, what: str = "out") -> np.ndarray:
+    """numpy's out=: the caller's array, checked: a numpy.ndarray (TypeError), of exactly the
+    result's dtype (TypeError: no casting, the library writes the result's bits), of the
+    result's shape, C-contiguous (the library writes it in place) and writeable (ValueError)."""
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"{what} must be a numpy.ndarray (the array to write the result into), got "
+                        f"{type(out).__name__}")
+    if out.dtype != dtype:
+        raise TypeError(f"{what} has dtype {out.dtype}, but the result is {np.dtype(dtype)} (give an array of "
+                        f"that dtype: out= does not cast)")
+    if out.shape != tuple(shape):
+        raise ValueError(f"{what} has shape {out.shape}, but the result has shape {tuple(shape)}")
+    if not out.flags.c_contiguous:
+        raise ValueError(f"{what} must be C-contiguous (the library writes the result into it in place); give a "
+                         f"contiguous array, or drop {what}= and copy the result")
+    if not out.flags.writeable:
+        raise ValueError(f"{what} is read-only: give a writeable array")
+    return out
 
 
 def as_random(random, shape, what: str = "random") -> np.ndarray:

@@ -8,8 +8,8 @@ from typing import Optional, Tuple
 import numpy as np
 
 from . import _softmx
-from ._arrays import (as_codes, as_random, as_values, float_arg, host_target, int_arg, name_arg, normalize_axis,
-                      threads_arg)
+from ._arrays import (_named_dtype, as_codes, as_random, as_values, check_out, float_arg, format_arg, host_target,
+                      int_arg, name_arg, normalize_axis, storage_dtype, threads_arg)
 from ._info import dialect_info, format_info
 
 _NVFP4 = "nvfp4"
@@ -80,13 +80,18 @@ class MXArray:
     """
 
     __slots__ = ("_scales", "_codes", "_format", "_element", "_axis", "_block", "_dialect", "_flags",
-                 "_encode_scale", "_global_amax", "_scale_format")
+                 "_encode_scale", "_global_amax", "_scale_format", "_dtype")
+
+    # numpy defers `ndarray @ q` (and the other binary operators) to MXArray's reflected
+    # methods instead of multiplying np.asarray(q) in floats.
+    __array_priority__ = 1000
 
     def __init__(self, scales, codes, format: str, *, axis: int = -1, block: Optional[int] = None,
                  dialect: str = "ocp", encode_scale: Optional[float] = None, global_amax: Optional[float] = None,
                  scale_format: Optional[str] = None):
-        format = name_arg(format, "format")
-        scale_format = name_arg(scale_format, "scale_format", True)
+        format = format_arg(format, "format")
+        scale_format = format_arg(scale_format, "scale_format", True)
+        self._dtype = None
         nvfp4 = format.lower() == _NVFP4
         element = "e2m1" if nvfp4 else format_info(format).name
         if not nvfp4 and not format_info(element).is_element:
@@ -135,6 +140,7 @@ class MXArray:
     def _make(cls, scales, codes, fmt, element, axis, block, dialect, flags, encode_scale=None, global_amax=None,
               scale_format="e8m0"):
         self = cls.__new__(cls)
+        self._dtype = None
         self._scale_format = "e4m3" if fmt == _NVFP4 else scale_format
         self._scales = _readonly(scales)
         self._codes = _readonly(codes)
@@ -149,6 +155,7 @@ class MXArray:
         return self
 
     codes = property(lambda self: self._codes)
+    #: For a slice (q[1:3]): the flags of the array it was sliced from.
     scales = property(lambda self: self._scales)
     shape = property(lambda self: self._codes.shape)
     ndim = property(lambda self: self._codes.ndim)
@@ -178,7 +185,7 @@ class MXArray:
 
     def dequantize(self, dtype=np.float32, *, round: Optional[str] = "rne", sat: Optional[str] = None,
                    tininess: str = "after", flags: bool = False, threads: Optional[int] = None,
-                   nvfp4_dequantization: str = "exact"):
+                   nvfp4_dequantization: str = "exact", out=None):
         """The values: value(code) * 2^(scale - 127) for MX (value(code) * value(scale) for another
         scale_format), element * S_dec / S_enc for NVFP4,
         computed exactly and rounded once into `dtype` (docs/BLOCKS.md 2 and 6) under the array's
@@ -191,22 +198,150 @@ class MXArray:
         nvfp4_dequantization: NVFP4 only: "exact" (one rounding of element * S_dec / S_enc) or
             "te-kernel" (TransformerEngine's dequantize kernel: f32 steps through global_amax /
             2688, rne, overflow to Inf; dtype f32, f16 or bf16; round and sat do not apply).
+        out: numpy's out=: a C-contiguous, writeable array of the result's dtype (float32,
+            float64, float16; uint16 for "bf16") and the array's shape, written in place by the
+            library and returned (TypeError for another dtype, ValueError otherwise).
         """
         dst = host_target(dtype)
+        dest = out
+        if dest is not None:
+            dest = check_out(dest, self.shape, as_values(np.empty(0, storage_dtype(dst)), dst).dtype)
+            out_codes = dest.view(storage_dtype(dst))
+        else:
+            out_codes = None
         if self._format == _NVFP4:
             out, fl = _softmx.dequantize_nvfp4(self._scales, self._codes, self._axis, self._encode_scale,
                                                self._global_amax, dst, name_arg(round, "round", True),
                                                name_arg(sat, "sat", True), name_arg(tininess, "tininess"),
-                                               name_arg(nvfp4_dequantization, "nvfp4_dequantization"))
+                                               name_arg(nvfp4_dequantization, "nvfp4_dequantization"),
+                                               **({"out": out_codes} if out_codes is not None else {}))
         else:
             if nvfp4_dequantization != "exact":
                 raise ValueError("nvfp4_dequantization applies to nvfp4 arrays only")
             out, fl = _softmx.dequantize(self._scales, self._codes, self._element, self._axis, self._block, dst,
                                          name_arg(round, "round", True), name_arg(sat, "sat", True),
                                          name_arg(tininess, "tininess"), self._dialect, threads_arg(threads),
-                                         self._scale_format)
-        values = as_values(out, dst)
+                                         self._scale_format, **({"out": out_codes} if out_codes is not None else {}))
+        values = as_values(out, dst) if dest is None else dest
         return (values, fl) if flags else values
+
+    # ---- numpy protocol (issue 29): the array of its values, len, slices, @ ----
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The dtype numpy.asarray(q) gives: float32 when the library dequantizes every element
+        into float32 exactly (no inexact flag: the usual case), float64 otherwise (an element
+        times its scale beyond float32's range or precision: every MX value is exact in
+        float64; nvfp4's division by the tensor scale may round even there, once). Computed
+        once, by one dequantization, and kept (the array is immutable)."""
+        if self._dtype is None:
+            self._values()
+        return self._dtype
+
+    def _values(self, keep: bool = False) -> Optional[np.ndarray]:
+        """The exact values (float32 or float64, see dtype); sets _dtype."""
+        if self._dtype is None or self._dtype == np.float32:
+            v, fl = self.dequantize(np.float32, flags=True)
+            if not fl & 0x01:  # INEXACT: every element is exactly a float32
+                self._dtype = np.dtype(np.float32)
+                return v
+        self._dtype = np.dtype(np.float64)
+        return self.dequantize(np.float64)
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        """numpy.asarray(q), numpy.array(q, dtype): the dequantized values (q.dequantize), a new
+        array each call. dtype None: q.dtype (exact); numpy.float32/float64/float16 (or
+        ml_dtypes' bfloat16 when installed): dequantized into it by the library, rounded once
+        under the array's dialect; any other dtype: numpy's cast of the exact values. copy=False
+        raises ValueError (the values are computed, never a view)."""
+        if copy is False:
+            raise ValueError("numpy.asarray(MXArray, copy=False): an MXArray's values are computed from its codes "
+                             "and scales, so they cannot be given without making a new array")
+        if dtype is None:
+            return self._values()
+        dt = np.dtype(dtype)
+        if dt in (np.float16, np.float32, np.float64):
+            return self.dequantize(dt)
+        name = _named_dtype(dt)
+        if name is not None and name == "bf16":
+            return self.dequantize("bf16").view(dt)
+        return self._values().astype(dt)
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __getitem__(self, key) -> "MXArray":
+        """q[i], q[1:3], q[:, ::2], q[..., 0]: integers and slices along the unblocked axes
+        give an MXArray of the same blocks (codes and scales selected alike; the blocked axis is
+        renumbered when an integer removes an axis before it). Along the blocked axis only a
+        slice of whole blocks: ':' or start and stop at block boundaries (stop may be the
+        axis's end), step 1. IndexError otherwise, saying why; q.dequantize()[...] or
+        numpy.asarray(q)[...] indexes the values."""
+        full = self._full_key(key)
+        scale_key = []
+        axis = self._axis
+        for i, k in enumerate(full):
+            if i != self._axis:
+                scale_key.append(k)
+                if isinstance(k, (int, np.integer)) and i < self._axis:
+                    axis -= 1
+                continue
+            n = self.shape[i]
+            if not isinstance(k, slice):
+                raise IndexError(f"MXArray: axis {i} is the blocked axis (blocks of {self._block} elements share one "
+                                 f"scale): an integer index there takes one element out of its block, which is no "
+                                 f"MXArray; index the other axes, slice whole blocks, or index the values "
+                                 f"(numpy.asarray(q)[...])")
+            start, stop, step = k.indices(n)
+            if (start, stop, step) == (0, n, 1):
+                scale_key.append(slice(None))
+                continue
+            if step != 1 or start % self._block or (stop % self._block and stop != n) or stop < start:
+                raise IndexError(f"MXArray: a slice {start}:{stop}:{step} of the blocked axis {i} does not select "
+                                 f"whole blocks of {self._block} (start and stop must be multiples of the block size, "
+                                 f"or stop the axis's end {n}, step 1); index the values (numpy.asarray(q)[...]) "
+                                 f"instead")
+            scale_key.append(slice(start // self._block, -(-stop // self._block)))
+        codes = np.ascontiguousarray(self._codes[tuple(full)])
+        scales = np.ascontiguousarray(self._scales[tuple(scale_key)])
+        return MXArray._make(scales, codes, self._format, self._element, axis, self._block, self._dialect,
+                             self._flags, self._encode_scale, self._global_amax, self._scale_format)
+
+    def _full_key(self, key) -> tuple:
+        """The index as one entry per axis: Ellipsis expanded, missing axes ':'; IndexError for
+        anything but integers, slices and one Ellipsis."""
+        key = key if isinstance(key, tuple) else (key,)
+        for k in key:
+            if k is Ellipsis or isinstance(k, slice):
+                continue
+            if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
+                raise IndexError(f"MXArray indices are integers, slices and '...' (the array stays blocked), got "
+                                 f"{type(k).__name__}; index the values (numpy.asarray(q)[...]) for fancy indexing")
+        n_ell = sum(k is Ellipsis for k in key)
+        if n_ell > 1:
+            raise IndexError("an index can only have a single ellipsis ('...')")
+        if len(key) - n_ell > self.ndim:
+            raise IndexError(f"too many indices for an MXArray: it is {self.ndim}-dimensional, but "
+                             f"{len(key) - n_ell} were indexed")
+        if n_ell:
+            pos = next(i for i, k in enumerate(key) if k is Ellipsis)
+            key = key[:pos] + (slice(None),) * (self.ndim - len(key) + 1) + key[pos + 1:]
+        key = key + (slice(None),) * (self.ndim - len(key))
+        for i, k in enumerate(key):
+            if isinstance(k, (int, np.integer)) and not -self.shape[i] <= k < self.shape[i]:
+                raise IndexError(f"index {int(k)} is out of bounds for axis {i} with size {self.shape[i]}")
+        return key
+
+    def __matmul__(self, other):
+        """q @ r: softmx.matmul(q, r) with its defaults (acc="exact": every output the exact sum
+        rounded once into float32). Both operands MXArrays (TypeError otherwise)."""
+        if not isinstance(other, MXArray):
+            raise _matmul_operand_error(other)
+        from ._dot import matmul
+        return matmul(self, other)
+
+    def __rmatmul__(self, other):
+        raise _matmul_operand_error(other)
 
     def packed(self) -> np.ndarray:
         """The element codes in the packed byte layout of docs/BLOCKS.md 4, row by row along the
@@ -216,6 +351,12 @@ class MXArray:
         stream, ceil(w * n / 8) bytes per row of n. Shape: shape[:-1] + (bytes per row,), each row padded with zero bits (an odd FP4
         row leaves its last high nibble 0). softmx.unpack reverses it."""
         return _softmx.pack(self._codes, self._element)
+
+
+def _matmul_operand_error(other) -> TypeError:
+    return TypeError(f"MXArray @ takes two MXArrays (softmx.matmul: the exact MX product), got "
+                     f"{type(other).__name__}; quantize it first (softmx.quantize(b, fmt, axis=0) for the right "
+                     f"operand), or multiply the values with numpy (numpy.asarray(q) @ b)")
 
 
 def quantize(x, to: str, *, block: Optional[int] = None, axis: int = -1, scale: Optional[str] = None,
@@ -266,7 +407,7 @@ def quantize(x, to: str, *, block: Optional[int] = None, axis: int = -1, scale: 
     codes, src_name = as_codes(x, src)
     if not format_info(src_name).is_host:
         raise ValueError(f"quantize takes f64, f32, f16 or bf16 data, not {src_name} codes")
-    to = name_arg(to, "to")
+    to = format_arg(to, "to")
     ax = normalize_axis(axis, codes.ndim)
     block = _block_arg(block)
     rbits = int_arg(rbits, "rbits", optional=True, lo=1, hi=64)
@@ -293,7 +434,7 @@ def quantize(x, to: str, *, block: Optional[int] = None, axis: int = -1, scale: 
     if block is None:
         block = 32
     element = format_info(to).name
-    sfmt = _softmx.scale_format_name(name_arg(scale_format, "scale_format", True) or "e8m0")
+    sfmt = _softmx.scale_format_name(format_arg(scale_format, "scale_format", True) or "e8m0")
     s, c, fl = _softmx.quantize(codes, src_name, to, ax, block, name_arg(scale, "scale", True),
                                 name_arg(round, "round", True), name_arg(sat, "sat", True),
                                 name_arg(tininess, "tininess"), name_arg(dialect, "dialect"), rbits, rnd,
@@ -326,7 +467,8 @@ def dequantize(q: MXArray, dtype=np.float32, **options):
 def pack(codes, format: str) -> np.ndarray:
     """Packs element codes (uint8, one per byte) row by row along the last axis into the byte
     layout of docs/BLOCKS.md 4 (see MXArray.packed)."""
-    if format_info(name_arg(format, "format")).storage_bytes != 1:
+    format = format_arg(format, "format")
+    if format_info(format).storage_bytes != 1:
         raise ValueError(f"pack packs codes of at most 8 bits, not {format!r} codes")
     c, name = as_codes(codes, format, "codes")
     if c.ndim == 0:
@@ -344,7 +486,8 @@ def unpack(packed, format: str, count: int) -> np.ndarray:
     p = np.asarray(packed)
     if p.dtype != np.uint8:
         raise TypeError(f"packed: expected uint8 bytes, got dtype {p.dtype}")
-    info = format_info(name_arg(format, "format"))
+    format = format_arg(format, "format")
+    info = format_info(format)
     if info.storage_bytes != 1:
         raise ValueError(f"unpack unpacks codes of at most 8 bits, not {format!r} codes")
     if p.ndim == 0:

@@ -84,7 +84,7 @@ def error_stats(x, q, *, src: Optional[str] = None, q_src: Optional[str] = None,
     x: float64/float32/float16 data (or bf16 uint16 bits with src="bf16").
     q: an MXArray of x's shape (from softmx.quantize(x, ...)), dequantized exactly under its
        dialect; or an array of x's shape of values (float64/32/16, or codes with q_src), such as
-       softmx.decode(softmx.convert(x, "e4m3"), "e4m3"); then `format` names the format the
+       softmx.convert(x, "e4m3") (float32 values); then `format` names the format the
        values were rounded to, for `saturated` (without it nothing counts as saturated).
     threads: worker threads, an integer from 1 to 1024; None (default) uses every core. The
        statistics do not depend on it.

@@ -16,7 +16,7 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 import numpy as np
 
 from . import _softmx
-from ._arrays import int_arg, name_arg, threads_arg
+from ._arrays import format_arg, int_arg, name_arg, threads_arg
 from ._progress import run_with_progress
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -103,7 +103,9 @@ def gen(operation: str, *, src: Optional[str] = None, to: Optional[str] = None, 
         quantize    to (element), src (f64/f32/f16/bf16, default f32), block (32), scale, round,
                     sat, tininess, dialect, rbits: unset ones are the dialect's block defaults
         dequantize  src (element), to (host, default f32), round, sat, tininess, dialect
-        dot         a, b (elements), block (32), blocks (1), acc ("exact"), round, sat ("none"), tininess
+        dot         a, b (elements), block (32), blocks (1), acc ("exact"), to ("f32", "f16" or
+                    "bf16": the format of OUT and C), addend (False: True gives each case C after
+                    its pairs), round, sat ("none"), tininess
         mma         a, b (named elements), block (the model's K: 32, 64 for the GST models),
                     accumulator ("f32"), addend (True), model ("hopper-fp8-mma"), scale_format
                     ("none", "ue8m0" or "ue4m3"; default the model's: ue8m0 for blackwell-mxf8f6f4
@@ -129,8 +131,8 @@ def gen(operation: str, *, src: Optional[str] = None, to: Optional[str] = None, 
     level = int_arg(level, "level", lo=1, hi=2, expected="1 or 2")
     # The C++ side checks each value against its operation's limits (block 1..4096, ...) with the
     # CLI's messages; here only what could not reach it: a value beyond its integer type.
-    args = dict(src=name_arg(src, "src", True), to=name_arg(to, "to", True), a=name_arg(a, "a", True),
-                b=name_arg(b, "b", True), block=_uint_arg(block, "block"), blocks=_uint_arg(blocks, "blocks"),
+    args = dict(src=format_arg(src, "src", True), to=format_arg(to, "to", True), a=format_arg(a, "a", True),
+                b=format_arg(b, "b", True), block=_uint_arg(block, "block"), blocks=_uint_arg(blocks, "blocks"),
                 acc=name_arg(acc, "acc", True), scale=name_arg(scale, "scale", True),
                 round=name_arg(round, "round", True), sat=name_arg(sat, "sat", True),
                 tininess=name_arg(tininess, "tininess", True), dialect=name_arg(dialect, "dialect", True),
@@ -222,6 +224,8 @@ class VerifyResult:
     (inputs, for a run table, in `runs` runs), the counts of mismatches (results, flags only;
     `ranges` for a run table), the first max_errors `mismatches`, the file's `completeness`, and
     the verdict: `status` "pass", "fail" or "unproven" with the CLI's `exit_status` (0, 1, 3);
+    `mismatch_count`: how many entries `mismatches` holds with no limit, and `truncated`: it
+    holds fewer (repr() says "20 of 305 shown"; verify(..., max_errors=N) keeps N);
     `accepted_unproven` when accept_unproven turned an unproven file into a pass; `overrides`:
     the settings checked instead of the header's ("" when none). `passed` (and bool()): status
     is "pass". str() is the CLI's text output, byte for byte; `notes` its standard error, and
@@ -255,6 +259,23 @@ class VerifyResult:
         return self.cases - self.mismatched
 
     @property
+    def mismatch_count(self) -> int:
+        """The entries `mismatches` would hold with no max_errors limit: one per mismatching line
+        of a file of cases, one per mismatching range of a run table (`ranges`)."""
+        return self.ranges if self.layout == "runs" else self.mismatched
+
+    @property
+    def truncated(self) -> bool:
+        """`mismatches` holds only the first len(mismatches) of mismatch_count (max_errors)."""
+        return len(self.mismatches) < self.mismatch_count
+
+    def __repr__(self) -> str:
+        return (f"VerifyResult(file={self.file!r}, operation={self.operation!r}, status={self.status!r}, "
+                f"cases={self.cases}, mismatched={self.mismatched}, "
+                f"mismatches=[{_shown(len(self.mismatches), self.mismatch_count, 'verify', 'max_errors')}], "
+                f"completeness={self.completeness.status!r})")
+
+    @property
     def passed(self) -> bool:
         return self.status == "pass"
 
@@ -263,6 +284,19 @@ class VerifyResult:
 
     def __str__(self) -> str:
         return "".join(m.report for m in self.mismatches) + self.summary
+
+    def _repr_html_(self) -> str:
+        """The verdict, counts, completeness and first mismatches as HTML, for a notebook
+        (softmx.report(path) adds the per-class counts and the plots)."""
+        from ._report import repr_html
+        return repr_html(self)
+
+
+def _shown(held: int, total: int, function: str, option: str) -> str:
+    """What a result's list holds of its total, for repr: "20 of 305 shown; ..."."""
+    if held >= total:
+        return f"all {total}" if total else "none"
+    return f"{held} of {total} shown; {function}(..., {option}={total}) keeps them all"
 
 
 def _completeness(d) -> Completeness:
@@ -358,6 +392,21 @@ class Candidate:
     distance: int
     disagreements: List[Mismatch]
 
+    @property
+    def disagreement_count(self) -> Optional[int]:
+        """The entries `disagreements` would hold with no max_errors limit: the disagreeing cases
+        of a file of cases, the mismatching ranges of a run table checked on every input; None
+        for a sampled score (not `exact`), whose ranges are not counted."""
+        if not self.exact:
+            return None
+        return self.ranges if (self.ranges or self.exact_disagree) else self.total - self.agree
+
+    @property
+    def truncated(self) -> bool:
+        """`disagreements` holds only the first len(disagreements) of disagreement_count."""
+        n = self.disagreement_count
+        return n is not None and len(self.disagreements) < n
+
 
 @dataclasses.dataclass(frozen=True)
 class IdentifyResult:
@@ -391,6 +440,11 @@ class IdentifyResult:
         lines.append(f"best: {b.description}: " + ("identified" if self.identified else "not identified") +
                      (f"; differs from the header: {b.differences}" if b.differences else ""))
         return "\n".join(lines) + "\n"
+
+    def _repr_html_(self) -> str:
+        """The verdict and the agreement of every setting as a bar chart, for a notebook."""
+        from ._report import repr_html
+        return repr_html(self)
 
 
 def identify(path: Optional[PathLike] = None, *, text=None, exact: int = 3, max_errors: int = 10,
@@ -478,7 +532,7 @@ def sweep(src: str, to: str, *, round: Optional[str] = None, sat: Optional[str] 
             raise TypeError(f"shard must be 'I/N' or a pair (I, N), got {shard!r}")
         i, n = (_uint_arg(v, "shard") for v in shard)
         shard = f"{i}/{n}"
-    args = (name_arg(src, "src"), name_arg(to, "to"), name_arg(round, "round", True), name_arg(sat, "sat", True),
+    args = (format_arg(src, "src"), format_arg(to, "to"), name_arg(round, "round", True), name_arg(sat, "sat", True),
             name_arg(tininess, "tininess"), name_arg(dialect, "dialect"), threads_arg(threads), shard, _c(path))
     r = run_with_progress(lambda cb: _softmx.sweep(*args, cb), progress, f"sweep {args[0]} -> {args[1]}")
     return RunTable(r["lines"], r["header"], r["description"], r["first"], r["last"], path, r["text"])
@@ -505,7 +559,8 @@ class TableDiff:
     maximal ranges covering `differing_inputs` of the `inputs`; `differences`: the first
     max_ranges, each {first, last, count, a_code, a_flags, b_code, b_flags} (flags None when not
     both tables give them: then only the outputs are compared). `a`, `b`: the headers described.
-    bool() is True when the tables agree on every input."""
+    `truncated`: differences holds fewer than `ranges` (repr() says "50 of 812 shown";
+    diff(..., max_ranges=N) keeps N). bool() is True when the tables agree on every input."""
 
     a: str
     b: str
@@ -519,6 +574,20 @@ class TableDiff:
 
     def __bool__(self) -> bool:
         return self.ranges == 0
+
+    @property
+    def truncated(self) -> bool:
+        """`differences` holds only the first len(differences) of the `ranges` (max_ranges)."""
+        return len(self.differences) < self.ranges
+
+    def __repr__(self) -> str:
+        return (f"TableDiff(a={self.a!r}, b={self.b!r}, inputs={self.inputs}, differing_inputs={self.differing_inputs}, "
+                f"ranges={self.ranges}, differences=[{_shown(len(self.differences), self.ranges, 'diff', 'max_ranges')}])")
+
+    def _repr_html_(self) -> str:
+        """The verdict and the differing ranges as HTML, for a notebook."""
+        from ._report import repr_html
+        return repr_html(self)
 
 
 def _table_arg(t, what: str) -> Tuple[str, Optional[str]]:
@@ -591,8 +660,8 @@ def explain(value, to: str, *, src: Optional[str] = None, round: Optional[str] =
     round, sat: None is the dialect's default for the destination (as the CLI without them);
     dialect, tininess, rbits: as the CLI's options.
     """
-    to = name_arg(to, "to")
-    src = name_arg(src, "src", True)
+    to = format_arg(to, "to")
+    src = format_arg(src, "src", True)
     if isinstance(value, (bool, np.bool_)):
         raise TypeError("value must be a str, a float or an int, got bool")
     if src is not None:

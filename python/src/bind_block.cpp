@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "binding.hpp"
+#include "out_array.hpp"
 #include "softmx/nvfp4.hpp"
 #include "softmx/pack.hpp"
 
@@ -92,7 +93,8 @@ py::tuple quantize_array(const py::array& x, const std::string& src, const std::
 py::tuple dequantize_array(const py::array& scales, const py::array& codes, const std::string& element, long axis,
                            std::size_t block, const std::string& to, const std::optional<std::string>& round,
                            const std::optional<std::string>& sat, const std::string& tininess,
-                           const std::string& dialect_name, long threads, const std::string& scale_format) {
+                           const std::string& dialect_name, long threads, const std::string& scale_format,
+                           const std::optional<py::array>& out_arg) {
   const Format e = mx_element_arg("format", element);
   const ScaleFormat sf = scale_format_arg(scale_format);
   const FormatId d = host_format_arg("dtype", to);
@@ -104,7 +106,7 @@ py::tuple dequantize_array(const py::array& scales, const py::array& codes, cons
   require_storage(codes, 1, "codes");
   const std::vector<std::size_t> shape = shape_of(codes);
   check_axis(shape, axis, "dequantize");
-  py::array out = new_array(shape, storage_bytes(d));
+  py::array out = out_or_new(out_arg, shape, storage_bytes(d));  // out=: written in place
   const MxTensorRef t{e, shape, static_cast<std::size_t>(axis), block,
                       std::span(static_cast<const std::uint8_t*>(scales.data()), static_cast<std::size_t>(scales.size()) * sb),
                       std::span(static_cast<const std::uint8_t*>(codes.data()), static_cast<std::size_t>(codes.size())),
@@ -191,7 +193,7 @@ Nvfp4Tensor nvfp4_tensor(const py::array& scales, const py::array& codes, long a
 py::tuple dequantize_nvfp4_array(const py::array& scales, const py::array& codes, long axis, std::uint32_t encode_scale,
                                  std::uint32_t global_amax, const std::string& to, const std::optional<std::string>& round,
                                  const std::optional<std::string>& sat, const std::string& tininess,
-                                 const std::string& form_name) {
+                                 const std::string& form_name, const std::optional<py::array>& out_arg) {
   const FormatId d = host_format_arg("dtype", to);
   Nvfp4Dequantization form = Nvfp4Dequantization::exact;
   if (form_name == "te-kernel") form = Nvfp4Dequantization::te_kernel;
@@ -202,7 +204,7 @@ py::tuple dequantize_nvfp4_array(const py::array& scales, const py::array& codes
   const Context ctx = conversion_context(d, ocp_dialect(), round, sat, tininess, std::nullopt);
   if (ctx.rounding == Rounding::rs) throw py::value_error("dequantize takes no round='rs' (there are no random bits)");
   const Nvfp4Tensor t = nvfp4_tensor(scales, codes, axis, encode_scale, global_amax);
-  py::array out = new_array(t.shape, storage_bytes(d));
+  py::array out = out_or_new(out_arg, t.shape, storage_bytes(d));  // out=: written in place
   void* optr = out.mutable_data();
   Flags flags = 0;
   {
@@ -270,12 +272,12 @@ void bind_block(py::module_& m) {
         py::arg("random"), py::arg("threads"), py::arg("scale_format") = "e8m0");
   m.def("dequantize", &dequantize_array, py::arg("scales"), py::arg("codes"), py::arg("format"), py::arg("axis"),
         py::arg("block"), py::arg("to"), py::arg("round"), py::arg("sat"), py::arg("tininess"), py::arg("dialect"),
-        py::arg("threads"), py::arg("scale_format") = "e8m0");
+        py::arg("threads"), py::arg("scale_format") = "e8m0", py::arg("out") = py::none());
   m.def("quantize_nvfp4", &quantize_nvfp4_array, py::arg("x"), py::arg("src"), py::arg("axis"), py::arg("round"),
         py::arg("rbits"), py::arg("random"), py::arg("global_amax"), py::arg("multiplier"), py::arg("stochastic"));
   m.def("dequantize_nvfp4", &dequantize_nvfp4_array, py::arg("scales"), py::arg("codes"), py::arg("axis"),
         py::arg("encode_scale"), py::arg("global_amax"), py::arg("to"), py::arg("round"), py::arg("sat"),
-        py::arg("tininess"), py::arg("form"));
+        py::arg("tininess"), py::arg("form"), py::arg("out") = py::none());
   m.def("pack", &pack_rows, py::arg("codes"), py::arg("format"));
   m.def("unpack", &unpack_rows, py::arg("packed"), py::arg("format"), py::arg("count"));
   // The canonical name of a scale format (ValueError naming the field when it cannot be one).

@@ -2,6 +2,7 @@
 #include <pybind11/stl.h>
 
 #include "binding.hpp"
+#include "out_array.hpp"
 #include "softmx/convert.hpp"
 #include "softmx/parallel.hpp"
 
@@ -12,7 +13,8 @@ namespace {
 py::tuple convert_array(const py::array& in, const std::string& src, const std::string& dst,
                         const std::optional<std::string>& round, const std::optional<std::string>& sat,
                         const std::string& tininess, const std::string& dialect_name, std::optional<unsigned> rbits,
-                        const std::optional<py::array>& random, bool want_flags, long threads) {
+                        const std::optional<py::array>& random, bool want_flags, long threads,
+                        const std::optional<py::array>& out_arg) {
   // Any format spec the CLI takes: named formats and runtime descriptors (one core serves both).
   const Format s = format_spec_arg("src", src), d = format_spec_arg("to", dst);
   const Dialect& dialect = dialect_arg(dialect_name);
@@ -36,7 +38,7 @@ py::tuple convert_array(const py::array& in, const std::string& src, const std::
     rptr = static_cast<const std::uint64_t*>(random->data());
   }
   const Converter conv(s, d, ctx, dialect);  // Unsupported (a ValueError) names what the dialect accepts
-  py::array out = new_array(shape, storage_bytes(d));
+  py::array out = out_or_new(out_arg, shape, storage_bytes(d));  // out=: written in place
   py::object flags = py::none();
   Flags* fptr = nullptr;
   if (want_flags) {
@@ -61,11 +63,11 @@ py::tuple convert_array(const py::array& in, const std::string& src, const std::
 void bind_convert(py::module_& m) {
   m.def("convert", &convert_array, py::arg("x"), py::arg("src"), py::arg("to"), py::arg("round"), py::arg("sat"),
         py::arg("tininess"), py::arg("dialect"), py::arg("rbits"), py::arg("random"), py::arg("flags"),
-        py::arg("threads"));
+        py::arg("threads"), py::arg("out") = py::none());
   m.def(
       "check_codes",
       [](const py::array& a, const std::string& fmt, const std::string& what) {
-        const Format f = format_spec_arg("format", fmt);
+        const Format f = format_spec_arg("format", fmt, false);  // an internal check: the caller warned
         require_storage(a, storage_bytes(f), what.c_str());
         const void* p = a.data();
         const std::size_t n = static_cast<std::size_t>(a.size());

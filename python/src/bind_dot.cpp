@@ -4,7 +4,8 @@
 // picks the vector kernel for the accumulation model (exact, fp32-sequential, the tensor-core
 // models with addend_in_group) or runs dot_general() per output where no kernel decides
 // (every other model, specials, f32's range edges), on its own threads; the results are
-// dot_general()'s bit for bit. This file only translates arguments, with the GIL released.
+// dot_general()'s bit for bit, with the addend C and the f16 / bf16 destinations too
+// (GemmOptions::addend, to). This file only translates arguments, with the GIL released.
 #include <cstring>
 #include <pybind11/stl.h>
 
@@ -16,12 +17,16 @@
 namespace softmx::py_binding {
 namespace {
 
-/// The GEMM options of matmul and dot: model `acc` and the f32 output context from round, sat
-/// and tininess (unset sat: by_destination, none for the f32 result: IEEE overflow to Inf, as
-/// `softmx dot`), on `threads` threads (0: every core).
+/// The GEMM options of matmul and dot: model `acc`, the destination `to` (f32, f16, bf16) and
+/// the output context from round, sat and tininess (unset sat: by_destination, none for those
+/// destinations: IEEE overflow to Inf, as `softmx dot`), on `threads` threads (0: every core).
 GemmOptions gemm_options(const std::string& acc, const std::optional<std::string>& round,
-                         const std::optional<std::string>& sat, const std::string& tininess, long threads) {
+                         const std::optional<std::string>& sat, const std::string& tininess, long threads,
+                         const std::string& to) {
   GemmOptions o;
+  if (to != "f32" && to != "f16" && to != "bf16")
+    throw py::value_error("to must be 'f32', 'f16' or 'bf16' (the format of the result and of c), got '" + to + "'");
+  o.to = to == "f32" ? FormatId::f32 : to == "f16" ? FormatId::f16 : FormatId::bf16;
   o.model = &accumulation_arg(acc);
   o.out.rounding = round ? rounding_arg("round", *round) : Rounding::rne;
   if (o.out.rounding == Rounding::rs)
@@ -60,7 +65,18 @@ std::span<const std::uint8_t> bytes_of(const py::array& a) {
   return {static_cast<const std::uint8_t*>(a.data()), static_cast<std::size_t>(a.size()) * static_cast<std::size_t>(a.itemsize())};
 }
 
-/// The outputs of matmul and dot: f32 codes of `shape` and, when asked, their flags (uint8).
+/// The addends: c, when given, is C as uint32 codes of the destination, one per output in the
+/// outputs' order (the Python layer broadcasts and converts it); the library checks the codes.
+std::span<const std::uint32_t> addend_of(const std::optional<py::array>& c, std::size_t outputs) {
+  if (!c) return {};
+  require_storage(*c, 4, "c");
+  if (static_cast<std::size_t>(c->size()) != outputs)
+    throw py::value_error("c holds " + std::to_string(c->size()) + " codes; the result has " + std::to_string(outputs));
+  return {static_cast<const std::uint32_t*>(c->data()), outputs};
+}
+
+/// The outputs of matmul and dot: codes of `shape` (f32, or f16/bf16 in uint32 items: the
+/// Python layer narrows them) and, when asked, their flags (uint8).
 struct Outputs {
   py::array c;
   py::object flags = py::none();
@@ -93,10 +109,11 @@ py::tuple matmul_arrays(const py::array& a_scales, const py::array& a_codes, con
                         const py::array& b_scales, const py::array& b_codes, const std::string& b_format,
                         std::size_t block, const std::string& acc, const std::optional<std::string>& round,
                         const std::optional<std::string>& sat, const std::string& tininess, bool want_flags,
-                        long threads, const std::string& scale_format) {
+                        long threads, const std::string& scale_format, const std::string& to,
+                        const std::optional<py::array>& c) {
   const Format fa = mx_element_arg("a's format", a_format), fb = mx_element_arg("b's format", b_format);
   const GemmScales sf = gemm_scale_arg("matmul", scale_format);
-  const GemmOptions opt = gemm_options(acc, round, sat, tininess, threads);
+  GemmOptions opt = gemm_options(acc, round, sat, tininess, threads, to);
   for (const py::array* x : {&a_codes, &b_codes}) require_storage(*x, 1, "matmul operand");
   for (const py::array* x : {&a_scales, &b_scales}) require_storage(*x, sf.bytes, "matmul scales");
   const auto as = shape_of(a_codes), bs = shape_of(b_codes);
@@ -113,6 +130,7 @@ py::tuple matmul_arrays(const py::array& a_scales, const py::array& a_codes, con
                           shape_text(shape_of(b_scales)));
   if (K == 0 && M * N != 0) throw py::value_error("matmul: K = 0 (a dot product needs at least one block)");
   Outputs out({M, N}, want_flags);
+  opt.addend = addend_of(c, M * N);
   if (M * N == 0) return out.result(0);  // gemm() takes at least one vector a side
   const GemmOperand a = sf(gemm_rows(fa, M, K, block, bytes_of(a_codes), bytes_of(a_scales)));
   const GemmOperand b = sf(gemm_columns(fb, K, N, block, bytes_of(b_codes), bytes_of(b_scales)));
@@ -127,10 +145,10 @@ py::tuple dot_arrays(const py::array& a_scales, const py::array& a_codes, const 
                      const py::array& b_scales, const py::array& b_codes, const std::string& b_format, long axis,
                      std::size_t block, const std::string& acc, const std::optional<std::string>& round,
                      const std::optional<std::string>& sat, const std::string& tininess, bool want_flags, long threads,
-                     const std::string& scale_format) {
+                     const std::string& scale_format, const std::string& to, const std::optional<py::array>& c) {
   const Format fa = mx_element_arg("a's format", a_format), fb = mx_element_arg("b's format", b_format);
   const GemmScales scaled = gemm_scale_arg("dot", scale_format);
-  const GemmOptions opt = gemm_options(acc, round, sat, tininess, threads);
+  GemmOptions opt = gemm_options(acc, round, sat, tininess, threads, to);
   for (const py::array* x : {&a_codes, &b_codes}) require_storage(*x, 1, "dot operand");
   for (const py::array* x : {&a_scales, &b_scales}) require_storage(*x, scaled.bytes, "dot scales");
   const auto shape = shape_of(a_codes);
@@ -153,6 +171,7 @@ py::tuple dot_arrays(const py::array& a_scales, const py::array& a_codes, const 
   const std::size_t lines = outer * inner;
   if (len == 0 && lines != 0) throw py::value_error("dot: the axis has length 0 (a dot product needs at least one block)");
   Outputs out(oshape, want_flags);
+  opt.addend = addend_of(c, lines);  // line o * inner + n is output (o, n): the outputs' order
   if (lines == 0) return out.result(0);
   return out.result(without_gil([&] {
     if (inner == 1)  // lines are rows (o, :)
@@ -186,10 +205,12 @@ py::tuple dot_arrays(const py::array& a_scales, const py::array& a_codes, const 
 void bind_dot(py::module_& m) {
   m.def("matmul", &matmul_arrays, py::arg("a_scales"), py::arg("a_codes"), py::arg("a_format"), py::arg("b_scales"),
         py::arg("b_codes"), py::arg("b_format"), py::arg("block"), py::arg("acc"), py::arg("round"), py::arg("sat"),
-        py::arg("tininess"), py::arg("flags"), py::arg("threads"), py::arg("scale_format") = "e8m0");
+        py::arg("tininess"), py::arg("flags"), py::arg("threads"), py::arg("scale_format") = "e8m0",
+        py::arg("to") = "f32", py::arg("c") = py::none());
   m.def("dot", &dot_arrays, py::arg("a_scales"), py::arg("a_codes"), py::arg("a_format"), py::arg("b_scales"),
         py::arg("b_codes"), py::arg("b_format"), py::arg("axis"), py::arg("block"), py::arg("acc"), py::arg("round"),
-        py::arg("sat"), py::arg("tininess"), py::arg("flags"), py::arg("threads"), py::arg("scale_format") = "e8m0");
+        py::arg("sat"), py::arg("tininess"), py::arg("flags"), py::arg("threads"), py::arg("scale_format") = "e8m0",
+        py::arg("to") = "f32", py::arg("c") = py::none());
 }
 
 }  // namespace softmx::py_binding

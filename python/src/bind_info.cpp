@@ -4,6 +4,7 @@
 
 #include "binding.hpp"
 #include "softmx/convert.hpp"
+#include "softmx/format_catalog.hpp"
 #include "softmx/parallel.hpp"
 #include "softmx/tensor_core.hpp"
 #include "softmx/tensor_core_instructions.hpp"
@@ -17,7 +18,7 @@ double value_of(const Format& f, std::uint64_t code) {
   return std::bit_cast<double>(convert(f, format(FormatId::f64), code, c).code);
 }
 
-py::dict format_dict(const Format& f) {
+py::dict format_dict(const Format& f, const std::string& spec = "") {
   py::dict d;
   d["name"] = std::string(f.name);
   d["width"] = f.width;
@@ -28,7 +29,8 @@ py::dict format_dict(const Format& f) {
               : f.sign == SignEncoding::twos_complement ? "twos-complement" : "unsigned";
   d["specials"] = f.specials == Specials::ieee ? "inf-nan"
                   : f.specials == Specials::fn ? "nan-only"
-                  : f.specials == Specials::fnuz ? "fnuz" : "none";
+                  : f.specials == Specials::fnuz ? "fnuz"
+                  : f.specials == Specials::extended ? "extended" : "none";
   d["subnormals"] = f.subnormals;
   d["has_inf"] = f.has_inf();
   d["has_nan"] = f.has_nan();
@@ -44,6 +46,14 @@ py::dict format_dict(const Format& f) {
   d["storage_bytes"] = storage_bytes(f);
   d["is_element"] = !mx_element_reason(f);  // named MX elements and runtime specs that can be one
   d["is_host"] = is_ieee_host_format(f.id);
+  // The catalog's view (format_catalog.hpp): its other names, whether it is listed, the nearest
+  // listed format when not, and `softmx formats SPEC`'s text (for the spec as the caller wrote it).
+  py::list aliases;
+  for (const std::string& a : aliases_of(f)) aliases.append(a);
+  d["aliases"] = py::tuple(aliases);
+  d["listed"] = is_listed_format(f);
+  d["nearest"] = is_listed_format(f) ? py::object(py::none()) : py::object(py::str(format_spec(nearest_listed_format(f))));
+  d["description"] = format_description_text(spec.empty() ? format_spec(f) : spec);
   return d;
 }
 
@@ -74,7 +84,7 @@ py::dict dialect_dict(const Dialect& d) {
     py::list rs, ss;
     for (int i = 0; i < kRoundingCount; ++i)
       if (s.roundings & (1u << i)) rs.append(std::string(name(static_cast<Rounding>(i))));
-    for (Saturation x : {Saturation::finite, Saturation::none})
+    for (Saturation x : {Saturation::finite, Saturation::none, Saturation::propagate})
       if (s.saturations & saturation_bit(x)) ss.append(std::string(name(x)));
     e["roundings"] = rs;
     e["saturations"] = ss;
@@ -92,11 +102,24 @@ py::dict dialect_dict(const Dialect& d) {
 void bind_info(py::module_& m) {
   m.def("formats", [] {
     py::list l;
-    for (const Format& f : all_formats()) l.append(format_dict(f));
+    for (const Format& f : listed_formats()) l.append(format_dict(f));
     return l;
   });
-  m.def("format_info", [](const std::string& name) { return format_dict(format_spec_arg("format", name)); },
+  // No warning: looking a spec up is how a user finds what it means.
+  m.def("format_info", [](const std::string& name) { return format_dict(format_spec_arg("format", name, false), name); },
         py::arg("name"));
+  m.def("format_listing", [] { return format_listing_text(); });
+  m.def("format_aliases", [] {
+    py::dict d;
+    for (const FormatAlias& a : format_aliases()) d[py::str(std::string(a.name))] = std::string(a.spec);
+    return d;
+  });
+  m.def("format_spec_forms", [] {
+    py::list l;
+    for (const FormatSpecForm& g : format_spec_forms())
+      l.append(py::make_tuple(std::string(g.form), std::string(g.meaning), std::string(g.examples)));
+    return l;
+  });
   m.def("dialects", [] {
     py::list l;
     for (const Dialect& d : all_dialects()) l.append(dialect_dict(d));
@@ -105,9 +128,7 @@ void bind_info(py::module_& m) {
   m.def("dialect_info", [](const std::string& name) { return dialect_dict(dialect_arg(name)); }, py::arg("name"));
   m.def("accumulation_models", [] {
     py::list l;
-    l.append("exact");
-    l.append("fp32-sequential");
-    for (const TensorCoreModel* t : tensor_core_models()) l.append(std::string(t->name()));
+    for (const AccumulationModel* m : accumulation_models()) l.append(std::string(m->name()));
     return l;
   });
   m.def(

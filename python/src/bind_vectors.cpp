@@ -7,133 +7,13 @@
 // explain_conversion) with the GIL released, and their results come back as dicts (the Python
 // layer, python/softmx/_vectors.py, makes objects of them). Files are written with
 // vec::OutputFile, as the CLI writes them, so the bytes are the same.
-#include <pybind11/stl.h>
-#include <signal.h>
-
-#include <algorithm>
-#include <functional>
-#include <optional>
-#include <string>
-#include <thread>
-#include <vector>
-
-#include "binding.hpp"
-#include "softmx/explain.hpp"
-#include "softmx/describe.hpp"
-#include "softmx/explain_report.hpp"
-#include "softmx/flags.hpp"
-#include "softmx/tensor_core.hpp"
-#include "softmx/text.hpp"
-#include "softmx/vectors/candidates.hpp"
-#include "softmx/vectors/case_check.hpp"
-#include "softmx/vectors/completeness.hpp"
-#include "softmx/vectors/generate.hpp"
-#include "softmx/vectors/header.hpp"
-#include "softmx/vectors/identify.hpp"
-#include "softmx/vectors/operation.hpp"
-#include "softmx/vectors/output_file.hpp"
-#include "softmx/vectors/reader.hpp"
-#include "softmx/vectors/report.hpp"
-#include "softmx/vectors/run_check.hpp"
-#include "softmx/vectors/run_table.hpp"
-#include "softmx/vectors/table_diff.hpp"
-#include "softmx/vectors/verify.hpp"
+//
+// bind_vectors.hpp holds what the files share; sweep, merge, diff, read_runs and explain are
+// bind_sweep.cpp.
+#include "bind_vectors.hpp"
 
 namespace softmx::py_binding {
 namespace {
-
-using vec::Header;
-using vec::Operation;
-using Opt = std::optional<std::string>;
-
-/// Keeps the interpreter's handlers of SIGINT, SIGTERM and SIGHUP across the construction of a
-/// vec::OutputFile. The library installs, on its first output file, handlers that remove the
-/// temporary and then kill the process with the signal (right for a command); in Python, Ctrl-C
-/// must stay a KeyboardInterrupt (a REPL or notebook survives it). Python's handler only sets a
-/// flag: the write finishes (the GIL is released), the file is committed, and the interrupt is
-/// raised when the call returns; an exception on the way removes the temporary as usual.
-class KeepInterpreterSignals {
- public:
-  KeepInterpreterSignals() {
-    for (std::size_t i = 0; i < 3; ++i) ::sigaction(kSignals[i], nullptr, &saved_[i]);
-  }
-  ~KeepInterpreterSignals() {
-    for (std::size_t i = 0; i < 3; ++i) ::sigaction(kSignals[i], &saved_[i], nullptr);
-  }
-  KeepInterpreterSignals(const KeepInterpreterSignals&) = delete;
-  KeepInterpreterSignals& operator=(const KeepInterpreterSignals&) = delete;
-
- private:
-  static constexpr int kSignals[3] = {SIGINT, SIGTERM, SIGHUP};
-  struct sigaction saved_[3] {};
-};
-
-/// Opens `path` as the CLI does (vec::OutputFile), with the interpreter's signal handlers kept.
-void open_output(std::optional<vec::OutputFile>& out, const std::string& path) {
-  KeepInterpreterSignals keep;
-  out.emplace(path);
-}
-
-/// The library's progress callback for a long call (sweep; verify and identify of run tables),
-/// called on the calling thread after each chunk, which runs with the GIL released. It takes the
-/// GIL, raises a pending signal's exception (Ctrl-C: the library stops its workers and rethrows,
-/// an output file's temporary is removed), then calls `callback(done, total)` unless it is None
-/// (the Python layer gives None when progress is off, or a callable: its own stderr line or the
-/// user's). `callback` is a reference: it outlives the call, and copies of the function made
-/// inside the library hold no Python reference.
-using ProgressFn = std::function<void(std::uint64_t done, std::uint64_t total)>;
-ProgressFn progress_fn(const py::object& callback) {
-  return [&callback](std::uint64_t done, std::uint64_t total) {
-    py::gil_scoped_acquire gil;
-    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
-    if (!callback.is_none()) callback(done, total);
-  };
-}
-
-/// The largest count gen accepts (cmd_gen.cpp kMaxCount).
-constexpr std::uint64_t kMaxCount = 1'000'000'000;
-
-std::string quoted_arg(const std::string& s) { return quote(s, '\''); }
-
-/// An integer option in 1..max (cli::parse_count's range), naming the argument.
-std::uint64_t count_arg(const char* argument, std::optional<std::uint64_t> v, std::uint64_t dflt, std::uint64_t max) {
-  if (!v) return dflt;
-  if (*v < 1 || *v > max)
-    throw py::value_error(std::string(argument) + " must be an integer from 1 to " + std::to_string(max) + ", got " +
-                          std::to_string(*v));
-  return *v;
-}
-
-/// Rounding, saturation, tininess, rbits and dialect as cli::conversion_options reads them: with a
-/// destination `to`, an unset rounding or saturation is the dialect's default for it.
-struct Conversion {
-  Context ctx;
-  const Dialect* dialect = nullptr;
-  bool rounding_given = false;
-};
-
-Conversion conversion(const std::optional<Format>& to, const Opt& round, const Opt& sat, const Opt& tininess,
-                      const Opt& dialect, std::optional<unsigned> rbits) {
-  Conversion o;
-  if (round) {
-    o.ctx.rounding = rounding_arg("round", *round);
-    o.rounding_given = true;
-  }
-  if (sat) o.ctx.saturation = saturation_arg("sat", *sat);
-  if (tininess) o.ctx.tininess = tininess_arg(*tininess);
-  if (rbits) {
-    if (*rbits < 1 || *rbits > 64)
-      throw py::value_error("rbits is the number of random bits, an integer from 1 to 64, got " + std::to_string(*rbits));
-    o.ctx.rbits_width = static_cast<std::uint8_t>(*rbits);
-  }
-  o.dialect = dialect ? &dialect_arg(*dialect) : &ocp_dialect();
-  if (to) {
-    const DestinationSupport& s = support_for(*o.dialect, *to);
-    if (!round) o.ctx.rounding = s.default_rounding;
-    if (!sat) o.ctx.saturation = s.default_saturation;
-  }
-  return o;
-}
 
 void set_context(Header& h, const Conversion& c) {
   h.ctx.rounding = c.ctx.rounding;
@@ -201,15 +81,16 @@ std::vector<std::string> given_options(const GenArgs& g) {
   return r;
 }
 
+/// The keywords gen(op) takes besides the common ones: the library's list, the CLI's too
+/// (vec::gen_operation_options), in Python's spelling ("from" as src, '-' as '_').
 std::vector<std::string> own_options(Operation op) {
-  switch (op) {
-    case Operation::convert: return {"src", "to", "round", "sat", "tininess", "dialect", "rbits"};
-    case Operation::quantize: return {"src", "to", "block", "scale", "round", "sat", "tininess", "dialect", "rbits"};
-    case Operation::dequantize: return {"src", "to", "round", "sat", "tininess", "dialect"};
-    case Operation::dot: return {"a", "b", "block", "blocks", "acc", "round", "sat", "tininess"};
-    case Operation::mma: return {"a", "b", "block", "accumulator", "addend", "model", "scale_format", "scale_block"};
+  std::vector<std::string> r;
+  for (std::string_view o : vec::gen_operation_options(op)) {
+    std::string k = o == "from" ? std::string("src") : std::string(o);
+    std::replace(k.begin(), k.end(), '-', '_');
+    r.push_back(std::move(k));
   }
-  return {};
+  return r;
 }
 
 /// The header `softmx gen OPERATION` builds from the same options (cmd_gen.cpp make_header).
@@ -260,6 +141,13 @@ Header gen_header(Operation op, const GenArgs& g) {
       // ValueError for an unknown model, naming the ones known; an alias written as its model's
       // name, as the CLI does.
       h.accumulation = std::string(accumulation_arg(acc).name());
+      // The format of OUT and C, and whether each case has C (the CLI's --to, --addend).
+      const std::string to = g.to.value_or("f32");
+      if (to != "f32" && to != "f16" && to != "bf16")
+        throw py::value_error("to must be 'f32', 'f16' or 'bf16' for gen('dot') (the format of the result and of C), got " +
+                              quoted_arg(to));
+      h.dot_to = to == "f32" ? FormatId::f32 : to == "f16" ? FormatId::f16 : FormatId::bf16;
+      h.dot_addend = g.addend.value_or(false);
       set_context(h, conversion(std::nullopt, g.round, g.sat ? g.sat : Opt("none"), g.tininess, std::nullopt, std::nullopt));
       h.dialect = "ocp";
       break;
@@ -447,11 +335,6 @@ py::dict mismatch_dict(const MismatchRecord& m) {
   return d;
 }
 
-/// Opens a vector file ("-" is not taken here: Python passes paths, or text via verify_text).
-std::unique_ptr<vec::VectorReader> open_reader(const std::string& path, const std::optional<std::string>& text) {
-  return text ? vec::VectorReader::from_string(*text, path) : vec::VectorReader::open(path);
-}
-
 py::dict verify(const std::string& path, const std::optional<std::string>& text, std::uint64_t max_errors, long threads_in,
                 const py::object& progress, bool accept_unproven, std::optional<std::uint64_t> expect_cases, const Opt& model,
                 const Opt& acc, const Opt& dialect, const Opt& round, const Opt& sat, const Opt& tininess, const Opt& scale) {
@@ -619,261 +502,6 @@ py::dict identify(const std::string& path, const std::optional<std::string>& tex
   d["policy_differences"] = pol;
   return d;
 }
-
-// ---- sweep ----
-
-/// "I/N" as cmd_sweep.cpp parse_shard reads it.
-vec::InputRange shard_arg(const std::string& text, int width) {
-  const std::string expected = "shard must be 'I/N' or (I, N), shard I (from 0) of N, with 1 <= N <= 2^" +
-                               std::to_string(width) + " and I < N, got " + quoted_arg(text);
-  const auto slash = text.find('/');
-  if (slash == std::string::npos) throw py::value_error(expected);
-  auto number = [&](std::string_view s) {
-    std::uint64_t v = 0;
-    if (s.empty() || s.size() > 10) throw py::value_error(expected);
-    for (char c : s) {
-      if (c < '0' || c > '9') throw py::value_error(expected);
-      v = v * 10 + static_cast<std::uint64_t>(c - '0');
-    }
-    return v;
-  };
-  const std::uint64_t i = number(std::string_view(text).substr(0, slash));
-  const std::uint64_t n = number(std::string_view(text).substr(slash + 1));
-  if (n == 0 || i >= n || n > (std::uint64_t{1} << width)) throw py::value_error(expected);
-  return vec::shard_range(width, i, n);
-}
-
-py::dict sweep(const std::string& src, const std::string& to, const Opt& round, const Opt& sat, const Opt& tininess,
-               const Opt& dialect, long threads_in, const Opt& shard, const Opt& path, const py::object& progress) {
-  const Format from = format_spec_arg("src", src);
-  const Format dst = format_spec_arg("to", to);
-  const Conversion c = conversion(dst, round, sat, tininess, dialect, std::nullopt);
-  if (from.width > vec::kMaxSweepWidth)
-    throw py::value_error("cannot sweep " + std::string(from.name) + ": it has 2^" + std::to_string(from.width) +
-                          " inputs (sweep takes sources of up to 32 bits: f32, f16, bf16 and the element formats)");
-  const vec::InputRange range = shard ? shard_arg(*shard, from.width) : vec::InputRange{0, from.code_mask()};
-  const Header h = vec::sweep_header(from, dst, c.ctx, c.dialect->name, range);
-  vec::SweepOptions so;
-  so.threads = threads_in > 0 ? static_cast<unsigned>(threads_in) : std::max(1u, std::thread::hardware_concurrency());
-  so.progress = progress_fn(progress);
-  std::uint64_t lines = 0;
-  std::string text;
-  {
-    py::gil_scoped_release release;
-    if (path) {
-      std::optional<vec::OutputFile> file;
-      open_output(file, *path);
-      lines = vec::sweep_table(h, so, file->text(), [&] { file->chunk(); });
-      file->commit();
-    } else {
-      lines = vec::sweep_table(h, so, text);
-    }
-  }
-  py::dict r;
-  r["lines"] = lines;
-  r["header"] = vec::header_text(h);
-  r["description"] = vec::describe(h);
-  r["first"] = range.first;
-  r["last"] = range.last;
-  if (path) r["text"] = py::none();
-  else r["text"] = py::bytes(text);
-  return r;
-}
-
-/// `softmx merge`: shards of one function joined into the canonical table (merge_tables), to
-/// `path`, or returned as bytes when `path` is None.
-py::dict merge(const std::vector<std::string>& paths, const Opt& path) {
-  std::string text;
-  std::uint64_t lines = 0;
-  {
-    py::gil_scoped_release release;
-    if (path) {
-      std::optional<vec::OutputFile> file;
-      open_output(file, *path);
-      lines = vec::merge_tables(paths, file->text(), [&] { file->chunk(); });
-      file->commit();
-    } else {
-      lines = vec::merge_tables(paths, text);
-    }
-  }
-  // The merged table's header, read back by the library's reader.
-  auto r = open_reader(path ? *path : std::string("<merged>"), path ? Opt() : Opt(text));
-  const Header& h = r->header();
-  py::dict d;
-  d["lines"] = lines;
-  d["header"] = vec::header_text(h);
-  d["description"] = vec::describe(h);
-  d["first"] = h.first;
-  d["last"] = h.last;
-  d["text"] = path ? py::object(py::none()) : py::object(py::bytes(text));
-  return d;
-}
-
-/// `softmx diff`: where two run tables over the same inputs disagree (RunLockstep). Each table is a
-/// file (text None) or text in memory named by its path. Keeps the first `max_ranges` ranges.
-py::dict diff(const std::string& path_a, const Opt& text_a, const std::string& path_b, const Opt& text_b,
-              std::uint64_t max_ranges) {
-  std::vector<vec::TableDifference> kept;
-  std::uint64_t ranges = 0, inputs = 0, total = 0;
-  bool flags = false, a_flags = false, b_flags = false;
-  std::string desc_a, desc_b;
-  {
-    py::gil_scoped_release release;
-    auto a = open_reader(path_a, text_a);
-    auto b = open_reader(path_b, text_b);
-    vec::require_run_table(*a);
-    vec::require_run_table(*b);
-    vec::require_same_inputs(*a, *b);
-    desc_a = vec::describe(a->header());
-    desc_b = vec::describe(b->header());
-    total = a->header().last - a->header().first + 1;
-    vec::RunLockstep walk(*a, *b);
-    flags = walk.flags_compared();
-    a_flags = walk.a_has_flags();
-    b_flags = walk.b_has_flags();
-    walk.for_each_difference([&](const vec::TableDifference& d) {
-      ++ranges;
-      inputs += d.count();
-      if (kept.size() < max_ranges) kept.push_back(d);
-    });
-  }
-  py::dict r;
-  r["a"] = desc_a;
-  r["b"] = desc_b;
-  r["inputs"] = total;
-  r["ranges"] = ranges;
-  r["differing_inputs"] = inputs;
-  r["flags_compared"] = flags;
-  r["a_has_flags"] = a_flags;
-  r["b_has_flags"] = b_flags;
-  py::list l;
-  for (const vec::TableDifference& d : kept) {
-    py::dict e;
-    e["first"] = d.first;
-    e["last"] = d.last;
-    e["count"] = d.count();
-    e["a_code"] = d.a.code;
-    e["b_code"] = d.b.code;
-    e["a_flags"] = flags ? py::object(py::int_(static_cast<unsigned>(d.a.flags))) : py::object(py::none());
-    e["b_flags"] = flags ? py::object(py::int_(static_cast<unsigned>(d.b.flags))) : py::object(py::none());
-    l.append(e);
-  }
-  r["differences"] = l;
-  return r;
-}
-
-/// The runs of a run table (a file, or text): arrays first, last, code, flags (-1: no flags).
-py::tuple read_runs(const std::string& path, const std::optional<std::string>& text) {
-  std::vector<std::uint64_t> first, last, code;
-  std::vector<std::int16_t> flags;
-  {
-    py::gil_scoped_release release;
-    auto r = open_reader(path, text);
-    vec::Run run;
-    while (r->next_run(run)) {
-      first.push_back(run.first);
-      last.push_back(run.last);
-      code.push_back(run.code);
-      flags.push_back(run.has_flags ? static_cast<std::int16_t>(run.flags) : std::int16_t{-1});
-    }
-  }
-  auto arr = [](const auto& v) {
-    using T = typename std::decay_t<decltype(v)>::value_type;
-    py::array_t<T> a(static_cast<py::ssize_t>(v.size()));
-    std::copy(v.begin(), v.end(), a.mutable_data());
-    return a;
-  };
-  return py::make_tuple(arr(first), arr(last), arr(code), arr(flags));
-}
-
-// ---- explain ----
-
-py::dict result_dict(const Format& dst, const std::optional<Result>& r) {
-  py::dict d;
-  if (!r) return d;
-  d["code"] = r->code;
-  d["flags"] = static_cast<unsigned>(r->flags);
-  d["value"] = value_text(dst, r->code);
-  return d;
-}
-
-py::dict explain(const std::string& value, const Opt& src, const std::string& to, const Opt& round, const Opt& sat,
-                 const Opt& tininess, const Opt& dialect, std::optional<unsigned> rbits) {
-  const Format dst = format_spec_arg("to", to);
-  const Conversion c = conversion(dst, round, sat, tininess, dialect, rbits);
-  ExplainInput in;
-  if (src) {
-    const Format f = format_spec_arg("src", *src);
-    const auto code = parse_hex_exact(value, f.hex_digits());
-    if (!code || *code > f.code_mask())
-      throw py::value_error("value: expected " + expected_code(f) + ", got " + quote(value));
-    in = explain_input_code(f, *code);
-  } else {
-    in = explain_input_text(value);
-  }
-  const ExplainReport rep = explain_conversion(in, dst, c.ctx, *c.dialect);
-  py::dict d;
-  d["text"] = explain_report_text(rep);
-  d["label"] = rep.input.label;
-  d["to"] = std::string(dst.name);
-  d["src"] = rep.input.from ? py::object(py::str(std::string(rep.input.from->name))) : py::object(py::none());
-  d["code"] = rep.input.code ? py::object(py::int_(*rep.input.code)) : py::object(py::none());
-  d["exact"] = to_string(rep.input.exact);
-  d["rounding"] = std::string(name(c.ctx.rounding));
-  d["saturation"] = std::string(name(c.ctx.saturation));
-  d["tininess"] = std::string(name(c.ctx.tininess));
-  d["dialect"] = std::string(c.dialect->name);
-  d["rbits"] = static_cast<unsigned>(c.ctx.rbits_width);
-  const Neighbours& nb = rep.neighbours;
-  py::dict n;
-  n["kind"] = nb.kind == Neighbours::Kind::special   ? "special"
-              : nb.kind == Neighbours::Kind::below_min ? "below_min"
-              : nb.kind == Neighbours::Kind::exact     ? "exact"
-                                                       : "between";
-  n["lo"] = nb.kind == Neighbours::Kind::between || nb.kind == Neighbours::Kind::exact ? py::object(py::int_(nb.lo))
-                                                                                       : py::object(py::none());
-  n["hi"] = nb.kind == Neighbours::Kind::between || nb.kind == Neighbours::Kind::below_min ? py::object(py::int_(nb.hi))
-                                                                                            : py::object(py::none());
-  n["hi_finite"] = nb.hi_finite;
-  n["beyond"] = nb.beyond;
-  n["d_lo"] = nb.d_lo ? py::object(py::str(to_decimal(*nb.d_lo))) : py::object(py::none());
-  n["d_hi"] = nb.d_hi ? py::object(py::str(to_decimal(*nb.d_hi))) : py::object(py::none());
-  n["tie"] = nb.tie();
-  d["neighbours"] = n;
-  d["result"] = rep.result ? py::object(result_dict(dst, rep.result)) : py::object(py::none());
-  d["unsupported"] = rep.unsupported;
-  d["reason"] = rep.reason;
-  py::list rows;
-  for (const ExplainRow& row : rep.rows)
-    for (const ExplainCell& cell : row.cells) {
-      py::dict e;
-      e["rounding"] = std::string(name(row.rounding));
-      e["saturation"] = std::string(name(row.saturation));
-      e["dialect"] = std::string(cell.dialect->name);
-      e["given"] = row.given;
-      if (cell.result) {
-        e["code"] = cell.result->code;
-        e["flags"] = static_cast<unsigned>(cell.result->flags);
-      } else {
-        e["code"] = py::none();
-        e["flags"] = py::none();
-      }
-      rows.append(e);
-    }
-  d["table"] = rows;
-  d["notes"] = rep.notes;
-  if (rep.stochastic) {
-    py::dict s;
-    s["rbits"] = rep.stochastic->rbits;
-    s["first_bits"] = py::int_(py::str(rep.stochastic->first_bits.str()));
-    s["probability"] = to_decimal(rep.stochastic->probability);
-    d["stochastic"] = s;
-  } else {
-    d["stochastic"] = py::none();
-  }
-  return d;
-}
-
 }  // namespace
 
 void bind_vectors(py::module_& m) {
@@ -919,13 +547,7 @@ void bind_vectors(py::module_& m) {
         py::arg("dialect"), py::arg("round"), py::arg("sat"), py::arg("tininess"), py::arg("scale"));
   m.def("identify", &identify, py::arg("path"), py::arg("text"), py::arg("exact"), py::arg("max_errors"),
         py::arg("threads"), py::arg("progress"));
-  m.def("sweep", &sweep, py::arg("src"), py::arg("to"), py::arg("round"), py::arg("sat"), py::arg("tininess"),
-        py::arg("dialect"), py::arg("threads"), py::arg("shard"), py::arg("path"), py::arg("progress"));
-  m.def("read_runs", &read_runs, py::arg("path"), py::arg("text"));
-  m.def("merge", &merge, py::arg("paths"), py::arg("path"));
-  m.def("diff", &diff, py::arg("path_a"), py::arg("text_a"), py::arg("path_b"), py::arg("text_b"), py::arg("max_ranges"));
-  m.def("explain", &explain, py::arg("value"), py::arg("src"), py::arg("to"), py::arg("round"), py::arg("sat"),
-        py::arg("tininess"), py::arg("dialect"), py::arg("rbits"));
+  bind_sweep(m);
 }
 
 }  // namespace softmx::py_binding

@@ -3,6 +3,7 @@
 
 #include <cstring>
 
+#include "softmx/format_catalog.hpp"
 #include "softmx/tensor_core.hpp"
 
 namespace softmx::py_binding {
@@ -51,10 +52,63 @@ FormatId format_arg(const std::string& argument, const std::string& name) {
                         format_names(nullptr) + ", or an alias such as float8_e4m3fn, fp4 or bfloat16)");
 }
 
-Format format_spec_arg(const std::string& argument, const std::string& spec) {
+namespace {
+
+// softmx.RuntimeFormatWarning: a new reference kept for the life of the process (never released,
+// so nothing touches it after the interpreter is finalized).
+PyObject* g_runtime_format_warning = nullptr;
+
+/// 1 + the number of innermost Python frames in the softmx package: the stacklevel that names
+/// the user's line, wherever inside softmx the spec was read.
+int user_stacklevel() {
+  int level = 1;
+  PyFrameObject* f = PyEval_GetFrame();  // borrowed
+  Py_XINCREF(f);
+  while (f) {
+    PyCodeObject* code = PyFrame_GetCode(f);
+    PyObject* file = PyObject_GetAttrString(reinterpret_cast<PyObject*>(code), "co_filename");
+    Py_DECREF(code);
+    std::string path;
+    if (file && PyUnicode_Check(file)) path = PyUnicode_AsUTF8(file);
+    Py_XDECREF(file);
+    PyErr_Clear();
+    const auto slash = path.find_last_of("/\\");
+    const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash);
+    const bool in_package = dir.size() >= 6 && dir.compare(dir.size() - 6, 6, "softmx") == 0 &&
+                            (dir.size() == 6 || dir[dir.size() - 7] == '/' || dir[dir.size() - 7] == '\\');
+    if (!in_package) {
+      Py_DECREF(f);
+      break;
+    }
+    ++level;
+    PyFrameObject* back = PyFrame_GetBack(f);
+    Py_DECREF(f);
+    f = back;
+  }
+  return level;
+}
+
+}  // namespace
+
+void bind_runtime_format_warning(py::module_& m) {
+  g_runtime_format_warning = PyErr_NewExceptionWithDoc(
+      "softmx.RuntimeFormatWarning",
+      "A format spec names no listed format (softmx.formats()) and was read as a runtime format, "
+      "e.g. 'e4m4' for e4m3; the message names the format read and the nearest named one. Silence it "
+      "with warnings.filterwarnings('ignore', category=softmx.RuntimeFormatWarning).",
+      PyExc_UserWarning, nullptr);
+  if (!g_runtime_format_warning) throw py::error_already_set();
+  m.attr("RuntimeFormatWarning") = py::reinterpret_borrow<py::object>(g_runtime_format_warning);
+}
+
+Format format_spec_arg(const std::string& argument, const std::string& spec, bool warn) {
   if (auto f = parse_format(spec)) return format(*f);
   try {
-    return parse_format_spec(spec);
+    const Format f = parse_format_spec(spec);
+    if (warn && g_runtime_format_warning)
+      if (const auto note = unlisted_spec_note(spec))
+        if (PyErr_WarnEx(g_runtime_format_warning, note->c_str(), user_stacklevel()) < 0) throw py::error_already_set();
+    return f;
   } catch (const FormatError& e) {
     // The library's message quotes the spec and names the field; the argument is named here.
     const std::string what = e.what();
@@ -107,12 +161,13 @@ Rounding rounding_arg(const std::string& argument, const std::string& name) {
 Saturation saturation_arg(const std::string& argument, const std::string& name) {
   if (auto s = parse_saturation(name)) return *s;
   throw py::value_error("unknown saturation " + quoted(name) + " for " + argument +
-                        " (expected 'finite' or 'none', or None for the default of the destination)");
+                        " (expected 'finite' or 'none', P3109's 'SatFinite', 'SatNone' or 'SatPropagate', or None "
+                        "for the default of the destination)");
 }
 
 Tininess tininess_arg(const std::string& name) {
   if (auto t = parse_tininess(name)) return *t;
-  throw py::value_error("unknown tininess " + quoted(name) + " for tininess (expected 'after' or 'before')");
+  throw py::value_error("unknown tininess " + quoted(name) + " for tininess (expected 'after', 'before' or 'after-bounded')");
 }
 
 const Dialect& dialect_arg(const std::string& name) {
@@ -239,11 +294,15 @@ void check_random(const std::uint64_t* r, std::size_t n, unsigned width) {
     }
 }
 
+// The certificate's data (python/src/bind_report.cpp).
+void bind_report(py::module_& m);
+
 }  // namespace softmx::py_binding
 
 PYBIND11_MODULE(_softmx, m) {
   using namespace softmx::py_binding;
   m.doc() = "softmx's C++ library (the Python package softmx is the interface; see its docstrings)";
+  bind_runtime_format_warning(m);
   bind_info(m);
   bind_convert(m);
   bind_block(m);
@@ -254,4 +313,5 @@ PYBIND11_MODULE(_softmx, m) {
   bind_layout(m);
   bind_golden(m);
   bind_peers(m);
+  bind_report(m);
 }

@@ -32,8 +32,13 @@ namespace py = pybind11;
 FormatId format_arg(const std::string& argument, const std::string& name);
 /// Any format spec the CLI takes (parse_format_spec: a named format, an alias, or a runtime
 /// descriptor such as "e4m3fnuz" or "e5m2:bias=16", docs/SEMANTICS.md 1.2); ValueError naming the
-/// argument, the spec and the field at fault.
-Format format_spec_arg(const std::string& argument, const std::string& spec);
+/// argument, the spec and the field at fault. With `warn`, a spec that names no listed format
+/// (unlisted_spec_note, softmx/format_catalog.hpp: a typo such as "e4m4") gives a
+/// softmx.RuntimeFormatWarning (a UserWarning) attributed to the caller's frame outside the
+/// softmx package; the GIL must be held.
+Format format_spec_arg(const std::string& argument, const std::string& spec, bool warn = true);
+/// Creates softmx._softmx.RuntimeFormatWarning (binding.cpp), before any format_spec_arg call.
+void bind_runtime_format_warning(py::module_& m);
 /// The same, restricted to f64, f32, f16 and bf16.
 FormatId host_format_arg(const std::string& argument, const std::string& name);
 /// The same, restricted to the MX element formats.

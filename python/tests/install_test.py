@@ -63,7 +63,7 @@ def main():
     check = textwrap.dedent("""
         import numpy as np, softmx, os
         assert os.path.dirname(softmx.__file__).endswith("site-packages/softmx"), softmx.__file__
-        assert softmx.convert(np.float32([464.0]), "e4m3")[0] == 0x7E
+        assert softmx.encode(np.float32([464.0]), "e4m3")[0] == 0x7E
         q = softmx.quantize(np.ones((2, 64), np.float32), "e2m1")
         assert (q.dequantize() == 1).all()
         b = softmx.quantize(np.ones((64, 3), np.float32), "e4m3", axis=0)

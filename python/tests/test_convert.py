@@ -1,4 +1,4 @@
-"""softmx.convert and softmx.decode against the library's scalar convert(), bit for bit.
+"""softmx.encode (the codes of softmx.convert) and softmx.decode against the library's scalar convert(), bit for bit.
 
 Exhaustive over every code of every source of at most 16 bits (e4m3 ... e8m0, f16, bf16) into
 every format, under every dialect x rounding x saturation (x tininess); f32 and f64 sources on
@@ -56,7 +56,7 @@ class Tally:
 
 def compare_grid(src, codes, tally, dsts=FORMATS, dialects=DIALECTS, roundings=ROUNDINGS, saturations=SATURATIONS,
                  tininess=("after", "before"), threads=None):
-    """softmx.convert of `codes` (storage type of src) against ref_convert over the grid."""
+    """softmx.encode of `codes` (storage type of src) against ref_convert over the grid."""
     for dst in dsts:
         for dialect in dialects:
             for rnd in roundings:
@@ -69,9 +69,9 @@ def compare_grid(src, codes, tally, dsts=FORMATS, dialects=DIALECTS, roundings=R
                                   random=random, flags=True, threads=threads)
                         if want is None:
                             with pytest.raises(ValueError, match=dialect):
-                                softmx.convert(codes, dst, **kw)
+                                softmx.encode(codes, dst, **kw)
                             continue
-                        got, fl = softmx.convert(codes, dst, **kw)
+                        got, fl = softmx.encode(codes, dst, **kw)
                         assert got.dtype == storage(dst) and got.shape == codes.shape
                         tally.compare(f"{src}->{dst} {dialect} {rnd} {sat} {tin}", codes, got, fl, want[0], want[1])
 
@@ -168,7 +168,7 @@ def test_defaults_are_the_clis(cli, ref):
     for dialect in DIALECTS:
         for dst in FORMATS:
             try:
-                got, fl = softmx.convert(x, dst, dialect=dialect, flags=True)
+                got, fl = softmx.encode(x, dst, dialect=dialect, flags=True)
             except ValueError:
                 # a refusal must be the CLI's too (the old round='rne' default hid cuda's e8m0 here)
                 import os, subprocess
@@ -200,7 +200,7 @@ def test_names_and_aliases_agree_with_the_cli(cli):
                     args = ["convert", "--from", "f32", "--to", dst, "--round", rnd, "--sat", sat, "--dialect", dialect,
                             "--tininess", "before"]
                     try:
-                        got, fl = softmx.convert(x, dst, round=rnd, sat=sat, dialect=dialect, tininess="before",
+                        got, fl = softmx.encode(x, dst, round=rnd, sat=sat, dialect=dialect, tininess="before",
                                                  flags=True)
                     except ValueError as e:
                         import subprocess, os
@@ -221,10 +221,10 @@ def test_stochastic_rounding_bits(ref):
         r = random_bits(codes.size, rbits, rbits)
         for dst in ("e4m3", "e2m1", "e8m0", "int8"):
             want = ref_convert("bf16", dst, codes, "rs", "finite", "after", "ocp", rbits, r)
-            got, fl = softmx.convert(codes, dst, src="bf16", round="rs", rbits=rbits, random=r, flags=True)
+            got, fl = softmx.encode(codes, dst, src="bf16", round="rs", rbits=rbits, random=r, flags=True)
             tally.compare(f"rs {rbits} {dst}", codes, got, fl, want[0], want[1])
     # One random value for every element broadcasts.
-    got = softmx.convert(codes, "e4m3", src="bf16", round="rs", random=5)
+    got = softmx.encode(codes, "e4m3", src="bf16", round="rs", random=5)
     want = ref_convert("bf16", "e4m3", codes, "rs", "finite", "after", "ocp", 32, np.full(codes.size, 5))
     assert np.array_equal(got.astype(np.uint64), want[0])
     tally.check()
@@ -233,9 +233,9 @@ def test_stochastic_rounding_bits(ref):
 def test_threads_do_not_change_results():
     rng = np.random.default_rng(1)
     x = (rng.standard_normal(3 * 2 ** 17 + 5) * 100).astype(np.float32)
-    base = softmx.convert(x, "e4m3", flags=True, threads=1)
+    base = softmx.encode(x, "e4m3", flags=True, threads=1)
     for t in (2, 3, 8):
-        got = softmx.convert(x, "e4m3", flags=True, threads=t)
+        got = softmx.encode(x, "e4m3", flags=True, threads=t)
         assert np.array_equal(got[0], base[0]) and np.array_equal(got[1], base[1])
 
 
@@ -265,9 +265,9 @@ def test_property_any_shape(x, dst, rnd, sat, dialect):
     want = ref_convert("f32", dst, x.view(np.uint32), rnd, sat, "after", dialect)
     if want is None:
         with pytest.raises(ValueError):
-            softmx.convert(x, dst, round=rnd, sat=sat, dialect=dialect)
+            softmx.encode(x, dst, round=rnd, sat=sat, dialect=dialect)
         return
-    got, fl = softmx.convert(x, dst, round=rnd, sat=sat, dialect=dialect, flags=True)
+    got, fl = softmx.encode(x, dst, round=rnd, sat=sat, dialect=dialect, flags=True)
     assert got.shape == x.shape
     assert np.array_equal(got.reshape(-1).astype(np.uint64), want[0])
     assert np.array_equal(fl.reshape(-1), want[1])

@@ -25,7 +25,7 @@ X = np.linspace(-500, 500, 96, dtype=np.float32).reshape(3, 32)
                                                                 r"'finite' or 'none'"),
     (lambda: softmx.convert(X, "e4m3", dialect="nvidia"), ValueError, r"unknown dialect 'nvidia' for dialect "
                                                                       r"\(expected one of ocp, cuda"),
-    (lambda: softmx.convert(X, "e4m3", tininess="early"), ValueError, r"expected 'after' or 'before'"),
+    (lambda: softmx.convert(X, "e4m3", tininess="early"), ValueError, r"expected 'after', 'before' or 'after-bounded'"),
     (lambda: softmx.convert(X, "e4m3", round="rz", dialect="cuda"), ValueError, r"cuda"),
     (lambda: softmx.convert(X, "e4m3", rbits=8), ValueError, r"rbits applies only with round='rs'"),
     (lambda: softmx.convert(X, "e4m3", random=3), ValueError, r"random gives the random bits of round='rs'"),
@@ -42,7 +42,9 @@ X = np.linspace(-500, 500, 96, dtype=np.float32).reshape(3, 32)
     (lambda: softmx.convert(np.array([300]), "f32", src="e4m3"), ValueError, r"code 300 is out of range for e4m3"),
     (lambda: softmx.convert(np.array([-1]), "f32", src="e4m3"), ValueError, r"code -1 is negative"),
     (lambda: softmx.convert(X, "e4m3", src="bf16"), TypeError, r"holds f32 values, but src='bf16'"),
-    (lambda: softmx.convert(X, 5), TypeError, r"to must be a str"),
+    (lambda: softmx.convert(X, 5), TypeError, r"to must be a format name \(a str such as 'e4m3' or 'f16'\) or a numpy "
+                                              r"float dtype .*, got int"),
+    (lambda: softmx.convert(X, np.int32), TypeError, r"to: numpy dtype int32 is not a number format softmx knows"),
     (lambda: softmx.convert(X, "e4m3", threads=0), ValueError, r"threads must be None"),
     (lambda: softmx.decode(np.arange(4), "e4m3", to="e5m2"), ValueError, r"dtype must be f64, f32, f16 or bf16"),
     (lambda: softmx.quantize(X, "f16"), ValueError, r"to must be an MX element format"),
@@ -122,12 +124,14 @@ def calls():
     rng = np.random.default_rng(0)
     x = (rng.standard_normal((8, 64)) * 50).astype(np.float32)
     x[0, 0] = np.nan
-    codes = softmx.convert(x, "e4m3")
+    codes = softmx.encode(x, "e4m3")
     bf = (x.view(np.uint32) >> 16).astype(np.uint16)
     yield "convert", x, lambda v: softmx.convert(v, "e2m1", flags=True)
     yield "convert rs", x, lambda v: softmx.convert(v, "e4m3", round="rs", random=np.arange(512, dtype=np.uint64)
                                                     .reshape(8, 64))
     yield "convert codes", codes, lambda v: softmx.convert(v, "f16", src="e4m3")
+    yield "convert values", codes, lambda v: softmx.convert(v, "e2m1", src="e4m3")
+    yield "encode", x, lambda v: softmx.encode(v, "e2m1", flags=True)
     yield "decode", codes, lambda v: softmx.decode(v, "e4m3")
     yield "quantize", x, lambda v: softmx.quantize(v, "e4m3").codes
     yield "quantize axis 0", x, lambda v: softmx.quantize(v, "e2m1", axis=0, block=3).codes
@@ -137,7 +141,7 @@ def calls():
     yield "error_stats", x, lambda v: softmx.error_stats(v, softmx.quantize(x, "e4m3")).mse
     yield "error_stats arrays", x, lambda v: softmx.error_stats(x, v, format="e4m3").mse
     yield "MXArray", codes, lambda v: softmx.MXArray(np.full((8, 2), 127, np.uint8), v, "e4m3").dequantize()
-    yield "pack", softmx.convert(x, "e2m1"), lambda v: softmx.pack(v, "e2m1")
+    yield "pack", softmx.encode(x, "e2m1"), lambda v: softmx.pack(v, "e2m1")
 
 
 @pytest.mark.parametrize("name,data,fn", list(calls()), ids=[c[0] for c in calls()])
@@ -171,12 +175,15 @@ def test_mxarray_operands_unchanged():
 def test_buffer_protocol_and_lists():
     import array
     buf = array.array("f", [1.0, 448.0, 500.0])
-    assert list(softmx.convert(buf, "e4m3")) == [0x38, 0x7E, 0x7E]
-    assert list(softmx.convert(memoryview(buf), "e4m3")) == [0x38, 0x7E, 0x7E]
-    assert list(softmx.convert([1.0, 2.0], "e4m3")) == [0x38, 0x40]  # a list is float64
+    assert list(softmx.encode(buf, "e4m3")) == [0x38, 0x7E, 0x7E]
+    assert list(softmx.encode(memoryview(buf), "e4m3")) == [0x38, 0x7E, 0x7E]
+    assert list(softmx.convert(memoryview(buf), "e4m3")) == [1.0, 448.0, 448.0]
+    assert list(softmx.encode([1.0, 2.0], "e4m3")) == [0x38, 0x40]  # a list is float64
+    assert softmx.encode(np.float32(1.0), "e4m3").shape == ()
     assert softmx.convert(np.float32(1.0), "e4m3").shape == ()
-    assert softmx.convert(np.zeros((0, 3), np.float32), "e4m3").shape == (0, 3)
-    assert softmx.convert(np.array([0x3F80], np.int16), "e4m3", src="bf16")[0] == 0x38  # a signed view of bits
+    assert softmx.encode(np.zeros((0, 3), np.float32), "e4m3").shape == (0, 3)
+    assert softmx.convert(np.zeros((0, 3), np.float32), np.float16).shape == (0, 3)
+    assert softmx.encode(np.array([0x3F80], np.int16), "e4m3", src="bf16")[0] == 0x38  # a signed view of bits
     assert softmx.quantize(np.zeros((0, 64), np.float32), "e4m3").scales.shape == (0, 2)
 
 
@@ -244,7 +251,7 @@ def _torchmx():
 
 
 def _packed():
-    return softmx.pack(softmx.convert(X, "e2m1"), "e2m1")  # rows of 16 bytes: at most 32 e2m1 codes
+    return softmx.pack(softmx.encode(X, "e2m1"), "e2m1")  # rows of 16 bytes: at most 32 e2m1 codes
 
 
 S = np.arange(6, dtype=np.uint8).reshape(3, 2)

@@ -32,7 +32,7 @@ def test_dialect_list_is_the_clis():
     assert r.returncode == 0
     for d in DIALECTS:
         assert d in r.stdout, d
-    assert len(DIALECTS) == 17
+    assert len(DIALECTS) == 19  # fpnew (issue 26), p3109 (issue 28)
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
@@ -51,10 +51,10 @@ def test_convert_defaults_and_options_match_cli(dialect):
             if r.returncode != 0:
                 assert r.returncode == 2, (args, r.stderr)
                 with pytest.raises(ValueError):
-                    softmx.convert(X, dst, dialect=dialect, **opts)
+                    softmx.encode(X, dst, dialect=dialect, **opts)
                 refused += 1
                 continue
-            codes, fl = softmx.convert(X, dst, dialect=dialect, flags=True, **opts)
+            codes, fl = softmx.encode(X, dst, dialect=dialect, flags=True, **opts)
             rows = [line.split() for line in r.stdout.splitlines()]
             assert [int(w[1], 16) for w in rows] == codes.tolist(), args
             assert [int(w[2], 16) for w in rows] == fl.tolist(), args
@@ -79,10 +79,10 @@ def test_convert_defaults_and_options_match_cli(dialect):
 
 def test_distinguishing_defaults():
     """The cases where the old Python default round='rne' differed from the CLI's defaults."""
-    assert softmx.convert(np.float32(1.0625), "e4m3", dialect="microxcaling").tolist() == 0x39  # rna, not 0x38
-    assert softmx.convert(np.float32(3.0), "e8m0", dialect="cuda").tolist() == 0x81  # ru
-    assert softmx.convert(np.float32(3.0), "e8m0", dialect="transformer-engine").tolist() == 0x81
-    assert softmx.convert(np.float32(3.0), "e8m0").tolist() == 0x80  # ocp: rne, the tie to even
+    assert softmx.encode(np.float32(1.0625), "e4m3", dialect="microxcaling").tolist() == 0x39  # rna, not 0x38
+    assert softmx.encode(np.float32(3.0), "e8m0", dialect="cuda").tolist() == 0x81  # ru
+    assert softmx.encode(np.float32(3.0), "e8m0", dialect="transformer-engine").tolist() == 0x81
+    assert softmx.encode(np.float32(3.0), "e8m0").tolist() == 0x80  # ocp: rne, the tie to even
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)

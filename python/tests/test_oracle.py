@@ -40,7 +40,7 @@ def test_convert_f32_against_fractions(values, fmt, rnd, sat):
         sat = "finite"  # FP6 / FP4 have no Inf or NaN to overflow into
     x = np.array(values, dtype=np.float32)
     before = x.copy()
-    got = softmx.convert(x, fmt, round=rnd, sat=sat)
+    got = softmx.encode(x, fmt, round=rnd, sat=sat)
     assert np.array_equal(x, before)
     want = oracle_codes(x.tolist(), fmt, rnd, sat)
     assert got.tolist() == want, (fmt, rnd, sat)
@@ -52,7 +52,7 @@ def test_convert_f64_against_fractions(values, fmt, rnd, sat):
     if sat == "none" and fmt not in ("e4m3", "e5m2"):
         sat = "finite"
     x = np.array(values, dtype=np.float64)
-    got = softmx.convert(x, fmt, round=rnd, sat=sat)
+    got = softmx.encode(x, fmt, round=rnd, sat=sat)
     assert got.tolist() == oracle_codes(values, fmt, rnd, sat), (fmt, rnd, sat)
 
 

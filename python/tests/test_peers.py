@@ -63,7 +63,7 @@ def test_torchmx_to_mx_padding_and_matmul():
     c = fa.view(np.float32).astype(np.float64) @ fb.view(np.float32).astype(np.float64)
     # c is exact in f64 and in f32 (multiples of 1/16 below 2^8); one rounding to bf16 (rne)
     assert (c.astype(np.float32) == c).all()
-    want = softmx.convert(c.astype(np.float32), "bf16")
+    want = softmx.encode(c.astype(np.float32), "bf16")
     lin = softmx.torchmx_linear(ta, tb)
     assert lin.dtype == np.uint16 and lin.shape == (4, 3)
     np.testing.assert_array_equal(lin, want)
@@ -72,7 +72,7 @@ def test_torchmx_to_mx_padding_and_matmul():
     np.testing.assert_array_equal(softmx.torchmx_matmul(ta, tbk), want)
     bias = bf16(np.array([1.0, -2.0, 0.5], dtype=np.float32))
     lb = softmx.torchmx_linear(ta, tb, bias)
-    np.testing.assert_array_equal(lb, softmx.convert((c + [1.0, -2.0, 0.5]).astype(np.float32), "bf16"))
+    np.testing.assert_array_equal(lb, softmx.encode((c + [1.0, -2.0, 0.5]).astype(np.float32), "bf16"))
 
 
 def test_pychop_equals_dialect_and_statistics():

@@ -3,6 +3,7 @@
 
 #include "softmx/block.hpp"
 #include "softmx/dot.hpp"
+#include "softmx/format_catalog.hpp"
 #include "softmx/gemm.hpp"
 
 #include <algorithm>
@@ -23,10 +24,10 @@ bool Args::has_switch(std::string_view name) const {
 
 namespace {
 
-std::string option_list(std::initializer_list<std::string_view> a, std::initializer_list<std::string_view> b) {
+std::string option_list(const std::vector<std::string_view>& a, const std::vector<std::string_view>& b) {
   std::string s;
-  for (auto l : {a, b})
-    for (std::string_view o : l) {
+  for (const auto* l : {&a, &b})
+    for (std::string_view o : *l) {
       if (!s.empty()) s += ", ";
       s += "--";
       s += o;
@@ -34,15 +35,15 @@ std::string option_list(std::initializer_list<std::string_view> a, std::initiali
   return s.empty() ? "none" : s;
 }
 
-bool contains(std::initializer_list<std::string_view> l, std::string_view v) {
+bool contains(const std::vector<std::string_view>& l, std::string_view v) {
   return std::find(l.begin(), l.end(), v) != l.end();
 }
 
 }  // namespace
 
 Args parse_args(std::string command, int argc, char** argv, int first,
-                std::initializer_list<std::string_view> value_options,
-                std::initializer_list<std::string_view> switch_options) {
+                const std::vector<std::string_view>& value_options,
+                const std::vector<std::string_view>& switch_options) {
   Args a;
   a.command = std::move(command);
   bool options_done = false;
@@ -81,8 +82,8 @@ Args parse_args(std::string command, int argc, char** argv, int first,
 }
 
 Args parse_args_short_out(std::string command, int argc, char** argv, int first,
-                          std::initializer_list<std::string_view> value_options,
-                          std::initializer_list<std::string_view> switch_options) {
+                          const std::vector<std::string_view>& value_options,
+                          const std::vector<std::string_view>& switch_options) {
   std::vector<std::string> args(argv, argv + argc);
   bool short_out = false;
   for (auto& s : args) {
@@ -109,7 +110,7 @@ std::string named_format_list() {
 }
 }  // namespace
 
-Format parse_format_arg(std::string_view option, std::string_view value) {
+Format parse_spec_option(std::string_view option, std::string_view value) {
   try {
     return parse_format_spec(value);
   } catch (const FormatError& e) {
@@ -127,9 +128,27 @@ Format parse_format_arg(std::string_view option, std::string_view value) {
   }
 }
 
+void note_spec(std::string_view value) {
+  static std::vector<std::string> noted;
+  if (!spec_notes || std::find(noted.begin(), noted.end(), value) != noted.end()) return;
+  noted.emplace_back(value);
+  if (const auto note = unlisted_spec_note(value)) spec_notes_pending().push_back(*note);
+}
+
+std::vector<std::string>& spec_notes_pending() {
+  static std::vector<std::string> notes;
+  return notes;
+}
+
+Format parse_format_arg(std::string_view option, std::string_view value) {
+  const Format f = parse_spec_option(option, value);
+  note_spec(value);
+  return f;
+}
+
 FormatId parse_named_format_arg(std::string_view option, std::string_view value) {
   if (auto f = parse_format(value)) return *f;
-  const Format f = parse_format_arg(option, value);
+  const Format f = parse_spec_option(option, value);
   if (f.is_named()) return f.id;
   throw UsageError("--" + std::string(option) + ": the runtime format " + quote(value, '\'') +
                    " is not supported here (expected one of " + named_format_list() + ")");
@@ -150,11 +169,12 @@ ScaleFormat scale_format_option(const Args& a, const Dialect& d) {
 }
 
 Format mx_element_option(std::string_view option, std::string_view value) {
-  const Format f = parse_format_arg(option, value);
+  const Format f = parse_spec_option(option, value);
   if (f.is_named() && !is_mx_element(f.id))
     throw UsageError("--" + std::string(option) + " must be an MX element format (e4m3, e5m2, e3m2, e2m3, e2m1, int8, " +
                      "or a runtime spec of at most 8 bits such as e1m2, e2m2, e4m3fnuz, int4), not " + quote(value, '\''));
   if (auto why = mx_element_reason(f)) throw UsageError("--" + std::string(option) + " " + quote(value, '\'') + ": " + *why);
+  note_spec(value);
   return f;
 }
 
@@ -192,20 +212,28 @@ ConversionOptions conversion_options(const Args& a, bool need_to) {
     throw UsageError("missing --to FORMAT (the destination format)");
   }
   if (auto v = a.get("round")) {
-    auto r = parse_rounding(*v);
+    // parse_p3109_rounding reads every rounding name and P3109's (NearestTiesToEven, ...,
+    // StochasticB, StochasticC: rs with Context::stochastic).
+    auto r = parse_p3109_rounding(*v);
     if (!r)
-      throw UsageError("unknown rounding mode " + quote(*v, '\'') + " for --round (expected rne, rna, rz, ru, rd, ro or rs)");
-    o.ctx.rounding = *r;
+      throw UsageError("unknown rounding mode " + quote(*v, '\'') +
+                       " for --round (expected rne, rna, rz, ru, rd, ro or rs, or P3109's NearestTiesToEven, "
+                       "NearestTiesToAway, TowardZero, TowardPositive, TowardNegative, ToOdd, StochasticA, "
+                       "StochasticB, StochasticC)");
+    o.ctx.rounding = r->first;
+    o.ctx.stochastic = r->second;
     o.rounding_given = true;
   }
   if (auto v = a.get("sat")) {
     auto s = parse_saturation(*v);
-    if (!s) throw UsageError("unknown saturation " + quote(*v, '\'') + " for --sat (expected finite or none)");
+    if (!s)
+      throw UsageError("unknown saturation " + quote(*v, '\'') +
+                       " for --sat (expected finite or none, or P3109's SatFinite, SatNone, SatPropagate)");
     o.ctx.saturation = *s;
   }
   if (auto v = a.get("tininess")) {
     auto t = parse_tininess(*v);
-    if (!t) throw UsageError("unknown tininess " + quote(*v, '\'') + " for --tininess (expected after or before)");
+    if (!t) throw UsageError("unknown tininess " + quote(*v, '\'') + " for --tininess (expected after, before or after-bounded)");
     o.ctx.tininess = *t;
   }
   if (auto v = a.get("rbits")) {

@@ -73,13 +73,13 @@ struct Args {
 /// else starting with "--" is an error naming the command's options. A repeated option is an
 /// error.
 Args parse_args(std::string command, int argc, char** argv, int first,
-                std::initializer_list<std::string_view> value_options,
-                std::initializer_list<std::string_view> switch_options = {});
+                const std::vector<std::string_view>& value_options,
+                const std::vector<std::string_view>& switch_options = {});
 /// parse_args with "-o FILE" (before a "--") taken as "--out FILE", as recipe and layout accept
 /// it beside --out (value_options must hold "out"). UsageError when "-o" is given twice.
 Args parse_args_short_out(std::string command, int argc, char** argv, int first,
-                          std::initializer_list<std::string_view> value_options,
-                          std::initializer_list<std::string_view> switch_options = {});
+                          const std::vector<std::string_view>& value_options,
+                          const std::vector<std::string_view>& switch_options = {});
 
 /// The options every conversion command shares.
 struct ConversionOptions {
@@ -99,6 +99,21 @@ ConversionOptions conversion_options(const Args& a, bool need_to);
 /// `e4m3fnuz`, `e4m3:bias=11:specials=fnuz`, docs/SEMANTICS.md 1.2). A bad spec is a UsageError
 /// naming the option, the spec and the field ("--to: format spec 'e4m3:bias=99': bias: ...").
 Format parse_format_arg(std::string_view option, std::string_view value);
+
+/// parse_format_arg without the note: for an option whose spec is checked further before it is
+/// taken (an MX element), which then calls note_spec.
+Format parse_spec_option(std::string_view option, std::string_view value);
+/// Queues the note for a spec that names no listed format (a typo such as e4m4 is a valid
+/// runtime format), once per spec, unless spec_notes is false. main() writes the queue to stderr
+/// when the command ends without an error (an error is then its one line, naming the spec).
+void note_spec(std::string_view value);
+/// The notes note_spec queued, each without "softmx: note: " and the newline.
+std::vector<std::string>& spec_notes_pending();
+
+/// Whether parse_format_arg writes its note for a spec that names no listed format (issue 29;
+/// unlisted_spec_note in softmx/format_catalog.hpp) to stderr: "softmx: note: 'e4m4' is not a
+/// named format; ...". main() clears it for --quiet-spec, which every command takes.
+inline bool spec_notes = true;
 
 /// As parse_format_arg, for the options that take only the 11 named formats (the source formats
 /// of quantize, gen, pychop and recipe; gen's element operands): a runtime spec is a UsageError

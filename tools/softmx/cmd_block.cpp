@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "options.hpp"
 #include "commands.hpp"
 #include "softmx/block.hpp"
 #include "softmx/nvfp4.hpp"
@@ -45,8 +46,9 @@ std::string element_list() {
 // The element format named by --OPTION: a named MX element or a runtime spec (SEMANTICS 1.2)
 // that can be one (mx_element_reason names the field that cannot).
 Format element_arg(const char* option, const std::string& value) {
-  const Format f = parse_format_arg(option, value);
+  const Format f = parse_spec_option(option, value);
   if (auto why = mx_element_reason(f)) throw UsageError("--" + std::string(option) + " " + quote(value, '\'') + ": " + *why);
+  note_spec(value);  // taken: now the note, if any
   return f;
 }
 
@@ -371,9 +373,7 @@ int quantize_nvfp4_stream(const Args& a, FormatId src, const ConversionOptions& 
 }  // namespace
 
 int cmd_quantize(int argc, char** argv) {
-  const Args a = parse_args("quantize", argc, argv, 2,
-                            {"to", "from", "block", "scale", "round", "sat", "dialect", "rbits", "tininess",
-                             "global-amax", "nvfp4-multiplier", "scale-format"});
+  const Args a = parse_command("quantize", argc, argv, 2);
   if (!a.positionals.empty())
     throw UsageError("unexpected argument " + quote(a.positionals[0], '\'') + " (values are read from stdin)");
   const auto to = a.get("to");
@@ -460,8 +460,7 @@ int cmd_quantize(int argc, char** argv) {
 }
 
 int cmd_dequantize(int argc, char** argv) {
-  const Args a = parse_args("dequantize", argc, argv, 2,
-                            {"from", "to", "block", "round", "sat", "dialect", "tininess", "encode-scale", "scale-format"});
+  const Args a = parse_command("dequantize", argc, argv, 2);
   if (!a.positionals.empty())
     throw UsageError("unexpected argument " + quote(a.positionals[0], '\'') + " (blocks are read from stdin)");
   const auto from = a.get("from");

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "options.hpp"
 #include "commands.hpp"
 #include "tokens.hpp"
 #include "softmx/describe.hpp"
@@ -116,7 +117,7 @@ int convert_values(const ConversionOptions& o, const std::vector<std::string>& v
 }  // namespace
 
 int cmd_convert(int argc, char** argv) {
-  const Args a = parse_args("convert", argc, argv, 2, {"from", "to", "round", "sat", "dialect", "rbits", "tininess", "random"});
+  const Args a = parse_command("convert", argc, argv, 2);
   const ConversionOptions o = conversion_options(a, true);
   // Random bits mean something only to stochastic rounding: given without it, they would be
   // silently ignored.

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "cli.hpp"
+#include "options.hpp"
 #include "commands.hpp"
 #include "softmx/describe.hpp"
 #include "softmx/explain.hpp"
@@ -121,7 +122,7 @@ std::string difference_text(const Side& a, const Side& b, const Difference& d, b
 }  // namespace
 
 int cmd_diff(int argc, char** argv) {
-  const Args a = parse_args("diff", argc, argv, 2, {"max-ranges"});
+  const Args a = parse_command("diff", argc, argv, 2);
   if (a.positionals.size() != 2)
     throw UsageError("expected two run tables, TABLE-A and TABLE-B, got " + std::to_string(a.positionals.size()) +
                      " arguments");

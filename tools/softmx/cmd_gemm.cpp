@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "options.hpp"
 #include "softmx/tensor_core.hpp"
 #include "commands.hpp"
 #include "softmx/sha256.hpp"
@@ -140,9 +141,7 @@ std::string binary_size(std::uint64_t b) {
 int cmd_gemm_golden(int argc, char** argv) {
   for (int i = 2; i < argc; ++i)  // --layout lut-argmin: the seed-003 generator's files (cmd_gemm_lut.cpp)
     if (std::string_view(argv[i]).starts_with("--layout")) return cmd_gemm_golden_lut(argc, argv);
-  const Args a = parse_args("gemm-golden", argc, argv, 2,
-                            {"out", "m", "n", "k", "a", "b", "block", "seed", "scale", "dialect", "acc", "round", "sat",
-                             "threads", "scale-format"});
+  const Args a = parse_command("gemm-golden", argc, argv, 2, "mx");
   if (!a.positionals.empty()) throw UsageError("unexpected argument " + quote(a.positionals[0], '\''));
   const auto out_dir = a.get("out");
   if (!out_dir) throw UsageError("missing --out DIR (where the golden files go)");
@@ -153,7 +152,7 @@ int cmd_gemm_golden(int argc, char** argv) {
   const AccumulationModel* model = find_accumulation_model(a.get("acc").value_or("exact"));
   if (!model)
     throw UsageError("unknown accumulation " + quote(*a.get("acc"), '\'') +
-                     " for --acc (expected exact, fp32-sequential or a tensor-core model: " + tensor_core_model_names() + ")");
+                     " for --acc (expected exact, fp32-sequential, mxdotp or a tensor-core model: " + tensor_core_model_names() + ")");
   check_gemm_operands(fa, fb, K, blk, *model, a.get("acc").value_or("exact"));  // runtime elements: exact, fp32-sequential
   Args common = a;
   for (const char* o : {"out", "m", "n", "k", "a", "b", "block", "seed", "scale", "acc", "round", "sat", "threads",

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "options.hpp"
 #include "commands.hpp"
 #include "softmx/lut_argmin.hpp"
 #include "softmx/lut_argmin_files.hpp"
@@ -47,8 +48,7 @@ int cmd_gemm_golden_lut(int argc, char** argv) {
     if (s == "-o") s = "--out";
   std::vector<char*> av;
   for (auto& s : args) av.push_back(s.data());
-  const Args a = parse_args("gemm-golden", static_cast<int>(av.size()), av.data(), 2,
-                            {"layout", "out", "m", "n", "k", "trans-a", "trans-b", "a", "b", "seed", "log2"});
+  const Args a = parse_command("gemm-golden", static_cast<int>(av.size()), av.data(), 2, "lut-argmin");
   if (!a.positionals.empty()) throw UsageError("unexpected argument " + quote(a.positionals[0], '\''));
   if (a.get("layout") != "lut-argmin")
     throw UsageError("unknown --layout " + quote(a.get("layout").value_or(""), '\'') + " (expected lut-argmin)");

@@ -5,7 +5,7 @@
 //   softmx gen quantize --to ELEM [--from f32] [--block 32] [--scale RULE] [same options]
 //   softmx gen dequantize --from ELEM [--to f32] [--round M] [--sat S] [--tininess T] [--dialect D]
 //   softmx gen dot --a ELEM --b ELEM [--block 32] [--blocks 1] [--acc MODEL]
-//                  [--round M] [--sat S] [--tininess T]
+//                  [--to f32|f16|bf16] [--addend yes|no] [--round M] [--sat S] [--tininess T]
 //   softmx gen mma --a ELEM --b ELEM [--block K] [--accumulator f32|f16] [--addend yes|no]
 //                  [--model MODEL] [--scale-format none|ue8m0|ue4m3] [--scale-block S]
 //   and for every operation: [--level 1|2] [--seed S] [--count N] [--inputs-only]
@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "options.hpp"
 #include "commands.hpp"
 #include "softmx/block.hpp"
 #include "softmx/dot.hpp"
@@ -37,23 +38,11 @@ using vec::Operation;
 /// The largest --count accepted: a level-2 file of this many cases is already gigabytes.
 constexpr std::uint64_t kMaxCount = 1'000'000'000;
 
-/// The options each operation takes besides the common ones (level, seed, count, export, out,
-/// inputs-only).
-std::vector<std::string_view> own_options(Operation op) {
-  switch (op) {
-    case Operation::convert: return {"from", "to", "round", "sat", "tininess", "dialect", "rbits"};
-    case Operation::quantize: return {"from", "to", "block", "scale", "round", "sat", "tininess", "dialect", "rbits"};
-    case Operation::dequantize: return {"from", "to", "round", "sat", "tininess", "dialect"};
-    case Operation::dot: return {"a", "b", "block", "blocks", "acc", "round", "sat", "tininess"};
-    case Operation::mma: return {"a", "b", "block", "accumulator", "addend", "model", "scale-format", "scale-block"};
-  }
-  return {};
-}
-
-/// Rejects options that do not apply to `op` (parse_args accepted the union of all of them).
+/// Rejects options that do not apply to `op` (parse_command accepted the union of all of them; the
+/// library's gen_operation_options says which are op's, for Python's gen() too).
 void check_applicable(const Args& a, Operation op) {
   static constexpr std::string_view kCommon[] = {"level", "seed", "count", "export", "out"};
-  const auto own = own_options(op);
+  const auto& own = vec::gen_operation_options(op);
   for (const auto& [name, value] : a.options) {
     if (std::find(std::begin(kCommon), std::end(kCommon), name) != std::end(kCommon)) continue;
     if (std::find(own.begin(), own.end(), name) != own.end()) continue;
@@ -174,10 +163,19 @@ Header dot_header(const Args& a) {
   h.blocks = static_cast<std::uint32_t>(parse_count(a, "blocks", 1, 1024));
   const std::string acc = a.get("acc").value_or("exact");
   if (!find_accumulation_model(acc))
-    throw UsageError("unknown accumulation " + quote(acc, '\'') + " for --acc (expected exact, fp32-sequential or a tensor-core model: " + tensor_core_model_names() + ")");
+    throw UsageError("unknown accumulation " + quote(acc, '\'') + " for --acc (expected exact, fp32-sequential, mxdotp or a tensor-core model: " + tensor_core_model_names() + ")");
   h.accumulation = std::string(find_accumulation_model(acc)->name());  // an alias written as its model's name
+  // The destination of OUT and C, and whether lines carry C (vectors/README.md 3; the header
+  // writes both keys only when they differ from f32 and no).
+  const std::string to = a.get("to").value_or("f32");
+  if (to != "f32" && to != "f16" && to != "bf16")
+    throw UsageError("--to expects f32, f16 or bf16 (the format of the dot's result and of C), got " + quote(to, '\''));
+  h.dot_to = to == "f32" ? FormatId::f32 : to == "f16" ? FormatId::f16 : FormatId::bf16;
+  const std::string ad = a.get("addend").value_or("no");
+  if (ad != "yes" && ad != "no") throw UsageError("--addend expects yes (each line has C) or no, got " + quote(ad, '\''));
+  h.dot_addend = ad == "yes";
   Args common = a;
-  for (const char* o : {"a", "b", "block", "blocks", "acc"}) common.options.erase(o);
+  for (const char* o : {"a", "b", "block", "blocks", "acc", "to", "addend"}) common.options.erase(o);
   if (!a.get("sat")) common.options.emplace("sat", "none");
   set_context(h, conversion_options(common, false));
   h.dialect = "ocp";
@@ -265,11 +263,7 @@ vec::GenOptions gen_options(const Args& a, const Header& h) {
 int cmd_gen(int argc, char** argv) {
   std::optional<std::string> out_path;
   std::vector<char*> args = take_short_output(argc, argv, out_path);
-  const Args a = parse_args("gen", static_cast<int>(args.size()), args.data(), 2,
-                            {"from", "to", "a", "b", "block", "blocks", "acc", "scale", "round", "sat", "tininess",
-                             "dialect", "rbits", "level", "seed", "count", "export", "out", "accumulator", "addend", "model",
-                             "scale-format", "scale-block"},
-                            {"inputs-only"});
+  const Args a = parse_command("gen", static_cast<int>(args.size()), args.data(), 2);
   if (a.positionals.empty())
     throw UsageError("missing OPERATION: gen convert, quantize, dequantize, dot or mma (vectors/README.md)");
   if (a.positionals.size() > 1) throw UsageError("unexpected argument " + quote(a.positionals[1], '\'') + " (gen takes one OPERATION)");

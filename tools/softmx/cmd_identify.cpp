@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "options.hpp"
 #include "commands.hpp"
 #include "softmx/error.hpp"
 #include "softmx/block.hpp"
@@ -43,7 +44,7 @@
 namespace softmx::cli {
 
 int cmd_identify(int argc, char** argv) {
-  const Args a = parse_args("identify", argc, argv, 2, {"top", "exact", "max-errors", "threads"}, {"accept-unproven"});
+  const Args a = parse_command("identify", argc, argv, 2);
   if (a.positionals.size() != 1) throw UsageError("expected one RESULTS file (device results or a run table; '-' for stdin)");
   const std::size_t top = parse_count(a, "top", 5, 1000);
   vec::IdentifyOptions o;

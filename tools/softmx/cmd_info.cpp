@@ -3,8 +3,10 @@
 #include <string>
 
 #include "cli.hpp"
+#include "options.hpp"
 #include "commands.hpp"
 #include "softmx/describe.hpp"
+#include "softmx/format_catalog.hpp"
 #include "softmx/block.hpp"
 #include "softmx/convert.hpp"
 #include "softmx/tensor_core.hpp"
@@ -32,20 +34,20 @@ void no_arguments(const Args& a) {
 }  // namespace
 
 int cmd_formats(int argc, char** argv) {
-  no_arguments(parse_args("formats", argc, argv, 2, {}));
+  // softmx formats: the listing; softmx formats SPEC: one format. Both are the library's text
+  // (format_catalog.hpp), as softmx.formats() and softmx.format_description() are.
+  const Args a = parse_command("formats", argc, argv, 2);
+  if (a.positionals.size() > 1)
+    throw UsageError("unexpected argument " + quote(a.positionals[1], '\'') + " (formats takes at most one SPEC)");
   Output out;
-  out.printf("%-5s %5s %4s %4s %5s  %-16s %-8s %-24s %-14s %s\n", "name", "width", "exp", "man", "bias", "sign",
-              "specials", "max finite", "min normal", "min subnormal");
-  for (const Format& f : all_formats()) {
-    const char* sign = f.sign == SignEncoding::magnitude ? "sign-magnitude"
-                       : f.sign == SignEncoding::twos_complement ? "two's complement" : "unsigned";
-    const char* sp = f.specials == Specials::ieee ? "Inf,NaN" : f.specials == Specials::fn ? "NaN only" : "none";
-    std::string maxv = value_text(f, f.max_finite_magnitude());
-    if (maxv.size() > 24) maxv = hexfloat_text(unpack(f, f.max_finite_magnitude()));
-    const std::string minn = f.fixed_point ? "-" : "2^" + std::to_string(f.emin());
-    const std::string mins = !f.subnormals ? "none (no zero)" : "2^" + std::to_string(f.emin() - f.man_bits);
-    out.printf("%-5s %5d %4d %4d %5d  %-16s %-8s %-24s %-14s %s\n", std::string(f.name).c_str(), f.width, f.exp_bits,
-                f.man_bits, f.bias, sign, sp, maxv.c_str(), minn.c_str(), mins.c_str());
+  if (a.positionals.empty()) {
+    out.text() = format_listing_text();
+  } else {
+    try {
+      out.text() = format_description_text(a.positionals[0]);
+    } catch (const FormatError& e) {
+      throw UsageError(std::string(e.what()) + " (softmx formats lists the names and the grammar)");
+    }
   }
   out.commit();
   return 0;
@@ -54,7 +56,7 @@ int cmd_formats(int argc, char** argv) {
 int cmd_models(int argc, char** argv) {
   // softmx models [QUERY...]: the instruction table (tensor_core_instructions.hpp), the rows
   // holding every word of the query ("B200 mma.sync f32", "H100 wgmma").
-  const Args a = parse_args("models", argc, argv, 2, {});
+  const Args a = parse_command("models", argc, argv, 2);
   std::string query;
   for (const std::string& w : a.positionals) query += w + " ";
   Output out;
@@ -67,7 +69,7 @@ int cmd_models(int argc, char** argv) {
 }
 
 int cmd_dialects(int argc, char** argv) {
-  no_arguments(parse_args("dialects", argc, argv, 2, {}));
+  no_arguments(parse_command("dialects", argc, argv, 2));
   Output out;
   for (const Dialect& d : all_dialects()) {
     out.printf("%s: %s\n", std::string(d.name).c_str(), std::string(d.summary).c_str());
@@ -106,6 +108,15 @@ int cmd_dialects(int argc, char** argv) {
           .append(f.name);
     out.printf("  saturation default  none:%s; finite:%s\n", sat_none.empty() ? " -" : sat_none.c_str(),
                 sat_finite.empty() ? " -" : sat_finite.c_str());
+    // Runtime formats (support_for): those with Inf apart, as SEMANTICS 4.1 says.
+    if (d.runtime.refused.empty()) {
+      const Format with_inf = parse_format_spec("e3m4"), without = parse_format_spec("e4m3fnuz");
+      std::string line;
+      if (d.runtime.specials & specials_bit(Specials::ieee))
+        line += " with Inf (e3m4): " + std::string(name(support_for(d, with_inf).default_saturation)) + ";";
+      line += " other: " + std::string(name(support_for(d, without).default_saturation));
+      out.printf("  runtime formats saturation default %s\n", line.c_str());
+    }
     const BlockPolicies& b = d.block;
     if (!b.unsupported.empty()) {
       out.printf("  blocks        %s\n", std::string(b.unsupported).c_str());

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "options.hpp"
 #include "commands.hpp"
 #include "softmx/scale_layout.hpp"
 #include "softmx/vectors/output_file.hpp"
@@ -203,9 +204,7 @@ std::string shape_text(std::size_t rows, std::size_t cols) { return std::to_stri
 
 /// -o FILE as --out FILE (before a "--"), as recipe, gen, sweep and merge take it.
 Args parse_layout_args(int argc, char** argv) {
-  return parse_args_short_out("layout", argc, argv, 2,
-                              {"layout", "shape", "operand", "transposed", "pad", "multiple", "scale-format", "out"},
-                              {"binary", "binary-out"});
+  return parse_command("layout", argc, argv, 2, {}, true);
 }
 
 int layout_encode_decode(const Args& a, bool decode) {

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "options.hpp"
 #include "commands.hpp"
 #include "softmx/pychop.hpp"
 #include "softmx/vectors/output_file.hpp"
@@ -169,10 +170,7 @@ int specs() {
 }  // namespace
 
 int cmd_pychop(int argc, char** argv) {
-  const Args a = parse_args_short_out("pychop", argc, argv, 2,
-                                      {"shape", "from", "format", "spec", "block", "scale-exp-bits", "scale-sig-bits",
-                                       "backend", "numpy", "out"},
-                                      {"binary"});
+  const Args a = parse_command("pychop", argc, argv, 2, {}, true);
   if (a.positionals.empty()) throw UsageError("missing the action: quantize or specs (softmx pychop --help)");
   const std::string& act = a.positionals[0];
   if (act == "specs") {

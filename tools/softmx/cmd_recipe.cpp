@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "options.hpp"
 #include "commands.hpp"
 #include "softmx/recipe.hpp"
 #include "softmx/vectors/output_file.hpp"
@@ -205,19 +206,14 @@ int list_recipes() {
 }  // namespace
 
 int cmd_recipes(int argc, char** argv) {
-  const Args a = parse_args("recipes", argc, argv, 2, {});
+  const Args a = parse_command("recipes", argc, argv, 2);
   if (!a.positionals.empty()) throw UsageError("unexpected argument " + quote(a.positionals[0], '\'') + " (recipes takes none)");
   return list_recipes();
 }
 
 int cmd_recipe(int argc, char** argv) {
   // "-o FILE" (before a "--") as gen, sweep and merge take it, beside --out FILE.
-  const Args a = parse_args_short_out("recipe", argc, argv, 2,
-                            {"shape", "from", "role", "impl", "outputs", "fp8-format", "power-2-scale", "amax-epsilon",
-                             "amax", "rht-amax", "tiles-2d", "dialect", "random-hadamard", "rht-signs",
-                             "stochastic-rounding", "stochastic-form", "rbits", "rbits-rowwise", "rbits-columnwise",
-                             "dequantize", "seed", "out"},
-                            {"list", "binary", "layouts"});
+  const Args a = parse_command("recipe", argc, argv, 2, {}, true);
   if (a.has_switch("list")) {
     if (!a.positionals.empty() || !a.options.empty())
       throw UsageError("--list takes no other argument");

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "options.hpp"
 #include "commands.hpp"
 #include "softmx/vectors/output_file.hpp"
 #include "softmx/vectors/run_table.hpp"
@@ -121,8 +122,7 @@ class Progress {
 
 int cmd_sweep(int argc, char** argv) {
   OutArg out = take_short_out(argc, argv);
-  const Args a = parse_args("sweep", static_cast<int>(out.argv.size()), out.argv.data(), 2,
-                            {"from", "to", "round", "sat", "tininess", "dialect", "threads", "shard", "out"});
+  const Args a = parse_command("sweep", static_cast<int>(out.argv.size()), out.argv.data(), 2);
   if (!a.positionals.empty())
     throw UsageError("unexpected argument " + quote(a.positionals.front(), '\'') + " (sweep takes options only)");
   const ConversionOptions o = conversion_options(a, true);
@@ -147,7 +147,7 @@ int cmd_sweep(int argc, char** argv) {
 
 int cmd_merge(int argc, char** argv) {
   OutArg out = take_short_out(argc, argv);
-  const Args a = parse_args("merge", static_cast<int>(out.argv.size()), out.argv.data(), 2, {"out"});
+  const Args a = parse_command("merge", static_cast<int>(out.argv.size()), out.argv.data(), 2);
   if (a.positionals.empty()) throw UsageError("expected run tables to merge: softmx merge [-o FILE] TABLE...");
   vec::OutputFile file(output_path(out, a));
   vec::merge_tables(a.positionals, file.text(), [&] { file.chunk(); });

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "options.hpp"
 #include "commands.hpp"
 #include "softmx/torchmx.hpp"
 #include "softmx/vectors/output_file.hpp"
@@ -246,10 +247,7 @@ int matmul(const Args& a, bool linear) {
 }  // namespace
 
 int cmd_torchmx(int argc, char** argv) {
-  const Args a = parse_args_short_out("torchmx", argc, argv, 2,
-                                      {"elem", "elem-b", "shape", "shape-b", "block", "path", "to-dtype", "target",
-                                       "block-dim", "data-shape", "scale-shape", "scales", "acc", "bias", "out"},
-                                      {"binary"});
+  const Args a = parse_command("torchmx", argc, argv, 2, {}, true);
   if (a.positionals.empty()) throw UsageError(std::string("missing the action: ") + kActions + " (softmx torchmx --help)");
   const std::string& act = a.positionals[0];
   if (act == "quantize-mx") return quantize(a, false);

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "cli.hpp"
+#include "options.hpp"
 #include "commands.hpp"
 #include "softmx/vectors/reader.hpp"
 #include "softmx/vectors/run_check.hpp"
@@ -23,10 +24,7 @@ namespace softmx::cli {
 namespace {
 
 int verify(int argc, char** argv) {
-  const Args a = parse_args("verify", argc, argv, 2,
-                            {"max-errors", "threads", "expect-cases", "model", "acc", "dialect", "round", "sat", "tininess",
-                             "scale"},
-                            {"json", "accept-unproven"});
+  const Args a = parse_command("verify", argc, argv, 2);
   if (a.positionals.size() != 1) throw UsageError("expected one RESULTS-FILE (a vector file with the device's results; '-' for stdin)");
   vec::VerifyOptions o;
   o.max_errors = a.get("max-errors") ? parse_count(a, "max-errors", 20, 1ull << 62) : 20;

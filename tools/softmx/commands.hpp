@@ -20,6 +20,7 @@ int cmd_sweep(int argc, char** argv);
 int cmd_merge(int argc, char** argv);
 int cmd_diff(int argc, char** argv);
 int cmd_identify(int argc, char** argv);
+int cmd_report(int argc, char** argv);   // the certificate (report_data.hpp, docs/REPORT.md)
 int cmd_recipe(int argc, char** argv);   // TransformerEngine's recipes (recipe.hpp)
 int cmd_recipes(int argc, char** argv);
 int cmd_layout(int argc, char** argv);   // the scale layouts (scale_layout.hpp)

@@ -13,6 +13,7 @@
 #include "cli.hpp"
 #include "commands.hpp"
 #include "help.hpp"
+#include "options.hpp"
 #include "softmx/error.hpp"
 #include "softmx/text.hpp"
 
@@ -47,6 +48,8 @@ constexpr const char* kUsage =
     "                                                         check a device's results (or run table) line by line\n"
     "  softmx identify [--top N] [--exact N] [--max-errors N] RESULTS\n"
     "                                                         which dialect, rounding and saturation a device implements\n"
+    "  softmx report [-o REPORT.html] [--identify FILE]... [--diff A B]... FILE...\n"
+    "                                                         the certificate: one self-contained HTML page with plots\n"
     "  softmx recipe NAME --shape MxK [--from f32|bf16|f16] [--role R] [options] [FILE]\n"
     "                                                         a TransformerEngine recipe: rowwise and columnwise\n"
     "                                                         codes, scales, amax (docs/RECIPES.md)\n"
@@ -59,7 +62,7 @@ constexpr const char* kUsage =
     "                                                         torchmx's own entry points, bit for bit\n"
     "  softmx pychop quantize|specs [--format KEY|E,S] [options] [FILE]\n"
     "                                                         pychop's mx_quantize and statistics()\n"
-    "  softmx formats                                         the format table\n"
+    "  softmx formats [SPEC]                                  the formats, aliases and spec grammar; or one format\n"
     "  softmx dialects                                        the dialects and their policies\n"
     "  softmx models [QUERY]                                  which tensor-core model computes an instruction\n"
     "                                                         (softmx models B200 mma.sync f32)\n"
@@ -68,8 +71,10 @@ constexpr const char* kUsage =
     "\n"
     "options:\n"
     "  --round rne|rna|rz|ru|rd|ro|rs   rounding (default rne)\n"
-    "  --sat finite|none                saturation (default: the destination's; none, IEEE overflow,\n"
-    "                                   into f64 f32 f16 bf16; the dialect's into MX formats, ocp: finite)\n"
+    "  --sat finite|none                saturation (default: the destination's: none, overflow to Inf,\n"
+    "                                   into f64 f32 f16 bf16 and runtime formats with Inf (e3m4); the\n"
+    "                                   dialect's into the MX formats, e8m0 and other runtime formats\n"
+    "                                   (ocp: finite))\n"
     "  --dialect NAME                   ocp (default), cuda, cuda-sm90, cuda-sm100, torchao,\n"
     "                                   torchao-pre-178817, ml_dtypes, ml_dtypes-cpp, microxcaling,\n"
     "                                   transformer-engine, transformer-engine-2025, gfloat,\n"
@@ -78,10 +83,13 @@ constexpr const char* kUsage =
     "                                   block scale rule (default: the dialect's)\n"
     "  --rbits R                        random bits for rs, 1..64 (default 32); stdin lines carry\n"
     "                                   them as a second hex field, VALUE arguments take --random HEX\n"
-    "  --tininess after|before          underflow detection (default after)\n"
+    "  --tininess after|before|after-bounded  underflow detection (default after)\n"
+    "  --quiet-spec                     no note on stderr for a format spec that is not a named format\n"
+    "                                   or alias (softmx: note: 'e4m4' is not a named format; ...)\n"
     "\n"
     "formats: f64 f32 f16 bf16 e4m3 e5m2 e3m2 e2m3 e2m1 int8 e8m0, or any spec (convert, explain, sweep,\n"
-    "         gen convert): e4m3fnuz e5m2fnuz e1m2 e3m4 ue4m3 int4 e4m3:bias=11:specials=fnuz (docs/SEMANTICS.md 1.2)\n"
+    "         gen convert): e4m3fnuz e5m2fnuz e1m2 e3m4 ue4m3 int4 e4m3:bias=11:specials=fnuz (docs/SEMANTICS.md 1.2);\n"
+    "         softmx formats lists every name, alias and form, softmx formats SPEC shows one\n"
     "flags (two hex digits, TestFloat's bits): 01 inexact, 02 underflow, 04 overflow, 08 infinite, 10 invalid\n"
     "exit status: 0 success; 2 bad usage or input, or an output that cannot be written (the errno text\n"
     "  on stderr) or not enough memory; verify, identify and diff: 1 when results disagree; verify and identify:\n"
@@ -141,6 +149,7 @@ int run(const std::string& cmd, int argc, char** argv) {
   if (cmd == "merge") return cmd_merge(argc, argv);
   if (cmd == "diff") return cmd_diff(argc, argv);
   if (cmd == "identify") return cmd_identify(argc, argv);
+  if (cmd == "report") return cmd_report(argc, argv);
   if (cmd == "recipe") return cmd_recipe(argc, argv);
   if (cmd == "recipes") return cmd_recipes(argc, argv);
   if (cmd == "layout") return cmd_layout(argc, argv);
@@ -148,7 +157,7 @@ int run(const std::string& cmd, int argc, char** argv) {
   if (cmd == "pychop") return cmd_pychop(argc, argv);
   if (cmd == "help") {
     // softmx help [CMD]: CMD's help, or the overview (help --help and -h were answered above).
-    const Args a = parse_args(cmd, argc, argv, 2, {});
+    const Args a = parse_command(cmd, argc, argv, 2);
     if (a.positionals.size() > 1)
       throw UsageError("unexpected argument " + quote(a.positionals[1], '\'') + " (help takes one CMD)");
     std::string text = kUsage;
@@ -188,9 +197,24 @@ int main(int argc, char** argv) {
     return softmx::cli::kExitUsage;
   }
   const std::string cmd = argv[1];
+  // --quiet-spec (before a "--"), for every command: no note for a spec that names no listed
+  // format (cli::parse_format_arg). Taken out here so that each command's parser never sees it.
+  int kept = 2;
+  for (int i = 2, done = 0; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--") done = 1;
+    if (!done && arg == "--quiet-spec") {
+      softmx::cli::spec_notes = false;
+      continue;
+    }
+    argv[kept++] = argv[i];
+  }
+  argc = kept;
   int status;
   try {
     status = run(cmd, argc, argv);
+    for (const std::string& note : softmx::cli::spec_notes_pending())
+      std::fprintf(stderr, "softmx: note: %s (--quiet-spec hides this line)\n", softmx::safe_message(note).c_str());
   } catch (const softmx::cli::UsageError& e) {
     print_error(cmd, "error", e.what());
     status = softmx::cli::kExitUsage;

@@ -1,10 +1,13 @@
-// fp8_from_f32.sv: an f32 -> OCP FP8 (E4M3 or E5M2) converter, as a hardware team would
-// write it: combinational, synthesizable, no loops, no real numbers.
+// fp8_from_f32.sv: an f32 -> FP8 converter (OCP E4M3 or E5M2, or E4M3 with IEEE specials), as
+// a hardware team would write it: combinational, synthesizable, no loops, no real numbers.
 //
 // Semantics (softmx's `ocp` dialect, docs/SEMANTICS.md): round to nearest, ties to even;
 // saturation `finite` (OFP8 SAT: overflow and Inf give the largest finite number of their
-// sign); NaN keeps its sign (E4M3 S.1111.111, E5M2 the quiet NaN S.11111.10); tininess after
-// rounding. The flags are TestFloat's bits, as softmx returns them:
+// sign); NaN keeps its sign (E4M3 S.1111.111, E5M2 the quiet NaN S.11111.10, IEEE-style E4M3
+// the quiet NaN S.1111.100); tininess after rounding. The third format, e4m3_ieee, is FPnew's
+// FP8ALT: E4M3 laid out as IEEE 754 (exponent 1111 holds Inf and NaN, largest finite 240 =
+// 0x77); softmx has no name for it and checks it as the runtime format "e4m3:specials=ieee".
+// The flags are TestFloat's bits, as softmx returns them:
 //   flags[0] inexact, [1] underflow, [2] overflow, [3] infinite (never), [4] invalid.
 //
 // Build with -DPLANT_TIES_AWAY_BUG to get the faulty copy the certification example must
@@ -12,6 +15,7 @@
 module fp8_from_f32 (
     input  logic [31:0] x,        // f32 bit pattern
     input  logic        to_e5m2,  // 0: E4M3 (bias 7, no Inf), 1: E5M2 (bias 15, IEEE specials)
+    input  logic        e4m3_ieee,// with to_e5m2 = 0: E4M3 with IEEE specials (bias 7, max 0x77)
     output logic [7:0]  code,     // the FP8 code
     output logic [4:0]  flags
 );
@@ -25,12 +29,12 @@ module fp8_from_f32 (
   // Destination constants.
   logic [1:0]  m;        // fraction bits: 3 or 2
   logic [4:0]  bias;     // 7 or 15
-  logic [6:0]  max_mag;  // largest finite magnitude code: 0x7E or 0x7B
-  logic [6:0]  nan_mag;  // NaN magnitude code: 0x7F or 0x7E
+  logic [6:0]  max_mag;  // largest finite magnitude code: 0x7E, 0x7B, or 0x77 (IEEE-style E4M3)
+  logic [6:0]  nan_mag;  // NaN magnitude code: 0x7F, 0x7E, or 0x7C (IEEE-style E4M3's quiet NaN)
   assign m       = to_e5m2 ? 2'd2 : 2'd3;
   assign bias    = to_e5m2 ? 5'd15 : 5'd7;
-  assign max_mag = to_e5m2 ? 7'h7B : 7'h7E;
-  assign nan_mag = to_e5m2 ? 7'h7E : 7'h7F;
+  assign max_mag = to_e5m2 ? 7'h7B : e4m3_ieee ? 7'h77 : 7'h7E;
+  assign nan_mag = to_e5m2 ? 7'h7E : e4m3_ieee ? 7'h7C : 7'h7F;
 
   // The input as sig * 2^(e - 23), e the unbiased exponent (subnormals: -126, no hidden bit).
   logic [23:0]        sig;

@@ -1,7 +1,7 @@
 // examples/verilator/tb/tb_fp8.sv: the certification bench of fp8_from_f32 (rtl/), with softmx as
 // its reference model through DPI-C (hdl/softmx_dpi.sv). Two modes, chosen by plusargs:
 //
-//   +mode=sweep +space=f16|bf16|f32 +fmt=e4m3|e5m2 [+first=HEX] [+count=N] [+max_errors=N]
+//   +mode=sweep +space=f16|bf16|f32 +fmt=FMT [+first=HEX] [+count=N] [+max_errors=N]
 //     The scoreboard: every input of the space (f16 and bf16 widened exactly to f32 here, in
 //     SystemVerilog; f32 from +first, +count of them, default all 2^32) goes through LANES
 //     copies of the unit at once; softmx converts the same inputs (the original f16/bf16/f32
@@ -10,11 +10,19 @@
 //     result (what the unit seems to implement); the first one is named on its own line:
 //       FIRST MISMATCH: f16 4840 ...
 //
-//   +mode=vectors +fmt=e4m3|e5m2 +in=FILE.memh +out=FILE.vec
+//   +mode=vectors +fmt=FMT +in=FILE.memh +out=FILE.vec
 //     The vector flow: FILE.memh is `softmx gen convert --from f32 --to FMT ... --inputs-only
 //     --export readmemh`; the bench loads it with $readmemh, drives every input through the
 //     unit and writes the results as a softmx vector file (the header from FILE.memh's comment
 //     lines, then `IN OUT FLAGS`), for `softmx verify` and `softmx identify`.
+//
+// FMT is a softmx format spec for one of the unit's three formats: e4m3, e5m2, or E4M3 with IEEE
+// specials (FPnew's FP8ALT), which softmx knows as the runtime format "e4m3:specials=ieee" (also
+// spelt "float8_e4m3", ml_dtypes' name). The bench asks softmx what FMT is
+// (softmx_format_info: its canonical spec and width) and sets the unit's format inputs from
+// that; the scoreboard converts into FMT itself, so a runtime format goes through softmx's spec
+// path end to end. +unit=FMT2 sets the unit to another of its formats than the one softmx
+// checks (a negative control: the IEEE-style unit checked as OCP E4M3 must fail).
 //
 // The bench reports a failed check with $error and a bad set-up with $fatal, and ends with
 // $finish; sim_main.cpp turns that into the exit status (0: every check passed, 1: not).
@@ -36,15 +44,16 @@ module tb_fp8 #(
   always #1 clk = ~clk;
   /* verilator lint_on BLKSEQ */
   logic [LANES-1:0][31:0] x, x_next;
-  logic        to_e5m2, to_e5m2_next;
+  logic        to_e5m2, to_e5m2_next, e4m3_ieee, e4m3_ieee_next;
   always_ff @(posedge clk) begin
     x <= x_next;
     to_e5m2 <= to_e5m2_next;
+    e4m3_ieee <= e4m3_ieee_next;
   end
   logic [7:0]  code[LANES];
   logic [4:0]  flags[LANES];
   for (genvar i = 0; i < LANES; i++) begin : lane
-    fp8_from_f32 dut (.x(x[i]), .to_e5m2(to_e5m2), .code(code[i]), .flags(flags[i]));
+    fp8_from_f32 dut (.x(x[i]), .to_e5m2(to_e5m2), .e4m3_ieee(e4m3_ieee), .code(code[i]), .flags(flags[i]));
   end
 
   // ---- exact widening of the 16-bit spaces (independent of softmx) ------------------------------
@@ -103,7 +112,7 @@ module tb_fp8 #(
       if (softmx_dpi_converter_run(conv, inputs, want, want_flags) != 0)
         $fatal(1, "tb_fp8: softmx: %s", softmx_dpi_error());
       for (int i = 0; i < int'(n); i++)
-        if (code[i] != want[i][7:0] || {3'b000, flags[i]} != want_flags[i]) begin
+        if (64'(code[i]) != want[i] || {3'b000, flags[i]} != want_flags[i]) begin
           errors++;
           if (errors == 1) begin
             first_bad = inputs[i];
@@ -165,7 +174,8 @@ module tb_fp8 #(
     end
     $fclose(fd);
     if (n > MAX_VECTORS) $fatal(1, "tb_fp8: %s has %0d words, more than MAX_VECTORS = %0d", in, n, MAX_VECTORS);
-    $fwrite(od, "# IN OUT FLAGS: fp8_from_f32 (to_e5m2 = %0d) in Verilator\n", fmt == "e5m2");
+    $fwrite(od, "# IN OUT FLAGS: fp8_from_f32 (to_e5m2 = %0d, e4m3_ieee = %0d) in Verilator\n", to_e5m2_next,
+            e4m3_ieee_next);
     $readmemh(in, mem, 0, n - 1);
     for (int base = 0; base < n; base += LANES) begin
       for (int i = 0; i < LANES; i++) x_next[i] = base + i < n ? mem[base+i] : 32'h0;
@@ -178,15 +188,31 @@ module tb_fp8 #(
   endtask
 
   initial begin
-    string mode, space, fmt;
+    string mode, space, fmt, unit;
+    softmx_format_t f, u;
     if (!$value$plusargs("mode=%s", mode)) mode = "sweep";
     if (!$value$plusargs("fmt=%s", fmt)) fmt = "e4m3";
+    if (!$value$plusargs("unit=%s", unit)) unit = fmt;
     if (!$value$plusargs("space=%s", space)) space = "f16";
-    if (fmt != "e4m3" && fmt != "e5m2") $fatal(1, "tb_fp8: +fmt=%s: expected e4m3 or e5m2", fmt);
-    to_e5m2_next = fmt == "e5m2";
-    if (mode == "sweep") sweep(space, fmt);
-    else if (mode == "vectors") vectors(fmt);
-    else $fatal(1, "tb_fp8: +mode=%s: expected sweep or vectors", mode);
+    // What the specs name, by softmx's canonical spec: one of the unit's formats, or a set-up
+    // error, reported with $error and then $finish (sim_main.cpp lets $fatal carry on, as $error).
+    f = softmx_format_info(fmt);  // a bad spec: $error with softmx's message, naming the field
+    u = softmx_format_info(unit);
+    if (f.status == 0 && u.status == 0) begin
+      if (f.width != 8) $error("tb_fp8: +fmt=%s is %s, %0d bits: the unit's codes have 8", fmt, f.name, f.width);
+      if (u.name != "e4m3" && u.name != "e5m2" && u.name != "e4m3:specials=ieee")
+        $error("tb_fp8: +unit=%s is %s: the unit converts into e4m3, e5m2 or e4m3:specials=ieee", unit, u.name);
+    end
+    if (f.status == 0 && u.status == 0 && f.width == 8 &&
+        (u.name == "e4m3" || u.name == "e5m2" || u.name == "e4m3:specials=ieee")) begin
+      to_e5m2_next = u.name == "e5m2";
+      e4m3_ieee_next = u.name == "e4m3:specials=ieee";
+      if (f.runtime) $display("tb_fp8: +fmt=%s is softmx's runtime format %s; the unit converts into %s", fmt, f.name, u.name);
+      else $display("tb_fp8: +fmt=%s is softmx's named format %s; the unit converts into %s", fmt, f.name, u.name);
+      if (mode == "sweep") sweep(space, fmt);
+      else if (mode == "vectors") vectors(fmt);
+      else $fatal(1, "tb_fp8: +mode=%s: expected sweep or vectors", mode);
+    end
     $finish;
   end
 endmodule

@@ -25,7 +25,7 @@ struct Candidate {
 /// Every candidate the dialects support for `h`'s operation (unsupported combinations are left
 /// out), in a fixed order: the header's own settings first, then dialects in table order,
 /// roundings in enum order, saturations, scale rules / models, tininess. `vary_tininess` adds
-/// the other tininess (only flags can tell them apart).
+/// the other tininess rules, before and after-bounded (only flags can tell them apart).
 std::vector<Candidate> make_candidates(const Header& h, bool vary_tininess);
 
 /// The settings of `c` that differ from `h` ("rounding rna instead of rne; dialect torchao

@@ -44,7 +44,14 @@ struct CaseCheck {
 /// refuses them), a file without data lines, and every malformed line (file and line named).
 /// `cases_ev`: the evaluator of the file's own header, under which its cases were chosen, when
 /// `ev` checks other settings (verify --model, ...); null: `ev` (built from r.header()).
+/// `on_case`, when set, sees every data line after it was compared (agreeing or not), in file
+/// order: its operands, the device's results and flags (`has_flags` says whether given), and
+/// softmx's results and flags; the spans are valid during the call (the report's statistics,
+/// verify.hpp VerifyObserver). It does not change the check.
+using CaseObserver = std::function<void(std::span<const std::uint64_t> operands, std::span<const std::uint64_t> got,
+                                        bool has_flags, Flags got_flags, std::span<const std::uint64_t> want,
+                                        Flags want_flags)>;
 CaseCheck check_cases(VectorReader& r, const Evaluator& ev, const std::function<void(const CaseMismatch&)>& on_mismatch,
-                      const Evaluator* cases_ev = nullptr);
+                      const Evaluator* cases_ev = nullptr, const CaseObserver& on_case = {});
 
 }  // namespace softmx::vec

@@ -32,6 +32,10 @@ enum class MmaScaleFormat : std::uint8_t { none, ue8m0, ue4m3 };
 
 std::string_view name(Operation op);
 std::optional<Operation> parse_operation(std::string_view s);
+/// The options `softmx gen OP` and Python's gen(OP) take besides the common ones (level, seed,
+/// count, export, out, inputs-only), in the CLI's spelling (Python's keyword: '-' as '_', and
+/// "from" as src): the one list both check a given option against (issue 32).
+const std::vector<std::string_view>& gen_operation_options(Operation op);
 std::string_view name(MmaScaleFormat f);  ///< "none", "ue8m0", "ue4m3"
 
 /// A header's format: a descriptor (any spec of docs/SEMANTICS.md 1.2) that also reads as its
@@ -68,6 +72,11 @@ struct Header {
   std::string accumulation = "exact";  ///< dot
   FormatId accumulator = FormatId::f32;  ///< mma: the format of C and D (f32 or f16)
   bool addend = true;                    ///< mma: lines carry C (false: C = +0, no C column)
+  /// dot: the format of OUT and of C (key `to`; absent: f32): f32, f16 or bf16. (For dot the
+  /// members from and to above are the A and B element formats.)
+  FormatId dot_to = FormatId::f32;
+  /// dot: lines carry C, a code of dot_to, after the block pairs (key `addend`; absent: no).
+  bool dot_addend = false;
   std::string model;                     ///< mma: the tensor-core model (softmx/tensor_core.hpp)
   /// mma, block-scaled (keys scale-format and scale-block, both or neither): every line carries
   /// block / scale_block scales of A's row, then as many of B's column, after B's codes; scale

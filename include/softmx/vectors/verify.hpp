@@ -20,13 +20,16 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "softmx/context.hpp"
+#include "softmx/flags.hpp"
 #include "softmx/vectors/completeness.hpp"
 #include "softmx/vectors/header.hpp"
 #include "softmx/vectors/reader.hpp"
+#include "softmx/vectors/run_check.hpp"
 
 namespace softmx::vec {
 
@@ -65,6 +68,21 @@ const char* name(VerdictStatus s);
 /// error).
 int exit_status(VerdictStatus s);
 
+/// Sees what verify checks, in the same pass, for statistics beyond the verdict's counts (the
+/// report's per-class counts, failure locations and ulp errors: softmx/vectors/report_data.hpp).
+/// Nothing it does changes the verdict; verify without an observer runs exactly as before.
+class VerifyObserver {
+ public:
+  virtual ~VerifyObserver() = default;
+  /// A cases file: every data line, in file order, after it was compared: its operands, the
+  /// device's results (and flags, when `has_flags`), softmx's results and flags.
+  virtual void on_case(std::span<const std::uint64_t> operands, std::span<const std::uint64_t> got, bool has_flags,
+                       Flags got_flags, std::span<const std::uint64_t> want, Flags want_flags) = 0;
+  /// A run table: every maximal mismatching range, in input order (all of them, not only the
+  /// first max_errors). The inputs that agree are first..last less these ranges.
+  virtual void on_range(const RangeMismatch& m) = 0;
+};
+
 struct VerifyOptions {
   std::uint64_t max_errors = 20;  ///< mismatches reported (the counts are always complete)
   unsigned threads = 1;           ///< run tables: threads, >= 1
@@ -78,6 +96,8 @@ struct VerifyOptions {
   std::function<void(std::uint64_t done, std::uint64_t total)> progress;
   /// With no `progress`: a progress line on stderr while it is a terminal (the CLI's).
   bool progress_to_stderr = false;
+  /// Sees every case (every mismatching range) as it is checked; null: none. Not owned.
+  VerifyObserver* observer = nullptr;
 };
 
 /// One reported disagreement: a line of a cases file, or a range of a run table.

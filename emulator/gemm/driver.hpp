@@ -1,0 +1,272 @@
+// emulator/gemm/driver.hpp: what the GEMM's parts share (internal): the operands as the driver
+// sees them (Side), the problem (Problem), writing outputs, tiles, output blocks, threads, and
+// the prologue of every kernel's work item (begin_item). The entry points are gemm.cpp, the
+// operand checks operands.cpp, the reference reference.cpp, and each kernel family's driver its
+// own file (models.hpp lists them).
+//
+// Blocking: the outputs are cut into blocks of MC x NC (each a work item, taken by the next
+// free thread); a block's running state (one entry per output) stays in the thread's arrays
+// while k is walked in chunks of KC: the chunk's A rows and B rows are packed (table reads of
+// the codes) into panels of MR and NR, and the instruction set's kernel runs on every MR x NR
+// tile of the block. The sizes keep a chunk's panels and the block's state within L2.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#else
+#include <cfenv>
+#endif
+
+#include "gemm/kernel_api.hpp"
+#include "gemm/tables.hpp"
+#include "softmx/convert.hpp"
+#include "softmx/dot.hpp"
+#include "softmx/gemm.hpp"
+#include "softmx/tensor_core.hpp"
+
+namespace softmx::gemm_detail {
+
+// ---- operands -------------------------------------------------------------------------------
+
+inline std::string side_name(bool is_b) { return is_b ? "B" : "A"; }
+
+/// x * y + z without wrapping, or false.
+inline bool mul_add(std::size_t x, std::size_t y, std::size_t z, std::size_t& out) {
+  std::size_t p;
+  if (__builtin_mul_overflow(x, y, &p)) return false;
+  return !__builtin_add_overflow(p, z, &out);
+}
+
+/// True when the operand's scales are in a block scale format other than E8M0 and the GEMM's
+/// UE4M3 (GemmOperand::block_scale_format): the reference per output reads them.
+inline bool any_scale_format(const GemmOperand& o) {
+  return o.block_scale_format && o.block_scale_format->id != FormatId::e8m0;
+}
+
+/// Checks one operand's format, sizes and spans (gemm: operand A / B: ...).
+void check_shape(const GemmOperand& o, bool is_b);
+
+struct Side {
+  const GemmOperand* op = nullptr;
+  bool is_b = false;
+  std::size_t nb = 0;
+  ElementTables tab;
+  std::vector<std::uint8_t> special;
+  std::vector<std::int32_t> smin, smax;
+  int qmin = 0, qspan = 0;  // the parts' smallest quantum exponent and their spread
+
+  std::uint8_t code(std::size_t r, std::size_t t) const { return op->codes[r * op->row_stride + t * op->k_stride]; }
+  std::uint8_t scale(std::size_t r, std::size_t b) const {
+    return op->scales[r * op->scale_row_stride + b * op->scale_block_stride];
+  }
+  /// Scale code b of vector r in any scale format (block_scale_format: sbytes bytes per code).
+  std::uint32_t scale_code(std::size_t r, std::size_t b) const {
+    return load_scale_code(op->scales.data(), r * op->scale_row_stride + b * op->scale_block_stride, sbytes);
+  }
+  std::size_t sbytes = 1;
+};
+
+/// The Side of an operand: its tables (flush: subnormal inputs flushed, for tensor-core models
+/// that flush them) and per vector its specials and scale range; checks every code's range.
+Side make_side(const GemmOperand& o, bool is_b, bool flush);
+
+/// As dot_general() (dot.cpp's validate): a pair of runtime elements whose products leave the
+/// exact accumulator's range is refused (operands.cpp).
+void check_runtime_range(const std::string& what, const GemmOperand& a, const GemmOperand& b);
+
+// ---- the problem and its reference ------------------------------------------------------------
+
+struct Problem {
+  Side a, b;
+  std::size_t M = 0, N = 0, K = 0, block = 0, nb = 0;
+  const AccumulationModel* model = nullptr;
+  Context ctx;
+  std::uint32_t* c = nullptr;
+  Flags* flags = nullptr;  // may be null
+  const Kernels* kern = nullptr;
+  const TensorCoreModel* tc = nullptr;  // the model as a TensorCoreModel, or null
+  bool pairs = false;  // dot_pairs: output l is (l, l), at c[l]
+  const TensorCoreModel* ue4m3 = nullptr;  // UE4M3 scales: the GST model that reads them
+  // UE4M3 scales under exact or fp32-sequential: dot_general per output, each scale code c read
+  // as the ue4m3 code c & 0x7F (as the GST models read it: 0x7F and 0xFF NaN).
+  const Format* ue4m3_ref = nullptr;
+  // GemmOperand::block_scale_format (any other scale format): dot_general per output with it.
+  const Format* any_ref = nullptr;
+  // mma_pairs: C of each pair (f32 codes), the accumulator before the first instruction; the
+  // reference is then TensorCoreModel::mma (scaled: mma_scaled). Null for gemm / dot_pairs.
+  const std::uint32_t* addend = nullptr;
+  bool scaled = false;
+  // gemm / dot_pairs with GemmOptions::to other than f32 or with addends (dest): the outputs'
+  // format, and C per output (codes of `to`, at the output's index; null: no C). The
+  // reference is then dot_general_to (DotGeneral into `to` with C).
+  bool dest = false;
+  const Format* to = nullptr;
+  const std::uint32_t* dot_c = nullptr;
+  std::optional<std::uint32_t> c_of(std::size_t i, std::size_t j) const {
+    if (!dot_c) return std::nullopt;
+    return dot_c[pairs ? i : i * N + j];
+  }
+};
+
+/// Per-thread buffers for the reference's block lists.
+struct RefScratch {
+  std::vector<std::uint8_t> a, b;
+  std::vector<BlockRef> ra, rb;
+};
+
+/// Output (i, j) by the reference: dot_general's model (or the tensor-core mma) per output
+/// (reference.cpp).
+Result reference_output(const Problem& P, std::size_t i, std::size_t j, RefScratch& s);
+
+/// C of output (i, j) as an exact value (zero without C), for the kernels' finishing steps.
+inline Unpacked addend_value(const Problem& P, std::size_t i, std::size_t j) {
+  const std::optional<std::uint32_t> c = P.c_of(i, j);
+  return c ? unpack(*P.to, *c) : Unpacked{};
+}
+/// Writes output (i, j) and ORs its flags into `any`.
+inline void put(const Problem& P, std::size_t i, std::size_t j, Result r, Flags& any) {
+  const std::size_t at = P.pairs ? i : i * P.N + j;
+  P.c[at] = static_cast<std::uint32_t>(r.code);
+  if (P.flags) P.flags[at] = r.flags;
+  any |= r.flags;
+}
+
+/// f(i, j) for the block's outputs: every (i, j), or the pairs (l, l).
+template <class F>
+void each_output(const Problem& P, std::size_t i0, std::size_t i1, std::size_t j0, std::size_t j1, F f) {
+  if (P.pairs) {
+    for (std::size_t l = i0; l < i1; ++l) f(l, l);
+    return;
+  }
+  for (std::size_t i = i0; i < i1; ++i)
+    for (std::size_t j = j0; j < j1; ++j) f(i, j);
+}
+
+/// A block of outputs in tiles of mr x nr: panels of A rows (pa) and of B rows (pb), the
+/// running state of output (i, j) at at(i - i0, j - j0) and tile (x, y)'s at tile(x, y). In
+/// pairs mode the tiles are the diagonal ones, 1 x nr pairs each, and A is packed nr wide.
+struct Tiles {
+  Tiles(bool pairs_, std::size_t mr_, std::size_t nr_, std::size_t rows, std::size_t cols)
+      : pairs(pairs_), mr(pairs_ ? nr_ : mr_), nr(nr_), pa((rows + mr - 1) / mr), pb((cols + nr - 1) / nr),
+        ld(pairs_ ? 0 : pb * nr) {}
+  bool pairs;
+  std::size_t mr, nr, pa, pb, ld;  // mr: A's panel width
+  std::size_t cells() const { return pairs ? pb * nr : pa * mr * ld; }
+  std::size_t at(std::size_t i, std::size_t j) const { return pairs ? i : i * ld + j; }
+  std::size_t tile(std::size_t x, std::size_t y) const { return pairs ? x * nr : x * mr * ld + y * nr; }
+  template <class F>
+  void each(F f) const {
+    for (std::size_t x = 0; x < pa; ++x)
+      for (std::size_t y = 0; y < pb; ++y)
+        if (!pairs || x == y) f(x, y);
+  }
+};
+
+/// The FPU state the kernels assume: round to nearest, no flush-to-zero or denormals-are-zero,
+/// every exception masked (read, never set). Otherwise the reference computes every output.
+inline bool fpu_default() {
+#if defined(__x86_64__) || defined(__i386__)
+  return (_mm_getcsr() & 0xFFC0u) == 0x1F80u;
+#else
+  return std::fegetround() == FE_TONEAREST;
+#endif
+}
+
+// ---- threads --------------------------------------------------------------------------------
+
+/// Runs a copy of `proto` on each of `threads` threads (the caller's included): begin(), then
+/// operator()(item, flags) for items taken in turn until all n are done, each item once; returns
+/// the OR of the threads' flags. The first exception is rethrown after every thread stopped.
+template <class Work>
+Flags parallel(unsigned threads, std::size_t n, const Work& proto) {
+  if (n == 0) return 0;
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> stop{false};
+  std::exception_ptr error;
+  std::mutex mu;
+  Flags any = 0;
+  auto body = [&] {
+    Flags mine = 0;
+    try {
+      Work w = proto;  // each thread its own scratch
+      w.begin();
+      for (std::size_t item; !stop.load(std::memory_order_relaxed) && (item = next.fetch_add(1)) < n;) w(item, mine);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mu);
+      if (!error) error = std::current_exception();
+      stop = true;
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    any |= mine;
+  };
+  const std::size_t extra = std::min<std::size_t>(threads, n) - 1;
+  std::vector<std::thread> pool;
+  pool.reserve(extra);
+  try {
+    for (std::size_t t = 0; t < extra; ++t) pool.emplace_back(body);
+  } catch (...) {
+    stop = true;
+    for (std::thread& t : pool) t.join();
+    throw;
+  }
+  body();
+  for (std::thread& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+  return any;
+}
+
+/// Output blocks of mc x nc: item w covers rows (w / jb) * mc .. and columns (w % jb) * nc ..
+struct Blocking {
+  std::size_t mc, nc, ib, jb;
+  std::size_t items() const { return ib * jb; }
+  struct Range {
+    std::size_t i0, i1, j0, j1;
+  };
+  /// Item w's rows i0..i1-1 and columns j0..j1-1 (pairs: the same range twice).
+  Range range(const Problem& P, std::size_t w) const {
+    const std::size_t i0 = (w / jb) * mc, j0 = P.pairs ? i0 : (w % jb) * nc;
+    return {i0, std::min(P.M, i0 + mc), j0, P.pairs ? std::min(P.M, i0 + mc) : std::min(P.N, j0 + nc)};
+  }
+};
+
+/// Output blocks for tiles of mr x nr, about mc x nc each, at least two per thread where the
+/// problem allows (reference.cpp).
+Blocking blocking(const Problem& P, std::size_t mr, std::size_t nr, std::size_t mc, std::size_t nc, unsigned threads);
+
+/// The prologue of every kernel's work item: item w's outputs; or, when the FPU is not in the
+/// state the kernel assumes (fpu_ok: fpu_default() at the thread's begin()), every output of
+/// the item computed by the reference, and nullopt.
+inline std::optional<Blocking::Range> begin_item(const Problem& P, const Blocking& bl, std::size_t w, bool fpu_ok,
+                                                 RefScratch& s, Flags& any) {
+  const Blocking::Range rg = bl.range(P, w);
+  if (fpu_ok) return rg;
+  each_output(P, rg.i0, rg.i1, rg.j0, rg.j1,
+              [&](std::size_t i, std::size_t j) { put(P, i, j, reference_output(P, i, j, s), any); });
+  return std::nullopt;
+}
+
+// ---- the reference for everything -------------------------------------------------------------
+
+struct ReferenceWork {
+  explicit ReferenceWork(const Problem* p) : P(p) {}
+  const Problem* P;
+  RefScratch s;
+  void begin() {}
+  void operator()(std::size_t w, Flags& any) {
+    if (P->pairs) put(*P, w, w, reference_output(*P, w, w, s), any);  // item w: pair w
+    else for (std::size_t j = 0; j < P->N; ++j) put(*P, w, j, reference_output(*P, w, j, s), any);  // row w
+  }
+};
+
+}  // namespace softmx::gemm_detail

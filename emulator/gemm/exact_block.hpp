@@ -1,0 +1,147 @@
+// emulator/gemm/exact_block.hpp: the exact sums of a block of outputs (ExactBlock), which the
+// exact model's driver rounds and the tensor-core and GST drivers compare with for the flags,
+// and the exact helpers they share (internal).
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "dot/wide_accumulator.hpp"
+#include "gemm/driver.hpp"
+
+namespace softmx::gemm_detail {
+
+/// Adds v * 2^unit exactly to w (|v| < 2^127; unit within the accumulator's range, as every
+/// exact kernel's unit is: the products' own, check_runtime_range).
+inline void add_exact_sum(detail::WideAccumulator& w, i128 v, int unit) {
+  const bool neg = v < 0;
+  const u128 m = neg ? -static_cast<u128>(v) : static_cast<u128>(v);
+  w.add(neg, static_cast<std::uint64_t>(m), unit);
+  w.add(neg, static_cast<std::uint64_t>(m >> 64), unit + 64);
+}
+
+/// Adds a finite value (zero: nothing) exactly to w.
+inline void add_exact_value(detail::WideAccumulator& w, const Unpacked& u) {
+  if (u.cls != ValueClass::finite) return;
+  const int tz = std::countr_zero(u.sig);
+  w.add(u.sign, u.sig >> tz, u.exp - 63 + tz);
+}
+
+/// Unpacked of v * 2^unit (v != 0).
+inline Unpacked unpacked_of(i128 v, int unit) {
+  Unpacked u;
+  u.cls = ValueClass::finite;
+  u.sign = v < 0;
+  const u128 m = v < 0 ? -static_cast<u128>(v) : static_cast<u128>(v);
+  const std::uint64_t hi = static_cast<std::uint64_t>(m >> 64), lo = static_cast<std::uint64_t>(m);
+  const int msb = hi ? 127 - std::countl_zero(hi) : 63 - std::countl_zero(lo);
+  if (msb >= 63) {
+    u.sig = static_cast<std::uint64_t>(m >> (msb - 63));
+    u.sticky = msb > 63 && (m & ((u128{1} << (msb - 63)) - 1)) != 0;
+  } else {
+    u.sig = lo << (63 - msb);
+  }
+  u.exp = msb + unit;
+  return u;
+}
+
+/// The exact sums of one block of outputs: packs the parts of A and B chunk by chunk and runs
+/// the exact kernel; acc[(i - i0) * ldacc + (j - j0)] is the output's sum in units of
+/// 2^unit(i, j) (exact_unit). Used by the exact model and for the tensor-core models' flags.
+class ExactBlock {
+ public:
+  explicit ExactBlock(const Problem& P) : P_(P), mr_(P.kern->exact_mr), nr_(P.kern->exact_nr) {
+    int pbits = 0;
+    for (const Component& x : P.a.tab.parts)
+      for (const Component& y : P.b.tab.parts) pbits = std::max(pbits, x.bits + y.bits);
+    pair_bits_ = pbits;
+    maxlen_ = std::size_t{1} << std::min(53 - pbits, 30);  // no partial sum of a segment reaches 2^53
+    kc_ = 256;
+  }
+
+  /// Output (i, j)'s sum after run(i0, ..., j0, ...).
+  i128 sum(std::size_t i, std::size_t j) const { return acc_[tiles_.at(i - i0_, j - j0_)]; }
+
+  /// The output's sum is exact in 128 bits: its largest shift plus the widest product and the
+  /// count of products stays below 2^125.
+  bool fits(std::size_t i, std::size_t j) const {
+    const int shift = (P_.a.smax[i] - P_.a.smin[i]) + (P_.b.smax[j] - P_.b.smin[j]) + P_.a.qspan + P_.b.qspan;
+    return shift + pair_bits_ + static_cast<int>(std::bit_width(P_.K)) <= 124;
+  }
+  int unit(std::size_t i, std::size_t j) const {
+    return (P_.a.smin[i] - 127) + (P_.b.smin[j] - 127) + P_.a.qmin + P_.b.qmin;
+  }
+
+  void run(std::size_t i0, std::size_t i1, std::size_t j0, std::size_t j1) {
+    i0_ = i0;
+    j0_ = j0;
+    tiles_ = Tiles(P_.pairs, mr_, nr_, i1 - i0, j1 - j0);
+    const Tiles& T = tiles_;
+    acc_.assign(T.cells(), 0);
+    const ExactFn fn = P_.pairs ? P_.kern->exact_pairs : P_.kern->exact;
+    for (std::size_t ca = 0; ca < P_.a.tab.parts.size(); ++ca)
+      for (std::size_t cb = 0; cb < P_.b.tab.parts.size(); ++cb)
+        for (std::size_t t0 = 0; t0 < P_.K; t0 += kc_) {
+          const std::size_t t1 = std::min(P_.K, t0 + kc_);
+          // Segments: the chunk cut at block boundaries and at maxlen_.
+          seg_.clear();
+          for (std::size_t t = t0; t < t1;) {
+            const std::size_t blk = t / P_.block;
+            const std::size_t end = std::min({t1, (blk + 1) * P_.block, t + maxlen_});
+            seg_.push_back({t, end, blk});
+            t = end;
+          }
+          pack(P_.a, ca, i0, i1, t0, t1, T.mr, apack_, ra_);
+          pack(P_.b, cb, j0, j1, t0, t1, T.nr, bpack_, rb_);
+          const std::size_t len = t1 - t0, ns = seg_.size();
+          segs_.resize(ns);
+          T.each([&](std::size_t x, std::size_t y) {
+            for (std::size_t s = 0; s < ns; ++s)
+              segs_[s] = ExactSegment{static_cast<std::uint32_t>(seg_[s].end - seg_[s].begin),
+                                      ra_.data() + (x * ns + s) * T.mr, rb_.data() + (y * ns + s) * T.nr};
+            fn(ExactTile{apack_.data() + x * len * T.mr, bpack_.data() + y * len * T.nr, segs_.data(), ns,
+                         acc_.data() + T.tile(x, y), T.ld});
+          });
+        }
+  }
+
+ private:
+  struct Seg {
+    std::size_t begin, end, blk;
+  };
+
+  /// Packs part `part` of rows r0..r1 (panels of w), elements t0..t1, as [panel][t][w], and
+  /// each segment's shifts as [panel][segment][w].
+  void pack(const Side& s, std::size_t part, std::size_t r0, std::size_t r1, std::size_t t0, std::size_t t1,
+            std::size_t w, std::vector<double>& out, std::vector<std::int32_t>& shifts) const {
+    const Component& c = s.tab.parts[part];
+    const std::size_t panels = (r1 - r0 + w - 1) / w, len = t1 - t0, ns = seg_.size();
+    out.assign(panels * len * w, 0.0);
+    shifts.assign(panels * ns * w, 0);
+    for (std::size_t p = 0; p < panels; ++p)
+      for (std::size_t l = 0; l < w; ++l) {
+        const std::size_t r = r0 + p * w + l;
+        if (r >= r1) continue;
+        double* o = out.data() + p * len * w + l;
+        for (std::size_t t = t0; t < t1; ++t) o[(t - t0) * w] = c.n[s.code(r, t)];
+        for (std::size_t x = 0; x < ns; ++x)
+          shifts[(p * ns + x) * w + l] = (s.scale(r, seg_[x].blk) == 0xFF ? 0 : s.scale(r, seg_[x].blk) - s.smin[r]) +
+                                         (c.q - s.qmin);
+      }
+  }
+
+  const Problem& P_;
+  std::size_t mr_, nr_;
+  int pair_bits_ = 0;
+  std::size_t maxlen_ = 0, kc_ = 0, i0_ = 0, j0_ = 0;
+  Tiles tiles_{false, 1, 1, 0, 0};
+  std::vector<i128> acc_;
+  std::vector<Seg> seg_;
+  std::vector<ExactSegment> segs_;
+  std::vector<double> apack_, bpack_;
+  std::vector<std::int32_t> ra_, rb_;
+};
+}  // namespace softmx::gemm_detail
