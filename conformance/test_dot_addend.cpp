@@ -236,8 +236,12 @@ TEST(DotAddend, GenLevel1ProbesAgainstMpfr) {
                                                  {FormatId::e2m1, FormatId::e2m1}, {FormatId::int8, FormatId::e3m2},
                                                  {FormatId::e2m3, FormatId::e5m2}, {FormatId::e4m3, FormatId::int8}};
   const std::pair<std::uint32_t, std::uint32_t> shapes[] = {{4, 1}, {32, 1}, {3, 3}};
-  for (const auto& [fa, fb] : pairs)
-    for (const auto& [k, n] : shapes)
+  // Plain variables, not structured bindings: lambdas below capture them (clang before 16
+  // refuses to capture a structured binding, and CI's sanitizer build is clang).
+  for (const auto& pair : pairs)
+    for (const auto& shape : shapes) {
+      const FormatId fa = pair.first, fb = pair.second;
+      const std::size_t k = shape.first, n = shape.second;
       for (FormatId to : kDests)
         for (bool addend : {false, true}) {
           if (!addend && to == FormatId::f32) continue;  // test_dot's own level
@@ -268,6 +272,7 @@ TEST(DotAddend, GenLevel1ProbesAgainstMpfr) {
             check(c, to, addend ? std::optional<std::uint32_t>(static_cast<std::uint32_t>(ops.back())) : std::nullopt, t);
           });
         }
+    }
   t.report();
 }
 
@@ -570,7 +575,9 @@ TEST(DotAddend, CApiEqualsDotGeneral) {
     const AccumulationModel& m = *find_accumulation_model(softmx_accumulation_name(cm));
     const auto* tc = dynamic_cast<const TensorCoreModel*>(&m);
     const bool gst = tc && tc->params().scale_application == ScaleApplication::per_group;
-    for (const auto& [to, cto] : dests) {
+    for (const auto& dest : dests) {
+      const FormatId to = dest.first;  // captured below: no structured binding (clang < 16)
+      const softmx_format* const cto = dest.second;
       if (tc && (to == FormatId::bf16 || (gst && to == FormatId::f16))) continue;
       // MXDOTP rounds into FP32 or FP16ALT (bf16) only (docs/research/mxdotp.md).
       if (m.name() == "mxdotp" && to == FormatId::f16) continue;

@@ -146,7 +146,10 @@ TEST(RtlFpnew, ManifestsListEveryFile) {
     for (const char* k : {"cvfpu", "common-cells", "simulator", "command"})
       EXPECT_TRUE(s.keys.count(k)) << s.name << ": MANIFEST has no " << k;
     std::set<std::string> listed;
-    for (const auto& [file, sha] : s.files) {
+    for (const auto& entry : s.files) {
+    // No structured binding: lambdas capture these (clang before 16 cannot).
+    const auto& file = entry.first;
+    [[maybe_unused]] const auto& sha = entry.second;
       listed.insert(file);
       std::string bytes = slurp(s.dir / file);
       std::string got = softmx::sha256_hex(
@@ -169,7 +172,10 @@ TEST(RtlFpnew, EveryResultReproduced) {
   ASSERT_FALSE(snaps.empty());
   Tally t("rtl-fpnew every committed result (inputs)");
   for (const auto& s : snaps) {
-    for (const auto& [file, sha] : s.files) {
+    for (const auto& entry : s.files) {
+    // No structured binding: lambdas capture these (clang before 16 cannot).
+    const auto& file = entry.first;
+    [[maybe_unused]] const auto& sha = entry.second;
       auto r = open(s.dir / file);
       EXPECT_EQ(r->header().dialect, "fpnew") << file;
       EXPECT_EQ(softmx::name(r->header().ctx.tininess), s.tininess()) << s.name << "/" << file;
@@ -258,7 +264,10 @@ TEST(RtlFpnew, OtherTininessRuleFailsExactlyInTheUnderflowWindow) {
   std::uint64_t windows = 0;
   for (const auto& s : snaps) {
     const std::string other = other_rule(s.tininess());
-    for (const auto& [file, sha] : s.files) {
+    for (const auto& entry : s.files) {
+    // No structured binding: lambdas capture these (clang before 16 cannot).
+    const auto& file = entry.first;
+    [[maybe_unused]] const auto& sha = entry.second;
       Window w = window(s.dir / file, other);
       auto r = open(s.dir / file);
       softmx::vec::VerifyOptions o;
@@ -309,7 +318,10 @@ TEST(RtlFpnew, IdentifyNamesFpnewAndTheTininessRule) {
   ASSERT_FALSE(snaps.empty());
   Tally t("rtl-fpnew identify (files)");
   for (const auto& s : snaps) {
-    for (const auto& [file, sha] : s.files) {
+    for (const auto& entry : s.files) {
+    // No structured binding: lambdas capture these (clang before 16 cannot).
+    const auto& file = entry.first;
+    [[maybe_unused]] const auto& sha = entry.second;
       fs::path p = s.dir / file;
       {
         // identify scores every setting softmx models on every input: into e5m2 and FP8ALT that is

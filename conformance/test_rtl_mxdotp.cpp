@@ -94,7 +94,10 @@ TEST(RtlMxdotp, ManifestListsEveryFile) {
   ASSERT_FALSE(m.files.empty());
   Tally t("rtl-mxdotp manifest");
   std::set<std::string> listed;
-  for (const auto& [file, sha] : m.files) {
+  for (const auto& entry : m.files) {
+    // No structured binding: lambdas capture these (clang before 16 cannot).
+    const auto& file = entry.first;
+    [[maybe_unused]] const auto& sha = entry.second;
     listed.insert(file);
     const std::string bytes = slurp(kDir / file);
     const std::string got = softmx::sha256_hex(
@@ -114,7 +117,10 @@ TEST(RtlMxdotp, EveryResultReproduced) {
   ASSERT_FALSE(m.files.empty());
   Tally t("rtl-mxdotp every committed result (cases)");
   std::set<std::string> elements, modes, destinations;
-  for (const auto& [file, sha] : m.files) {
+  for (const auto& entry : m.files) {
+    // No structured binding: lambdas capture these (clang before 16 cannot).
+    const auto& file = entry.first;
+    [[maybe_unused]] const auto& sha = entry.second;
     auto r = softmx::vec::VectorReader::open((kDir / file).string());
     const auto& h = r->header();
     EXPECT_EQ(h.accumulation, "mxdotp") << file;
@@ -185,7 +191,10 @@ void departures(const char* tininess) {
   ASSERT_FALSE(m.files.empty());
   std::map<std::string, std::uint64_t> total;
   std::uint64_t cases = 0, mismatched = 0, unexplained = 0;
-  for (const auto& [file, sha] : m.files) {
+  for (const auto& entry : m.files) {
+    // No structured binding: lambdas capture these (clang before 16 cannot).
+    const auto& file = entry.first;
+    [[maybe_unused]] const auto& sha = entry.second;
     auto r = softmx::vec::VectorReader::open((kDir / file).string());
     Classify cl;
     cl.k = r->header().block;
