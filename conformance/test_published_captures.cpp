@@ -355,6 +355,18 @@ TensorCoreModel variant(const TensorCoreModel& base, const char* what, void (*ch
   return TensorCoreModel(p);
 }
 
+/// Each file's count of disagreeing lines under each of the four models, as `want` lists them
+/// (printed too, so a changed count shows every model's figure).
+void expect_disagreements(const std::map<std::string, std::vector<std::size_t>>& want,
+                          const TensorCoreModel* const (&models)[4]) {
+  for (const auto& [rel, counts] : want)
+    for (std::size_t i = 0; i < 4; ++i) {
+      const std::size_t bad = mismatches_in(*models[i], rel);
+      std::cout << rel << " under " << models[i]->name() << ": " << bad << " of 5000 disagree\n";
+      EXPECT_EQ(bad, counts[i]) << rel << " under " << models[i]->name();
+    }
+}
+
 TEST(PublishedCaptures, B200MmaSyncRunsTheHmmaStepsNotTcgen05) {
   // Khattak & Mikaitis captured B200 (sm_100) with mma.sync m16n8k32 (CUDA/mma_fp8_output_fp32.cu
   // and _fp16.cu; B200 is one of their GPU macros, line 40). Their HEAD model of it (B200TC.m:
@@ -371,12 +383,7 @@ TEST(PublishedCaptures, B200MmaSyncRunsTheHmmaStepsNotTcgen05) {
   };
   const TensorCoreModel* models[] = {&softmx::hopper_fp8_mma_model(), &softmx::blackwell_f8f6f4_model(),
                                      &softmx::hopper_fp8_wgmma_model(), &softmx::ada_fp8_mma_model()};
-  for (const auto& [rel, counts] : want)
-    for (std::size_t i = 0; i < 4; ++i) {
-      const std::size_t bad = mismatches_in(*models[i], rel);
-      std::cout << rel << " under " << models[i]->name() << ": " << bad << " of 5000 disagree\n";
-      EXPECT_EQ(bad, counts[i]) << rel << " under " << models[i]->name();
-    }
+  expect_disagreements(want, models);
 }
 
 TEST(PublishedCaptures, AdaMmaSyncSumsTwoChainedGroupsOfSixteen) {
@@ -395,12 +402,7 @@ TEST(PublishedCaptures, AdaMmaSyncSumsTwoChainedGroupsOfSixteen) {
   };
   const TensorCoreModel* models[] = {&softmx::ada_fp8_mma_model(), &softmx::hopper_fp8_wgmma_model(),
                                      &softmx::blackwell_f8f6f4_model(), &softmx::hopper_fp8_mma_model()};
-  for (const auto& [rel, counts] : want)
-    for (std::size_t i = 0; i < 4; ++i) {
-      const std::size_t bad = mismatches_in(*models[i], rel);
-      std::cout << rel << " under " << models[i]->name() << ": " << bad << " of 5000 disagree\n";
-      EXPECT_EQ(bad, counts[i]) << rel << " under " << models[i]->name();
-    }
+  expect_disagreements(want, models);
 }
 
 TEST(PublishedCaptures, TheL40SFilesAreTheAdaFiles) {

@@ -20,6 +20,7 @@ import tempfile
 import pytest
 
 import softmx
+from test_report import data_lines  # the same vector-file reader as the report tests
 
 CHROMIUM = next((p for p in (os.environ.get("SOFTMX_CHROMIUM"), shutil.which("chromium"),
                              shutil.which("chromium-browser"), "/usr/bin/chromium") if p and os.path.exists(p)), None)
@@ -41,19 +42,6 @@ CLI = os.environ.get("SOFTMX_CLI")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--disable-dev-shm-usage", "--hide-scrollbars"]
-
-
-def data_lines(text):
-    lines = text.split("\n")
-    out, header = [], True
-    for i, line in enumerate(lines):
-        if not line or line.lstrip().startswith("#"):
-            continue
-        if header and "=" in line:
-            continue
-        header = False
-        out.append((i, line.split()))
-    return lines, out
 
 
 @pytest.fixture(scope="module")
