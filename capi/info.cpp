@@ -32,6 +32,34 @@ std::string_view scale_rule_name(ScaleRule r) { return softmx::name(r); }
 
 std::string quoted(const char* s) { return std::string("'") + s + "'"; }
 
+/// The names of a table's rows (name_of of each), joined by `sep`: what an unknown name's
+/// message lists.
+template <class Table, class NameOf>
+std::string joined(const Table& table, const char* sep, NameOf name_of) {
+  std::string s;
+  for (const auto& row : table) {
+    if (!s.empty()) s += sep;
+    s += name_of(row);
+  }
+  return s;
+}
+
+// What every softmx_*_from_name and *_lookup does: checks its pointers (`out_name` names `out`
+// in the message), looks the name `n` up (parse: an optional or a pointer, empty when unknown),
+// and writes to_c of what it found; an unknown name fails with UNKNOWN_NAME
+// "unknown WHAT 'n' (expected())".
+template <class Out, class Parse, class Expected, class ToC>
+int from_name(softmx_error* err, const char* function, const char* n, Out* out, const char* out_name,
+              const char* what, Parse parse, Expected expected, ToC to_c) {
+  return guard(err, function, [&] {
+    need(n, "name");
+    need(out, out_name);
+    const auto v = parse(n);
+    if (!v) fail(SOFTMX_ERR_UNKNOWN_NAME, "unknown " + std::string(what) + " " + quoted(n) + " (" + expected() + ")");
+    *out = to_c(*v);
+  });
+}
+
 }  // namespace
 
 extern "C" {
@@ -67,16 +95,12 @@ const char* softmx_rounding_name(int32_t v) {
   return v >= 0 && v < kRoundingCount ? c_str(name(static_cast<Rounding>(v))) : nullptr;
 }
 const char* softmx_saturation_name(int32_t v) {
-  if (v != SOFTMX_SAT_FINITE && v != SOFTMX_SAT_NONE && v != SOFTMX_SAT_PROPAGATE) return nullptr;
-  return c_str(name(saturation_of(v, "saturation")));
+  const auto s = find_saturation(v);
+  return s ? c_str(name(*s)) : nullptr;
 }
 const char* softmx_tininess_name(int32_t v) {
-  switch (v) {
-    case SOFTMX_TININESS_AFTER: return c_str(name(Tininess::after_rounding));
-    case SOFTMX_TININESS_BEFORE: return c_str(name(Tininess::before_rounding));
-    case SOFTMX_TININESS_AFTER_BOUNDED: return c_str(name(Tininess::after_bounded));
-  }
-  return nullptr;
+  const auto t = find_tininess(v);
+  return t ? c_str(name(*t)) : nullptr;
 }
 const char* softmx_scale_rule_name(int32_t v) {
   return v >= SOFTMX_SCALE_FLOOR && v <= SOFTMX_SCALE_RCEIL ? c_str(name(static_cast<ScaleRule>(v))) : nullptr;
@@ -86,56 +110,31 @@ const char* softmx_isa_name(int32_t v) {
 }
 
 int softmx_rounding_from_name(const char* n, int32_t* out, softmx_error* err) {
-  return guard(err, "softmx_rounding_from_name", [&] {
-    need(n, "name");
-    need(out, "rounding");
-    auto r = parse_rounding(n);
-    if (!r)
-      fail(SOFTMX_ERR_UNKNOWN_NAME, "unknown rounding mode " + quoted(n) + " (" +
-                                        known_names("expected one of", Rounding::rne, Rounding::rs, rounding_name) + ")");
-    *out = static_cast<int32_t>(*r);
-  });
+  return from_name(
+      err, "softmx_rounding_from_name", n, out, "rounding", "rounding mode", parse_rounding,
+      [] { return known_names("expected one of", Rounding::rne, Rounding::rs, rounding_name); },
+      [](Rounding r) { return static_cast<int32_t>(r); });
 }
 
 int softmx_saturation_from_name(const char* n, int32_t* out, softmx_error* err) {
-  return guard(err, "softmx_saturation_from_name", [&] {
-    need(n, "name");
-    need(out, "saturation");
-    auto s = parse_saturation(n);
-    if (!s)
-      fail(SOFTMX_ERR_UNKNOWN_NAME,
-           "unknown saturation " + quoted(n) + " (" +
-               "expected one of finite, none, propagate (P3109's SatFinite, SatNone, SatPropagate))");
-    *out = c_saturation(*s);
-  });
+  return from_name(
+      err, "softmx_saturation_from_name", n, out, "saturation", "saturation", parse_saturation,
+      [] { return std::string("expected one of finite, none, propagate (P3109's SatFinite, SatNone, SatPropagate)"); },
+      c_saturation);
 }
 
 int softmx_tininess_from_name(const char* n, int32_t* out, softmx_error* err) {
-  return guard(err, "softmx_tininess_from_name", [&] {
-    need(n, "name");
-    need(out, "tininess");
-    auto t = parse_tininess(n);
-    if (!t)
-      fail(SOFTMX_ERR_UNKNOWN_NAME,
-           "unknown tininess " + quoted(n) + " (" +
-               known_names("expected one of", Tininess::after_rounding, Tininess::after_bounded, tininess_name) +
-               ")");
-    *out = c_tininess(*t);
-  });
+  return from_name(
+      err, "softmx_tininess_from_name", n, out, "tininess", "tininess", parse_tininess,
+      [] { return known_names("expected one of", Tininess::after_rounding, Tininess::after_bounded, tininess_name); },
+      c_tininess);
 }
 
 int softmx_scale_rule_from_name(const char* n, int32_t* out, softmx_error* err) {
-  return guard(err, "softmx_scale_rule_from_name", [&] {
-    need(n, "name");
-    need(out, "rule");
-    auto r = parse_scale_rule(n);
-    if (!r)
-      fail(SOFTMX_ERR_UNKNOWN_NAME, "unknown scale rule " + quoted(n) + " (" +
-                                        known_names("expected one of", ScaleRule::floor, ScaleRule::rceil,
-                                                    scale_rule_name) +
-                                        ")");
-    *out = static_cast<int32_t>(*r);
-  });
+  return from_name(
+      err, "softmx_scale_rule_from_name", n, out, "rule", "scale rule", parse_scale_rule,
+      [] { return known_names("expected one of", ScaleRule::floor, ScaleRule::rceil, scale_rule_name); },
+      [](ScaleRule r) { return static_cast<int32_t>(r); });
 }
 
 int softmx_isa_supported(int32_t isa) {
@@ -155,11 +154,7 @@ int softmx_format_lookup(const char* spec, softmx_format* out, softmx_error* err
       fill(out, parse_format_spec(spec));
     } catch (const FormatError& e) {
       if (e.field() != "name") fail(SOFTMX_ERR_INVALID_ARGUMENT, e.what());  // names the bad field
-      std::string known;
-      for (const Format& f : all_formats()) {
-        if (!known.empty()) known += ' ';
-        known += f.name;
-      }
+      const std::string known = joined(all_formats(), " ", [](const Format& f) { return f.name; });
       fail(SOFTMX_ERR_UNKNOWN_NAME, "unknown format " + quoted(spec) + " (expected one of " + known +
                                         ", an alias such as fp32, bfloat16, float8_e4m3fn, fp4, mxint8, or a spec " +
                                         "such as e1m2, e4m3fnuz, int4, e4m3:bias=11:specials=fnuz)");
@@ -190,20 +185,10 @@ size_t softmx_storage_bytes(const softmx_format* f) {
 // ---- dialects ----------------------------------------------------------------------------------------
 
 int softmx_dialect_lookup(const char* n, const softmx_dialect** out, softmx_error* err) {
-  return guard(err, "softmx_dialect_lookup", [&] {
-    need(n, "name");
-    need(out, "dialect");
-    const Dialect* d = find_dialect(n);
-    if (!d) {
-      std::string known;
-      for (const Dialect& x : all_dialects()) {
-        if (!known.empty()) known += ", ";
-        known += x.name;
-      }
-      fail(SOFTMX_ERR_UNKNOWN_NAME, "unknown dialect " + quoted(n) + " (expected one of " + known + ")");
-    }
-    *out = handle_of(*d);
-  });
+  return from_name(
+      err, "softmx_dialect_lookup", n, out, "dialect", "dialect", find_dialect,
+      [] { return "expected one of " + joined(all_dialects(), ", ", [](const Dialect& x) { return x.name; }); },
+      [](const Dialect& d) { return handle_of(d); });
 }
 
 size_t softmx_dialect_count(void) { return all_dialects().size(); }
@@ -279,20 +264,10 @@ std::span<const AccumulationModel* const> all_models() { return accumulation_mod
 extern "C" {
 
 int softmx_accumulation_lookup(const char* n, const softmx_accumulation** out, softmx_error* err) {
-  return guard(err, "softmx_accumulation_lookup", [&] {
-    need(n, "name");
-    need(out, "model");
-    const AccumulationModel* m = find_accumulation_model(n);
-    if (!m) {
-      std::string known;
-      for (const AccumulationModel* x : all_models()) {
-        if (!known.empty()) known += ", ";
-        known += x->name();
-      }
-      fail(SOFTMX_ERR_UNKNOWN_NAME, "unknown accumulation model " + quoted(n) + " (expected one of " + known + ")");
-    }
-    *out = handle_of(*m);
-  });
+  return from_name(
+      err, "softmx_accumulation_lookup", n, out, "model", "accumulation model", find_accumulation_model,
+      [] { return "expected one of " + joined(all_models(), ", ", [](const AccumulationModel* x) { return x->name(); }); },
+      [](const AccumulationModel& m) { return handle_of(m); });
 }
 
 size_t softmx_accumulation_count(void) {

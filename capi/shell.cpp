@@ -252,44 +252,54 @@ Rounding rounding_of(std::int32_t v, const char* what) {
 }
 namespace {
 
-/// The C API's saturation values and the C++ ones: one table for both directions.
-constexpr std::pair<std::int32_t, Saturation> kSaturations[] = {{SOFTMX_SAT_FINITE, Saturation::finite},
-                                                                {SOFTMX_SAT_NONE, Saturation::none},
-                                                                {SOFTMX_SAT_PROPAGATE, Saturation::propagate}};
+/// A C API enumeration and the C++ one, as rows {C value, C++ value}: one table for both
+/// directions (the C values are the ABI's, not the C++ enumerators').
+template <class E>
+struct CValue {
+  std::int32_t c;
+  E value;
+};
+constexpr CValue<Saturation> kSaturations[] = {{SOFTMX_SAT_FINITE, Saturation::finite},
+                                               {SOFTMX_SAT_NONE, Saturation::none},
+                                               {SOFTMX_SAT_PROPAGATE, Saturation::propagate}};
+constexpr CValue<Tininess> kTininess[] = {{SOFTMX_TININESS_AFTER, Tininess::after_rounding},
+                                          {SOFTMX_TININESS_BEFORE, Tininess::before_rounding},
+                                          {SOFTMX_TININESS_AFTER_BOUNDED, Tininess::after_bounded}};
+
+template <class E, std::size_t N>
+std::optional<E> from_c(const CValue<E> (&table)[N], std::int32_t v) {
+  for (const CValue<E>& r : table)
+    if (r.c == v) return r.value;
+  return std::nullopt;
+}
+
+template <class E, std::size_t N>
+std::int32_t to_c(const CValue<E> (&table)[N], E e, std::int32_t otherwise) {
+  for (const CValue<E>& r : table)
+    if (r.value == e) return r.c;
+  return otherwise;
+}
 
 }  // namespace
 
+std::optional<Saturation> find_saturation(std::int32_t v) { return from_c(kSaturations, v); }
+
 Saturation saturation_of(std::int32_t v, const char* what) {
-  for (const auto& [c, z] : kSaturations)
-    if (c == v) return z;
+  if (auto s = find_saturation(v)) return *s;
   bad_enum(what, v, "SOFTMX_SAT_FINITE, SOFTMX_SAT_NONE or SOFTMX_SAT_PROPAGATE");
 }
 
-std::int32_t c_saturation(Saturation s) {
-  for (const auto& [c, z] : kSaturations)
-    if (z == s) return c;
-  return SOFTMX_SAT_NONE;
-}
-namespace {
+std::int32_t c_saturation(Saturation s) { return to_c(kSaturations, s, SOFTMX_SAT_NONE); }
 
-/// The C API's tininess values and the C++ ones: one table for both directions.
-constexpr std::pair<std::int32_t, Tininess> kTininess[] = {{SOFTMX_TININESS_AFTER, Tininess::after_rounding},
-                                                           {SOFTMX_TININESS_BEFORE, Tininess::before_rounding},
-                                                           {SOFTMX_TININESS_AFTER_BOUNDED, Tininess::after_bounded}};
-
-}  // namespace
+std::optional<Tininess> find_tininess(std::int32_t v) { return from_c(kTininess, v); }
 
 Tininess tininess_of(std::int32_t v, const char* what) {
-  for (const auto& [c, t] : kTininess)
-    if (c == v) return t;
+  if (auto t = find_tininess(v)) return *t;
   bad_enum(what, v, "SOFTMX_TININESS_AFTER, SOFTMX_TININESS_BEFORE or SOFTMX_TININESS_AFTER_BOUNDED");
 }
 
-std::int32_t c_tininess(Tininess t) {
-  for (const auto& [c, v] : kTininess)
-    if (v == t) return c;
-  return SOFTMX_TININESS_AFTER;
-}
+std::int32_t c_tininess(Tininess t) { return to_c(kTininess, t, SOFTMX_TININESS_AFTER); }
+
 ScaleRule scale_rule_of(std::int32_t v, const char* what) {
   if (v < SOFTMX_SCALE_FLOOR || v > SOFTMX_SCALE_RCEIL)
     bad_enum(what, v, "a scale rule (SOFTMX_SCALE_FLOOR .. SOFTMX_SCALE_RCEIL)");

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -120,9 +121,13 @@ const softmx_accumulation* handle_of(const AccumulationModel& m);
 /// Checks an enumerated value, failing with INVALID_ARGUMENT "WHAT = v is not one of ...".
 Rounding rounding_of(std::int32_t v, const char* what);
 Saturation saturation_of(std::int32_t v, const char* what);
+/// The saturation of a SOFTMX_SAT_* value; nullopt for any other value.
+std::optional<Saturation> find_saturation(std::int32_t v);
 /// SOFTMX_SAT_* of a saturation (by_destination, never a C value, gives SOFTMX_SAT_NONE).
 std::int32_t c_saturation(Saturation s);
 Tininess tininess_of(std::int32_t v, const char* what);
+/// The tininess rule of a SOFTMX_TININESS_* value; nullopt for any other value.
+std::optional<Tininess> find_tininess(std::int32_t v);
 /// The C value of a tininess rule (SOFTMX_TININESS_*).
 std::int32_t c_tininess(Tininess t);
 ScaleRule scale_rule_of(std::int32_t v, const char* what);

@@ -254,6 +254,15 @@ TEST(BlocksRuntime, FormatsThatCannotBeElementsNameTheField) {
 
 // Every signed-magnitude ExMy of 4 to 8 bits with every specials kind its width allows, and
 // the intN and named runtime specs of at most 8 bits.
+// The options of the rounding and saturation sweeps below (the rest of BlockOptions' defaults).
+BlockOptions options(const Format& element, Rounding r, Saturation sat) {
+  BlockOptions o;
+  o.element = element;
+  o.rounding = r;
+  o.saturation = sat;
+  return o;
+}
+
 std::vector<Format> family() {
   std::vector<Format> v;
   auto add = [&](const Format& f) {
@@ -413,11 +422,8 @@ TEST(BlocksRuntime, QuantizeRandomBlocksAgainstMpfr) {
         for (Rounding r : {Rounding::rne, Rounding::rz, Rounding::ru})
           for (Saturation sat : {Saturation::finite, Saturation::none})
             for (Isa isa : supported_isas()) {
-              BlockOptions o;
-              o.element = f;
+              BlockOptions o = options(f, r, sat);
               o.rule = rule;
-              o.rounding = r;
-              o.saturation = sat;
               o.isa = isa;
               const QuantizedBlock q = quantize_block(FormatId::f32, in.data(), k, o);
               std::ostringstream why;
@@ -511,10 +517,7 @@ TEST(BlocksRuntime, VectorLanesEqualTheScalarSteps) {
         for (Saturation sat : {Saturation::finite, Saturation::none})
           for (Tininess tin : {Tininess::after_rounding, Tininess::before_rounding})
             for (const Dialect* d : dialects) {
-              BlockOptions o;
-              o.element = f;
-              o.rounding = r;
-              o.saturation = sat;
+              BlockOptions o = options(f, r, sat);
               o.tininess = tin;
               o.dialect = d;
               if (quantize_unsupported_reason(src, o)) continue;  // this dialect cannot hold f's NaN, ...

@@ -71,13 +71,7 @@ softmx_context cctx(const Dialect& d, Rounding r, Saturation s, Tininess t, std:
 }
 
 Context context(Rounding r, Saturation s, Tininess t, std::uint8_t rbits_width = 32, std::uint64_t rbits = 0) {
-  Context c;
-  c.rounding = r;
-  c.saturation = s;
-  c.tininess = t;
-  c.rbits_width = rbits_width;
-  c.rbits = rbits;
-  return c;
+  return {.rounding = r, .saturation = s, .tininess = t, .rbits_width = rbits_width, .rbits = rbits};
 }
 
 std::string hex(std::uint64_t v) {

@@ -43,14 +43,7 @@ std::string hex(std::uint64_t v, int digits) {
 }
 
 D make(D::Sign s, int e, int m, int bias, D::Specials sp, bool fixed = false) {
-  D d;
-  d.sign = s;
-  d.exp_bits = e;
-  d.man_bits = m;
-  d.bias = bias;
-  d.specials = sp;
-  d.fixed = fixed;
-  return d;
+  return {.sign = s, .exp_bits = e, .man_bits = m, .bias = bias, .specials = sp, .fixed = fixed};
 }
 
 struct Spec {

@@ -45,19 +45,7 @@ using softmx::testing::write_file;
 
 const std::string kCli = std::string("'") + SOFTMX_CLI + "'";
 
-// Under AddressSanitizer (scripts/test-sanitized.sh) the binary reserves terabytes of address
-// space for its shadow memory, so it cannot start under a `ulimit -v` limit.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kAddressSanitizer = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kAddressSanitizer = true;
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
+using softmx::testing::kAddressSanitizer;
 
 /// A fresh folder for one test (under this process's scratch folder).
 fs::path fresh_dir(const std::string& name) {

@@ -19,43 +19,13 @@
 #include "../fuzz/completeness_property.hpp"
 #include "softmx/sha256.hpp"
 #include "support/cli_run.hpp"
+#include "support/text_lines.hpp"
 
 namespace {
 
-using softmx::testing::run_cli;
-using softmx::testing::run_shell;
-using softmx::testing::scratch_dir;
-using softmx::testing::slurp;
-using softmx::testing::write_file;
+using namespace softmx::testing;  // run_cli, slurp, lines_of, ... (support/)
 
 const std::string kOld = std::string(SOFTMX_SOURCE_DIR) + "/conformance/data/old-format/";
-
-/// The file's lines, each with its '\n'.
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> v;
-  std::size_t at = 0;
-  while (at < text.size()) {
-    const std::size_t nl = text.find('\n', at);
-    const std::size_t end = nl == std::string::npos ? text.size() : nl + 1;
-    v.push_back(text.substr(at, end - at));
-    at = end;
-  }
-  return v;
-}
-
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& l : v) s += l;
-  return s;
-}
-
-/// The index (from 0) of the first data line: the first line that is neither a comment nor a
-/// "key = value" header line.
-std::size_t first_data(const std::vector<std::string>& v) {
-  for (std::size_t i = 0; i < v.size(); ++i)
-    if (v[i][0] != '#' && v[i].find('=') == std::string::npos) return i;
-  return v.size();
-}
 
 /// `softmx gen ARGS -o DIR/NAME`, once per test binary; returns the path.
 std::string gen(const std::string& name, const std::string& args) {

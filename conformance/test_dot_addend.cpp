@@ -130,6 +130,16 @@ std::uint32_t nearest(FormatId to, const Unpacked& u) {
 /// An adversarial C for a case: kinds aimed at the sum S (the exact sum rounded into `to`):
 /// -S, its neighbours, a tie against S, far above and far below S; and the extremes of `to`:
 /// zeros, subnormals, max, Inf, NaNs (quiet, signalling), any bits.
+/// A random finite value of either sign, a random 64-bit significand, exponent in [-e, 2e - e).
+Unpacked random_finite(SplitMix64& rng, int e) {
+  Unpacked u;
+  u.cls = ValueClass::finite;
+  u.sign = rng.below(2);
+  u.sig = rng.next() | (std::uint64_t{1} << 63);
+  u.exp = static_cast<int>(rng.below(static_cast<std::uint64_t>(2 * e))) - e;
+  return u;
+}
+
 std::uint32_t adversarial_c(const Case& c, FormatId to, SplitMix64& rng) {
   const Format& f = format(to);
   const std::uint32_t sign = static_cast<std::uint32_t>(1) << (f.width - 1);
@@ -416,14 +426,7 @@ TEST(DotAddend, TensorCoreCIsTheModelsOwnC) {
           rb.push_back({fe, sb[j], std::span(all_b).subspan(j * k, k)});
         }
         std::uint32_t c = static_cast<std::uint32_t>(rng.next() & fc.code_mask());
-        if (rng.below(2)) {  // a finite C near the products
-          Unpacked u;
-          u.cls = ValueClass::finite;
-          u.sign = rng.below(2);
-          u.sig = rng.next() | (std::uint64_t{1} << 63);
-          u.exp = static_cast<int>(rng.below(20)) - 10;
-          c = nearest(acc, u);
-        }
+        if (rng.below(2)) c = nearest(acc, random_finite(rng, 10));  // a finite C near the products
         const Result got = dot_general(ra, rb, DotDestination{acc, c}, Context{}, *m);
         const Result want = scaled ? m->mma_scaled(fe, all_a, fe, all_b, FormatId::e8m0, k, sa, sb, acc, c)
                                    : m->mma(fe, all_a, fe, all_b, acc, c);
@@ -475,14 +478,7 @@ TEST(DotAddend, GemmAndDotPairsWithCOnEveryKernelEqualDotGeneral) {
             switch (rng.below(6)) {
               case 0: x = static_cast<std::uint32_t>(rng.next() & f.code_mask()); break;  // any: NaN, Inf, subnormal
               case 1: x = 0; break;
-              default: {
-                Unpacked u;
-                u.cls = ValueClass::finite;
-                u.sign = rng.below(2);
-                u.sig = rng.next() | (std::uint64_t{1} << 63);
-                u.exp = static_cast<int>(rng.below(30)) - 15;
-                x = nearest(to, u);
-              }
+              default: x = nearest(to, random_finite(rng, 15));
             }
           }
           GemmOptions o;

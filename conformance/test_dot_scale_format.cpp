@@ -349,9 +349,7 @@ TEST(DotScaleFormat, DotGeneralAgainstMpfr) {
       }
       for (Rounding r : {Rounding::rne, Rounding::rz, Rounding::ru, Rounding::rd})
         for (Saturation sat : {Saturation::finite, Saturation::none}) {
-          Context c;
-          c.rounding = r;
-          c.saturation = sat;
+          const Context c{.rounding = r, .saturation = sat};
           const oracle::Mode om = conformance::to_oracle(r);
           const oracle::Sat os = conformance::to_oracle(sat);
           auto describe = [&](const char* model, const Result& got, const Oracle::Want& w) {

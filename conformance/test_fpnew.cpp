@@ -41,6 +41,7 @@
 #include "softmx/vectors/reader.hpp"
 #include "softmx/vectors/verify.hpp"
 #include "support/bridge.hpp"
+#include "support/files.hpp"
 #include "support/inputs.hpp"
 #include "support/report.hpp"
 
@@ -606,11 +607,9 @@ std::string generate(const vec::Header& h) {
   vec::OutputFile out(p);
   vec::write_vectors(ev, vec::GenOptions{}, vec::WriteOptions{}, out);
   out.commit();
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
+  const std::string text = softmx::testing::slurp(p);
   std::filesystem::remove(p);
-  return s.str();
+  return text;
 }
 
 vec::Header f16_to_e5m2(const std::string& dialect, Tininess t) {

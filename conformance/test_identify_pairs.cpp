@@ -61,6 +61,8 @@
 
 namespace {
 
+using softmx::testing::slurp;  // a file's bytes (fs::path converts)
+
 namespace fs = std::filesystem;
 namespace vec = softmx::vec;
 using softmx::FormatId;
@@ -172,13 +174,6 @@ std::vector<vec::Header> headers_for(const softmx::Dialect& d, const Op& op) {
       out.push_back(h);
     }
   return out;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
 }
 
 fs::path scratch() {

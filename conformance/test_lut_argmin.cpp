@@ -24,6 +24,7 @@
 #include "softmx/prng.hpp"
 #include "softmx/scale_layout.hpp"
 #include "support/cli_run.hpp"
+#include "support/mpfr_value.hpp"
 #include "support/report.hpp"
 
 namespace softmx {
@@ -359,18 +360,8 @@ TEST(LutArgminElements, ScriptTranscription) {
 // ---- the scale: MPFR's correctly rounded log2 -----------------------------------------------------
 
 // floor(RN_f32(log2 x)) by MPFR.
-int mpfr_floor_log2_f32(std::uint32_t x) {
-  mpfr_t v, l;
-  mpfr_init2(v, 24);
-  mpfr_init2(l, 24);
-  mpfr_set_flt(v, fl(x), MPFR_RNDN);
-  mpfr_log2(l, v, MPFR_RNDN);  // correctly rounded to 24 bits (|log2 x| is normal in f32)
-  mpfr_floor(l, l);
-  const long r = mpfr_get_si(l, MPFR_RNDN);
-  mpfr_clear(v);
-  mpfr_clear(l);
-  return static_cast<int>(r);
-}
+// (|log2 x| is normal in f32, so rounding it to 24 bits is RN_f32.)
+int mpfr_floor_log2_f32(std::uint32_t x) { return conformance::mpfr_floor_log2(static_cast<double>(fl(x)), 24); }
 
 // The 4148 edge values of research section 4 (the 60 f32 below each 2^k, k = -39..128), and the
 // values above each 2^k, against MPFR; the count of values one binade up must be 4148.
@@ -452,14 +443,7 @@ TEST(LutArgminFiles, DecodeBack) {
       for (LutFormat fb : {E2, E1})
         for (bool ta : {false, true})
           for (bool tb : {false, true}) {
-            LutGemmOptions o;
-            o.m = s.m;
-            o.n = s.n;
-            o.k = s.k;
-            o.trans_a = ta;
-            o.trans_b = tb;
-            o.a = fa;
-            o.b = fb;
+            const LutGemmOptions o{.m = s.m, .n = s.n, .k = s.k, .trans_a = ta, .trans_b = tb, .a = fa, .b = fb};
             const std::vector<std::uint32_t> ab = gemm_golden_inputs(s.m * 1000 + s.k, s.m * s.k + s.k * s.n);
             const std::vector<std::uint32_t> A(ab.begin(), ab.begin() + static_cast<long>(s.m * s.k)),
                 B(ab.begin() + static_cast<long>(s.m * s.k), ab.end());

@@ -34,12 +34,7 @@ TEST_P(Every16BitInput, MatchesMpfr) {
   t.report();
 }
 
-std::vector<Pair> sixteen_bit_pairs() {
-  std::vector<Pair> v;
-  for (FormatId src : {FormatId::f16, FormatId::bf16})
-    for (const Format& d : all_formats()) v.emplace_back(src, d.id);
-  return v;
-}
+std::vector<Pair> sixteen_bit_pairs() { return conformance::pairs_into_every_format({FormatId::f16, FormatId::bf16}); }
 
 std::string pair_name(const ::testing::TestParamInfo<Pair>& i) {
   return std::string(format(std::get<0>(i.param)).name) + "_to_" + std::string(format(std::get<1>(i.param)).name);

@@ -40,12 +40,7 @@ TEST_P(SampledSource, MatchesMpfr) {
   t.report();
 }
 
-std::vector<Pair> pairs() {
-  std::vector<Pair> v;
-  for (FormatId src : {FormatId::f32, FormatId::f64})
-    for (const Format& d : all_formats()) v.emplace_back(src, d.id);
-  return v;
-}
+std::vector<Pair> pairs() { return conformance::pairs_into_every_format({FormatId::f32, FormatId::f64}); }
 
 INSTANTIATE_TEST_SUITE_P(Mpfr, SampledSource, ::testing::ValuesIn(pairs()), [](const auto& i) {
   return std::string(format(std::get<0>(i.param)).name) + "_to_" + std::string(format(std::get<1>(i.param)).name);

@@ -26,6 +26,7 @@
 #include "softmx/convert.hpp"
 #include "softmx/pychop.hpp"
 #include "softmx/prng.hpp"
+#include "support/mpfr_value.hpp"
 #include "support/report.hpp"
 
 namespace softmx {
@@ -297,18 +298,7 @@ TEST(Pychop, Statistics) {
 // ---------------------------------------------------------------------------------------------
 // 2. floor(RN_p(log2 x)) against MPFR.
 
-int mpfr_floor_log2(double x, int p) {
-  mpfr_t v, l;
-  mpfr_init2(v, 64);
-  mpfr_init2(l, p);
-  mpfr_set_d(v, x, MPFR_RNDN);
-  mpfr_log2(l, v, MPFR_RNDN);
-  mpfr_floor(l, l);
-  const long r = mpfr_get_si(l, MPFR_RNDN);
-  mpfr_clear(v);
-  mpfr_clear(l);
-  return static_cast<int>(r);
-}
+using conformance::mpfr_floor_log2;  // support/mpfr_value.hpp
 
 TEST(Pychop, FloorLog2RoundedAgainstMpfr) {
   conformance::Tally t("floor(RN_p(log2 x)): 60 predecessors of every power of two and 20000 random values, p = 24 and 53, vs MPFR");

@@ -16,12 +16,12 @@
 namespace softmx {
 namespace {
 
+const float kInf = std::numeric_limits<float>::infinity();
+const float kNaN = std::numeric_limits<float>::quiet_NaN();
 using conformance::fbits;
 using conformance::fval;
 using conformance::row0;
 using conformance::run_f32;
-const float kInf = std::numeric_limits<float>::infinity();
-const float kNaN = std::numeric_limits<float>::quiet_NaN();
 
 struct Case {
   std::uint8_t scale;

@@ -24,6 +24,18 @@ using conformance::fval;
 using conformance::run_bf16;
 using conformance::run_f32;
 const float kInf = std::numeric_limits<float>::infinity();
+
+// A literal host transcription of TE's stochastic_round_fp4_e2m1 (ptx.cuh:526-549: fmaf,
+// floorf, fminf, copysignf) for x and the random byte r8, in f32 as the kernel computes.
+float sr_host(float x, std::uint32_t r8) {
+  const float u = static_cast<float>(r8 & 0xFFu) * (1.0f / 256.0f);
+  const float a = std::fabs(x);
+  const float step = (a >= 4.0f) ? 2.0f : ((a >= 2.0f) ? 1.0f : 0.5f);
+  const float tt = std::fmaf(u, step, a);
+  const float step_t = (tt >= 4.0f) ? 2.0f : ((tt >= 2.0f) ? 1.0f : 0.5f);
+  const float inv = (tt >= 4.0f) ? 0.5f : ((tt >= 2.0f) ? 1.0f : 2.0f);
+  return std::copysign(std::fmin(std::floor(tt * inv) * step_t, 6.0f), (x != x) ? 1.0f : x);
+}
 const float kNaN = std::numeric_limits<float>::quiet_NaN();
 
 RecipeOptions plain() {  // 1x16 blocks, no RHT, no stochastic rounding
@@ -204,16 +216,6 @@ TEST(RecipeNvfp4, SoftwareStochasticRoundingCases) {
 TEST(RecipeNvfp4, SoftwareStochasticRoundingMatchesHostTranscription) {
   conformance::Tally t("te_stochastic_round_e2m1 vs host fmaf transcription of ptx.cuh:526-549: every 65537th "
                        "f32 below 8 and specials x 26 bytes, every rounding threshold's neighbours x 3 bytes");
-  auto host = [](float x, std::uint32_t r8) {
-    const float u = static_cast<float>(r8 & 0xFFu) * (1.0f / 256.0f);
-    const float a = std::fabs(x);
-    const float step = (a >= 4.0f) ? 2.0f : ((a >= 2.0f) ? 1.0f : 0.5f);
-    const float tt = std::fmaf(u, step, a);
-    const float step_t = (tt >= 4.0f) ? 2.0f : ((tt >= 2.0f) ? 1.0f : 0.5f);
-    const float inv = (tt >= 4.0f) ? 0.5f : ((tt >= 2.0f) ? 1.0f : 2.0f);
-    const float q = std::fmin(std::floor(tt * inv) * step_t, 6.0f);
-    return std::copysign(q, (x != x) ? 1.0f : x);
-  };
   std::vector<std::pair<std::uint32_t, std::uint32_t>> cases;  // (x, byte)
   SplitMix64 rng(0x5F8);
   std::vector<std::uint32_t> xs = {0x7FC00000u, 0x7F800000u, 0x7F7FFFFFu, 0, 1, 0x3AFFFFFFu};
@@ -236,7 +238,7 @@ TEST(RecipeNvfp4, SoftwareStochasticRoundingMatchesHostTranscription) {
   for (std::size_t i = 0; i < n; ++i) cases.emplace_back(cases[i].first ^ 0x80000000u, cases[i].second);
   for (const auto& c : cases) {
     const std::uint32_t x = c.first, r = c.second;  // not a structured binding: clang 14 cannot capture one
-    const std::uint8_t want = conformance::oracle_satfinite(oracle::Fmt::e2m1, host(fval(x), r));
+    const std::uint8_t want = conformance::oracle_satfinite(oracle::Fmt::e2m1, sr_host(fval(x), r));
     t.check(te_stochastic_round_e2m1(x, r).code == want, [&] {
       char buf[64];
       std::snprintf(buf, sizeof buf, "x %08X byte %02X", x, r);
@@ -371,15 +373,6 @@ TEST(RecipeNvfp4, MatchesHostF32TranscriptionOfTheKernels) {
   conformance::Tally t("te-nvfp4 vs host-f32 transcription of TE's kernels + MPFR: 120 random tensors x roles "
                        "(RHT, 16x16 tiles, software SR), both directions, dequantized");
   SplitMix64 rng(0x4F4);
-  auto sr_host = [](float x, std::uint32_t r8) {
-    const float u = static_cast<float>(r8 & 0xFFu) * (1.0f / 256.0f);
-    const float a = std::fabs(x);
-    const float step = (a >= 4.0f) ? 2.0f : ((a >= 2.0f) ? 1.0f : 0.5f);
-    const float tt = std::fmaf(u, step, a);
-    const float step_t = (tt >= 4.0f) ? 2.0f : ((tt >= 2.0f) ? 1.0f : 0.5f);
-    const float inv = (tt >= 4.0f) ? 0.5f : ((tt >= 2.0f) ? 1.0f : 2.0f);
-    return std::copysign(std::fmin(std::floor(tt * inv) * step_t, 6.0f), (x != x) ? 1.0f : x);
-  };
   mpfr_t acc, term;
   mpfr_inits2(400, acc, term, static_cast<mpfr_ptr>(nullptr));
   for (int trial = 0; trial < 120; ++trial) {

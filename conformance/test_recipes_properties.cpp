@@ -54,15 +54,9 @@ RecipeTensor run(const char* recipe, const Data& d, const RecipeOptions& o) {
   return quantize_recipe(*find_recipe(recipe), d.src, d.ptr(), shape, o);
 }
 
-bool is_transpose(const std::vector<std::uint8_t>& a, const std::vector<std::uint8_t>& b, std::size_t rows,
-                  std::size_t cols) {
-  for (std::size_t i = 0; i < rows; ++i)
-    for (std::size_t j = 0; j < cols; ++j)
-      if (b[j * rows + i] != a[i * cols + j]) return false;
-  return true;
-}
-bool is_transpose32(const std::vector<std::uint32_t>& a, const std::vector<std::uint32_t>& b, std::size_t rows,
-                    std::size_t cols) {
+// b is a (rows x cols, row-major) transposed: b[j][i] == a[i][j] (codes or scales).
+template <class T>
+bool is_transpose(const std::vector<T>& a, const std::vector<T>& b, std::size_t rows, std::size_t cols) {
   for (std::size_t i = 0; i < rows; ++i)
     for (std::size_t j = 0; j < cols; ++j)
       if (b[j * rows + i] != a[i * cols + j]) return false;
@@ -91,7 +85,7 @@ RC_GTEST_PROP(RecipeProperties, Fp8BlockColumnwiseIsRowwiseOfTheTranspose, ()) {
   const RecipeTensor t = run("te-fp8-block", d, o);
   if (*o.tiles_2d) {
     RC_ASSERT(is_transpose(t.rowwise->codes, t.columnwise->codes, d.rows, d.cols));
-    RC_ASSERT(is_transpose32(t.rowwise->scales, t.columnwise->scales, t.rowwise->scale_rows, t.rowwise->scale_cols));
+    RC_ASSERT(is_transpose(t.rowwise->scales, t.columnwise->scales, t.rowwise->scale_rows, t.rowwise->scale_cols));
   } else {
     o.columnwise = false;
     const RecipeTensor u = run("te-fp8-block", d.transposed(), o);
@@ -111,7 +105,7 @@ RC_GTEST_PROP(RecipeProperties, Mxfp8ColumnwiseIsRowwiseOfTheTranspose, ()) {
   o.columnwise = false;
   const RecipeTensor u = run("te-mxfp8", d.transposed(), o);
   RC_ASSERT(is_transpose(u.rowwise->codes, t.columnwise->codes, d.cols, d.rows));
-  RC_ASSERT(is_transpose32(u.rowwise->scales, t.columnwise->scales, u.rowwise->scale_rows, u.rowwise->scale_cols));
+  RC_ASSERT(is_transpose(u.rowwise->scales, t.columnwise->scales, u.rowwise->scale_rows, u.rowwise->scale_cols));
 }
 
 // NVFP4 without RHT: the columnwise output of x is the rowwise output of x^T (same global amax).

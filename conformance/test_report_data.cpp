@@ -44,10 +44,7 @@ namespace {
 namespace vec = softmx::vec;
 using softmx::Format;
 using softmx::FormatId;
-using softmx::testing::run_cli;
-using softmx::testing::scratch_dir;
-using softmx::testing::slurp;
-using softmx::testing::write_file;
+using namespace softmx::testing;  // run_cli, scratch_dir, slurp, write_file
 using vec::InputClass;
 using u64 = std::uint64_t;
 
@@ -313,27 +310,25 @@ struct Counting final : vec::VerifyObserver {
   void on_range(const vec::RangeMismatch&) override { ++ranges; }
 };
 
+/// verify_file's JSON of `text` under `o`, or "" and its error's message.
+std::pair<std::string, std::string> verdict_or_error(const std::string& text, const vec::VerifyOptions& o) {
+  try {
+    auto r = vec::VectorReader::from_string(text, "t.vec");
+    return {vec::verify_file(*r, o).json(), ""};
+  } catch (const std::exception& e) {
+    return {"", e.what()};
+  }
+}
+
 void same_verdict(const std::string& text) {
   vec::VerifyOptions o;
   o.max_errors = 5;
-  std::string plain_json, plain_error;
-  try {
-    auto r = vec::VectorReader::from_string(text, "t.vec");
-    plain_json = vec::verify_file(*r, o).json();
-  } catch (const std::exception& e) {
-    plain_error = e.what();
-  }
+  const auto plain = verdict_or_error(text, o);
   Counting obs;
   o.observer = &obs;
-  std::string seen_json, seen_error;
-  try {
-    auto r = vec::VectorReader::from_string(text, "t.vec");
-    seen_json = vec::verify_file(*r, o).json();
-  } catch (const std::exception& e) {
-    seen_error = e.what();
-  }
-  EXPECT_EQ(seen_json, plain_json);
-  EXPECT_EQ(seen_error, plain_error);
+  const auto seen = verdict_or_error(text, o);
+  EXPECT_EQ(seen.first, plain.first);
+  EXPECT_EQ(seen.second, plain.second);
 }
 
 TEST(ReportData, VerifyWithAnObserverGivesTheSameVerdictAndErrors) {

@@ -43,8 +43,11 @@
 #include "softmx/vectors/reader.hpp"
 #include "softmx/vectors/verify.hpp"
 #include "support/report.hpp"
+#include "support/files.hpp"
 
 namespace {
+
+using softmx::testing::slurp;  // a file's bytes (fs::path converts)
 
 namespace fs = std::filesystem;
 using softmx::Context;
@@ -95,13 +98,6 @@ std::vector<Snapshot> snapshots() {
   }
   std::sort(out.begin(), out.end(), [](const Snapshot& a, const Snapshot& b) { return a.name < b.name; });
   return out;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 std::string other_rule(const std::string& t) { return t == "after" ? "after-bounded" : "after"; }

@@ -37,8 +37,11 @@
 #include "softmx/vectors/reader.hpp"
 #include "softmx/vectors/verify.hpp"
 #include "support/report.hpp"
+#include "support/files.hpp"
 
 namespace {
+
+using softmx::testing::slurp;  // a file's bytes (fs::path converts)
 
 namespace fs = std::filesystem;
 using softmx::Flags;
@@ -73,13 +76,6 @@ Manifest manifest() {
     if (ls >> sha >> file && sha.size() == 64) m.files.emplace_back(file, sha);
   }
   return m;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 bool adversarial(const std::string& file) { return file.find("-ADV.") != std::string::npos; }

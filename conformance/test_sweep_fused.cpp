@@ -62,10 +62,7 @@ std::vector<Setting> fused_settings() {
       for (Rounding r : kModes)
         for (Saturation s : {Saturation::finite, Saturation::none})
           for (Tininess tn : {Tininess::after_rounding, Tininess::before_rounding}) {
-            Context c;
-            c.rounding = r;
-            c.saturation = s;
-            c.tininess = tn;
+            const Context c{.rounding = r, .saturation = s, .tininess = tn};
             if (unsupported_reason(d, dst, c)) continue;
             const Context rc = resolve(d, dst, c);
             auto plan = simd::make_plan(format(FormatId::f32), format(dst), rc, d,

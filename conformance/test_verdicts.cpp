@@ -13,27 +13,11 @@
 
 #include "../fuzz/completeness_property.hpp"
 #include "support/cli_run.hpp"
+#include "support/text_lines.hpp"
 
 namespace {
 
-using softmx::testing::CliRun;
-using softmx::testing::run_cli;
-using softmx::testing::run_shell;
-using softmx::testing::scratch_dir;
-using softmx::testing::slurp;
-using softmx::testing::write_file;
-
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kAddressSanitizer = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kAddressSanitizer = true;
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
+using namespace softmx::testing;  // run_cli, slurp, lines_of, ... (support/)
 
 bool contains(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
 
@@ -50,30 +34,6 @@ std::string gen(const std::string& name, const std::string& args) {
     EXPECT_EQ(r.status, 0) << args << ": " << r.err;
   }
   return slurp(path);
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> v;
-  std::size_t at = 0;
-  while (at < text.size()) {
-    const std::size_t nl = text.find('\n', at);
-    const std::size_t end = nl == std::string::npos ? text.size() : nl + 1;
-    v.push_back(text.substr(at, end - at));
-    at = end;
-  }
-  return v;
-}
-
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& l : v) s += l;
-  return s;
-}
-
-std::size_t first_data(const std::vector<std::string>& v) {
-  for (std::size_t i = 0; i < v.size(); ++i)
-    if (v[i][0] != '#' && v[i].find('=') == std::string::npos) return i;
-  return v.size();
 }
 
 /// The text without the header lines whose key is one of `keys`.

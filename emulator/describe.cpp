@@ -75,14 +75,22 @@ std::string fields_text(const Format& f, std::uint64_t code) {
   return s;
 }
 
-std::string hexfloat_text(const Unpacked& u) {
-  const std::string sign = u.sign ? "-" : "";
+namespace {
+
+/// `sign` and "NaN", "inf" or "0": the text of a value that is not finite (nor subnormal or normal).
+std::string special_text(const Unpacked& u, const std::string& sign) {
   switch (u.cls) {
     case ValueClass::nan: return sign + "NaN";
     case ValueClass::inf: return sign + "inf";
-    case ValueClass::zero: return sign + "0";
-    case ValueClass::finite: break;
+    default: return sign + "0";
   }
+}
+
+}  // namespace
+
+std::string hexfloat_text(const Unpacked& u) {
+  const std::string sign = u.sign ? "-" : "";
+  if (u.cls != ValueClass::finite) return special_text(u, sign);
   // sig = 1.f (bit 63 the leading one): 15 hex digits of fraction, trailing zeros dropped.
   std::string frac = hex(u.sig << 1 >> 4, 15);
   while (!frac.empty() && frac.back() == '0') frac.pop_back();
@@ -93,12 +101,7 @@ std::string hexfloat_text(const Unpacked& u) {
 
 std::string binary_text(const Unpacked& u, int frac_bits) {
   const std::string sign = u.sign ? "-" : "+";
-  switch (u.cls) {
-    case ValueClass::nan: return sign + "NaN";
-    case ValueClass::inf: return sign + "inf";
-    case ValueClass::zero: return sign + "0";
-    case ValueClass::finite: break;
-  }
+  if (u.cls != ValueClass::finite) return special_text(u, sign);
   std::string s = sign + "1";
   // Show at least the requested digits and every non-zero bit of sig.
   int last = 0;

@@ -24,9 +24,9 @@ constexpr EnumName<NanToFinite> kNanToFinite[] = {{NanToFinite::positive_max, "p
                                                   {NanToFinite::flipped_zero, "flipped_zero"},
                                                   {NanToFinite::signed_value, "signed_value"},
                                                   {NanToFinite::error, "error"}};
-constexpr EnumName<E8m0Below> kE8m0Below[] = {{E8m0Below::clamp_min, "clamp_min"}, {E8m0Below::nan, "nan"}};
 constexpr EnumName<E8m0Zero> kE8m0Zero[] = {
     {E8m0Zero::min_scale, "min_scale"}, {E8m0Zero::nan, "nan"}, {E8m0Zero::min_if_satfinite, "min_if_satfinite"}};
+constexpr EnumName<E8m0Below> kE8m0Below[] = {{E8m0Below::clamp_min, "clamp_min"}, {E8m0Below::nan, "nan"}};
 constexpr EnumName<E8m0Negative> kE8m0Negative[] = {{E8m0Negative::nan, "nan"},
                                                     {E8m0Negative::magnitude, "magnitude"},
                                                     {E8m0Negative::min_if_satfinite, "min_if_satfinite"},

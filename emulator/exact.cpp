@@ -110,19 +110,27 @@ ExactValue finite_or_zero(bool sign, Rational mag) {
   return v;
 }
 
+/// Reads DIGITS[.DIGITS] from text[j] on (is_digit tells a digit), appending every digit to
+/// `digits` and counting those after the point in `frac_count`; j ends past them.
+template <class IsDigit>
+void read_significand(std::string_view text, std::size_t& j, std::string& digits, long long& frac_count,
+                      IsDigit is_digit) {
+  for (; j < text.size() && is_digit(text[j]); ++j) digits += text[j];
+  if (j < text.size() && text[j] == '.') {
+    ++j;
+    for (; j < text.size() && is_digit(text[j]); ++j) {
+      digits += text[j];
+      ++frac_count;
+    }
+  }
+}
+
 std::optional<ExactValue> parse_decimal(std::string_view text, std::size_t i, bool sign,
                                         std::string* error) {
   std::string digits;
   long long frac_count = 0;
   std::size_t j = i;
-  for (; j < text.size() && is_dec(text[j]); ++j) digits += text[j];
-  if (j < text.size() && text[j] == '.') {
-    ++j;
-    for (; j < text.size() && is_dec(text[j]); ++j) {
-      digits += text[j];
-      ++frac_count;
-    }
-  }
+  read_significand(text, j, digits, frac_count, is_dec);
   if (digits.empty()) return fail(error, "expected digits before or after '.'");
   long exp10 = 0;
   bool over = false;
@@ -149,14 +157,7 @@ std::optional<ExactValue> parse_hex(std::string_view text, std::size_t i, bool s
   std::string digits = "0x";
   long long frac_count = 0;
   std::size_t j = i + 2;  // past "0x"
-  for (; j < text.size() && is_hex(text[j]); ++j) digits += text[j];
-  if (j < text.size() && text[j] == '.') {
-    ++j;
-    for (; j < text.size() && is_hex(text[j]); ++j) {
-      digits += text[j];
-      ++frac_count;
-    }
-  }
+  read_significand(text, j, digits, frac_count, is_hex);
   if (digits.size() == 2) return fail(error, "expected hex digits after '0x'");
   if (j == text.size()) return fail(error, "hex float needs a binary exponent 'p' (as in 0x1.8p3)");
   if (lower(text[j]) != 'p') {

@@ -145,15 +145,8 @@ Format make_format(const FormatFields& in) {
 }
 
 FormatFields fields_of(const Format& f) {
-  FormatFields r;
-  r.sign = f.sign;
-  r.exp_bits = f.exp_bits;
-  r.man_bits = f.man_bits;
-  r.bias = f.bias;
-  r.specials = f.specials;
-  r.subnormals = f.subnormals;
-  r.fixed_point = f.fixed_point;
-  return r;
+  return {.sign = f.sign, .exp_bits = f.exp_bits, .man_bits = f.man_bits, .bias = f.bias, .specials = f.specials,
+          .subnormals = f.subnormals, .fixed_point = f.fixed_point};
 }
 
 Format canonical_format(const Format& f) {

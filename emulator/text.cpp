@@ -65,19 +65,25 @@ std::size_t utf8_length(std::string_view s, std::size_t i) {
   return 0;
 }
 
-}  // namespace
+/// How shown_prefix writes a byte that is not part of a valid UTF-8 character.
+enum class Byte { backslashed, as_is, hex };
 
-std::string quote(std::string_view text, char q, std::size_t max) {
+/// Appends to `out` the longest prefix of `text` whose shown form fits in `max` bytes of `out`:
+/// each byte as classify(c) says (backslashed: '\\' and the byte; as_is: the byte; hex: a valid
+/// UTF-8 character of 2..4 bytes as it is, any other byte as \xHH). Returns the bytes of `text`
+/// shown.
+template <class Classify>
+std::size_t shown_prefix(std::string_view text, std::size_t max, std::string& out, Classify classify) {
   static constexpr char kDigits[] = "0123456789ABCDEF";
-  std::string shown;
   std::size_t i = 0;
   while (i < text.size()) {
     const auto c = static_cast<unsigned char>(text[i]);
+    const Byte kind = classify(c);
     std::size_t n = 1;
     std::string piece;
-    if (c == '\\' || (q && c == static_cast<unsigned char>(q))) {
+    if (kind == Byte::backslashed) {
       piece = {'\\', static_cast<char>(c)};
-    } else if (c >= 0x20 && c < 0x7F) {
+    } else if (kind == Byte::as_is) {
       piece = static_cast<char>(c);
     } else if (c >= 0x80 && (n = utf8_length(text, i)) > 0) {
       piece = text.substr(i, n);
@@ -85,10 +91,21 @@ std::string quote(std::string_view text, char q, std::size_t max) {
       n = 1;
       piece = {'\\', 'x', kDigits[c >> 4], kDigits[c & 15]};
     }
-    if (shown.size() + piece.size() > max) break;
-    shown += piece;
+    if (out.size() + piece.size() > max) break;
+    out += piece;
     i += n;
   }
+  return i;
+}
+
+}  // namespace
+
+std::string quote(std::string_view text, char q, std::size_t max) {
+  std::string shown;
+  const std::size_t i = shown_prefix(text, max, shown, [q](unsigned char c) {
+    if (c == '\\' || (q && c == static_cast<unsigned char>(q))) return Byte::backslashed;
+    return c >= 0x20 && c < 0x7F ? Byte::as_is : Byte::hex;
+  });
   std::string r;
   if (q) r += q;
   r += shown;
@@ -102,27 +119,10 @@ std::string shown_file_name(const std::string& name) { return shown_name(name); 
 }  // namespace detail
 
 std::string safe_message(std::string_view message, std::size_t max) {
-  static constexpr char kDigits[] = "0123456789ABCDEF";
   std::string r;
-  std::size_t i = 0;
-  while (i < message.size()) {
-    const auto c = static_cast<unsigned char>(message[i]);
-    std::size_t n = 1;
-    std::string_view piece;
-    char esc[4];
-    if ((c >= 0x20 && c < 0x7F) || c == '\n' || c == '\t') {
-      piece = message.substr(i, 1);
-    } else if (c >= 0x80 && (n = utf8_length(message, i)) > 0) {
-      piece = message.substr(i, n);
-    } else {
-      n = 1;
-      esc[0] = '\\', esc[1] = 'x', esc[2] = kDigits[c >> 4], esc[3] = kDigits[c & 15];
-      piece = std::string_view(esc, 4);
-    }
-    if (r.size() + piece.size() > max) break;
-    r += piece;
-    i += n;
-  }
+  const std::size_t i = shown_prefix(message, max, r, [](unsigned char c) {
+    return (c >= 0x20 && c < 0x7F) || c == '\n' || c == '\t' ? Byte::as_is : Byte::hex;
+  });
   if (i < message.size()) r += "... (" + std::to_string(message.size()) + " bytes)";
   return r;
 }

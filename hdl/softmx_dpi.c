@@ -295,38 +295,53 @@ int softmx_dpi_dequantize(const char* element, const char* dst, unsigned char sc
 
 /* ---- dot ------------------------------------------------------------------------------------ */
 
-int softmx_dpi_dot(const char* a_format, const char* b_format, const char* model, int block,
-                   const svOpenArrayHandle a_scales, const svOpenArrayHandle a_codes, const svOpenArrayHandle b_scales,
-                   const svOpenArrayHandle b_codes, const char* rounding, unsigned int* result, unsigned char* flags) {
+/* softmx_dpi_dot and softmx_dpi_dot_to: one body. `fn` names the caller in messages; `to` NULL
+ * is softmx_dpi_dot (softmx_dot_general_flat: f32, no addend, saturation by destination), else
+ * softmx_dot_general_flat_to into `to` with the addend c when `addend` is not 0. */
+static int dot_any(const char* fn, const char* a_format, const char* b_format, const char* model, int block,
+                   const svOpenArrayHandle a_scales, const svOpenArrayHandle a_codes,
+                   const svOpenArrayHandle b_scales, const svOpenArrayHandle b_codes, const char* to, int addend,
+                   unsigned int c, const char* rounding, const char* saturation, unsigned int* result,
+                   unsigned char* flags) {
   softmx_error e;
-  softmx_format fa, fb;
+  softmx_format fa, fb, ft;
   softmx_context ctx;
   const softmx_accumulation* m = NULL;
   size_t n = (size_t)svSize(a_scales, 1), k = block > 0 ? (size_t)block : 0;
   uint8_t *as = NULL, *ac = NULL, *bs = NULL, *bc = NULL, fl = 0;
-  uint32_t r = 0;
+  uint32_t r = 0, cc = (uint32_t)c;
+  char msg[160];
   int s;
   if ((s = softmx_format_lookup(a_format, &fa, &e)) != SOFTMX_OK ||
       (s = softmx_format_lookup(b_format, &fb, &e)) != SOFTMX_OK ||
+      (to && (s = softmx_format_lookup(is_default(to) ? "f32" : to, &ft, &e)) != SOFTMX_OK) ||
       (!is_default(model) && (s = softmx_accumulation_lookup(model, &m, &e)) != SOFTMX_OK) ||
-      (s = context_of(rounding, "", "", "", &ctx, &e)) != SOFTMX_OK)
+      (s = context_of(rounding, saturation, "", "", &ctx, &e)) != SOFTMX_OK)
     return keep(s, &e);
-  if (k == 0) return fail(SOFTMX_ERR_SHAPE, "softmx_dpi_dot: block must be at least 1");
-  if ((size_t)svSize(b_scales, 1) != n || (size_t)svSize(a_codes, 1) != n * k || (size_t)svSize(b_codes, 1) != n * k)
-    return fail(SOFTMX_ERR_SHAPE, "softmx_dpi_dot: a_scales[] and b_scales[] need n elements, a_codes[] and "
-                                  "b_codes[] n * block");
+  if (k == 0) {
+    snprintf(msg, sizeof msg, "%s: block must be at least 1", fn);
+    return fail(SOFTMX_ERR_SHAPE, msg);
+  }
+  if ((size_t)svSize(b_scales, 1) != n || (size_t)svSize(a_codes, 1) != n * k || (size_t)svSize(b_codes, 1) != n * k) {
+    snprintf(msg, sizeof msg, "%s: a_scales[] and b_scales[] need n elements, a_codes[] and b_codes[] n * block", fn);
+    return fail(SOFTMX_ERR_SHAPE, msg);
+  }
   as = (uint8_t*)malloc(n + 1);
   bs = (uint8_t*)malloc(n + 1);
   ac = (uint8_t*)malloc(n * k + 1);
   bc = (uint8_t*)malloc(n * k + 1);
   if (!as || !bs || !ac || !bc) {
-    s = fail(SOFTMX_ERR_OUT_OF_MEMORY, "softmx_dpi_dot: out of memory");
+    snprintf(msg, sizeof msg, "%s: out of memory", fn);
+    s = fail(SOFTMX_ERR_OUT_OF_MEMORY, msg);
   } else {
     const uint8_t* pas = (const uint8_t*)read_array(a_scales, n, 1, as);
     const uint8_t* pbs = (const uint8_t*)read_array(b_scales, n, 1, bs);
     const uint8_t* pac = (const uint8_t*)read_array(a_codes, n * k, 1, ac);
     const uint8_t* pbc = (const uint8_t*)read_array(b_codes, n * k, 1, bc);
-    s = keep(softmx_dot_general_flat(&fa, pas, pac, &fb, pbs, pbc, k, n, &ctx, m, &r, &fl, &e), &e);
+    s = keep(to ? softmx_dot_general_flat_to(&fa, NULL, pas, pac, &fb, NULL, pbs, pbc, k, n, &ft, addend ? &cc : NULL,
+                                             &ctx, m, &r, &fl, &e)
+                : softmx_dot_general_flat(&fa, pas, pac, &fb, pbs, pbc, k, n, &ctx, m, &r, &fl, &e),
+             &e);
     if (s == SOFTMX_OK) {
       *result = r;
       *flags = fl;
@@ -339,6 +354,13 @@ int softmx_dpi_dot(const char* a_format, const char* b_format, const char* model
   return s;
 }
 
+int softmx_dpi_dot(const char* a_format, const char* b_format, const char* model, int block,
+                   const svOpenArrayHandle a_scales, const svOpenArrayHandle a_codes, const svOpenArrayHandle b_scales,
+                   const svOpenArrayHandle b_codes, const char* rounding, unsigned int* result, unsigned char* flags) {
+  return dot_any("softmx_dpi_dot", a_format, b_format, model, block, a_scales, a_codes, b_scales, b_codes, NULL, 0, 0,
+                 rounding, "", result, flags);
+}
+
 /* DotGeneral with an addend and a destination (softmx_dot_general_flat_to, docs/BLOCKS.md 5.1):
  * `to` "f32" (or "" / "default"), "f16" or "bf16"; addend 0: no C, else c is C, a code of `to`;
  * *result receives a code of `to` rounded with `rounding` and `saturation`. */
@@ -347,48 +369,8 @@ int softmx_dpi_dot_to(const char* a_format, const char* b_format, const char* mo
                       const svOpenArrayHandle b_scales, const svOpenArrayHandle b_codes, const char* to, int addend,
                       unsigned int c, const char* rounding, const char* saturation, unsigned int* result,
                       unsigned char* flags) {
-  softmx_error e;
-  softmx_format fa, fb, ft;
-  softmx_context ctx;
-  const softmx_accumulation* m = NULL;
-  size_t n = (size_t)svSize(a_scales, 1), k = block > 0 ? (size_t)block : 0;
-  uint8_t *as = NULL, *ac = NULL, *bs = NULL, *bc = NULL, fl = 0;
-  uint32_t r = 0, cc = (uint32_t)c;
-  int s;
-  if ((s = softmx_format_lookup(a_format, &fa, &e)) != SOFTMX_OK ||
-      (s = softmx_format_lookup(b_format, &fb, &e)) != SOFTMX_OK ||
-      (s = softmx_format_lookup(is_default(to) ? "f32" : to, &ft, &e)) != SOFTMX_OK ||
-      (!is_default(model) && (s = softmx_accumulation_lookup(model, &m, &e)) != SOFTMX_OK) ||
-      (s = context_of(rounding, saturation, "", "", &ctx, &e)) != SOFTMX_OK)
-    return keep(s, &e);
-  if (k == 0) return fail(SOFTMX_ERR_SHAPE, "softmx_dpi_dot_to: block must be at least 1");
-  if ((size_t)svSize(b_scales, 1) != n || (size_t)svSize(a_codes, 1) != n * k || (size_t)svSize(b_codes, 1) != n * k)
-    return fail(SOFTMX_ERR_SHAPE, "softmx_dpi_dot_to: a_scales[] and b_scales[] need n elements, a_codes[] and "
-                                  "b_codes[] n * block");
-  as = (uint8_t*)malloc(n + 1);
-  bs = (uint8_t*)malloc(n + 1);
-  ac = (uint8_t*)malloc(n * k + 1);
-  bc = (uint8_t*)malloc(n * k + 1);
-  if (!as || !bs || !ac || !bc) {
-    s = fail(SOFTMX_ERR_OUT_OF_MEMORY, "softmx_dpi_dot_to: out of memory");
-  } else {
-    const uint8_t* pas = (const uint8_t*)read_array(a_scales, n, 1, as);
-    const uint8_t* pbs = (const uint8_t*)read_array(b_scales, n, 1, bs);
-    const uint8_t* pac = (const uint8_t*)read_array(a_codes, n * k, 1, ac);
-    const uint8_t* pbc = (const uint8_t*)read_array(b_codes, n * k, 1, bc);
-    s = keep(softmx_dot_general_flat_to(&fa, NULL, pas, pac, &fb, NULL, pbs, pbc, k, n, &ft, addend ? &cc : NULL, &ctx,
-                                        m, &r, &fl, &e),
-             &e);
-    if (s == SOFTMX_OK) {
-      *result = r;
-      *flags = fl;
-    }
-  }
-  free(as);
-  free(bs);
-  free(ac);
-  free(bc);
-  return s;
+  return dot_any("softmx_dpi_dot_to", a_format, b_format, model, block, a_scales, a_codes, b_scales, b_codes,
+                 to ? to : "", addend, c, rounding, saturation, result, flags);
 }
 
 #ifdef __cplusplus

@@ -1,41 +1,36 @@
 // conformance/support/cli_run.hpp: runs the real `softmx` binary (SOFTMX_CLI) for end-to-end
-// tests, with a given stdin, capturing stdout, stderr and the exit status.
+// tests, with a given stdin, capturing stdout, stderr and the exit status (a test that includes
+// it defines SOFTMX_CLI: softmx_cli_test in CMakeLists.txt; files alone: support/files.hpp).
 #pragma once
 
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
+#include "support/files.hpp"
+
 namespace softmx::testing {
+
+// Whether this binary runs under AddressSanitizer (scripts/test-sanitized.sh): it then reserves
+// terabytes of address space for its shadow memory, so it cannot start under a `ulimit -v` limit.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kAddressSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kAddressSanitizer = true;
+#else
+inline constexpr bool kAddressSanitizer = false;
+#endif
+#else
+inline constexpr bool kAddressSanitizer = false;
+#endif
 
 struct CliRun {
   int status = 0;  ///< exit status, or 128 + signal
   std::string out, err;
 };
-
-inline std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
-inline void write_file(const std::string& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
-}
-
-/// A fresh directory for one test binary's files (removed by the OS's temp cleaning, kept
-/// after a failure for inspection).
-inline std::string scratch_dir(const std::string& tag) {
-  const auto dir = std::filesystem::temp_directory_path() / ("softmx_" + tag + "_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return dir.string();
-}
 
 /// Runs `command` (a shell command line) with `input` on stdin.
 inline CliRun run_shell(const std::string& command, const std::string& input = "") {

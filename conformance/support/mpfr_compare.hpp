@@ -2,14 +2,25 @@
 // deterministic mode, both saturations and both tininess rules.
 #pragma once
 
+#include <initializer_list>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "support/bridge.hpp"
 #include "support/report.hpp"
 
 namespace softmx::conformance {
+
+/// (source, destination) for each of `sources` and every named destination format, in
+/// all_formats() order: the parameters of the suites that compare whole sources with MPFR.
+inline std::vector<std::tuple<FormatId, FormatId>> pairs_into_every_format(std::initializer_list<FormatId> sources) {
+  std::vector<std::tuple<FormatId, FormatId>> v;
+  for (FormatId src : sources)
+    for (const Format& d : all_formats()) v.emplace_back(src, d.id);
+  return v;
+}
 
 /// Converters for every (mode, saturation, tininess) of one (source, destination, dialect),
 /// checked against one oracle::convert_all() call per input.

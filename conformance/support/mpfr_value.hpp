@@ -18,4 +18,16 @@ struct MpfrValue {
   MpfrValue& operator=(const MpfrValue&) = delete;
 };
 
+/// floor(RN_p(log2 x)) by MPFR: the base-2 logarithm of x (a positive finite double, read
+/// exactly) correctly rounded to p bits, to nearest even, then floored. lut-argmin's and
+/// pychop's scale rules (log2 in f32, p = 24, or in the input dtype, 24 or 53).
+inline int mpfr_floor_log2(double x, int p) {
+  MpfrValue<64> v;  // any double exactly
+  MpfrValue<64> l(p);
+  mpfr_set_d(v.x, x, MPFR_RNDN);
+  mpfr_log2(l.x, v.x, MPFR_RNDN);
+  mpfr_floor(l.x, l.x);
+  return static_cast<int>(mpfr_get_si(l.x, MPFR_RNDN));
+}
+
 }  // namespace softmx::conformance

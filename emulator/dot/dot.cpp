@@ -410,16 +410,23 @@ std::optional<Result> exact_by_blocks(std::span<const BlockRef> a, std::span<con
   return round_pack(*d.to, acc.to_unpacked(), out, ocp_dialect());
 }
 
-class ExactModel final : public AccumulationModel {
+/// A model whose one computation, the static M::sum(a, b, dest, out), serves both entry points:
+/// DotGeneral into f32 (f32_dest()) and into a DotDestination (dest_of()).
+template <class M>
+class SumModel : public AccumulationModel {
  public:
-  std::string_view name() const override { return "exact"; }
   Result dot_general(std::span<const BlockRef> a, std::span<const BlockRef> b, const Context& out) const override {
-    return sum(a, b, f32_dest(), out);
+    return M::sum(a, b, f32_dest(), out);
   }
   Result dot_general_to(std::span<const BlockRef> a, std::span<const BlockRef> b, const DotDestination& dst,
                         const Context& out) const override {
-    return sum(a, b, dest_of(dst), out);
+    return M::sum(a, b, dest_of(dst), out);
   }
+};
+
+class ExactModel final : public SumModel<ExactModel> {
+ public:
+  std::string_view name() const override { return "exact"; }
 
   static Result sum(std::span<const BlockRef> a, std::span<const BlockRef> b, const Dest& d, const Context& out) {
     if (const std::optional<Result> r = exact_by_blocks(a, b, d, out)) return *r;
@@ -507,16 +514,9 @@ Unpacked times_scales(Unpacked s, const Term& sa, const Term& sb) {
   return s;
 }
 
-class Fp32SequentialModel final : public AccumulationModel {
+class Fp32SequentialModel final : public SumModel<Fp32SequentialModel> {
  public:
   std::string_view name() const override { return "fp32-sequential"; }
-  Result dot_general(std::span<const BlockRef> a, std::span<const BlockRef> b, const Context& out) const override {
-    return sum(a, b, f32_dest(), out);
-  }
-  Result dot_general_to(std::span<const BlockRef> a, std::span<const BlockRef> b, const DotDestination& dst,
-                        const Context& out) const override {
-    return sum(a, b, dest_of(dst), out);
-  }
 
   /// BLOCKS.md 5's steps with the accumulator starting at C (+0 without one: the same result
   /// as C = +0), every step an f32 rounding under `out`; then, for an f16 or bf16 destination,

@@ -195,16 +195,7 @@ class Evaluation {
       res = Result{encode(accv, g_), flags};
     } else {
       const std::uint32_t code = encode(accv, g_);
-      if (accv.cls == ValueClass::inf) {
-        flags |= flag::overflow | flag::inexact;
-      } else {
-        WideAccumulator diff = exact;
-        if (accv.kept) diff.add(!accv.sign, accv.kept, accv.qe);
-        if (!diff.is_zero()) {
-          flags |= flag::inexact;
-          if (accv.kept == 0 || lead_exp(accv.kept, accv.qe) < g_.emin) flags |= flag::underflow;
-        }
-      }
+      flags |= rounding_flags(accv, exact, g_);
       if (overflow) flags |= flag::overflow | flag::inexact;
       res = Result{code, flags};
     }
@@ -236,19 +227,7 @@ class Evaluation {
     return p_.align_reference == AlignReference::operand_exponents ? o.e : lead_exp(o.n, o.q);
   }
 
-  /// The accumulator after a group, as the next group's addend term: its exponent e is
-  /// clamped to the format's emin, as it would be were it read back as C.
-  Operand operand_of(const GridValue& v) const {
-    Operand o;
-    o.cls = v.cls;
-    o.sign = v.sign;
-    if (v.cls == ValueClass::finite) {
-      o.n = v.kept;
-      o.q = v.qe;
-      o.e = std::max(lead_exp(o.n, o.q), g_.emin);
-    }
-    return o;
-  }
+  Operand operand_of(const GridValue& v) const { return softmx::detail::tc::operand_of(v, g_); }
 
   GridValue grid_of(const Operand& o, bool& overflow) const {
     GridValue v;

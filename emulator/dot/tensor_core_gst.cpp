@@ -172,28 +172,10 @@ Result run_gst(const TensorCoreParams& p, FormatId fa, std::span<const std::uint
       tg->result = encode(acc, g);
     }
     if (acc.cls == ValueClass::inf) break;
-    c = Operand{};
-    c.cls = acc.cls;
-    c.sign = acc.sign;
-    if (acc.cls == ValueClass::finite) {
-      c.n = acc.kept;
-      c.q = acc.qe;
-      c.e = std::max(lead_exp(acc.kept, acc.qe), g.emin);
-    }
+    c = operand_of(acc, g);
     c_present = true;
   }
-  Flags flags = 0;
-  if (acc.cls == ValueClass::inf) {
-    flags |= flag::overflow | flag::inexact;
-  } else {
-    WideAccumulator diff = exact;
-    if (acc.kept) diff.add(!acc.sign, acc.kept, acc.qe);
-    if (!diff.is_zero()) {
-      flags |= flag::inexact;
-      if (acc.kept == 0 || lead_exp(acc.kept, acc.qe) < g.emin) flags |= flag::underflow;
-    }
-  }
-  const Result r{encode(acc, g), flags};
+  const Result r{encode(acc, g), rounding_flags(acc, exact, g)};
   if (trace) trace->result = r;
   return r;
 }

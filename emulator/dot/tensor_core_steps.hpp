@@ -153,6 +153,32 @@ inline std::uint32_t encode(const GridValue& v, const Grid& g) {
   return static_cast<std::uint32_t>(round_pack(*g.f, u, exact, ocp_dialect()).code);
 }
 
+/// The accumulator after a group as the next group's addend term: its exponent e is clamped to
+/// the grid's emin, as it would be were it read back as C.
+inline Operand operand_of(const GridValue& v, const Grid& g) {
+  Operand o;
+  o.cls = v.cls;
+  o.sign = v.sign;
+  if (v.cls == ValueClass::finite) {
+    o.n = v.kept;
+    o.q = v.qe;
+    o.e = std::max(lead_exp(o.n, o.q), g.emin);
+  }
+  return o;
+}
+
+/// The flags of the accumulator value `v` against `exact`, the exact sum it stands for: overflow
+/// and inexact when v is Inf; otherwise inexact when they differ, with underflow when v is zero
+/// or below the grid's smallest normal exponent g.emin (tininess after rounding to the grid).
+inline Flags rounding_flags(const GridValue& v, const WideAccumulator& exact, const Grid& g) {
+  if (v.cls == ValueClass::inf) return static_cast<Flags>(flag::overflow | flag::inexact);
+  WideAccumulator diff = exact;
+  if (v.kept) diff.add(!v.sign, v.kept, v.qe);
+  if (diff.is_zero()) return 0;
+  if (v.kept == 0 || lead_exp(v.kept, v.qe) < g.emin) return static_cast<Flags>(flag::inexact | flag::underflow);
+  return flag::inexact;
+}
+
 inline void add_exact(WideAccumulator& acc, bool neg, std::uint64_t n, int q) {
   if (n) acc.add(neg, n, q);
 }

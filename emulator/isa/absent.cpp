@@ -26,31 +26,26 @@ namespace {
 }
 }  // namespace
 
-#ifdef SOFTMX_NO_AVX2_KERNELS
-namespace simd {
-BatchFn batch_kernel_avx2(const Plan&, bool, bool) { absent("batch_kernel_avx2"); }
-std::uint32_t max_magnitude_bits_avx2(const void*, std::size_t, int) { absent("max_magnitude_bits_avx2"); }
-BlocksFn blocks_kernel_avx2(const Plan&) { absent("blocks_kernel_avx2"); }
-ConsecutiveFn consecutive_kernel_avx2(const Plan&, bool) { absent("consecutive_kernel_avx2"); }
-SegmentsFn segments_kernel_avx2(const Plan&) { absent("segments_kernel_avx2"); }
-DequantFn dequant_kernel_avx2() { absent("dequant_kernel_avx2"); }
-}  // namespace simd
-namespace gemm_detail {
-const Kernels& kernels_avx2() { absent("gemm kernels_avx2"); }
-}  // namespace gemm_detail
-#endif
+// One instruction set's stubs: every kernel entry point of emulator/simd and emulator/gemm, named
+// with the set's suffix (avx2, avx512), each failing as absent() says.
+#define SOFTMX_ABSENT_KERNELS(ISA)                                                                          \
+  namespace simd {                                                                                       \
+  BatchFn batch_kernel_##ISA(const Plan&, bool, bool) { absent("batch_kernel_" #ISA); }                  \
+  std::uint32_t max_magnitude_bits_##ISA(const void*, std::size_t, int) { absent("max_magnitude_bits_" #ISA); } \
+  BlocksFn blocks_kernel_##ISA(const Plan&) { absent("blocks_kernel_" #ISA); }                           \
+  ConsecutiveFn consecutive_kernel_##ISA(const Plan&, bool) { absent("consecutive_kernel_" #ISA); }      \
+  SegmentsFn segments_kernel_##ISA(const Plan&) { absent("segments_kernel_" #ISA); }                     \
+  DequantFn dequant_kernel_##ISA() { absent("dequant_kernel_" #ISA); }                                   \
+  }                                                                                                      \
+  namespace gemm_detail {                                                                                \
+  const Kernels& kernels_##ISA() { absent("gemm kernels_" #ISA); }                                       \
+  }
 
-#ifdef SOFTMX_NO_AVX512_KERNELS
-namespace simd {
-BatchFn batch_kernel_avx512(const Plan&, bool, bool) { absent("batch_kernel_avx512"); }
-std::uint32_t max_magnitude_bits_avx512(const void*, std::size_t, int) { absent("max_magnitude_bits_avx512"); }
-BlocksFn blocks_kernel_avx512(const Plan&) { absent("blocks_kernel_avx512"); }
-ConsecutiveFn consecutive_kernel_avx512(const Plan&, bool) { absent("consecutive_kernel_avx512"); }
-SegmentsFn segments_kernel_avx512(const Plan&) { absent("segments_kernel_avx512"); }
-DequantFn dequant_kernel_avx512() { absent("dequant_kernel_avx512"); }
-}  // namespace simd
-namespace gemm_detail {
-const Kernels& kernels_avx512() { absent("gemm kernels_avx512"); }
-}  // namespace gemm_detail
+#ifdef SOFTMX_NO_AVX2_KERNELS
+SOFTMX_ABSENT_KERNELS(avx2)
 #endif
+#ifdef SOFTMX_NO_AVX512_KERNELS
+SOFTMX_ABSENT_KERNELS(avx512)
+#endif
+#undef SOFTMX_ABSENT_KERNELS
 }  // namespace softmx

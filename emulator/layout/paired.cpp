@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "layout/check.hpp"
 #include "softmx/scale_layout.hpp"
 
 namespace softmx {
@@ -11,15 +12,6 @@ namespace {
 // The operand's K-block count and its non-block extent.
 std::size_t blocks_of(PairedOperand op, std::size_t rows, std::size_t cols) { return op == PairedOperand::a ? cols : rows; }
 std::size_t extent_of(PairedOperand op, std::size_t rows, std::size_t cols) { return op == PairedOperand::a ? rows : cols; }
-
-void check(std::size_t size, std::size_t rows, std::size_t cols, const char* what) {
-  if (rows != 0 && cols > static_cast<std::size_t>(-1) / rows / 2)
-    throw std::invalid_argument(std::string(what) + ": a " + std::to_string(rows) + " x " + std::to_string(cols) +
-                                " scale matrix is too large");
-  if (size != rows * cols)
-    throw std::invalid_argument(std::string(what) + ": expected " + std::to_string(rows) + " x " + std::to_string(cols) +
-                                " = " + std::to_string(rows * cols) + " scales, got " + std::to_string(size));
-}
 
 }  // namespace
 
@@ -41,7 +33,7 @@ std::size_t paired_index(PairedOperand op, bool transposed, std::size_t r, std::
 
 std::vector<std::uint8_t> encode_paired(std::span<const std::uint8_t> s, std::size_t rows, std::size_t cols,
                                         PairedOperand op, bool transposed) {
-  check(s.size(), rows, cols, "paired encode");
+  detail::check_scale_matrix(s.size(), rows, cols, "paired encode", 2);
   std::vector<std::uint8_t> out(paired_size(op, rows, cols), kPairedPad);
   for (std::size_t r = 0; r < rows; ++r)
     for (std::size_t c = 0; c < cols; ++c) out[paired_index(op, transposed, r, c, rows, cols)] = s[r * cols + c];
@@ -50,7 +42,7 @@ std::vector<std::uint8_t> encode_paired(std::span<const std::uint8_t> s, std::si
 
 std::vector<std::uint8_t> decode_paired(std::span<const std::uint8_t> buf, std::size_t rows, std::size_t cols,
                                         PairedOperand op, bool transposed) {
-  check(rows * cols, rows, cols, "paired decode");
+  detail::check_scale_matrix(rows * cols, rows, cols, "paired decode", 2);
   if (buf.size() != paired_size(op, rows, cols))
     throw std::invalid_argument("paired decode: a " + std::to_string(rows) + " x " + std::to_string(cols) + " " +
                                 (op == PairedOperand::a ? "A" : "B") + " scale matrix takes " +

@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "layout/check.hpp"
 #include "softmx/scale_layout.hpp"
 
 namespace softmx {
@@ -11,15 +12,6 @@ namespace {
 constexpr std::size_t kTileRows = 128, kTileCols = 4, kTileBytes = kTileRows * kTileCols;
 
 std::size_t round_up(std::size_t x, std::size_t m) { return (x + m - 1) / m * m; }
-
-void check_matrix(std::size_t size, std::size_t rows, std::size_t cols, const char* what) {
-  if (rows != 0 && cols > static_cast<std::size_t>(-1) / rows)
-    throw std::invalid_argument(std::string(what) + ": a " + std::to_string(rows) + " x " + std::to_string(cols) +
-                                " scale matrix is too large");
-  if (size != rows * cols)
-    throw std::invalid_argument(std::string(what) + ": expected " + std::to_string(rows) + " x " + std::to_string(cols) +
-                                " = " + std::to_string(rows * cols) + " scales, got " + std::to_string(size));
-}
 
 }  // namespace
 
@@ -38,7 +30,7 @@ std::size_t swizzled_128x4_index(std::size_t r, std::size_t c, std::size_t cols)
 
 std::vector<std::uint8_t> encode_swizzled_128x4(std::span<const std::uint8_t> s, std::size_t rows, std::size_t cols,
                                                 std::uint8_t pad) {
-  check_matrix(s.size(), rows, cols, "swizzled 128x4 encode");
+  detail::check_scale_matrix(s.size(), rows, cols, "swizzled 128x4 encode");
   std::vector<std::uint8_t> out(swizzled_128x4_size(rows, cols), pad);
   for (std::size_t r = 0; r < rows; ++r)
     for (std::size_t c = 0; c < cols; ++c) out[swizzled_128x4_index(r, c, cols)] = s[r * cols + c];
@@ -47,7 +39,7 @@ std::vector<std::uint8_t> encode_swizzled_128x4(std::span<const std::uint8_t> s,
 
 std::vector<std::uint8_t> decode_swizzled_128x4(std::span<const std::uint8_t> buf, std::size_t rows,
                                                 std::size_t cols) {
-  check_matrix(rows * cols, rows, cols, "swizzled 128x4 decode");
+  detail::check_scale_matrix(rows * cols, rows, cols, "swizzled 128x4 decode");
   if (buf.size() != swizzled_128x4_size(rows, cols))
     throw std::invalid_argument("swizzled 128x4 decode: a " + std::to_string(rows) + " x " + std::to_string(cols) +
                                 " scale matrix takes " + std::to_string(swizzled_128x4_size(rows, cols)) +

@@ -3,6 +3,8 @@
 // 242e079).
 #include "softmx/pychop.hpp"
 
+#include "core/enum_names.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -301,16 +303,11 @@ PychopStatistics pychop_statistics(const PychopSpec& spec, std::span<const std::
   if (spec.block_size == 0) fail("block_size must be at least 1");
   const std::size_t n = product(shape);
   if (n == 0) fail("the array is empty");
-  PychopStatistics s;
-  s.format = spec.name;
-  s.exp_bits = spec.exp_bits;
-  s.sig_bits = spec.sig_bits;
-  s.block_size = spec.block_size;
   // `self.scale_exp_bits or self.spec.scale_exp_bits`: both are the resolved spec's.
-  s.scale_exp_bits = spec.scale_exp_bits;
-  s.original_shape.assign(shape.begin(), shape.end());
-  s.num_blocks = (n + spec.block_size - 1) / spec.block_size;
-  s.total_elements = n;
+  PychopStatistics s{.format = spec.name, .exp_bits = spec.exp_bits, .sig_bits = spec.sig_bits,
+                     .block_size = spec.block_size, .scale_exp_bits = spec.scale_exp_bits,
+                     .original_shape = {shape.begin(), shape.end()},
+                     .num_blocks = (n + spec.block_size - 1) / spec.block_size, .total_elements = n};
   // fp32_bits / mx_bits etc. (np:309-332): integer operands, one correctly rounded division.
   const double mx_bits = static_cast<double>(s.num_blocks * spec.total_bits_per_block());
   s.compression_ratio_fp32 = static_cast<double>(32 * n) / mx_bits;
@@ -319,24 +316,16 @@ PychopStatistics pychop_statistics(const PychopSpec& spec, std::span<const std::
   return s;
 }
 
-std::string_view name(PychopBackend b) {
-  switch (b) {
-    case PychopBackend::numpy: return "numpy";
-    case PychopBackend::torch: return "torch";
-    case PychopBackend::jax: return "jax";
-  }
-  return "?";
-}
-std::string_view name(PychopNumpy v) { return v == PychopNumpy::v2 ? "2" : "1"; }
-std::optional<PychopBackend> parse_pychop_backend(std::string_view s) {
-  for (auto b : {PychopBackend::numpy, PychopBackend::torch, PychopBackend::jax})
-    if (lower(s) == name(b)) return b;
-  return std::nullopt;
-}
-std::optional<PychopNumpy> parse_pychop_numpy(std::string_view s) {
-  for (auto v : {PychopNumpy::v2, PychopNumpy::v1})
-    if (s == name(v)) return v;
-  return std::nullopt;
-}
+namespace {
+constexpr detail::EnumName<PychopBackend> kPychopBackend[] = {
+    {PychopBackend::numpy, "numpy"}, {PychopBackend::torch, "torch"}, {PychopBackend::jax, "jax"}};
+constexpr detail::EnumName<PychopNumpy> kPychopNumpy[] = {{PychopNumpy::v2, "2"}, {PychopNumpy::v1, "1"}};
+}  // namespace
+
+std::string_view name(PychopBackend b) { return detail::enum_name(b, kPychopBackend); }
+std::string_view name(PychopNumpy v) { return detail::enum_name(v, kPychopNumpy); }
+// The backend ASCII case folded, as pychop's backend argument; the NumPy major exactly.
+std::optional<PychopBackend> parse_pychop_backend(std::string_view s) { return detail::enum_parse(s, kPychopBackend); }
+std::optional<PychopNumpy> parse_pychop_numpy(std::string_view s) { return detail::enum_parse(s, kPychopNumpy, true); }
 
 }  // namespace softmx

@@ -2,6 +2,8 @@
 // MXTensor matmul (softmx/torchmx.hpp; docs/research/torchmx.md cites each line followed here).
 #include "softmx/torchmx.hpp"
 
+#include "core/enum_names.hpp"
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -138,6 +140,17 @@ class Gemm {
     Unpacked s;  // the f32 partial sum (fp32_sequential), +0
     bool nan = false, pinf = false, ninf = false;
     bool all_neg_zero = true;  // exact model: every term is -0
+    // The exact model's view of one term of class `cls` and sign `sign`: NaN, Inf and zero terms
+    // are noted here; true for a finite one, which the caller adds to the accumulator.
+    const auto finite_term = [&](ValueClass cls, bool sign) {
+      switch (cls) {
+        case ValueClass::nan: nan = true; return false;
+        case ValueClass::inf: (sign ? ninf : pinf) = true; return false;
+        case ValueClass::zero: all_neg_zero &= sign; return false;
+        case ValueClass::finite: all_neg_zero = false; return true;
+      }
+      return false;
+    };
     made_nan_ = false;
     acc_.clear();
     for (std::size_t i = 0; i < k; ++i) {
@@ -158,15 +171,7 @@ class Gemm {
         s = fma_f32(s, x, y, p);
         continue;
       }
-      switch (p.cls) {
-        case ValueClass::nan: nan = true; break;
-        case ValueClass::inf: (p.sign ? ninf : pinf) = true; break;
-        case ValueClass::zero: all_neg_zero &= p.sign; break;
-        case ValueClass::finite:
-          all_neg_zero = false;
-          acc_.add(p.sign, (x.sig >> 56) * (y.sig >> 56), x.exp + y.exp - 14);
-          break;
-      }
+      if (finite_term(p.cls, p.sign)) acc_.add(p.sign, (x.sig >> 56) * (y.sig >> 56), x.exp + y.exp - 14);
     }
     Unpacked total;
     if (model_ == TorchmxAccumulation::fp32_sequential) {
@@ -182,15 +187,7 @@ class Gemm {
     } else {
       if (bias) {
         const Unpacked bv = value_of(FormatId::bf16, *bias);
-        switch (bv.cls) {
-          case ValueClass::nan: nan = true; break;
-          case ValueClass::inf: (bv.sign ? ninf : pinf) = true; break;
-          case ValueClass::zero: all_neg_zero &= bv.sign; break;
-          case ValueClass::finite:
-            all_neg_zero = false;
-            add_value(acc_, bv, 8);
-            break;
-        }
+        if (finite_term(bv.cls, bv.sign)) add_value(acc_, bv, 8);
       }
       made_nan_ |= !nan && pinf && ninf;  // Inf - Inf
       if (nan || (pinf && ninf)) {
@@ -414,19 +411,19 @@ TorchmxMatmul torchmx_linear(const TorchmxTensor& a, const TorchmxTensor& w,
   return gemm(av, wv, a.shape[0], a.shape[1], w.shape[0], true, bias, acc);
 }
 
-std::string_view name(TorchmxAccumulation a) {
-  return a == TorchmxAccumulation::exact_f32 ? "exact-f32" : "fp32-sequential";
-}
-std::string_view name(TorchmxPath p) { return p == TorchmxPath::simulated ? "simulated" : "hardware-exact"; }
+namespace {
+constexpr detail::EnumName<TorchmxAccumulation> kTorchmxAccumulation[] = {
+    {TorchmxAccumulation::exact_f32, "exact-f32"}, {TorchmxAccumulation::fp32_sequential, "fp32-sequential"}};
+constexpr detail::EnumName<TorchmxPath> kTorchmxPath[] = {{TorchmxPath::simulated, "simulated"},
+                                                          {TorchmxPath::hardware_exact, "hardware-exact"}};
+}  // namespace
+
+std::string_view name(TorchmxAccumulation a) { return detail::enum_name(a, kTorchmxAccumulation); }
+std::string_view name(TorchmxPath p) { return detail::enum_name(p, kTorchmxPath); }
+// Exact spellings (case matters), as the CLI and Python have always taken them.
 std::optional<TorchmxAccumulation> parse_torchmx_accumulation(std::string_view s) {
-  for (auto a : {TorchmxAccumulation::exact_f32, TorchmxAccumulation::fp32_sequential})
-    if (s == name(a)) return a;
-  return std::nullopt;
+  return detail::enum_parse(s, kTorchmxAccumulation, true);
 }
-std::optional<TorchmxPath> parse_torchmx_path(std::string_view s) {
-  for (auto p : {TorchmxPath::simulated, TorchmxPath::hardware_exact})
-    if (s == name(p)) return p;
-  return std::nullopt;
-}
+std::optional<TorchmxPath> parse_torchmx_path(std::string_view s) { return detail::enum_parse(s, kTorchmxPath, true); }
 
 }  // namespace softmx

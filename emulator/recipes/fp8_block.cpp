@@ -12,18 +12,11 @@ constexpr std::size_t kBlock = 128;  // Float8BlockQuantizer.block_len (float8_b
 // square_blockwise.cu:335-350; the reference pads with zeros).
 RecipeOutput quantize_blocks(const Settings& s, const Matrix& m, std::size_t br, std::size_t bc) {
   const bool ref = s.reference();
-  RecipeOutput o;
-  o.rows = m.rows;
-  o.cols = m.cols;
-  o.element = s.element;
-  o.block_rows = br;
-  o.block_cols = bc;
-  o.scale_format = FormatId::f32;
-  o.scale_rows = (m.rows + br - 1) / br;
-  o.scale_cols = (m.cols + bc - 1) / bc;
-  o.scales.resize(o.scale_rows * o.scale_cols);
-  o.multipliers.resize(o.scales.size());
-  o.codes.resize(m.v.size());
+  const std::size_t scale_rows = (m.rows + br - 1) / br, scale_cols = (m.cols + bc - 1) / bc;
+  RecipeOutput o{.rows = m.rows, .cols = m.cols, .element = s.element, .codes = std::vector<std::uint8_t>(m.v.size()),
+                 .block_rows = br, .block_cols = bc, .scale_format = FormatId::f32, .scale_rows = scale_rows,
+                 .scale_cols = scale_cols, .scales = std::vector<std::uint32_t>(scale_rows * scale_cols),
+                 .multipliers = std::vector<std::uint32_t>(scale_rows * scale_cols)};
   // value_for_inf: the input dtype's max in the kernels (compute_scale_from_types,
   // recipe_common.cuh:61-69) and the reference (x_dtype = x.dtype).
   const Unpacked vinf = dtype_max(s.source);

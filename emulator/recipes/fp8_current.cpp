@@ -31,20 +31,11 @@ void quantize_fp8_current(const Settings& s, const Matrix& x, RecipeTensor& t) {
   const Unpacked scale_inv = div_f32(f32_value(1.0f), scale);
 
   auto make = [&](const Matrix& m) {
-    RecipeOutput o;
-    o.rows = m.rows;
-    o.cols = m.cols;
-    o.element = s.element;
-    o.block_rows = m.rows;
-    o.block_cols = m.cols;
-    o.scale_format = FormatId::f32;
-    o.scale_rows = o.scale_cols = 1;
-    o.scales = {bits(scale_inv)};
-    o.multipliers = {bits(scale)};
-    o.amax = bits(amax);
-    o.tensor_scale = bits(scale);
-    o.tensor_scale_inv = bits(scale_inv);
-    o.codes.resize(m.v.size());
+    // One block, the whole matrix, with one f32 scale.
+    RecipeOutput o{.rows = m.rows, .cols = m.cols, .element = s.element, .codes = std::vector<std::uint8_t>(m.v.size()),
+                   .block_rows = m.rows, .block_cols = m.cols, .scale_format = FormatId::f32,
+                   .scale_rows = 1, .scale_cols = 1, .scales = {bits(scale_inv)}, .multipliers = {bits(scale)},
+                   .amax = bits(amax), .tensor_scale = bits(scale), .tensor_scale_inv = bits(scale_inv)};
     // q = fp8(RN(float(x) * scale)) (vectorized_pointwise.h:198-207; cast_transpose.cu:163): the
     // kernel's cvt.rn.satfinite; the reference's unclamped PyTorch cast (ref_per_tensor_cs.py:57),
     // which never sees a product above max_fp8 (1 + 2^-23) anyway.

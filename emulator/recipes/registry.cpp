@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/ascii.hpp"
+#include "core/enum_names.hpp"
 #include "softmx/recipe.hpp"
 
 namespace softmx {
@@ -42,13 +43,17 @@ const std::array<Recipe, 4> kRecipes = {{
      RecipeKind::nvfp4, Fp8Format::e4m3, false},
 }};
 
-template <typename E, std::size_t N>
-std::optional<E> parse_by_name(std::string_view s, const std::array<E, N>& all) {
-  const std::string k = detail::ascii_lower(s);
-  for (E e : all)
-    if (k == name(e)) return e;
-  return std::nullopt;
-}
+// The names of the recipe options (enum_names.hpp: the first row of a value is its name).
+using detail::EnumName;
+constexpr EnumName<RecipeImpl> kRecipeImpl[] = {
+    {RecipeImpl::kernel, "kernel"}, {RecipeImpl::reference, "reference"}, {RecipeImpl::custom_reference, "custom-reference"}};
+constexpr EnumName<TensorRole> kTensorRole[] = {
+    {TensorRole::input, "input"}, {TensorRole::weight, "weight"}, {TensorRole::gradient, "gradient"}};
+constexpr EnumName<Fp8Format> kFp8Format[] = {{Fp8Format::e4m3, "e4m3"}, {Fp8Format::hybrid, "hybrid"}};
+constexpr EnumName<StochasticForm> kStochasticForm[] = {{StochasticForm::software, "software"},
+                                                        {StochasticForm::rs, "rs"}};
+constexpr EnumName<RecipeDirection> kRecipeDirection[] = {{RecipeDirection::rowwise, "rowwise"},
+                                                          {RecipeDirection::columnwise, "columnwise"}};
 
 }  // namespace
 
@@ -61,37 +66,17 @@ const Recipe* find_recipe(std::string_view n) {
   return nullptr;
 }
 
-std::string_view name(RecipeImpl v) {
-  switch (v) {
-    case RecipeImpl::kernel: return "kernel";
-    case RecipeImpl::reference: return "reference";
-    case RecipeImpl::custom_reference: return "custom-reference";
-  }
-  return "?";
-}
-std::string_view name(TensorRole v) {
-  switch (v) {
-    case TensorRole::input: return "input";
-    case TensorRole::weight: return "weight";
-    case TensorRole::gradient: return "gradient";
-  }
-  return "?";
-}
-std::string_view name(Fp8Format v) { return v == Fp8Format::e4m3 ? "e4m3" : "hybrid"; }
-std::string_view name(StochasticForm v) { return v == StochasticForm::software ? "software" : "rs"; }
-std::string_view name(RecipeDirection v) { return v == RecipeDirection::rowwise ? "rowwise" : "columnwise"; }
+std::string_view name(RecipeImpl v) { return detail::enum_name(v, kRecipeImpl); }
+std::string_view name(TensorRole v) { return detail::enum_name(v, kTensorRole); }
+std::string_view name(Fp8Format v) { return detail::enum_name(v, kFp8Format); }
+std::string_view name(StochasticForm v) { return detail::enum_name(v, kStochasticForm); }
+std::string_view name(RecipeDirection v) { return detail::enum_name(v, kRecipeDirection); }
 
-std::optional<RecipeImpl> parse_recipe_impl(std::string_view s) {
-  return parse_by_name(s, std::array{RecipeImpl::kernel, RecipeImpl::reference, RecipeImpl::custom_reference});
-}
-std::optional<TensorRole> parse_tensor_role(std::string_view s) {
-  return parse_by_name(s, std::array{TensorRole::input, TensorRole::weight, TensorRole::gradient});
-}
-std::optional<Fp8Format> parse_fp8_format(std::string_view s) {
-  return parse_by_name(s, std::array{Fp8Format::e4m3, Fp8Format::hybrid});
-}
+std::optional<RecipeImpl> parse_recipe_impl(std::string_view s) { return detail::enum_parse(s, kRecipeImpl); }
+std::optional<TensorRole> parse_tensor_role(std::string_view s) { return detail::enum_parse(s, kTensorRole); }
+std::optional<Fp8Format> parse_fp8_format(std::string_view s) { return detail::enum_parse(s, kFp8Format); }
 std::optional<StochasticForm> parse_stochastic_form(std::string_view s) {
-  return parse_by_name(s, std::array{StochasticForm::software, StochasticForm::rs});
+  return detail::enum_parse(s, kStochasticForm);
 }
 
 }  // namespace softmx

@@ -5,6 +5,7 @@
 #include <functional>
 #include <numeric>
 
+#include "core/enum_names.hpp"
 #include "softmx/error.hpp"
 #include "softmx/text.hpp"
 #include "softmx/vectors/generate.hpp"
@@ -131,25 +132,20 @@ std::string json_finding(const std::optional<CaseFinding>& f, const LineLayout& 
 
 }  // namespace
 
-const char* name(CompletenessBasis b) {
-  switch (b) {
-    case CompletenessBasis::regenerated: return "regenerated";
-    case CompletenessBasis::regenerated_open: return "regenerated-open";
-    case CompletenessBasis::header: return "header";
-    case CompletenessBasis::runs: return "runs";
-    case CompletenessBasis::none: return "none";
-  }
-  return "?";
-}
+namespace {
+constexpr softmx::detail::EnumName<CompletenessBasis> kCompletenessBasis[] = {
+    {CompletenessBasis::regenerated, "regenerated"}, {CompletenessBasis::regenerated_open, "regenerated-open"},
+    {CompletenessBasis::header, "header"},           {CompletenessBasis::runs, "runs"},
+    {CompletenessBasis::none, "none"}};
+constexpr softmx::detail::EnumName<CompletenessStatus> kCompletenessStatus[] = {
+    {CompletenessStatus::complete, "complete"},
+    {CompletenessStatus::incomplete, "incomplete"},
+    {CompletenessStatus::unproven, "unproven"}};
+}  // namespace
 
-const char* name(CompletenessStatus s) {
-  switch (s) {
-    case CompletenessStatus::complete: return "complete";
-    case CompletenessStatus::incomplete: return "incomplete";
-    case CompletenessStatus::unproven: return "unproven";
-  }
-  return "?";
-}
+// The tables' spellings are string literals, so data() is NUL-terminated.
+const char* name(CompletenessBasis b) { return softmx::detail::enum_name(b, kCompletenessBasis).data(); }
+const char* name(CompletenessStatus s) { return softmx::detail::enum_name(s, kCompletenessStatus).data(); }
 
 bool Completeness::differs() const {
   if (expected && present != *expected) return true;

@@ -105,6 +105,14 @@ const std::vector<std::string_view>& gen_operation_options(Operation op) {
   return convert;
 }
 
+void set_conversion(Header& h, const Context& ctx, const Dialect& dialect) {
+  h.ctx.rounding = ctx.rounding;
+  h.ctx.saturation = ctx.saturation;
+  h.ctx.tininess = ctx.tininess;
+  h.ctx.rbits_width = ctx.rbits_width;
+  h.dialect = std::string(dialect.name);
+}
+
 bool exhaustive(const Header& h) {
   switch (h.operation) {
     case Operation::convert: return format(h.from).width <= 16 && h.ctx.rounding != Rounding::rs;

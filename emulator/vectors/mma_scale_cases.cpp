@@ -403,10 +403,7 @@ std::vector<std::vector<u64>> mma_scale_probes(const Header& h) {
   for (const MmaCase& c : ScaleProbes(h).build()) {
     std::vector<u64> v;
     v.reserve(2 * c.a.size() + 2 * c.sa.size() + 1);
-    v.insert(v.end(), c.a.begin(), c.a.end());
-    v.insert(v.end(), c.b.begin(), c.b.end());
-    v.insert(v.end(), c.sa.begin(), c.sa.end());
-    v.insert(v.end(), c.sb.begin(), c.sb.end());
+    for (const std::vector<std::uint8_t>* part : {&c.a, &c.b, &c.sa, &c.sb}) v.insert(v.end(), part->begin(), part->end());
     if (h.addend) v.push_back(c.c);
     if (seen.insert(v).second) out.push_back(std::move(v));
   }

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <memory>
 
+#include "core/enum_names.hpp"
 #include "softmx/batch.hpp"
 #include "softmx/convert.hpp"
 #include "softmx/describe.hpp"
@@ -115,42 +116,38 @@ std::string format_name(const Format& f) { return std::string(f.name.view()); }
 
 }  // namespace
 
-const char* name(InputClass c) {
-  switch (c) {
-    case InputClass::normal: return "normal";
-    case InputClass::subnormal: return "subnormal";
-    case InputClass::overflow: return "overflow";
-    case InputClass::zero: return "zero";
-    case InputClass::nan: return "nan";
-    case InputClass::inf: return "inf";
-    case InputClass::tie: return "tie";
-  }
-  return "?";
-}
+namespace {
+constexpr softmx::detail::EnumName<InputClass> kInputClass[] = {
+    {InputClass::normal, "normal"}, {InputClass::subnormal, "subnormal"}, {InputClass::overflow, "overflow"},
+    {InputClass::zero, "zero"},     {InputClass::nan, "nan"},             {InputClass::inf, "inf"},
+    {InputClass::tie, "tie"}};
+}  // namespace
+
+// The table's spellings are string literals, so data() is NUL-terminated.
+const char* name(InputClass c) { return softmx::detail::enum_name(c, kInputClass).data(); }
 
 // ---- CaseClassifier ----
 
 CaseClassifier::CaseClassifier(const Header& h) : h_(h), layout_(line_layout(h)) {
+  // convert, dequantize, quantize: the header's formats, each value classified against the
+  // destination's values; dot and mma: the result's format (below).
+  src_ = h.from;
+  dst_ = h.to;
+  const auto against = [this](const char* what, const char* how) {
+    return std::string(what) + " against " + format_name(dst_) + "'s values" + how;
+  };
   switch (h.operation) {
     case Operation::convert:
-      src_ = h.from;
-      dst_ = h.to;
-      basis_ = "each input's exact value against " + format_name(dst_) +
-               "'s values: NaN, Inf, zero; overflow beyond its largest finite magnitude; tie exactly halfway between two "
-               "of its values; subnormal below its smallest normal value; normal the rest";
+      basis_ = against("each input's exact value",
+                       ": NaN, Inf, zero; overflow beyond its largest finite magnitude; tie exactly halfway between two "
+                       "of its values; subnormal below its smallest normal value; normal the rest");
       break;
     case Operation::dequantize:
-      src_ = h.from;
-      dst_ = h.to;
-      basis_ = "each element's value times 2^(SCALE - 127) against " + format_name(dst_) +
-               "'s values (a NaN scale is nan), as for convert";
+      basis_ = against("each element's value times 2^(SCALE - 127)", " (a NaN scale is nan), as for convert");
       break;
     case Operation::quantize:
-      src_ = h.from;
-      dst_ = h.to;
-      basis_ = "each element divided by softmx's scale, against " + format_name(dst_) +
-               "'s values; a block takes the first class any of its elements has, in the order nan, inf, overflow, tie, "
-               "subnormal, normal (a block of zeros is zero)";
+      basis_ = against("each element divided by softmx's scale,", "; a block takes the first class any of its "
+                       "elements has, in the order nan, inf, overflow, tie, subnormal, normal (a block of zeros is zero)");
       break;
     case Operation::dot:
     case Operation::mma:

@@ -1,6 +1,7 @@
 // emulator/vectors/verify.cpp: see verify.hpp.
 #include "softmx/vectors/verify.hpp"
 
+#include "core/enum_names.hpp"
 #include "softmx/block.hpp"
 #include "softmx/dot.hpp"
 #include "softmx/error.hpp"
@@ -121,14 +122,13 @@ std::string overrides_text(const Header& file, const Header& checked) {
   return s;
 }
 
-const char* name(VerdictStatus s) {
-  switch (s) {
-    case VerdictStatus::pass: return "pass";
-    case VerdictStatus::fail: return "fail";
-    case VerdictStatus::unproven: return "unproven";
-  }
-  return "?";
-}
+namespace {
+constexpr softmx::detail::EnumName<VerdictStatus> kVerdictStatus[] = {
+    {VerdictStatus::pass, "pass"}, {VerdictStatus::fail, "fail"}, {VerdictStatus::unproven, "unproven"}};
+}  // namespace
+
+// The table's spellings are string literals, so data() is NUL-terminated.
+const char* name(VerdictStatus s) { return softmx::detail::enum_name(s, kVerdictStatus).data(); }
 
 int exit_status(VerdictStatus s) {
   switch (s) {
@@ -137,6 +137,11 @@ int exit_status(VerdictStatus s) {
     case VerdictStatus::unproven: return 3;
   }
   return 70;
+}
+
+VerifyMismatch range_mismatch(const RangeMismatch& m) {
+  return {.range = true, .first = m.first, .last = m.last, .got = {m.got}, .want = {m.want}, .has_flags = m.has_flags,
+          .got_flags = m.got_flags, .want_flags = m.want_flags, .result_differs = m.got != m.want};
 }
 
 namespace {
@@ -252,16 +257,7 @@ VerifyResult verify_file(VectorReader& r, const VerifyOptions& o, const std::fun
       if (o.observer) o.observer->on_range(m);
       ++v.ranges;
       if (v.reported >= o.max_errors) return;
-      VerifyMismatch x;
-      x.range = true;
-      x.first = m.first;
-      x.last = m.last;
-      x.got = {m.got};
-      x.want = {m.want};
-      x.has_flags = m.has_flags;
-      x.got_flags = m.got_flags;
-      x.want_flags = m.want_flags;
-      x.result_differs = m.got != m.want;
+      VerifyMismatch x = range_mismatch(m);
       x.report = range_report(l, m, candidates(m.has_flags));
       x.json = "{\"first\": \"" + hex(m.first, d) + "\", \"last\": \"" + hex(m.last, d) + "\", \"count\": " +
                std::to_string(m.count()) + ", \"device\": \"" + hex(m.got, rd) + "\", \"expected\": \"" + hex(m.want, rd) +

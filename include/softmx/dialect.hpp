@@ -190,7 +190,7 @@ enum class DequantScaling : std::uint8_t {
 struct BlockPolicies {
   /// Empty when the dialect quantizes blocks; otherwise why not ("ml_dtypes has no block
   /// quantization").
-  std::string_view unsupported;
+  std::string_view unsupported{};
   ScaleRule scale_rule = ScaleRule::floor;
   ZeroBlockScale zero_block_scale = ZeroBlockScale::min_scale;
   NanBlock nan_block = NanBlock::nan_scale;
@@ -217,7 +217,7 @@ struct BlockPolicies {
   bool int8_integer_elements = false;
   /// The source formats the dialect quantizes (a subset of kHostFormats), and why not the others.
   FormatSet sources = kHostFormats;
-  std::string_view sources_why;
+  std::string_view sources_why{};
 };
 
 /// A set of rounding modes, one bit per Rounding value (bit i = Rounding(i)).

@@ -151,7 +151,7 @@ struct RecipeOutput {
   std::uint32_t tensor_scale_inv = 0;
   /// NVFP4 with RHT: the output quantizes RHT(x^T), whose bf16 values are kept here (row-major
   /// rows x cols) for explanation and dequantization checks; empty otherwise.
-  std::vector<std::uint16_t> rht_input;
+  std::vector<std::uint16_t> rht_input{};
   Flags flags = 0;  ///< OR of the element conversions' flags
 };
 

@@ -25,13 +25,13 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 from . import _softmx
 from ._arrays import int_arg, threads_arg
 from ._progress import run_with_progress
-from ._vectors import IdentifyResult, RunTable, TableDiff, VerifyResult, _c, _input_file, _path_arg
+from ._vectors import IdentifyResult, RunTable, TableDiff, VerifyResult, _c, _input_file, _path_arg, _Verdict
 
 PathLike = Union[str, bytes, "os.PathLike[str]"]
 
 
 @dataclasses.dataclass(frozen=True)
-class Report:
+class Report(_Verdict):
     """softmx's certificate for some results: `status` ("pass", "fail", "unproven") and
     `exit_status` (0, 1, 3: those `softmx verify`, identify and diff give for the same files),
     `verdict` (one line), `json` (the library's report data, docs/REPORT.md; `data` parsed),
@@ -48,13 +48,6 @@ class Report:
     @property
     def data(self) -> Dict[str, Any]:
         return _json.loads(self.json)
-
-    @property
-    def passed(self) -> bool:
-        return self.status == "pass"
-
-    def __bool__(self) -> bool:
-        return self.passed
 
     def __str__(self) -> str:
         return self.verdict + (f" (written to {self.path})" if self.path else "")

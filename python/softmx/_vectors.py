@@ -218,8 +218,22 @@ class Completeness:
     text: str
 
 
+class _Verdict:
+    """`passed` (status == "pass") and truth for a result with a verdict `status` ("pass",
+    "fail", "unproven"): VerifyResult and Report."""
+
+    __slots__ = ()
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "pass"  # type: ignore[attr-defined]
+
+    def __bool__(self) -> bool:
+        return self.passed
+
+
 @dataclasses.dataclass(frozen=True)
-class VerifyResult:
+class VerifyResult(_Verdict):
     """`softmx verify` as data, from the same library call as the CLI: the file's `cases`
     (inputs, for a run table, in `runs` runs), the counts of mismatches (results, flags only;
     `ranges` for a run table), the first max_errors `mismatches`, the file's `completeness`, and
@@ -274,13 +288,6 @@ class VerifyResult:
                 f"cases={self.cases}, mismatched={self.mismatched}, "
                 f"mismatches=[{_shown(len(self.mismatches), self.mismatch_count, 'verify', 'max_errors')}], "
                 f"completeness={self.completeness.status!r})")
-
-    @property
-    def passed(self) -> bool:
-        return self.status == "pass"
-
-    def __bool__(self) -> bool:
-        return self.passed
 
     def __str__(self) -> str:
         return "".join(m.report for m in self.mismatches) + self.summary

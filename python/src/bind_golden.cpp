@@ -43,15 +43,9 @@ py::tuple golden(std::size_t m, std::size_t n, std::size_t k, bool trans_a, bool
                  const std::string& b_format, std::uint64_t seed, const std::string& log2,
                  const std::optional<py::array>& a_in, const std::optional<py::array>& b_in, const std::string& command,
                  const std::optional<std::string>& out) {
-  LutGemmOptions o;
-  o.m = m;
-  o.n = n;
-  o.k = k;
-  o.trans_a = trans_a;
-  o.trans_b = trans_b;
-  o.a = lut_format_arg("a", a_format);
-  o.b = lut_format_arg("b", b_format);
-  o.log2 = log2_arg(log2);
+  const LutGemmOptions o{.m = m, .n = n, .k = k, .trans_a = trans_a, .trans_b = trans_b,
+                         .a = lut_format_arg("a", a_format), .b = lut_format_arg("b", b_format),
+                         .log2 = log2_arg(log2)};
   if (a_in.has_value() != b_in.has_value()) throw py::value_error("inputs needs both matrices, (A, B)");
   std::span<const std::uint32_t> A, B;
   if (a_in) {

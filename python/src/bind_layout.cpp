@@ -44,15 +44,6 @@ PairedOperand operand_arg(Layout l, const std::optional<std::string>& operand, b
   throw py::value_error("operand must be 'a' or 'b', got '" + operand->substr(0, 80) + "'");
 }
 
-template <class F>
-auto library(F&& f) {
-  try {
-    return f();
-  } catch (const std::invalid_argument& e) {
-    throw py::value_error(e.what());
-  }
-}
-
 py::array bytes_array(const std::vector<std::uint8_t>& v, std::vector<std::size_t> shape) {
   py::array a = new_array(shape, 1);
   if (!v.empty()) std::memcpy(a.mutable_data(), v.data(), v.size());

@@ -20,15 +20,6 @@
 namespace softmx::py_binding {
 namespace {
 
-template <class F>
-auto library(F&& f) {
-  try {
-    return f();
-  } catch (const std::invalid_argument& e) {
-    throw py::value_error(e.what());
-  }
-}
-
 template <class T>
 py::array to_array(const std::vector<T>& v, const std::vector<std::size_t>& shape) {
   py::array a = new_array(shape, sizeof(T));

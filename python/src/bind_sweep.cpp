@@ -27,6 +27,20 @@ vec::InputRange shard_arg(const std::string& text, int width) {
   return vec::shard_range(width, i, n);
 }
 
+/// What sweep and merge return: the run table's line count, header and its description, the
+/// inputs first..last it covers, and its text (bytes), or None when it went to a file (text null).
+py::dict table_dict(std::uint64_t lines, const Header& h, std::uint64_t first, std::uint64_t last,
+                    const std::string* text) {
+  py::dict d;
+  d["lines"] = lines;
+  d["header"] = vec::header_text(h);
+  d["description"] = vec::describe(h);
+  d["first"] = first;
+  d["last"] = last;
+  d["text"] = text ? py::object(py::bytes(*text)) : py::object(py::none());
+  return d;
+}
+
 py::dict sweep(const std::string& src, const std::string& to, const Opt& round, const Opt& sat, const Opt& tininess,
                const Opt& dialect, long threads_in, const Opt& shard, const Opt& path, const py::object& progress) {
   const Format from = format_spec_arg("src", src);
@@ -53,15 +67,7 @@ py::dict sweep(const std::string& src, const std::string& to, const Opt& round, 
       lines = vec::sweep_table(h, so, text);
     }
   }
-  py::dict r;
-  r["lines"] = lines;
-  r["header"] = vec::header_text(h);
-  r["description"] = vec::describe(h);
-  r["first"] = range.first;
-  r["last"] = range.last;
-  if (path) r["text"] = py::none();
-  else r["text"] = py::bytes(text);
-  return r;
+  return table_dict(lines, h, range.first, range.last, path ? nullptr : &text);
 }
 
 /// `softmx merge`: shards of one function joined into the canonical table (merge_tables), to
@@ -83,14 +89,7 @@ py::dict merge(const std::vector<std::string>& paths, const Opt& path) {
   // The merged table's header, read back by the library's reader.
   auto r = open_reader(path ? *path : std::string("<merged>"), path ? Opt() : Opt(text));
   const Header& h = r->header();
-  py::dict d;
-  d["lines"] = lines;
-  d["header"] = vec::header_text(h);
-  d["description"] = vec::describe(h);
-  d["first"] = h.first;
-  d["last"] = h.last;
-  d["text"] = path ? py::object(py::none()) : py::object(py::bytes(text));
-  return d;
+  return table_dict(lines, h, h.first, h.last, path ? nullptr : &text);
 }
 
 /// `softmx diff`: where two run tables over the same inputs disagree (RunLockstep). Each table is a

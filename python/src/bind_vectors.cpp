@@ -15,13 +15,7 @@
 namespace softmx::py_binding {
 namespace {
 
-void set_context(Header& h, const Conversion& c) {
-  h.ctx.rounding = c.ctx.rounding;
-  h.ctx.saturation = c.ctx.saturation;
-  h.ctx.tininess = c.ctx.tininess;
-  h.ctx.rbits_width = c.ctx.rbits_width;
-  h.dialect = std::string(c.dialect->name);
-}
+void set_context(Header& h, const Conversion& c) { vec::set_conversion(h, c.ctx, *c.dialect); }
 
 /// An MX element: a named one or a runtime spec of at most 8 bits (e1m2, e4m3fnuz, int4, ...);
 /// ValueError naming the argument and the failing field (mx_element_arg).
@@ -288,34 +282,8 @@ py::dict completeness_dict(const vec::Completeness& c, const vec::LineLayout& l)
   return d;
 }
 
-/// One mismatch, kept while the GIL is released.
-struct MismatchRecord {
-  bool range = false;
-  std::string where;  ///< "file line N" (cases)
-  std::uint64_t line = 0, first = 0, last = 0;
-  std::vector<std::uint64_t> operands, got, want;
-  bool has_flags = false, result_differs = true;
-  Flags got_flags = 0, want_flags = 0;
-  std::string report;
-};
-
-/// A run table's range mismatch as a record (its report is the caller's: verify and identify
-/// word it with their own candidates).
-MismatchRecord range_record(const vec::RangeMismatch& m) {
-  MismatchRecord r;
-  r.range = true;
-  r.first = m.first;
-  r.last = m.last;
-  r.got = {m.got};
-  r.want = {m.want};
-  r.has_flags = m.has_flags;
-  r.got_flags = m.got_flags;
-  r.want_flags = m.want_flags;
-  r.result_differs = m.got != m.want;
-  return r;
-}
-
-py::dict mismatch_dict(const MismatchRecord& m) {
+/// One mismatch of verify or identify (the library's VerifyMismatch) as a dict.
+py::dict mismatch_dict(const vec::VerifyMismatch& m) {
   py::dict d;
   if (m.range) {
     d["first"] = m.first;
@@ -378,23 +346,7 @@ py::dict verify(const std::string& path, const std::optional<std::string>& text,
   d["summary"] = v.summary_text();
   d["json"] = v.json();
   py::list l;
-  for (const vec::VerifyMismatch& m : v.mismatches) {
-    MismatchRecord r;
-    r.range = m.range;
-    r.where = m.where;
-    r.line = m.line;
-    r.first = m.first;
-    r.last = m.last;
-    r.operands = m.operands;
-    r.got = m.got;
-    r.want = m.want;
-    r.has_flags = m.has_flags;
-    r.result_differs = m.result_differs;
-    r.got_flags = m.got_flags;
-    r.want_flags = m.want_flags;
-    r.report = m.report;
-    l.append(mismatch_dict(r));
-  }
+  for (const vec::VerifyMismatch& m : v.mismatches) l.append(mismatch_dict(m));
   d["mismatches"] = l;
   return d;
 }
@@ -453,7 +405,7 @@ py::dict identify(const std::string& path, const std::optional<std::string>& tex
     e["distance"] = vec::setting_distance(h, c.header);
     py::list dis;
     for (const vec::Disagreement& x : s.cases) {
-      MismatchRecord r;
+      vec::VerifyMismatch r;
       r.where = x.where;
       r.line = x.line;
       r.operands = x.rec.operands;
@@ -469,7 +421,7 @@ py::dict identify(const std::string& path, const std::optional<std::string>& tex
       dis.append(mismatch_dict(r));
     }
     for (const vec::RangeMismatch& m : s.runs) {
-      MismatchRecord r = range_record(m);
+      vec::VerifyMismatch r = vec::range_mismatch(m);
       if (k == 0) r.report = vec::range_report(id.layout, m, &id.candidates);
       dis.append(mismatch_dict(r));
     }

@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,16 @@ void check_codes(const void* data, std::size_t n, const Format& f, const char* w
 inline void check_codes(const void* data, std::size_t n, FormatId f, const char* what) { check_codes(data, n, format(f), what); }
 /// ValueError when a random value is at or above 2^width.
 void check_random(const std::uint64_t* r, std::size_t n, unsigned width);
+
+/// f() with the library's std::invalid_argument (a bad argument it names) as Python's ValueError.
+template <class F>
+auto library(F&& f) {
+  try {
+    return f();
+  } catch (const std::invalid_argument& e) {
+    throw py::value_error(e.what());
+  }
+}
 
 /// Threads: 0 means every core.
 inline unsigned threads_arg(long threads) {

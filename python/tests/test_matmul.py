@@ -49,12 +49,15 @@ def values(q):
     return v, s
 
 
-def exact_matmul(a, b):
+def decoded(a, b):
+    """A's and B's exact values and scale exponents (values()), then M, K, N and the block size."""
     av, asx = values(a)
     bv, bsx = values(b)
-    M, K = av.shape
-    N = bv.shape[1]
-    k = a.block
+    return av, asx, bv, bsx, av.shape[0], av.shape[1], bv.shape[1], a.block
+
+
+def exact_matmul(a, b):
+    av, asx, bv, bsx, M, K, N, k = decoded(a, b)
     out = np.zeros((M, N), np.float32)
     for i in range(M):
         for j in range(N):
@@ -68,11 +71,7 @@ def exact_matmul(a, b):
 def sequential_matmul(a, b):
     """BLOCKS.md 5's fp32-sequential: per block an f32 sum in order, scaled exactly and rounded,
     then an f32 sum of the blocks in order; numpy's f32 arithmetic (rne)."""
-    av, asx = values(a)
-    bv, bsx = values(b)
-    M, K = av.shape
-    N = bv.shape[1]
-    k = a.block
+    av, asx, bv, bsx, M, K, N, k = decoded(a, b)
     out = np.zeros((M, N), np.float32)
     for i in range(M):
         for j in range(N):

@@ -24,6 +24,18 @@
 
 namespace softmx::cli {
 
+/// The `name` of every row of a table (all_formats(), all_dialects(), all_recipes(), ...) in
+/// order, joined by `sep`: "e4m3 e5m2 ..." or "ocp, cuda, ...", for help texts and messages.
+template <class Table>
+std::string joined_names(const Table& table, std::string_view sep) {
+  std::string s;
+  for (const auto& row : table) {
+    if (!s.empty()) s += sep;
+    s += row.name;
+  }
+  return s;
+}
+
 // The library's text conventions (softmx/text.hpp), used throughout the command line.
 using softmx::expected_code;
 using softmx::hex;

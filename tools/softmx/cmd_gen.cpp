@@ -98,15 +98,6 @@ void require_host(FormatId f, const char* opt) {
     throw UsageError(std::string("--") + opt + " must be f64, f32, f16 or bf16, not " + std::string(format(f).name));
 }
 
-/// Copies the context and dialect of parsed conversion options into a header.
-void set_context(Header& h, const ConversionOptions& co) {
-  h.ctx.rounding = co.ctx.rounding;
-  h.ctx.saturation = co.ctx.saturation;
-  h.ctx.tininess = co.ctx.tininess;
-  h.ctx.rbits_width = co.ctx.rbits_width;
-  h.dialect = std::string(co.dialect->name);
-}
-
 Header convert_header(const Args& a) {
   const ConversionOptions co = conversion_options(a, true);
   if (!co.from) throw UsageError("missing --from FORMAT (the source format)");
@@ -114,7 +105,7 @@ Header convert_header(const Args& a) {
   h.operation = Operation::convert;
   h.from = *co.from;
   h.to = co.to;
-  set_context(h, co);
+  set_conversion(h, co.ctx, *co.dialect);
   return h;
 }
 
@@ -130,7 +121,7 @@ Header quantize_header(const Args& a) {
   common.options.erase("to");  // the dialect's per-destination conversion defaults do not apply
   const ConversionOptions co = conversion_options(common, false);
   const BlockPolicies& bp = co.dialect->block;
-  set_context(h, co);
+  set_conversion(h, co.ctx, *co.dialect);
   if (!co.rounding_given) h.ctx.rounding = bp.element_rounding;
   if (!a.get("sat")) h.ctx.saturation = bp.element_saturation;
   h.block = static_cast<std::uint32_t>(parse_count(a, "block", 32, 4096));
@@ -149,7 +140,7 @@ Header dequantize_header(const Args& a) {
   const ConversionOptions co = conversion_options(common, true);
   require_host(co.to.id, "to");
   h.to = co.to;
-  set_context(h, co);
+  set_conversion(h, co.ctx, *co.dialect);
   return h;
 }
 
@@ -177,7 +168,8 @@ Header dot_header(const Args& a) {
   Args common = a;
   for (const char* o : {"a", "b", "block", "blocks", "acc", "to", "addend"}) common.options.erase(o);
   if (!a.get("sat")) common.options.emplace("sat", "none");
-  set_context(h, conversion_options(common, false));
+  const ConversionOptions co = conversion_options(common, false);
+  set_conversion(h, co.ctx, *co.dialect);
   h.dialect = "ocp";
   return h;
 }

@@ -35,12 +35,6 @@
 namespace softmx::cli {
 namespace {
 
-std::string recipe_names() {
-  std::string s;
-  for (const Recipe& r : all_recipes()) s += (s.empty() ? "" : ", ") + std::string(r.name);
-  return s;
-}
-
 bool flag01(const Args& a, const char* opt, std::optional<bool>& out) {
   const auto v = a.get(opt);
   if (!v) return false;
@@ -219,10 +213,10 @@ int cmd_recipe(int argc, char** argv) {
       throw UsageError("--list takes no other argument");
     return list_recipes();
   }
-  if (a.positionals.empty()) throw UsageError("missing the recipe NAME (" + recipe_names() + "; softmx recipes lists them)");
+  if (a.positionals.empty()) throw UsageError("missing the recipe NAME (" + joined_names(all_recipes(), ", ") + "; softmx recipes lists them)");
   if (a.positionals.size() > 2) throw UsageError("unexpected argument " + quote(a.positionals[2], '\'') + " (one NAME and one FILE)");
   const Recipe* recipe = find_recipe(a.positionals[0]);
-  if (!recipe) throw UsageError("unknown recipe " + quote(a.positionals[0], '\'') + " (expected one of " + recipe_names() + ")");
+  if (!recipe) throw UsageError("unknown recipe " + quote(a.positionals[0], '\'') + " (expected one of " + joined_names(all_recipes(), ", ") + ")");
   const auto shape_text = a.get("shape");
   if (!shape_text) throw UsageError("missing --shape MxK (the tensor's dimensions, row-major; for example 128x256)");
   const std::vector<std::size_t> shape = parse_dims(*shape_text);

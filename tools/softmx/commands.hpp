@@ -4,27 +4,17 @@
 
 namespace softmx::cli {
 
-int cmd_convert(int argc, char** argv);
-int cmd_explain(int argc, char** argv);
-int cmd_formats(int argc, char** argv);
-int cmd_dialects(int argc, char** argv);
-int cmd_models(int argc, char** argv);
-int cmd_quantize(int argc, char** argv);
-int cmd_dequantize(int argc, char** argv);
-int cmd_dot(int argc, char** argv);
-int cmd_gemm_golden(int argc, char** argv);
-int cmd_gemm_golden_lut(int argc, char** argv);  // gemm-golden --layout lut-argmin
-int cmd_gen(int argc, char** argv);
-int cmd_verify(int argc, char** argv);
-int cmd_sweep(int argc, char** argv);
-int cmd_merge(int argc, char** argv);
-int cmd_diff(int argc, char** argv);
-int cmd_identify(int argc, char** argv);
-int cmd_report(int argc, char** argv);   // the certificate (report_data.hpp, docs/REPORT.md)
-int cmd_recipe(int argc, char** argv);   // TransformerEngine's recipes (recipe.hpp)
-int cmd_recipes(int argc, char** argv);
-int cmd_layout(int argc, char** argv);   // the scale layouts (scale_layout.hpp)
-int cmd_torchmx(int argc, char** argv);  // torchmx's entry points (torchmx.hpp)
-int cmd_pychop(int argc, char** argv);   // pychop's mx_quantize (pychop.hpp)
+/// A subcommand's entry point: `softmx NAME ARGS...` is cmd_NAME(argc, argv), argv[1] the name.
+/// kCommands (help.cpp) maps each name to its function.
+using CommandFn = int(int argc, char** argv);
+
+CommandFn cmd_convert, cmd_explain, cmd_formats, cmd_dialects, cmd_models, cmd_quantize, cmd_dequantize;
+CommandFn cmd_dot, cmd_gemm_golden, cmd_gen, cmd_verify, cmd_sweep, cmd_merge, cmd_diff, cmd_identify;
+CommandFn cmd_gemm_golden_lut;           // gemm-golden --layout lut-argmin (called by cmd_gemm_golden)
+CommandFn cmd_report;                    // the certificate (report_data.hpp, docs/REPORT.md)
+CommandFn cmd_recipe, cmd_recipes;       // TransformerEngine's recipes (recipe.hpp)
+CommandFn cmd_layout;                    // the scale layouts (scale_layout.hpp)
+CommandFn cmd_torchmx;                   // torchmx's entry points (torchmx.hpp)
+CommandFn cmd_pychop;                    // pychop's mx_quantize (pychop.hpp)
 
 }  // namespace softmx::cli

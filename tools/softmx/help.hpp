@@ -7,10 +7,16 @@
 #include <string_view>
 #include <vector>
 
+#include "commands.hpp"
+
 namespace softmx::cli {
 
 /// The subcommands, in the order `softmx --help` lists them.
 const std::vector<std::string_view>& command_names();
+
+/// The entry point of subcommand `cmd` (commands.hpp), or nullptr: not a subcommand, or "help",
+/// which main() answers.
+CommandFn* command_function(std::string_view cmd);
 
 /// "convert, explain, ... or dialects": command_names() as a sentence, for error messages.
 std::string command_list();

@@ -134,27 +134,7 @@ int run(const std::string& cmd, int argc, char** argv) {
     out.commit();
     return 0;
   }
-  if (cmd == "convert") return cmd_convert(argc, argv);
-  if (cmd == "explain") return cmd_explain(argc, argv);
-  if (cmd == "formats") return cmd_formats(argc, argv);
-  if (cmd == "dialects") return cmd_dialects(argc, argv);
-  if (cmd == "models") return cmd_models(argc, argv);
-  if (cmd == "quantize") return cmd_quantize(argc, argv);
-  if (cmd == "dequantize") return cmd_dequantize(argc, argv);
-  if (cmd == "dot") return cmd_dot(argc, argv);
-  if (cmd == "gemm-golden") return cmd_gemm_golden(argc, argv);
-  if (cmd == "gen") return cmd_gen(argc, argv);
-  if (cmd == "verify") return cmd_verify(argc, argv);
-  if (cmd == "sweep") return cmd_sweep(argc, argv);
-  if (cmd == "merge") return cmd_merge(argc, argv);
-  if (cmd == "diff") return cmd_diff(argc, argv);
-  if (cmd == "identify") return cmd_identify(argc, argv);
-  if (cmd == "report") return cmd_report(argc, argv);
-  if (cmd == "recipe") return cmd_recipe(argc, argv);
-  if (cmd == "recipes") return cmd_recipes(argc, argv);
-  if (cmd == "layout") return cmd_layout(argc, argv);
-  if (cmd == "torchmx") return cmd_torchmx(argc, argv);
-  if (cmd == "pychop") return cmd_pychop(argc, argv);
+  if (CommandFn* f = command_function(cmd)) return f(argc, argv);  // the table in help.cpp
   if (cmd == "help") {
     // softmx help [CMD]: CMD's help, or the overview (help --help and -h were answered above).
     const Args a = parse_command(cmd, argc, argv, 2);

@@ -11,12 +11,6 @@
 namespace softmx::cli {
 namespace {
 
-std::string dialect_names() {
-  std::string s;
-  for (const Dialect& d : all_dialects()) s += (s.empty() ? "" : ", ") + std::string(d.name);
-  return s;
-}
-
 // The tensor-core model names from the library (tensor_core_model_names), after `text` (whose
 // last line ends at column `col` of the help) and wrapped at the help's 95 columns, so a new
 // model shows up in --acc's and --model's help without an edit. Continuation lines are given
@@ -71,7 +65,7 @@ std::vector<Option> conversion_rows(bool rbits) {
        "saturation). propagate (P3109's SatPropagate, dialect p3109 only):\n"
        "finite overflow gives max finite, Inf stays Inf; P3109's names\n"
        "SatFinite, SatNone, SatPropagate are read too"},
-      {"dialect", Arg::value, "NAME", dialect_names() + "\n(default ocp; softmx dialects lists their policies)"},
+      {"dialect", Arg::value, "NAME", joined_names(all_dialects(), ", ") + "\n(default ocp; softmx dialects lists their policies)"},
       {"tininess", Arg::value, "after|before|after-bounded", "underflow detection (default after; SEMANTICS 5.3)"},
   };
   if (rbits) r.push_back({"rbits", Arg::value, "R", "random bits per value for --round rs, 1..64 (default 32)"});
@@ -182,7 +176,7 @@ Table make_tables() {
       {"block", Arg::value, "K", "elements per block (default 32)", "", "mx"},
       {"seed", Arg::value, "S", "the PRNG seed, 0..2^64-1 (default 1)"},
       {"scale", Arg::value, "RULE", "block scale rule: floor, ceil, even, rceil (default: the dialect's)", "", "mx"},
-      {"dialect", Arg::value, "NAME", dialect_names() + " (default ocp)", "", "mx"},
+      {"dialect", Arg::value, "NAME", joined_names(all_dialects(), ", ") + " (default ocp)", "", "mx"},
       gemm_acc,
       {"round", Arg::value, "MODE", "rounding of the quantization (default: the dialect's)", "", "mx"},
       {"sat", Arg::value, "finite|none",

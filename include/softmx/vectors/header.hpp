@@ -111,6 +111,11 @@ struct Header {
   void validate(std::string_view where) const;
 };
 
+/// Sets the header's conversion settings from a context and its dialect: ctx's rounding,
+/// saturation, tininess and rbits_width (the random bits themselves are each case's), and the
+/// dialect's name. The command line and Python both build headers so.
+void set_conversion(Header& h, const Context& ctx, const Dialect& dialect);
+
 /// True when level 1 already holds every possible case, so that level 2 adds nothing: convert
 /// from a source of at most 16 bits with a deterministic rounding, and dequantize (README 6).
 /// Such sets are checked for full coverage of their input space. Precondition: h validated.

@@ -103,20 +103,25 @@ struct VerifyOptions {
 /// One reported disagreement: a line of a cases file, or a range of a run table.
 struct VerifyMismatch {
   bool range = false;
-  std::string where;       ///< cases: "file line N"
+  std::string where{};     ///< cases: "file line N"
   std::uint64_t line = 0;  ///< cases: N
   std::uint64_t first = 0, last = 0;  ///< runs: the inputs of the range
-  std::vector<std::uint64_t> operands, got, want;  ///< runs: got and want one code each
+  std::vector<std::uint64_t> operands{}, got{}, want{};  ///< runs: got and want one code each
   bool has_flags = false;  ///< the device gave flags (got_flags meaningful)
   Flags got_flags = 0, want_flags = 0;
   bool result_differs = true;  ///< false: only the flags differ
   /// The explanation: values decomposed, flags spelled out, the settings that give the
   /// device's result, and for mma the model's steps (report.hpp).
-  std::string report;
+  std::string report{};
   /// The same as one JSON object (no newline): line, operands (hex, the file's columns) or
   /// first, last, count; device, expected; device_flags (null when not given), expected_flags.
-  std::string json;
+  std::string json{};
 };
+
+/// A run table's range mismatch as a VerifyMismatch: range, first, last, got, want, flags and
+/// result_differs; report and json are left empty for the caller (verify and identify word them
+/// with their own candidates).
+VerifyMismatch range_mismatch(const RangeMismatch& m);
 
 struct VerifyResult {
   std::string file;         ///< the name as given ("<stdin>" for standard input)
