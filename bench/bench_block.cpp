@@ -1,19 +1,35 @@
-// bench/bench_block.cpp: MX block quantization throughput, f32 in, MXFP8 (E4M3, k = 32,
-// floor scale) out, single thread, against a scalar loop of single-value conversions of the
-// same data in the same run; and dequantization back to f32 against a loop of
-// dequantize_element. Reports GB/s per core, the ratios, and the share of the memory loops (the
-// limits: read f32 and write a byte; read a byte and write f32), each built for the baseline
-// instruction set and for every instruction set this CPU has (limit_loops_*.cpp, compiled with
-// the kernels' -m flags), so that a kernel is measured against what its own instruction set
-// moves.
+// bench/bench_block.cpp: MX block quantization and dequantization throughput, one core, k = 32,
+// E8M0 scales, against the memory loops of the same instruction set on the same data size.
+//
+// Rows, at three data sizes (L2: 256 KiB of f32; L3: a part of the last-level cache; DRAM: at
+// least 256 MiB and twice the last-level cache, from sysconf; SOFTMX_BENCH_DRAM_MIB overrides
+// it), for every vector instruction set this CPU has (and Isa::scalar, the reference, at the
+// L2 size only):
+//  - quantize f32 -> MXFP8 (e4m3, e5m2; floor and rceil scale rules), MXFP6 (e2m3, e3m2),
+//    MXFP4 (e2m1: one code per byte, and packed two per byte: softmx::pack_into after
+//    quantize_tensor_into), and runtime elements (parse_format_spec; BLOCKS.md 1.1): e4m3fnuz,
+//    e5m2fnuz, e2m2, int4, each against the named element of the same width (e2m2, 5 bits,
+//    against e2m3; int4 against e2m1);
+//  - dequantize the same back to f32 (a Dequantizer made per call, as dequantize_tensor does,
+//    on the row's instruction set; packed e2m1 through softmx::unpack_into first);
+//  - the memory loops (limit_loops*.cpp, built per instruction set): read f32 and write a
+//    byte; read a byte and write f32;
+//  - a dequantize call's fixed cost: one block through a Dequantizer made per call (e4m3 and
+//    e4m3fnuz; time per call), which bounds the small sizes.
+// Rates are GB/s of f32 (the input of quantize, the output of dequantize). The summary prints
+// each row's rate, its share of the same instruction set's memory loop at the same size, the
+// bytes per value the row moves through memory (reads + writes of every pass it makes: the
+// memory loops move 5), and for runtime rows the ratio to the named element.
 #include <benchmark/benchmark.h>
 
 #include "limit_loops.hpp"
 #include "rate_reporter.hpp"
 
-#include <bit>
-#include <cmath>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <vector>
@@ -21,212 +37,314 @@
 #include "softmx/batch.hpp"
 #include "softmx/block.hpp"
 #include "softmx/convert.hpp"
+#include "softmx/pack.hpp"
 #include "softmx/prng.hpp"
 
 namespace {
 
 using softmx::FormatId;
+using softmx::Isa;
 
-constexpr std::size_t kValues = 1 << 20;  // 4 MiB of f32
+constexpr std::size_t kBlock = 32;
 
+/// One data size: a name and the number of f32 values.
+struct Size {
+  std::string name;
+  std::size_t values;
+};
+
+std::size_t cache_bytes(int name, std::size_t fallback) {
+  const long v = sysconf(name);
+  return v > 0 ? static_cast<std::size_t>(v) : fallback;
+}
+
+std::size_t pow2_at_least(std::size_t x) {
+  std::size_t p = 1;
+  while (p < x) p <<= 1;
+  return p;
+}
+
+/// L2: 256 KiB of f32 (and its codes) inside the per-core L2. L3: a quarter of the last-level
+/// cache, at most 32 MiB of f32, at least 4x L2. DRAM: at least 256 MiB of f32 and twice the
+/// last-level cache.
+std::vector<Size> sizes() {
+  const std::size_t l2 = cache_bytes(_SC_LEVEL2_CACHE_SIZE, 1 << 20);
+  const std::size_t l3 = cache_bytes(_SC_LEVEL3_CACHE_SIZE, 32 << 20);
+  const std::size_t l3_bytes = std::max<std::size_t>(4 * l2, std::min<std::size_t>(l3 / 4, std::size_t{32} << 20));
+  std::size_t dram_bytes = pow2_at_least(std::max<std::size_t>(std::size_t{256} << 20, 2 * l3));
+  if (const char* e = std::getenv("SOFTMX_BENCH_DRAM_MIB")) dram_bytes = std::strtoull(e, nullptr, 10) << 20;
+  auto values = [](std::size_t bytes) { return bytes / 4 / kBlock * kBlock; };
+  return {{"L2", values(256 << 10)}, {"L3", values(l3_bytes)}, {"DRAM", values(dram_bytes)}};
+}
+
+std::size_t max_values() {
+  std::size_t n = 0;
+  for (const Size& s : sizes()) n = std::max(n, s.values);
+  return n;
+}
+
+/// The f32 data (the largest size; smaller sizes read its start): sign, a binade in
+/// [2^-8, 2^8) and 23 random fraction bits per value.
 const std::vector<std::uint32_t>& data() {
   static const std::vector<std::uint32_t> v = [] {
-    std::vector<std::uint32_t> r(kValues);
+    std::vector<std::uint32_t> r(max_values());
     softmx::SplitMix64 rng(0xB10C);
     for (auto& x : r) {
-      const int e = -8 + static_cast<int>(rng.below(16));
-      const float m = 1.0f + static_cast<float>(rng.next() >> 41) * 0x1p-23f;
-      x = std::bit_cast<std::uint32_t>(std::ldexp(rng.below(2) ? -m : m, e));
+      const std::uint64_t z = rng.next();
+      const std::uint32_t e = 127 - 8 + static_cast<std::uint32_t>(z >> 60);
+      x = static_cast<std::uint32_t>(z >> 59 & 1) << 31 | e << 23 | (static_cast<std::uint32_t>(z) & 0x7FFFFF);
     }
     return r;
   }();
   return v;
 }
 
-// The MX quantizer: blocks of 32 along a 1-d tensor (scale + 32 codes per block), on one
-// instruction set (softmx::Isa::scalar: the reference path).
-void mx_quantize(benchmark::State& st, softmx::Isa isa) {
-  const auto& in = data();
+/// Output arrays shared by every row (made once, touched once).
+struct Buffers {
+  std::vector<std::uint8_t> codes, scales, packed;
+  std::vector<std::uint32_t> f32;
+  Buffers()
+      : codes(max_values()), scales(max_values() / kBlock), packed(max_values() / 2 + 1), f32(max_values()) {}
+};
+Buffers& buffers() {
+  static Buffers b;
+  return b;
+}
+
+/// One element row of the matrix.
+struct Element {
+  std::string label;  ///< e.g. "e4m3_floor", "e2m1_packed", "rt_e4m3fnuz"
+  std::string spec;   ///< parse_format_spec input
+  softmx::ScaleRule rule = softmx::ScaleRule::floor;
+  bool packed = false;  ///< codes packed (pack_into) after quantizing
+  std::string peer;     ///< runtime rows: the named row they are compared with
+};
+
+const std::vector<Element>& elements() {
+  using softmx::ScaleRule;
+  static const std::vector<Element> v = {
+      {"e4m3_floor", "e4m3", ScaleRule::floor, false, ""},
+      {"e4m3_rceil", "e4m3", ScaleRule::rceil, false, ""},
+      {"e5m2_floor", "e5m2", ScaleRule::floor, false, ""},
+      {"e5m2_rceil", "e5m2", ScaleRule::rceil, false, ""},
+      {"e2m3_floor", "e2m3", ScaleRule::floor, false, ""},
+      {"e3m2_floor", "e3m2", ScaleRule::floor, false, ""},
+      {"e2m1_floor", "e2m1", ScaleRule::floor, false, ""},
+      {"e2m1_floor_packed", "e2m1", ScaleRule::floor, true, ""},
+      {"rt_e4m3fnuz_floor", "e4m3fnuz", ScaleRule::floor, false, "e4m3_floor"},
+      {"rt_e5m2fnuz_floor", "e5m2fnuz", ScaleRule::floor, false, "e5m2_floor"},
+      {"rt_e2m2_floor", "e2m2", ScaleRule::floor, false, "e2m3_floor"},
+      {"rt_int4_floor", "int4", ScaleRule::floor, false, "e2m1_floor"},
+  };
+  return v;
+}
+
+softmx::BlockOptions options(const Element& e, Isa isa) {
   softmx::BlockOptions o;
-  o.element = FormatId::e4m3;
+  o.element = softmx::parse_format_spec(e.spec);
+  o.rule = e.rule;
   o.isa = isa;
-  const std::size_t shape[1] = {kValues};
-  for (auto _ : st) {
-    const softmx::MxTensor t = softmx::quantize_tensor(FormatId::f32, in.data(), shape, 0, 32, o);
-    benchmark::DoNotOptimize(t.codes.data());
-  }
-  st.SetBytesProcessed(st.iterations() * static_cast<std::int64_t>(kValues * 4));
+  return o;
 }
 
-// The same with a runtime element format (softmx::parse_format_spec; docs/BLOCKS.md 1.1) on one
-// instruction set: the scalar steps on the descriptor, or per block the vector lanes reading
-// the descriptor from the plan (no many-block kernel). e4m3fnuz against e4m3 compares the same
-// width and shape.
-void mx_quantize_runtime(benchmark::State& st, const char* spec, softmx::Isa isa) {
-  const auto& in = data();
-  softmx::BlockOptions o;
-  o.element = softmx::parse_format_spec(spec);
-  o.isa = isa;
-  const std::size_t shape[1] = {kValues};
-  for (auto _ : st) {
-    const softmx::MxTensor t = softmx::quantize_tensor(FormatId::f32, in.data(), shape, 0, 32, o);
-    benchmark::DoNotOptimize(t.codes.data());
-  }
-  st.SetBytesProcessed(st.iterations() * static_cast<std::int64_t>(kValues * 4));
+/// Bytes moved per value: quantize reads 4 and writes a code byte and 1/32 of a scale byte;
+/// packing reads the code bytes again and writes w/8 bytes. Dequantize mirrors it.
+double bytes_per_value(const Element& e) {
+  const double base = 4 + 1 + 1.0 / kBlock;
+  if (!e.packed) return base;
+  const double w = softmx::parse_format_spec(e.spec).width;
+  return base + 1 + w / 8;
 }
 
-// The same data through the single-value API, one Converter call per value (no scales).
-void scalar_loop(benchmark::State& st) {
-  const auto& in = data();
-  std::vector<std::uint8_t> out(kValues);
-  const softmx::Converter conv(FormatId::f32, FormatId::e4m3, softmx::Context{});
+void quantize(benchmark::State& st, const Element* e, Isa isa, std::size_t n) {
+  const std::uint32_t* in = data().data();
+  Buffers& b = buffers();
+  const softmx::BlockOptions o = options(*e, isa);
+  const softmx::Format& f = o.element;
+  const std::size_t shape[1] = {n};
   for (auto _ : st) {
-    for (std::size_t i = 0; i < kValues; ++i) out[i] = static_cast<std::uint8_t>(conv(in[i]).code);
-    benchmark::DoNotOptimize(out.data());
+    const softmx::Flags fl = softmx::quantize_tensor_into(FormatId::f32, in, shape, 0, kBlock, o,
+                                                          {b.scales.data(), n / kBlock}, {b.codes.data(), n}, 1);
+    if (e->packed) softmx::pack_into(f, {b.codes.data(), n}, {b.packed.data(), softmx::packed_size(f, n)});
+    benchmark::DoNotOptimize(fl);
     benchmark::ClobberMemory();
   }
-  st.SetBytesProcessed(st.iterations() * static_cast<std::int64_t>(kValues * 4));
+  st.SetBytesProcessed(st.iterations() * static_cast<std::int64_t>(n * 4));
 }
 
-// The limit: read the f32 values and write one byte each, no arithmetic beyond a shift, built
-// for one instruction set (the compiler vectorises it as that set allows).
-void memory_loop(benchmark::State& st, softmx::bench::LimitLoops loops) {
-  const auto& in = data();
-  std::vector<std::uint8_t> out(kValues + kValues / 32);
+/// The codes and scales of element e over the first n values, made once per (element, n) in a
+/// row (the rows of one element and size are registered together).
+void quantized_for(const Element& e, std::size_t n) {
+  static std::string key;
+  const std::string k = e.label + "/" + std::to_string(n);
+  if (key == k) return;
+  Buffers& b = buffers();
+  const softmx::BlockOptions o = options(e, softmx::default_isa());
+  const std::size_t shape[1] = {n};
+  softmx::quantize_tensor_into(FormatId::f32, data().data(), shape, 0, kBlock, o, {b.scales.data(), n / kBlock},
+                               {b.codes.data(), n}, 1);
+  if (e.packed) {
+    const softmx::Format& f = o.element;
+    softmx::pack_into(f, {b.codes.data(), n}, {b.packed.data(), softmx::packed_size(f, n)});
+  }
+  key = k;
+}
+
+void dequantize(benchmark::State& st, const Element* e, Isa isa, std::size_t n) {
+  quantized_for(*e, n);
+  Buffers& b = buffers();
+  const softmx::Format f = softmx::parse_format_spec(e->spec);
+  const softmx::Context ctx;
   for (auto _ : st) {
-    loops.f32_to_u8(in.data(), out.data(), kValues);
-    benchmark::DoNotOptimize(out.data());
+    if (e->packed) softmx::unpack_into(f, {b.packed.data(), softmx::packed_size(f, n)}, {b.codes.data(), n});
+    softmx::Dequantizer dq(f, FormatId::f32, ctx);
+    dq.set_isa(isa);
+    benchmark::DoNotOptimize(dq.run(b.scales.data(), b.codes.data(), n, kBlock, b.f32.data()));
     benchmark::ClobberMemory();
   }
-  st.SetBytesProcessed(st.iterations() * static_cast<std::int64_t>(kValues * 4));
+  st.SetBytesProcessed(st.iterations() * static_cast<std::int64_t>(n * 4));
 }
 
-// Dequantization, MXFP8 E4M3 (k = 32) back to f32: the tensor quantized once (outside the
-// timing), then dequantize_tensor (a Dequantizer: tables per scale code, made inside the timed
-// call) against a loop of dequantize_element, one call per element, and a memory loop that
-// reads a byte and writes an f32. Bytes counted: the f32 output.
-const softmx::MxTensor& quantized() {
-  static const softmx::MxTensor t = [] {
-    softmx::BlockOptions o;
-    o.element = FormatId::e4m3;
-    const std::size_t shape[1] = {kValues};
-    return softmx::quantize_tensor(FormatId::f32, data().data(), shape, 0, 32, o);
-  }();
-  return t;
-}
-
-void mx_dequantize(benchmark::State& st) {
-  const softmx::MxTensor& t = quantized();
-  std::vector<std::uint32_t> out(kValues);
+/// A call's fixed cost: dequantize one block (a Dequantizer made per call, as dequantize_tensor
+/// does: the row of scale 127 by 2^width reference calls, the lanes' check) of element e.
+void dequantize_one_block(benchmark::State& st, const Element* e, Isa isa) {
+  quantized_for(*e, kBlock);
+  Buffers& b = buffers();
+  const softmx::Format f = softmx::parse_format_spec(e->spec);
   for (auto _ : st) {
-    benchmark::DoNotOptimize(softmx::dequantize_tensor(t, FormatId::f32, out.data(), softmx::Context{}));
+    softmx::Dequantizer dq(f, FormatId::f32, softmx::Context{});
+    dq.set_isa(isa);
+    benchmark::DoNotOptimize(dq.run(b.scales.data(), b.codes.data(), kBlock, kBlock, b.f32.data()));
     benchmark::ClobberMemory();
   }
-  st.SetBytesProcessed(st.iterations() * static_cast<std::int64_t>(kValues * 4));
 }
 
-void dequantize_loop(benchmark::State& st) {
-  const softmx::MxTensor& t = quantized();
-  std::vector<std::uint32_t> out(kValues);
-  const softmx::Context c;
+// The limits: read the f32 values and write one byte each (a shift), or read a byte and write
+// an f32, built for one instruction set (the compiler vectorises it as that set allows).
+void memory_loop(benchmark::State& st, softmx::bench::LimitLoops loops, std::size_t n) {
+  const std::uint32_t* in = data().data();
+  Buffers& b = buffers();
   for (auto _ : st) {
-    softmx::Flags all = 0;
-    for (std::size_t i = 0; i < kValues; ++i) {
-      const softmx::Result r = softmx::dequantize_element(FormatId::e4m3, t.scales[i / 32], t.codes[i], FormatId::f32, c);
-      out[i] = static_cast<std::uint32_t>(r.code);
-      all |= r.flags;
-    }
-    benchmark::DoNotOptimize(all);
-    benchmark::DoNotOptimize(out.data());
+    loops.f32_to_u8(in, b.codes.data(), n);
     benchmark::ClobberMemory();
   }
-  st.SetBytesProcessed(st.iterations() * static_cast<std::int64_t>(kValues * 4));
+  st.SetBytesProcessed(st.iterations() * static_cast<std::int64_t>(n * 4));
 }
 
-void dequantize_memory_loop(benchmark::State& st, softmx::bench::LimitLoops loops) {
-  const softmx::MxTensor& t = quantized();
-  std::vector<std::uint32_t> out(kValues);
+void dequantize_memory_loop(benchmark::State& st, softmx::bench::LimitLoops loops, std::size_t n) {
+  Buffers& b = buffers();
   for (auto _ : st) {
-    loops.u8_to_f32(t.codes.data(), out.data(), kValues);
-    benchmark::DoNotOptimize(out.data());
+    loops.u8_to_f32(b.codes.data(), b.f32.data(), n);
     benchmark::ClobberMemory();
   }
-  st.SetBytesProcessed(st.iterations() * static_cast<std::int64_t>(kValues * 4));
+  st.SetBytesProcessed(st.iterations() * static_cast<std::int64_t>(n * 4));
 }
 
 /// The limit loops this CPU runs: the baseline build, then avx2 and avx512 where supported.
 std::vector<softmx::bench::LimitLoops> limit_loops() {
   std::vector<softmx::bench::LimitLoops> v{softmx::bench::limit_loops_baseline()};
-  if (softmx::isa_supported(softmx::Isa::avx2)) v.push_back(softmx::bench::limit_loops_avx2());
-  if (softmx::isa_supported(softmx::Isa::avx512)) v.push_back(softmx::bench::limit_loops_avx512());
+  if (softmx::isa_supported(Isa::avx2)) v.push_back(softmx::bench::limit_loops_avx2());
+  if (softmx::isa_supported(Isa::avx512)) v.push_back(softmx::bench::limit_loops_avx512());
   return v;
 }
 
 /// The limit loops' instruction set for a kernel's: scalar kernels against the baseline build.
-std::string loop_isa(softmx::Isa isa) { return isa == softmx::Isa::scalar ? "baseline" : softmx::name(isa); }
+std::string loop_isa(Isa isa) { return isa == Isa::scalar ? "baseline" : softmx::name(isa); }
+
+/// The instruction sets of the rows at one size: the vector ones, and the scalar reference at L2.
+std::vector<Isa> row_isas(const Size& s) {
+  std::vector<Isa> v;
+  for (Isa isa : softmx::supported_isas())
+    if (isa != Isa::scalar || s.name == "L2") v.push_back(isa);
+  return v;
+}
+
+std::string qname(const Size& s, Isa isa, const Element& e) {
+  return "quantize_" + std::string(softmx::name(isa)) + "/" + e.label + "/" + s.name;
+}
+std::string dname(const Size& s, Isa isa, const Element& e) {
+  return "dequantize_" + std::string(softmx::name(isa)) + "/" + e.label + "/" + s.name;
+}
+std::string mname(const Size& s, const std::string& isa, bool dequant) {
+  return "memory_loop_" + isa + (dequant ? "/read_u8_write_f32/" : "/read_f32_write_u8/") + s.name;
+}
+
+void summary(const Size& s, softmx::bench::RateReporter& rep) {
+  auto rate = [&](const std::string& n) {
+    auto it = rep.rate.find(n);
+    return it == rep.rate.end() ? 0.0 : it->second;
+  };
+  std::printf("\n%s: %zu values (%.2f MiB of f32), k = 32, E8M0 scales, one core; GB/s of f32, %% of the same "
+              "instruction set's memory loop, bytes per value moved:\n",
+              s.name.c_str(), s.values, static_cast<double>(s.values) * 4 / (1 << 20));
+  for (const auto& l : limit_loops())
+    std::printf("  %-44s quantize limit %7.2f GB/s, dequantize limit %7.2f GB/s (5.00 B/value)\n",
+                (std::string("memory loop, ") + l.isa + " build").c_str(), rate(mname(s, l.isa, false)) / 1e9,
+                rate(mname(s, l.isa, true)) / 1e9);
+  for (bool deq : {false, true}) {
+    std::printf("  %s:\n", deq ? "dequantize -> f32" : "quantize f32 ->");
+    for (const Element& e : elements())
+      for (Isa isa : row_isas(s)) {
+        const std::string n = deq ? dname(s, isa, e) : qname(s, isa, e);
+        const double r = rate(n), mem = rate(mname(s, loop_isa(isa), deq));
+        if (r <= 0 || mem <= 0) continue;
+        std::printf("    %-36s %7.2f GB/s %6.1f%% of %-8s %5.2f B/value", n.c_str(), r / 1e9, 100 * r / mem,
+                    loop_isa(isa).c_str(), bytes_per_value(e));
+        if (!e.peer.empty()) {
+          Element peer;
+          for (const Element& x : elements())
+            if (x.label == e.peer) peer = x;
+          const double pr = rate(deq ? dname(s, isa, peer) : qname(s, isa, peer));
+          if (pr > 0) std::printf("  %5.2fx %s", r / pr, e.peer.c_str());
+        }
+        std::printf("\n");
+      }
+  }
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> names;
-  for (softmx::Isa isa : softmx::supported_isas()) {
-    names.push_back(std::string("mx_quantize_") + softmx::name(isa) + "/f32_to_mxfp8_e4m3_k32_floor");
-    benchmark::RegisterBenchmark(names.back().c_str(), mx_quantize, isa)->Unit(benchmark::kMillisecond);
+  std::vector<std::string> names;  // Google Benchmark keeps the name pointers
+  auto reg = [&](const std::string& name, auto fn, auto... args) {
+    names.push_back(name);
+    benchmark::RegisterBenchmark(names.back().c_str(), fn, args...)->Unit(benchmark::kMillisecond)->MinTime(0.2);
+  };
+  for (const Size& s : sizes()) {
+    for (const auto& l : limit_loops()) {
+      reg(mname(s, l.isa, false), memory_loop, l, s.values);
+      reg(mname(s, l.isa, true), dequantize_memory_loop, l, s.values);
+    }
+    for (const Element& e : elements()) {
+      for (Isa isa : row_isas(s)) reg(qname(s, isa, e), quantize, &e, isa, s.values);
+      for (Isa isa : row_isas(s)) reg(dname(s, isa, e), dequantize, &e, isa, s.values);
+    }
   }
-  for (softmx::Isa isa : softmx::supported_isas()) {
-    names.push_back(std::string("mx_quantize_runtime_") + softmx::name(isa) + "/f32_to_e4m3fnuz_k32_floor");
-    benchmark::RegisterBenchmark(names.back().c_str(), mx_quantize_runtime, "e4m3fnuz", isa)
-        ->Unit(benchmark::kMillisecond);
-  }
-  benchmark::RegisterBenchmark("scalar_loop/convert_f32_to_e4m3", scalar_loop)->Unit(benchmark::kMillisecond);
-  for (const auto& l : limit_loops())
-    benchmark::RegisterBenchmark((std::string("memory_loop_") + l.isa + "/read_f32_write_u8").c_str(), memory_loop, l)
-        ->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark("mx_dequantize/mxfp8_e4m3_k32_to_f32", mx_dequantize)->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark("scalar_loop/dequantize_element", dequantize_loop)->Unit(benchmark::kMillisecond);
-  for (const auto& l : limit_loops())
-    benchmark::RegisterBenchmark((std::string("memory_loop_") + l.isa + "/read_u8_write_f32").c_str(),
-                                 dequantize_memory_loop, l)
-        ->Unit(benchmark::kMillisecond);
+  for (const Element& e : elements())
+    if (e.label == "e4m3_floor" || e.label == "rt_e4m3fnuz_floor")
+      for (Isa isa : softmx::supported_isas()) {
+        names.push_back("dequantize_one_block_" + std::string(softmx::name(isa)) + "/" + e.label);
+        benchmark::RegisterBenchmark(names.back().c_str(), dequantize_one_block, &e, isa)
+            ->Unit(benchmark::kMicrosecond)
+            ->MinTime(0.1);
+      }
   benchmark::Initialize(&argc, argv);
   softmx::bench::RateReporter rep("bytes_per_second");
   benchmark::RunSpecifiedBenchmarks(&rep);
   benchmark::Shutdown();
-  const double s = rep.rate["scalar_loop/convert_f32_to_e4m3"];
-  std::printf("\nMX block quantize, f32 -> MXFP8 E4M3, k = 32, floor scale, 4 MiB of f32, one core (GB/s of f32 "
-              "input; ratios in this run):\n");
-  for (const auto& l : limit_loops())
-    std::printf("  %-52s %7.2f GB/s\n", (std::string("memory loop, ") + l.isa + " build (read f32, write a byte)").c_str(),
-                rep.rate[std::string("memory_loop_") + l.isa + "/read_f32_write_u8"] / 1e9);
-  std::printf("  %-52s %7.2f GB/s\n", "scalar loop of single conversions (no scales)", s / 1e9);
-  const double base = rep.rate["memory_loop_baseline/read_f32_write_u8"];
-  for (softmx::Isa isa : softmx::supported_isas()) {
-    const std::string n = std::string("mx_quantize_") + softmx::name(isa) + "/f32_to_mxfp8_e4m3_k32_floor";
-    const double q = rep.rate[n], mem = rep.rate["memory_loop_" + loop_isa(isa) + "/read_f32_write_u8"];
-    if (q > 0 && s > 0 && mem > 0 && base > 0)
-      std::printf("  %-52s %7.2f GB/s  %6.2fx the scalar loop, %5.1f%% of the %s memory loop (%5.1f%% of baseline's)\n",
-                  n.c_str(), q / 1e9, q / s, 100 * q / mem, loop_isa(isa).c_str(), 100 * q / base);
+  // Runs are named with their min_time suffix ("/min_time:0.200") and, with repetitions, an
+  // aggregate's ("_median", "_mean", ...): the summary looks them up by name alone, taking the
+  // median where there are repetitions.
+  // (The reporter sees every repetition's run as well as the aggregates.)
+  std::map<std::string, double> plain, median;
+  for (const auto& [n, r] : rep.rate) {
+    const std::size_t at = n.find("/min_time:");
+    const std::string tail = at == std::string::npos ? "" : n.substr(at);
+    if (tail.size() >= 7 && tail.compare(tail.size() - 7, 7, "_median") == 0) median[n.substr(0, at)] = r;
+    else if (tail.find('_') == std::string::npos) plain[n.substr(0, at)] = r;
   }
-  for (softmx::Isa isa : softmx::supported_isas()) {
-    const std::string n = std::string("mx_quantize_runtime_") + softmx::name(isa) + "/f32_to_e4m3fnuz_k32_floor";
-    const double rt = rep.rate[n];
-    const double named = rep.rate[std::string("mx_quantize_") + softmx::name(isa) + "/f32_to_mxfp8_e4m3_k32_floor"];
-    if (rt > 0 && named > 0)
-      std::printf("  %-52s %7.2f GB/s  %5.2fx named e4m3 on the same instruction set\n", n.c_str(), rt / 1e9,
-                  rt / named);
-  }
-  const double dq = rep.rate["mx_dequantize/mxfp8_e4m3_k32_to_f32"], dl = rep.rate["scalar_loop/dequantize_element"];
-  std::printf("\nMX dequantize, MXFP8 E4M3 (k = 32) -> f32, 4 MiB of f32 output, one core (GB/s of f32 output):\n");
-  for (const auto& l : limit_loops())
-    std::printf("  %-52s %7.2f GB/s\n", (std::string("memory loop, ") + l.isa + " build (read a byte, write f32)").c_str(),
-                rep.rate[std::string("memory_loop_") + l.isa + "/read_u8_write_f32"] / 1e9);
-  std::printf("  %-52s %7.2f GB/s\n", "scalar loop of dequantize_element", dl / 1e9);
-  if (dq > 0 && dl > 0) {
-    std::printf("  %-52s %7.2f GB/s  %6.2fx the scalar loop;", "dequantize_tensor (Dequantizer)", dq / 1e9, dq / dl);
-    for (const auto& l : limit_loops())
-      std::printf(" %5.1f%% of the %s loop", 100 * dq / rep.rate[std::string("memory_loop_") + l.isa + "/read_u8_write_f32"],
-                  l.isa);
-    std::printf("\n");
-  }
+  for (const auto& [n, r] : median) plain[n] = r;
+  rep.rate = plain;
+  for (const Size& s : sizes()) summary(s, rep);
   return 0;
 }

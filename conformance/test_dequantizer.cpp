@@ -215,8 +215,10 @@ TEST(Dequantizer, VectorLanesEqualTheReferenceOnEveryIsa) {
         }
         // The lanes must be in use where they apply (else this test checks the tables only).
         const Format& f = format(el);
-        const bool want_lanes = isa != Isa::scalar && f.sign == SignEncoding::magnitude && f.subnormals &&
-                                d.block.dequant_scaling == DequantScaling::exact;
+        // Sign-magnitude elements with subnormals, and two's complement fixed point (MXINT8).
+        const bool shape = (f.sign == SignEncoding::magnitude && f.subnormals) ||
+                           (f.sign == SignEncoding::twos_complement && f.fixed_point);
+        const bool want_lanes = isa != Isa::scalar && shape && d.block.dequant_scaling == DequantScaling::exact;
         t.check(dq.lanes_active() == want_lanes, [&] {
           return what + ": lanes " + (dq.lanes_active() ? "in use" : "not in use") + ", expected otherwise";
         });

@@ -9,6 +9,7 @@
 
 #include "core/kernels.hpp"
 #include "simd/plan.hpp"
+#include "simd/scale_kernels.hpp"
 #include "softmx/block.hpp"
 
 namespace softmx::detail {
@@ -36,6 +37,12 @@ class BlockQuantizer {
                   Flags& flags);
 
   bool stochastic() const { return ctx_.rounding == Rounding::rs; }
+
+  /// Whether run_blocks has the vector many-block kernel (simd::BlocksFn) for these options.
+  bool many_block_kernel() const { return blocks_ != nullptr; }
+  /// Sets h.floor_emax and h.scale_round where the block kernel can compute the scale exponent
+  /// itself from amax's bits, as the scale rule would (quantize.cpp); leaves h alone otherwise.
+  void kernel_scale(simd::BlockHooks& h) const;
 
  private:
   /// The scale exponent for a block whose values are finite with largest magnitude `amax`
@@ -76,6 +83,15 @@ class BlockQuantizer {
   std::int64_t scale_nan_code_ = -1;  // the scale format's quiet NaN code, or -1 when none
   std::size_t scale_bytes_ = 1;       // scale_code_bytes(scale format)
   Unpacked max_element_;             // max_E
+  // run_scale_format() in vector lanes (block/scale_lanes.cpp, BLOCKS.md 1.3); null
+  // scale_quotient_: none serves these options.
+  void init_scale_lanes();
+  bool run_scale_lanes(const void* values, std::size_t count, std::uint8_t* codes, Flags& flags, std::uint32_t& S);
+  void run_blocks_scale(const void* values, std::size_t blocks, std::size_t k, std::uint8_t* scales,
+                        std::uint8_t* codes, Flags& flags);
+  bool scale_of_block(const std::uint32_t* x, std::size_t count, std::uint32_t& S, float& s, int& k) const;
+  std::optional<simd::Plan> scale_plan_;
+  simd::QuotientFn scale_quotient_ = nullptr;
 };
 
 }  // namespace softmx::detail

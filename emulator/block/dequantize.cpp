@@ -7,6 +7,7 @@
 #include <string>
 
 #include "block/f32_arith.hpp"
+#include "block/scale_lanes.hpp"
 #include "block/scaled_product.hpp"
 #include "core/storage.hpp"
 #include "core/table_read.hpp"
@@ -148,19 +149,29 @@ bool Dequantizer::lanes_ok() {
   if (!unit_) return false;  // asked again once the row of scale 127 exists
   lanes_ = 0;
   const Format& e = ef_;
-  if (dst_ != FormatId::f32 || !simd::dequant_kernel(isa_) || !unit_ || !shiftable_ || e.sign != SignEncoding::magnitude ||
-      !e.subnormals)
+  const bool twos = e.sign == SignEncoding::twos_complement && e.fixed_point && e.specials == Specials::none;
+  if (dst_ != FormatId::f32 || !simd::dequant_kernel(isa_) || !unit_ || !shiftable_ ||
+      !(twos || (e.sign == SignEncoding::magnitude && e.subnormals)))
     return false;
   const std::uint32_t mag_mask = (1u << (e.width - 1)) - 1, fmask = (1u << e.man_bits) - 1;
   const std::uint32_t emask = (1u << (e.width - 1 - e.man_bits)) - 1;
   for (std::uint32_t c = 0; c < codes_; ++c) {
     const std::uint32_t mag = c & mag_mask, ef = mag >> e.man_bits, f = mag & fmask;
-    const bool special = e.specials == Specials::ieee ? ef == emask : e.specials == Specials::fn ? mag == mag_mask : false;
+    const bool special = e.specials == Specials::ieee ? ef == emask
+                         : e.specials == Specials::fn ? mag == mag_mask
+                         : e.specials == Specials::fnuz ? c == mag_mask + 1
+                                                        : false;
     const ValueClass cls = unpack(e, c).cls;
     if (special != (cls == ValueClass::nan || cls == ValueClass::inf)) return false;
     if (special) continue;
     std::uint32_t v = (c >> (e.width - 1)) << 31;
-    if (ef > 0) {
+    if (twos) {  // the sign-extended integer times 2^(1 - bias - m)
+      const auto i = static_cast<std::int32_t>(c << (32 - e.width)) >> (32 - e.width);
+      const float x = static_cast<float>(i);
+      std::uint32_t bits;
+      std::memcpy(&bits, &x, sizeof bits);
+      v = i == 0 ? 0 : bits + (static_cast<std::uint32_t>(1 - e.bias - e.man_bits) << 23);
+    } else if (ef > 0) {
       v |= (ef + static_cast<std::uint32_t>(127 - e.bias)) << 23 | f << (23 - e.man_bits);
     } else if (f > 0) {
       const float x = static_cast<float>(f);
@@ -270,6 +281,11 @@ std::size_t read_tables_u32(const std::uint64_t* const* tabs, const std::uint8_t
 Flags Dequantizer::run(const std::uint8_t* scales, const std::uint8_t* codes, std::size_t n, std::size_t k, void* out,
                        Flags* flags) {
   if (k == 0) throw std::invalid_argument("dequantize: the block size must be at least 1");
+  // A scale format other than E8M0 into f32: vector lanes (block/scale_lanes.cpp), when they serve.
+  if (!sf_.is_e8m0() && dst_ == FormatId::f32)
+    if (auto all = detail::dequantize_scale_lanes(ef_, sf_, ctx_, *dialect_, isa_, scales, codes, n, k,
+                                                  static_cast<std::uint32_t*>(out), flags))
+      return *all;
   if (sbytes_ > 1) return run_wide(scales, codes, n, k, out, flags);
   Flags all = 0;
   // 32-bit results of a 256-code format without flags wanted: the blocks whose row exists and
@@ -286,11 +302,22 @@ Flags Dequantizer::run(const std::uint8_t* scales, const std::uint8_t* codes, st
     for (int sc = 0; sc < 256; ++sc) tab_of(static_cast<std::uint8_t>(sc));
   simd::DequantLanes lanes{};
   simd::DequantFn kernel = nullptr;
+  // The kernel computes every finite code's result and reads only NaN and Inf codes from a
+  // row, whose results are the same under every scale but 0xFF (shifted_row moves finite
+  // results only): the row of scale 127 serves every scale, so that no scale needs its own row
+  // (2^width additions, or reference calls) before the kernel takes its blocks.
+  std::array<const std::uint64_t*, 256> unit_tabs{};
+  Flags special_or = 0;
   auto arm = [&] {
-    if (kernel || !fast || !lanes_ok()) return;
+    if (kernel || !fast) return;
+    if (!unit_ && shiftable_ && lanes_ < 0 && dst_ == FormatId::f32) shifted_row(127);  // makes unit_
+    if (!lanes_ok()) return;
     const Format& e = ef_;
     kernel = simd::dequant_kernel(isa_);
-    lanes = simd::DequantLanes{e.width, e.man_bits, e.bias, e.specials, 1 - unit_lo_, 254 - unit_hi_, tabs.data()};
+    unit_tabs.fill(unit_->codes.data());
+    lanes = simd::DequantLanes{e.width, e.man_bits, e.bias, e.specials, 1 - unit_lo_, 254 - unit_hi_, unit_tabs.data(),
+                               unit_->any ? unit_->flags.data() : nullptr, &special_or,
+                               e.sign == SignEncoding::twos_complement};
   };
   arm();
   for (std::size_t b = 0, first = 0; first < n; ++b, first += k) {
@@ -323,7 +350,7 @@ Flags Dequantizer::run(const std::uint8_t* scales, const std::uint8_t* codes, st
       all |= x.flags;
     }
   }
-  return all;
+  return all | special_or;
 }
 
 }  // namespace softmx

@@ -47,6 +47,12 @@ Nvfp4Tensor quantize_nvfp4(FormatId src, const void* data, std::span<const std::
     throw std::invalid_argument("nvfp4: stochastic rounding needs one random value per element (" + std::to_string(n) +
                                 "), got " + std::to_string(o.rbits.size()));
 
+  if (src == FormatId::f32 && inner == 1 && o.rounding == Rounding::rne) {
+    const Isa isa = o.isa.value_or(default_isa());
+    if (!isa_supported(isa)) throw Unsupported(std::string("nvfp4: this CPU cannot run ") + name(isa));
+    if (auto t = detail::nvfp4::quantize_lanes(static_cast<const std::uint32_t*>(data), shape, axis, o, isa))
+      return std::move(*t);
+  }
   const Format& sf = format(src);
   std::vector<Unpacked> v(n);
   Unpacked gmax;  // +0
@@ -108,6 +114,13 @@ Nvfp4Tensor quantize_nvfp4(FormatId src, const void* data, std::span<const std::
 }
 
 Flags dequantize_nvfp4(const Nvfp4Tensor& t, FormatId dst, void* out, const Context& ctx, Nvfp4Dequantization form) {
+  return dequantize_nvfp4(t, dst, out, ctx, form, default_isa());
+}
+
+Flags dequantize_nvfp4(const Nvfp4Tensor& t, FormatId dst, void* out, const Context& ctx, Nvfp4Dequantization form,
+                       Isa isa) {
+  if (!isa_supported(isa))
+    throw std::invalid_argument(std::string("nvfp4: this CPU cannot run instruction set ") + name(isa));
   if (t.shape.empty() || t.axis >= t.shape.size()) throw std::invalid_argument("nvfp4: bad tensor shape");
   std::size_t outer = 1, inner = 1;
   for (std::size_t d = 0; d < t.axis; ++d) outer *= t.shape[d];
@@ -138,12 +151,24 @@ Flags dequantize_nvfp4(const Nvfp4Tensor& t, FormatId dst, void* out, const Cont
     throw std::invalid_argument(std::string("nvfp4: the encode scale must be a finite non-zero f32, not ") + bits);
   }
   const Format& d = format(dst);
+  if (isa != Isa::scalar && dst == FormatId::f32 && inner == 1)
+    return detail::nvfp4::dequantize_lanes(t, s_enc, static_cast<std::uint32_t*>(out), ctx, isa);
   const std::size_t bytes = d.width <= 8 ? 1 : d.width / 8;
   Flags flags = 0;
   for (std::size_t i = 0; i < t.codes.size(); ++i) {
     const std::size_t o2 = i / (len * inner), a = (i / inner) % len, in = i % inner;
-    Unpacked x = unpack(format(FormatId::e2m1), t.codes[i]);
-    const Unpacked sdec = unpack(format(FormatId::e4m3), t.scales[(o2 * nb + a / kBlock) * inner + in]);
+    const Result r = detail::nvfp4::exact_element(t.codes[i], t.scales[(o2 * nb + a / kBlock) * inner + in], s_enc, d, ctx);
+    std::memcpy(static_cast<unsigned char*>(out) + i * bytes, &r.code, bytes);
+    flags |= r.flags;
+  }
+  return flags;
+}
+
+namespace detail::nvfp4 {
+
+Result exact_element(std::uint8_t code, std::uint8_t scale, const Unpacked& s_enc, const Format& d, const Context& ctx) {
+    Unpacked x = unpack(format(FormatId::e2m1), code);
+    const Unpacked sdec = unpack(format(FormatId::e4m3), scale);
     // x * S_dec_b / S_enc exactly: both factors are small dyadic numbers, so the product is
     // exact and one division-with-rounding remains. Form it at full precision, then round.
     Result r;
@@ -174,11 +199,10 @@ Flags dequantize_nvfp4(const Nvfp4Tensor& t, FormatId dst, void* out, const Cont
       qv.exp = p.exp - s_enc.exp - (big ? 0 : 1);
       r = round_pack(d, qv, ctx, ocp_dialect());
     }
-    std::memcpy(static_cast<unsigned char*>(out) + i * bytes, &r.code, bytes);
-    flags |= r.flags;
-  }
-  return flags;
+    return r;
 }
+
+}  // namespace detail::nvfp4
 
 Result te_stochastic_round_e2m1(std::uint32_t x, std::uint64_t rbits) {
   const Unpacked v = unpack(format(FormatId::f32), x);

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
+#include <span>
 
 #include "block/f32_arith.hpp"
 #include "softmx/dialect.hpp"
@@ -100,5 +102,18 @@ inline Result te_dequantize(std::uint8_t code, std::uint8_t scale, std::uint32_t
   Result r = round_pack(format(dst), x, rn, gpu);
   return r;
 }
+
+/// dequantize_nvfp4's exact form for one element: value(code) * float(S_dec_b) / S_enc, formed
+/// exactly and rounded once into d under ctx (s_enc finite and non-zero).
+Result exact_element(std::uint8_t code, std::uint8_t scale, const Unpacked& s_enc, const Format& d, const Context& ctx);
+
+/// quantize_nvfp4 in vector lanes (block/nvfp4_lanes.cpp) for f32 data blocked along the last
+/// axis (`axis` is shape.size() - 1), rne, on `isa`; nullopt (nothing done) when a value is
+/// Inf or NaN, the FPU is not in its default mode, or `isa` has no kernels.
+std::optional<Nvfp4Tensor> quantize_lanes(const std::uint32_t* data, std::span<const std::size_t> shape,
+                                          std::size_t axis, const Nvfp4Options& o, Isa isa);
+/// dequantize_nvfp4's exact form into f32 for a tensor blocked along its last axis: per scale
+/// code, a row of the 16 results of exact_element, read by code.
+Flags dequantize_lanes(const Nvfp4Tensor& t, const Unpacked& s_enc, std::uint32_t* out, const Context& ctx, Isa isa);
 
 }  // namespace softmx::detail::nvfp4

@@ -21,46 +21,137 @@ std::size_t packed_size(const Format& f, std::size_t n) {
   return f.width * (n / 8) + (f.width * (n % 8) + 7) / 8;
 }
 
-std::vector<std::uint8_t> pack(const Format& f, std::span<const std::uint8_t> codes) {
-  const std::size_t n = codes.size();
-  std::vector<std::uint8_t> out(packed_size(f, n), 0);
+namespace {
+
+void require_size(const char* what, const Format& f, std::size_t n, std::size_t bytes) {
+  if (bytes != packed_size(f, n))
+    throw std::invalid_argument(std::string(what) + ": " + std::to_string(n) + " " + std::string(f.name) +
+                                " codes take " + std::to_string(packed_size(f, n)) + " bytes, got " +
+                                std::to_string(bytes));
+}
+
+// Throws for the first code with bits above the width (precondition: there is one).
+[[noreturn]] void bad_code(const Format& f, std::span<const std::uint8_t> codes) {
   const std::uint64_t mask = f.code_mask();
-  for (std::size_t i = 0; i < n; ++i)
-    if (codes[i] & ~mask)
-      throw std::invalid_argument("pack: code " + std::to_string(codes[i]) + " at index " + std::to_string(i) +
-                                  " has bits above the " + std::to_string(f.width) + "-bit " + std::string(f.name) +
-                                  " width");
+  std::size_t i = 0;
+  while (i + 1 < codes.size() && !(codes[i] & ~mask)) ++i;
+  throw std::invalid_argument("pack: code " + std::to_string(codes[i]) + " at index " + std::to_string(i) +
+                              " has bits above the " + std::to_string(f.width) + "-bit " + std::string(f.name) +
+                              " width");
+}
+
+}  // namespace
+
+// One pass: the codes' bits above the width are ORed up as the bytes are made (a bad code only
+// makes wrong bytes, and then the call throws). FP4 and FP6 take their byte patterns directly
+// (two codes a byte; four codes in three bytes), every other width the bit stream.
+void pack_into(const Format& f, std::span<const std::uint8_t> codes, std::span<std::uint8_t> out) {
+  require_narrow(f);
+  const std::size_t n = codes.size();
+  require_size("pack", f, n, out.size());
+  const std::uint8_t* c = codes.data();
+  std::uint8_t* o = out.data();
   const unsigned w = f.width;
+  unsigned any = 0;  // the OR of every code
   if (w == 8) {
     std::copy(codes.begin(), codes.end(), out.begin());
-    return out;
+    return;
   }
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::size_t bit = w * i;  // the element's first bit in the LSB-first stream
-    const unsigned v = static_cast<unsigned>(codes[i]) << (bit % 8);  // at most 15 bits
-    out[bit / 8] |= static_cast<std::uint8_t>(v);
-    if (bit % 8 + w > 8) out[bit / 8 + 1] |= static_cast<std::uint8_t>(v >> 8);
+  if (w == 4) {
+    const std::size_t pairs = n / 2;
+    for (std::size_t i = 0; i < pairs; ++i) {
+      const unsigned a = c[2 * i], b = c[2 * i + 1];
+      any |= a | b;
+      o[i] = static_cast<std::uint8_t>(a | b << 4);
+    }
+    if (n % 2) {
+      any |= c[n - 1];
+      o[pairs] = c[n - 1];
+    }
+  } else if (w == 6) {
+    const std::size_t groups = n / 4;
+    for (std::size_t g = 0; g < groups; ++g) {
+      const std::uint32_t a = c[4 * g], b = c[4 * g + 1], d = c[4 * g + 2], e = c[4 * g + 3];
+      any |= a | b | d | e;
+      const std::uint32_t v = a | b << 6 | d << 12 | e << 18;  // the little-endian 24-bit group
+      o[3 * g] = static_cast<std::uint8_t>(v);
+      o[3 * g + 1] = static_cast<std::uint8_t>(v >> 8);
+      o[3 * g + 2] = static_cast<std::uint8_t>(v >> 16);
+    }
+    std::uint32_t v = 0;
+    for (std::size_t i = 4 * groups; i < n; ++i) {
+      any |= c[i];
+      v |= static_cast<std::uint32_t>(c[i]) << (6 * (i - 4 * groups));
+    }
+    for (std::size_t j = 3 * groups; j < out.size(); ++j, v >>= 8) o[j] = static_cast<std::uint8_t>(v);
+  } else {
+    std::fill(out.begin(), out.end(), std::uint8_t{0});
+    for (std::size_t i = 0; i < n; ++i) {
+      any |= c[i];
+      const std::size_t bit = w * i;  // the element's first bit in the LSB-first stream
+      const unsigned v = static_cast<unsigned>(c[i] & f.code_mask()) << (bit % 8);  // at most 15 bits
+      o[bit / 8] |= static_cast<std::uint8_t>(v);
+      if (bit % 8 + w > 8) o[bit / 8 + 1] |= static_cast<std::uint8_t>(v >> 8);
+    }
   }
+  if (any & ~f.code_mask()) bad_code(f, codes);
+}
+
+std::vector<std::uint8_t> pack(const Format& f, std::span<const std::uint8_t> codes) {
+  std::vector<std::uint8_t> out(packed_size(f, codes.size()));
+  pack_into(f, codes, out);
   return out;
 }
 
-std::vector<std::uint8_t> unpack_codes(const Format& f, std::span<const std::uint8_t> bytes, std::size_t n) {
-  if (bytes.size() != packed_size(f, n))
-    throw std::invalid_argument("unpack: " + std::to_string(n) + " " + std::string(f.name) + " codes take " +
-                                std::to_string(packed_size(f, n)) + " bytes, got " + std::to_string(bytes.size()));
-  std::vector<std::uint8_t> out(n);
+void unpack_into(const Format& f, std::span<const std::uint8_t> bytes, std::span<std::uint8_t> out) {
+  require_narrow(f);
+  const std::size_t n = out.size();
+  require_size("unpack", f, n, bytes.size());
+  const std::uint8_t* p = bytes.data();
+  std::uint8_t* o = out.data();
   const unsigned w = f.width;
   if (w == 8) {
     std::copy(bytes.begin(), bytes.end(), out.begin());
-    return out;
+    return;
+  }
+  if (w == 4) {
+    const std::size_t pairs = n / 2;
+    for (std::size_t i = 0; i < pairs; ++i) {
+      o[2 * i] = p[i] & 15;
+      o[2 * i + 1] = p[i] >> 4;
+    }
+    if (n % 2) o[n - 1] = p[pairs] & 15;
+    return;
+  }
+  if (w == 6) {
+    const std::size_t groups = n / 4;
+    for (std::size_t g = 0; g < groups; ++g) {
+      const std::uint32_t v = p[3 * g] | static_cast<std::uint32_t>(p[3 * g + 1]) << 8 |
+                              static_cast<std::uint32_t>(p[3 * g + 2]) << 16;
+      o[4 * g] = v & 63;
+      o[4 * g + 1] = v >> 6 & 63;
+      o[4 * g + 2] = v >> 12 & 63;
+      o[4 * g + 3] = static_cast<std::uint8_t>(v >> 18);
+    }
+    std::uint32_t v = 0;
+    for (std::size_t j = 3 * groups; j < bytes.size(); ++j) v |= static_cast<std::uint32_t>(p[j]) << (8 * (j - 3 * groups));
+    for (std::size_t i = 4 * groups; i < n; ++i, v >>= 6) o[i] = v & 63;
+    return;
   }
   const unsigned mask = (1u << w) - 1;
   for (std::size_t i = 0; i < n; ++i) {
     const std::size_t bit = w * i;
-    unsigned v = bytes[bit / 8];
-    if (bit % 8 + w > 8) v |= static_cast<unsigned>(bytes[bit / 8 + 1]) << 8;
-    out[i] = static_cast<std::uint8_t>((v >> (bit % 8)) & mask);
+    unsigned v = p[bit / 8];
+    if (bit % 8 + w > 8) v |= static_cast<unsigned>(p[bit / 8 + 1]) << 8;
+    o[i] = static_cast<std::uint8_t>((v >> (bit % 8)) & mask);
   }
+}
+
+std::vector<std::uint8_t> unpack_codes(const Format& f, std::span<const std::uint8_t> bytes, std::size_t n) {
+  require_narrow(f);
+  require_size("unpack", f, n, bytes.size());
+  std::vector<std::uint8_t> out(n);
+  unpack_into(f, bytes, out);
   return out;
 }
 

@@ -230,9 +230,8 @@ BlockQuantizer::BlockQuantizer(FormatId src, const BlockOptions& o)
   generic_scale_ = !o.scale_format.is_e8m0();
   scale_bytes_ = o.scale_format.code_bytes();
   if (generic_scale_) init_scale_format();
-  // The vector kernels: per block (scaled_) for the named elements and for runtime ones (the
-  // same lanes reading the descriptor from the plan); many blocks at once (blocks_) for the
-  // named elements only.
+  // The vector kernels: per block (scaled_) and many blocks at once (blocks_), for the named
+  // elements and for runtime ones (the same lanes reading the descriptor from the plan).
   if (!generic_scale_ && d_.block.element_scaling == ElementScaling::exact && isa_ != Isa::scalar &&
       (src == FormatId::f32 || src == FormatId::f16 || src == FormatId::bf16)) {
     plan_ = simd::make_plan(format(src), ef_, ctx_, d_, kernels_for(format(src), ef_, ctx_.rounding).one);
@@ -240,7 +239,7 @@ BlockQuantizer::BlockQuantizer(FormatId src, const BlockOptions& o)
       scaled_ = simd::batch_kernel(*plan_, isa_, true, true);
       // The block kernel writes scale code s + 127 for elements scaled by 2^-s: not for the
       // integer MXINT8 of int8_integer_elements, whose elements are scaled by 2^-(s + 6).
-      if (shift_ == 0 && ef_.is_named()) blocks_ = simd::blocks_kernel(*plan_, isa_);
+      if (shift_ == 0) blocks_ = simd::blocks_kernel(*plan_, isa_);
     }
     const Format& f = format(src);
     inf_bits_ = static_cast<std::uint32_t>(low_mask(f.exp_bits) << f.man_bits);
@@ -249,6 +248,7 @@ BlockQuantizer::BlockQuantizer(FormatId src, const BlockOptions& o)
 
 void BlockQuantizer::run_blocks(const void* values, std::size_t blocks, std::size_t k, std::uint8_t* scales,
                                 std::uint8_t* codes, Flags& flags) {
+  if (scale_quotient_) return run_blocks_scale(values, blocks, k, scales, codes, flags);  // block/scale_lanes.cpp
   const std::size_t bytes = format(src_).width / 8;
   if (!blocks_ || k % 16 != 0) {
     for (std::size_t b = 0; b < blocks; ++b)
@@ -258,9 +258,7 @@ void BlockQuantizer::run_blocks(const void* values, std::size_t blocks, std::siz
   }
   simd::BlockHooks hooks;
   hooks.ctx = this;
-  // The kernel's own floor scale clamps at -127 only: not under a narrower scale range.
-  if (rule_ == ScaleRule::floor && !o_.custom_rule && o_.scale_min == -127 && o_.scale_max == 127)
-    hooks.floor_emax = element_emax(ef_);
+  kernel_scale(hooks);
   hooks.scale = [](void* self, std::uint32_t amax_bits, int& s) {
     auto& q = *static_cast<BlockQuantizer*>(self);
     if (amax_bits >= q.inf_bits_) return false;
@@ -273,6 +271,44 @@ void BlockQuantizer::run_blocks(const void* values, std::size_t blocks, std::siz
   };
   blocks_(*plan_, values, blocks, k, hooks, scales, codes, flags);
   positive_zeros(codes, blocks * k, negative_zero_);
+}
+
+// The kernel computes s = ((amax_bits + round) >> m_src) - bias_src - emax itself (BlockHooks)
+// where that is finite_scale's exponent for every normal finite amax: no custom rule, E8M0's whole
+// exponent range (the kernel clamps at -127 and hands s > 127 back to finite_scale), and a rule
+// decided by a carry out of amax's fraction, with amax = 2^e (1 + f / 2^m_src), emax = emax_E:
+//  - floor: e - emax (round 0);
+//  - ceil: e + (f != 0) - emax (round 2^m_src - 1: a carry iff f != 0);
+//  - rceil, max_E = 2^emax (1 + g / 2^m_src) with g an integer (max_E's fraction fits m_src
+//    bits): the smallest s with max_E 2^s >= amax is e - emax + (f > g) (round 2^m_src - 1 - g:
+//    a carry iff f > g); not under rceil_f32_reciprocal (block_scale's f32 arithmetic);
+//  - even: amax rounded to m_E + 1 significant bits, ties away, carries iff the top m_E + 1
+//    bits of f are ones (round 2^(m_src - m_E - 1), m_E + 1 <= m_src); not under
+//    even_f32_overflow_nan.
+// The other rules, or emax_E < 0 (a runtime element whose s may pass 127), leave it to the hooks.
+void BlockQuantizer::kernel_scale(simd::BlockHooks& h) const {
+  if (o_.custom_rule || o_.scale_min != -127 || o_.scale_max != 127 || shift_ != 0) return;
+  const int emax = element_emax(ef_);
+  const int m_src = format(src_).man_bits;
+  if (emax < 0) return;
+  switch (rule_) {
+    case ScaleRule::floor: h.scale_round = 0; break;
+    case ScaleRule::ceil: h.scale_round = (std::uint32_t{1} << m_src) - 1; break;
+    case ScaleRule::rceil: {
+      if (d_.block.rceil_f32_reciprocal) return;
+      const Unpacked max = unpack(ef_, ef_.max_finite_magnitude());
+      if (max.cls != ValueClass::finite || max.exp != emax || !(max.sig >> 63) || (max.sig << 1 << m_src) != 0) return;
+      const std::uint32_t g = static_cast<std::uint32_t>(max.sig << 1 >> (64 - m_src));
+      h.scale_round = (std::uint32_t{1} << m_src) - 1 - g;
+      break;
+    }
+    case ScaleRule::even:
+      if (d_.block.even_f32_overflow_nan || ef_.man_bits + 1 > m_src) return;
+      h.scale_round = std::uint32_t{1} << (m_src - ef_.man_bits - 1);
+      break;
+    default: return;
+  }
+  h.floor_emax = emax;
 }
 
 BlockQuantizer::ScaleChoice BlockQuantizer::finite_scale(const Unpacked& amax) const {

@@ -158,10 +158,12 @@ void BlockQuantizer::init_scale_format() {
   const Unpacked back = unpack(sf, nan);
   scale_nan_code_ = back.cls == ValueClass::nan && back.nan_quiet ? static_cast<std::int64_t>(nan) : -1;
   max_element_ = unpack(ef_, ef_.max_finite_magnitude());
+  init_scale_lanes();
 }
 
 std::uint32_t BlockQuantizer::run_scale_format(const void* values, std::size_t count, const std::uint64_t* rbits,
                                               std::uint8_t* codes, Flags& flags) {
+  if (std::uint32_t S = 0; scale_quotient_ && run_scale_lanes(values, count, codes, flags, S)) return S;
   const Format& sf = o_.scale_format;
   const BlockPolicies& bp = d_.block;
   const Format& src = format(src_);

@@ -58,12 +58,18 @@ class ExactBlock {
     for (const Component& x : P.a.tab.parts)
       for (const Component& y : P.b.tab.parts) pbits = std::max(pbits, x.bits + y.bits);
     pair_bits_ = pbits;
-    maxlen_ = std::size_t{1} << std::min(53 - pbits, 30);  // no partial sum of a segment reaches 2^53
+    // No partial sum of a segment reaches 2^51 (each product is below 2^pbits): the kernel's
+    // lanes hold them exactly on top of 1.5 * 2^52 (kernels.hpp, exact_tile).
+    maxlen_ = std::size_t{1} << std::min(51 - pbits, 30);
     kc_ = 256;
   }
 
   /// Output (i, j)'s sum after run(i0, ..., j0, ...).
-  i128 sum(std::size_t i, std::size_t j) const { return acc_[tiles_.at(i - i0_, j - j0_)]; }
+  i128 sum(std::size_t i, std::size_t j) const {
+    const std::size_t at = tiles_.at(i - i0_, j - j0_);
+    if (narrow_) return static_cast<i128>(static_cast<std::int64_t>(lo_[at]));
+    return static_cast<i128>((static_cast<u128>(static_cast<std::uint64_t>(hi_[at])) << 64) | lo_[at]);
+  }
 
   /// The output's sum is exact in 128 bits: its largest shift plus the widest product and the
   /// count of products stays below 2^125.
@@ -75,13 +81,42 @@ class ExactBlock {
     return (P_.a.smin[i] - 127) + (P_.b.smin[j] - 127) + P_.a.qmin + P_.b.qmin;
   }
 
+  /// Whether every output of rows i0..i1-1 and columns j0..j1-1 has its whole sum below 2^62
+  /// in magnitude, in any order of its additions: each product term |N_a N_b| 2^sh is below
+  /// 2^(pair_bits + sh), sh (ra + rb, the shift kernel_api.hpp's ExactSegment gives it) is at
+  /// most the spread of the row's scales plus its parts' quantum spread, the same of the
+  /// column's (fits()'s shift), and there are K terms: pair_bits + shift + bit_width(K) <= 62
+  /// bounds every partial sum by K 2^(pair_bits + shift) <= 2^62. Then the kernel keeps one int64
+  /// per output instead of two words (exact_narrow). In pairs mode, only the pairs (l, l).
+  bool narrow(std::size_t i0, std::size_t i1, std::size_t j0, std::size_t j1) const {
+    auto spread = [](const Side& s, std::size_t r0, std::size_t r1) {
+      int m = 0;
+      for (std::size_t r = r0; r < r1; ++r) m = std::max(m, s.smax[r] - s.smin[r]);
+      return m + s.qspan;
+    };
+    int shift;
+    if (P_.pairs) {
+      shift = 0;
+      for (std::size_t l = i0; l < i1; ++l)
+        shift = std::max(shift, (P_.a.smax[l] - P_.a.smin[l]) + (P_.b.smax[l] - P_.b.smin[l]));
+      shift += P_.a.qspan + P_.b.qspan;
+    } else {
+      shift = spread(P_.a, i0, i1) + spread(P_.b, j0, j1);
+    }
+    return pair_bits_ + shift + static_cast<int>(std::bit_width(P_.K)) <= 62;
+  }
+
   void run(std::size_t i0, std::size_t i1, std::size_t j0, std::size_t j1) {
     i0_ = i0;
     j0_ = j0;
     tiles_ = Tiles(P_.pairs, mr_, nr_, i1 - i0, j1 - j0);
     const Tiles& T = tiles_;
-    acc_.assign(T.cells(), 0);
-    const ExactFn fn = P_.pairs ? P_.kern->exact_pairs : P_.kern->exact;
+    narrow_ = narrow(i0, i1, j0, j1);
+    lo_.assign(T.cells(), 0);
+    if (!narrow_) hi_.assign(T.cells(), 0);
+    else if (hi_.size() < T.cells()) hi_.resize(T.cells());  // (not read: a valid pointer for the tile)
+    const ExactFn fn = P_.pairs ? (narrow_ ? P_.kern->exact_pairs_narrow : P_.kern->exact_pairs)
+                                : (narrow_ ? P_.kern->exact_narrow : P_.kern->exact);
     for (std::size_t ca = 0; ca < P_.a.tab.parts.size(); ++ca)
       for (std::size_t cb = 0; cb < P_.b.tab.parts.size(); ++cb)
         for (std::size_t t0 = 0; t0 < P_.K; t0 += kc_) {
@@ -103,7 +138,7 @@ class ExactBlock {
               segs_[s] = ExactSegment{static_cast<std::uint32_t>(seg_[s].end - seg_[s].begin),
                                       ra_.data() + (x * ns + s) * T.mr, rb_.data() + (y * ns + s) * T.nr};
             fn(ExactTile{apack_.data() + x * len * T.mr, bpack_.data() + y * len * T.nr, segs_.data(), ns,
-                         acc_.data() + T.tile(x, y), T.ld});
+                         lo_.data() + T.tile(x, y), hi_.data() + T.tile(x, y), T.ld});
           });
         }
   }
@@ -114,31 +149,49 @@ class ExactBlock {
   };
 
   /// Packs part `part` of rows r0..r1 (panels of w), elements t0..t1, as [panel][t][w], and
-  /// each segment's shifts as [panel][segment][w].
+  /// each segment's shifts as [panel][segment][w]. Lanes past r1 hold zeros. The codes are read
+  /// along the operand's shorter stride (k for gemm_rows, the rows for gemm_columns).
   void pack(const Side& s, std::size_t part, std::size_t r0, std::size_t r1, std::size_t t0, std::size_t t1,
             std::size_t w, std::vector<double>& out, std::vector<std::int32_t>& shifts) const {
     const Component& c = s.tab.parts[part];
     const std::size_t panels = (r1 - r0 + w - 1) / w, len = t1 - t0, ns = seg_.size();
-    out.assign(panels * len * w, 0.0);
+    out.resize(panels * len * w);
     shifts.assign(panels * ns * w, 0);
-    for (std::size_t p = 0; p < panels; ++p)
-      for (std::size_t l = 0; l < w; ++l) {
+    const bool along_k = s.op->k_stride <= s.op->row_stride;
+    for (std::size_t p = 0; p < panels; ++p) {
+      const std::size_t lanes = std::min(w, r1 - (r0 + p * w));
+      double* o = out.data() + p * len * w;
+      if (lanes < w)
+        for (std::size_t t = 0; t < len; ++t)
+          for (std::size_t l = lanes; l < w; ++l) o[t * w + l] = 0.0;
+      if (along_k) {
+        for (std::size_t l = 0; l < lanes; ++l) {
+          const std::uint8_t* code = s.op->codes.data() + (r0 + p * w + l) * s.op->row_stride + t0 * s.op->k_stride;
+          for (std::size_t t = 0; t < len; ++t) o[t * w + l] = c.n[code[t * s.op->k_stride]];
+        }
+      } else {
+        for (std::size_t t = 0; t < len; ++t) {
+          const std::uint8_t* code = s.op->codes.data() + (r0 + p * w) * s.op->row_stride + (t0 + t) * s.op->k_stride;
+          for (std::size_t l = 0; l < lanes; ++l) o[t * w + l] = c.n[code[l * s.op->row_stride]];
+        }
+      }
+      for (std::size_t l = 0; l < lanes; ++l) {
         const std::size_t r = r0 + p * w + l;
-        if (r >= r1) continue;
-        double* o = out.data() + p * len * w + l;
-        for (std::size_t t = t0; t < t1; ++t) o[(t - t0) * w] = c.n[s.code(r, t)];
         for (std::size_t x = 0; x < ns; ++x)
           shifts[(p * ns + x) * w + l] = (s.scale(r, seg_[x].blk) == 0xFF ? 0 : s.scale(r, seg_[x].blk) - s.smin[r]) +
                                          (c.q - s.qmin);
       }
+    }
   }
 
   const Problem& P_;
   std::size_t mr_, nr_;
   int pair_bits_ = 0;
   std::size_t maxlen_ = 0, kc_ = 0, i0_ = 0, j0_ = 0;
+  bool narrow_ = false;
   Tiles tiles_{false, 1, 1, 0, 0};
-  std::vector<i128> acc_;
+  std::vector<std::uint64_t> lo_;  // the outputs' 128-bit sums: low words
+  std::vector<std::int64_t> hi_;   // high words
   std::vector<Seg> seg_;
   std::vector<ExactSegment> segs_;
   std::vector<double> apack_, bpack_;

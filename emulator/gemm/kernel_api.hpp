@@ -24,7 +24,8 @@ __extension__ using u128 = unsigned __int128;
 // ---- exact ----------------------------------------------------------------------------------
 // The chunk is a run of segments, each inside one block: the kernel sums a segment's products
 // in double lanes (integers, exact: the driver bounds a segment's length so that no partial sum
-// reaches 2^53) and adds each output's sum to its 128-bit accumulator shifted left by
+// reaches 2^51) and adds each output's sum to its 128-bit accumulator (two's complement, the
+// low 64 bits in lo, the high 64 in hi, at the same index) shifted left by
 // ra[r] + rb[c] (the block's scale exponents above the output's smallest, plus the parts'
 // quantum offsets; the driver sends outputs whose shifts could overflow 128 bits to the
 // reference, and the kernel clamps the shift to 127 so that they stay defined).
@@ -38,7 +39,8 @@ struct ExactTile {
   const double* b;  // [t][NR]
   const ExactSegment* seg;
   std::size_t segments;
-  i128* acc;
+  std::uint64_t* lo;  // the accumulators' low words
+  std::int64_t* hi;   // their high words
   std::size_t stride;
 };
 
@@ -48,11 +50,23 @@ struct ExactTile {
 // forms d = s * 2^(xa[r] + xb[c]) and acc = acc + d, then s = +0.
 inline constexpr std::uint32_t kSeqInexact = 1;     // some step was inexact
 inline constexpr std::uint32_t kSeqReference = 2;   // a step left the range the kernel handles
+//
+// Exact blocks: per vector and block, sx = e_S - q and mx = e_M - q, where q is the exponent of
+// the lowest set bit over the block's non-zero element values, 2^e_S bounds the sum of their
+// magnitudes and 2^e_M the largest (e_S, e_M the least such integers; both kSeqAlwaysExact for
+// a block without a non-zero value). When min(sx_a + mx_b, mx_a + sx_b) <= 24 for the output,
+// every partial sum of the block's products is exact in f32 (SeqTile's kernel, kernels.hpp),
+// and the kernel sums them with plain multiply-adds, no error terms.
+inline constexpr std::int32_t kSeqAlwaysExact = -(1 << 20);
 struct SeqSegment {
   std::uint32_t len;
   bool ends_block;
   const std::int32_t* xa;  // MR scale exponents (code - 127)
   const std::int32_t* xb;  // NR
+  const std::int32_t* sa;  // MR: sx of A's vectors for the segment's block
+  const std::int32_t* ma;  // MR: mx
+  const std::int32_t* sb;  // NR
+  const std::int32_t* mb;  // NR
 };
 struct SeqTile {
   const float* a;  // [t][MR]
@@ -165,6 +179,7 @@ using GstFn = void (*)(const GstTile&);
 struct Kernels {
   int exact_mr, exact_nr;
   ExactFn exact;
+  ExactFn exact_narrow;  // every output's sum below 2^62: an int64 in lo (ExactBlock::narrow)
   int seq_mr, seq_nr;
   SeqFn seq[6];  // by Rounding (rne, rna, rz, ru, rd, ro)
   int tc_mr, tc_nr;
@@ -174,6 +189,7 @@ struct Kernels {
   // dot_pairs: tiles of 1 x NR pairs (the same NR), A packed like B ([t][NR], its vectors
   // being the pairs' own), the shifts and scale exponents of A per lane ([NR]).
   ExactFn exact_pairs;
+  ExactFn exact_pairs_narrow;
   SeqFn seq_pairs[6];
   TcFn tc_pairs[2][2][2];
   GstFn gst_pairs;

@@ -11,9 +11,11 @@
 // broadcast. kernel_api.hpp states what each kernel receives and keeps.
 //
 // exact (exact_tile): a segment's products N_a * N_b (integers of the format parts, below
-//   2^20 each) summed in double lanes: integers below 2^53, so every addition is exact, fused
-//   or not; then each output's sum, converted to int64 exactly, is shifted by its block's scale
-//   offset into the output's 128-bit accumulator.
+//   2^20 each) summed in double lanes that start at 1.5 * 2^52: every partial sum is an integer
+//   below 2^51 in magnitude (the driver bounds the segment), so every addition is exact, fused
+//   or not, and the lane's bits minus those of 1.5 * 2^52 are the sum as an int64; each sum is
+//   then shifted by its block's scale offset into the output's 128-bit accumulator, held as two
+//   64-bit lanes (low word, high word with the carry), all in vector lanes.
 // fp32-sequential (seq_tile): the block's running sum s = round_f32(s + a*b) is the FPU's f32
 //   addition (round to nearest even; the product of two MX elements is exact in f32, so a fused
 //   multiply-add rounds the same). TwoSum gives each addition's exact error e (exact = r + e,
@@ -31,6 +33,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+
+#if SOFTMX_GEMM_BYTES == 64 && defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
 #include "gemm/kernel_api.hpp"
 #include "gemm/tables.hpp"
@@ -100,7 +106,35 @@ SOFTMX_GEMM_INLINE vi floor_log2(vi x) {
 
 // ---- exact ----------------------------------------------------------------------------------
 
-template <int MR, int NV, bool Diag>
+typedef std::int32_t vh __attribute__((vector_size(kBytes / 2)));  // kD lanes of 32 bits
+typedef std::uint64_t vlu __attribute__((vector_size(kBytes)));
+
+/// 1.5 * 2^52: a double lane holding kMagic + x for an integer |x| < 2^51 holds it exactly (the
+/// sum lies in [2^52, 2^53), where doubles are the integers), and its bits are kMagicBits + x.
+constexpr double kMagic = 0x1.8p52;
+constexpr std::int64_t kMagicBits = 0x4338000000000000;
+
+/// (hi, lo), a 128-bit two's complement integer per lane (hi * 2^64 + lo), += x * 2^sh, for
+/// 0 <= sh <= 127 (wrapping modulo 2^128: the driver never keeps an output whose sum could
+/// leave 128 bits, ExactBlock::fits). Every shift count stays within 0..63.
+SOFTMX_GEMM_INLINE void add_shifted(vlu& lo, vl& hi, vl x, vl sh) {
+  const vl s1 = sh < 63 ? sh : vl{} + 63;
+  const vl low = sh < 64;                                            // lanes whose shift leaves x in both words
+  const vlu ux = reinterpret_cast<vlu>(x);
+  const vlu lpart = reinterpret_cast<vlu>(low) & (ux << reinterpret_cast<vlu>(s1));
+  const vl hlow = (x >> 1) >> (63 - s1);                             // x >> (64 - sh), arithmetic
+  const vl s2 = sh > 64 ? sh - 64 : vl{};                            // 0..63 for sh 64..127
+  const vl hhigh = reinterpret_cast<vl>(ux << reinterpret_cast<vlu>(s2));
+  const vl hpart = low ? hlow : hhigh;
+  const vlu nlo = lo + lpart;
+  const vl carry = reinterpret_cast<vl>(nlo < lpart);               // -1 where the low word wrapped
+  hi = reinterpret_cast<vl>(reinterpret_cast<vlu>(hi) + reinterpret_cast<vlu>(hpart) - reinterpret_cast<vlu>(carry));
+  lo = nlo;
+}
+
+/// Narrow: every output's whole sum is below 2^62 in magnitude (ExactBlock::narrow): lo holds
+/// it as an int64 and hi is not touched; otherwise (lo, hi) is the 128-bit accumulator.
+template <int MR, int NV, bool Diag, bool Narrow>
 void exact_tile(const ExactTile& g) {
   constexpr int NR = NV * kD;
   constexpr int AW = Diag ? NR : MR;  // A's panel width
@@ -108,33 +142,60 @@ void exact_tile(const ExactTile& g) {
   const double* b = g.b;
   for (std::size_t s = 0; s < g.segments; ++s) {
     const ExactSegment& sg = g.seg[s];
+    // Every lane starts at kMagic: the products are integers and every partial sum of the
+    // segment is below 2^51 in magnitude (the driver's bound), so each fused or unfused step is
+    // exact and the lane's bits minus kMagicBits are the segment's sum.
     vd c[MR][NV];
     for (int r = 0; r < MR; ++r)
-      for (int v = 0; v < NV; ++v) c[r][v] = vd{};
+      for (int v = 0; v < NV; ++v) c[r][v] = splat(kMagic);
     for (std::uint32_t t = 0; t < sg.len; ++t, a += AW, b += NR) {
       vd bv[NV];
       for (int v = 0; v < NV; ++v) bv[v] = load<vd>(b + v * kD);
       for (int r = 0; r < MR; ++r)
         for (int v = 0; v < NV; ++v) c[r][v] += (Diag ? load<vd>(a + v * kD) : splat(a[r])) * bv[v];
     }
-    double tmp[MR][NR];
-    for (int r = 0; r < MR; ++r)
-      for (int v = 0; v < NV; ++v) store(&tmp[r][v * kD], c[r][v]);
+    // Each sum into its output's 128-bit accumulator, shifted by its block's scale offsets
+    // (clamped to 127: an output whose shift was clamped is sent to the reference anyway).
     for (int r = 0; r < MR; ++r) {
-      i128* acc = g.acc + static_cast<std::size_t>(r) * g.stride;
-      for (int col = 0; col < NR; ++col) {
-        const auto x = static_cast<std::int64_t>(tmp[r][col]);
-        const int sum = sg.ra[Diag ? col : r] + sg.rb[col];
-        const int sh = sum < 127 ? sum : 127;
-        // Added as unsigned (wrapping): an output whose shift was clamped to 127 overflows
-        // here, and the driver sends it to the reference anyway (kernel_api.hpp).
-        acc[col] = static_cast<i128>(static_cast<u128>(acc[col]) + (static_cast<u128>(static_cast<i128>(x)) << sh));
+      std::uint64_t* lo = g.lo + static_cast<std::size_t>(r) * g.stride;
+      std::int64_t* hi = g.hi + static_cast<std::size_t>(r) * g.stride;
+      for (int v = 0; v < NV; ++v) {
+        const vl x = reinterpret_cast<vl>(c[r][v]) - kMagicBits;
+        const vl rb = __builtin_convertvector(load<vh>(sg.rb + v * kD), vl);
+        const vl ra = Diag ? __builtin_convertvector(load<vh>(sg.ra + v * kD), vl) : vl{} + sg.ra[r];
+        vl sh = ra + rb;
+        if constexpr (Narrow) {  // sh + the sum's bits <= 62 here (the driver's bound)
+          store(lo + v * kD, load<vlu>(lo + v * kD) + (reinterpret_cast<vlu>(x) << reinterpret_cast<vlu>(sh)));
+          continue;
+        }
+        sh = sh < 127 ? sh : vl{} + 127;
+        vlu l = load<vlu>(lo + v * kD);
+        vl h = load<vl>(hi + v * kD);
+        add_shifted(l, h, x, sh);
+        store(lo + v * kD, l);
+        store(hi + v * kD, h);
       }
     }
   }
 }
 
 // ---- fp32-sequential ------------------------------------------------------------------------
+
+#if SOFTMX_GEMM_BYTES == 64 && defined(__AVX512F__)
+#define SOFTMX_GEMM_DIRECTED 1
+/// a * b + c rounded down (up), by the instruction's own rounding (AVX-512 embedded rounding:
+/// the MXCSR is neither read nor changed; exceptions suppressed).
+SOFTMX_GEMM_INLINE vf fma_down(vf a, vf b, vf c) {
+  return reinterpret_cast<vf>(_mm512_fmadd_round_ps(reinterpret_cast<__m512>(a), reinterpret_cast<__m512>(b),
+                                                    reinterpret_cast<__m512>(c), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC));
+}
+SOFTMX_GEMM_INLINE vf fma_up(vf a, vf b, vf c) {
+  return reinterpret_cast<vf>(_mm512_fmadd_round_ps(reinterpret_cast<__m512>(a), reinterpret_cast<__m512>(b),
+                                                    reinterpret_cast<__m512>(c), _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC));
+}
+#else
+#define SOFTMX_GEMM_DIRECTED 0
+#endif
 
 /// r = round(x + y) under mode M, ORing e != 0 into inexact. An overflow gives +-Inf under
 /// every mode (the caller checks r and hands the output to the reference).
@@ -188,16 +249,96 @@ void seq_tile(const SeqTile& g) {
     for (int v = 0; v < NV; ++v) {
       const std::size_t at = static_cast<std::size_t>(r) * g.stride + static_cast<std::size_t>(v) * kF;
       s[r][v] = load<vf>(g.s + at);
-      inx[r][v] = vi{};
+      inx[r][v] = (load<vi>(g.state + at) & static_cast<std::int32_t>(kSeqInexact)) != 0;
     }
   for (std::size_t sgi = 0; sgi < g.segments; ++sgi) {
     const SeqSegment& sg = g.seg[sgi];
-    for (std::uint32_t t = 0; t < sg.len; ++t, a += AW, b += NR) {
-      vf bv[NV];
-      for (int v = 0; v < NV; ++v) bv[v] = load<vf>(b + v * kF);
+    // The plain loop, without error terms, when it gives every output of the tile what the
+    // model gives (decided per tile and segment):
+    // - exact blocks (kernel_api.hpp): every partial sum of the block exact in f32, so every
+    //   addition is exact under every mode and the hardware's (rne) is the model's; but an
+    //   exact zero sum is +0 unless both operands are -0 under every mode except rd (-0 unless
+    //   both are +0), so rd always takes the general loop;
+    // - under rne, an output already flagged inexact: the hardware's addition is the model's
+    //   (add_round<rne> returns it) and the error term only sets a flag that is already set.
+    bool plain = M != Rounding::rd;
+    if (plain) {
+      vi fail = vi{};
       for (int r = 0; r < MR; ++r)
-        for (int v = 0; v < NV; ++v)
-          s[r][v] = add_round<M>(s[r][v], (Diag ? load<vf>(a + v * kF) : splat(a[r])) * bv[v], inx[r][v]);
+        for (int v = 0; v < NV; ++v) {
+          const vi sa = Diag ? load<vi>(sg.sa + v * kF) : splat(sg.sa[r]);
+          const vi ma = Diag ? load<vi>(sg.ma + v * kF) : splat(sg.ma[r]);
+          vi f = vmin(sa + load<vi>(sg.mb + v * kF), ma + load<vi>(sg.sb + v * kF)) > 24;
+          if constexpr (M == Rounding::rne) f &= ~inx[r][v];
+          fail |= f;
+        }
+      for (int l = 0; l < kF; ++l) plain &= fail[l] == 0;
+    }
+    if (plain) {
+      for (std::uint32_t t = 0; t < sg.len; ++t, a += AW, b += NR) {
+        vf bv[NV];
+        for (int v = 0; v < NV; ++v) bv[v] = load<vf>(b + v * kF);
+        for (int r = 0; r < MR; ++r)
+          for (int v = 0; v < NV; ++v) s[r][v] += (Diag ? load<vf>(a + v * kF) : splat(a[r])) * bv[v];
+      }
+    }
+    bool done = plain;
+    bool need[MR][NV];  // the vectors the general loop computes
+    for (int r = 0; r < MR; ++r)
+      for (int v = 0; v < NV; ++v) need[r][v] = true;
+    const float* a0 = a;
+    const float* b0 = b;
+#if SOFTMX_GEMM_DIRECTED
+    // Two bracketing chains (the AVX-512 kernels: rounding per instruction): lo_t rounds each
+    // step down, hi_t up. By induction lo_t <= E_t <= hi_t (E_t the exact partial sums from the
+    // segment's starting s), and once a step of lo is inexact, lo_t < E_t for every later t (a
+    // value below E_t rounds down to one below it); the same for hi. So lo = hi at the
+    // segment's end iff every step of both was exact, iff every E_t is an f32 (both chains are
+    // then E itself), iff the model's every step is exact (its chain is E too). Then hi is the
+    // model's sum under every mode but rd, zeros included: an exact zero sum x + y is +0 unless
+    // both are -0 under rne, rna, rz, ru and ro, as under ru. A vector with a lane where they
+    // differ runs the segment again in the general loop, from the segment's starting s.
+    if constexpr (M != Rounding::rd) {
+      if (!done) {
+        vf lo[MR][NV], hi[MR][NV];
+        for (int r = 0; r < MR; ++r)
+          for (int v = 0; v < NV; ++v) lo[r][v] = hi[r][v] = s[r][v];
+        for (std::uint32_t t = 0; t < sg.len; ++t, a += AW, b += NR) {
+          vf bv[NV];
+          for (int v = 0; v < NV; ++v) bv[v] = load<vf>(b + v * kF);
+          for (int r = 0; r < MR; ++r) {
+            const vf as = splat(a[r]);
+            for (int v = 0; v < NV; ++v) {
+              const vf av = Diag ? load<vf>(a + v * kF) : as;
+              lo[r][v] = fma_down(av, bv[v], lo[r][v]);
+              hi[r][v] = fma_up(av, bv[v], hi[r][v]);
+            }
+          }
+        }
+        done = true;
+        for (int r = 0; r < MR; ++r)
+          for (int v = 0; v < NV; ++v) {
+            const vi differ = lo[r][v] != hi[r][v];
+            bool same = true;
+            for (int l = 0; l < kF; ++l) same &= differ[l] == 0;
+            need[r][v] = !same;
+            done &= same;
+            if (same) s[r][v] = hi[r][v];
+          }
+      }
+    }
+#endif
+    if (!done) {
+      a = a0;
+      b = b0;
+      for (std::uint32_t t = 0; t < sg.len; ++t, a += AW, b += NR) {
+        vf bv[NV];
+        for (int v = 0; v < NV; ++v) bv[v] = load<vf>(b + v * kF);
+        for (int r = 0; r < MR; ++r)
+          for (int v = 0; v < NV; ++v)
+            if (need[r][v])
+              s[r][v] = add_round<M>(s[r][v], (Diag ? load<vf>(a + v * kF) : splat(a[r])) * bv[v], inx[r][v]);
+      }
     }
     if (!sg.ends_block) continue;
     for (int r = 0; r < MR; ++r)
@@ -217,8 +358,9 @@ void seq_tile(const SeqTile& g) {
         const vf acc = add_round<M>(load<vf>(g.acc + at), d, ix);
         bad |= (reinterpret_cast<vi>(acc) & 0x7F800000) == 0x7F800000;
         store(g.acc + at, acc);
+        inx[r][v] |= ix;
         vi st = load<vi>(g.state + at);
-        st |= (ix & static_cast<std::int32_t>(kSeqInexact)) | (bad & static_cast<std::int32_t>(kSeqReference));
+        st |= bad & static_cast<std::int32_t>(kSeqReference);
         store(g.state + at, st);
         s[r][v] = vf{};
       }
@@ -681,7 +823,8 @@ Kernels make_kernels() {
   Kernels k{};
   k.exact_mr = EMR;
   k.exact_nr = ENV * kD;
-  k.exact = exact_tile<EMR, ENV, false>;
+  k.exact = exact_tile<EMR, ENV, false, false>;
+  k.exact_narrow = exact_tile<EMR, ENV, false, true>;
   k.seq_mr = SMR;
   k.seq_nr = SNV * kF;
   fill_seq<SMR, SNV, false>(k.seq);
@@ -691,7 +834,8 @@ Kernels make_kernels() {
   k.gst_mr = GMR;
   k.gst_nr = GNV * kF;
   k.gst = gst_tile<GMR, GNV, false>;
-  k.exact_pairs = exact_tile<1, ENV, true>;
+  k.exact_pairs = exact_tile<1, ENV, true, false>;
+  k.exact_pairs_narrow = exact_tile<1, ENV, true, true>;
   fill_seq<1, SNV, true>(k.seq_pairs);
   fill_tc<1, TNV, true>(k.tc_pairs);
   k.gst_pairs = gst_tile<1, GNV, true>;

@@ -42,13 +42,15 @@ constexpr std::string_view kGstReference[] = {
 
 constexpr std::array<GemmPath, 4> kPaths{{
     {{"exact", "exact",
-      "block sums as exact integers in double lanes, shifted by their scales into a 128-bit exact "
-      "accumulator per output, rounded once (C added exactly)",
+      "block sums as exact integers in double lanes, shifted by their scales into an exact "
+      "accumulator per output in vector lanes (one int64 where the scale spreads allow, else 128 "
+      "bits), rounded once (C added exactly)",
       kExactReference},
      exact_takes, exact_run},
     {{"fp32-sequential", "fp32-sequential",
       "the FPU's f32 additions in order, each addition's exact error (TwoSum) for the flags and the "
-      "other rounding modes",
+      "other rounding modes; blocks proven exact (by bounds, or on AVX-512 by chains rounded down and "
+      "up that agree) without error terms",
       kSequentialReference},
      sequential_takes, sequential_run},
     {{"tensor-core", "tensor-core models (TensorCoreModel) but the per-group ones",

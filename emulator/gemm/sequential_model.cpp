@@ -2,6 +2,7 @@
 // "GEMM"): the FPU's f32 additions in BLOCKS.md's order, TwoSum for the flags and the other
 // rounding modes; outputs into f16 or bf16 rounded once more from the f32 accumulator.
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <vector>
 
@@ -25,14 +26,50 @@ bool seq_kernel_fits(const Problem& P) {
   return ta.max_abs * tb.max_abs * static_cast<double>(std::min(P.block, P.K)) < 0x1p127;
 }
 
+/// The exact-block exponents of one operand (kernel_api.hpp, SeqSegment): sx[r * nb + b] and
+/// mx[r * nb + b] for vector r, block b. The magnitudes (exact f32 values, at most 8 significant
+/// bits) are summed in double: n non-negative terms sum with a relative error below n 2^-53, so
+/// S (1 + n 2^-52), rounded, still exceeds the exact sum, and e_S = ilogb of it + 1.
+struct SeqExact {
+  std::vector<std::int32_t> sx, mx;
+};
+
+SeqExact seq_exact(const Side& sd, std::size_t K, std::size_t block) {
+  SeqExact e;
+  const std::size_t rows = sd.op->rows, nb = sd.nb;
+  e.sx.assign(rows * nb, kSeqAlwaysExact);
+  e.mx.assign(rows * nb, kSeqAlwaysExact);
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t b = 0; b < nb; ++b) {
+      double sum = 0, mx = 0, n = 0;
+      std::int32_t q = kNoQuantum;
+      for (std::size_t t = b * block, t1 = std::min(K, t + block); t < t1; ++t) {
+        const std::uint8_t c = sd.code(r, t);
+        if (sd.tab.quantum[c] == kNoQuantum) continue;
+        const double v = std::fabs(static_cast<double>(sd.tab.value[c]));
+        sum += v;
+        n += 1;
+        mx = std::max(mx, v);
+        q = std::min(q, sd.tab.quantum[c]);
+      }
+      if (q == kNoQuantum) continue;
+      // The least e with x < 2^e, for x > 0: ilogb(x) + 1.
+      e.sx[r * nb + b] = std::ilogb(sum * (1 + n * 0x1p-52)) + 1 - q;
+      e.mx[r * nb + b] = std::ilogb(mx) + 1 - q;
+    }
+  return e;
+}
+
 struct SeqWork {
-  SeqWork(const Problem* p, Blocking b) : P(p), bl(b) {}
+  SeqWork(const Problem* p, Blocking b, const SeqExact* ea_, const SeqExact* eb_) : P(p), bl(b), ea(ea_), eb(eb_) {}
   const Problem* P;
   Blocking bl;
+  const SeqExact* ea;
+  const SeqExact* eb;
   RefScratch s;
   std::size_t kc = 256;
   std::vector<float> apack, bpack;
-  std::vector<std::int32_t> xa, xb;
+  std::vector<std::int32_t> xa, xb, ya, yb;  // y: sx then mx, [panel][segment][2][w]
   std::vector<std::uint32_t> sum, acc, state;
   std::vector<SeqSegment> segs;
   struct Seg {
@@ -42,19 +79,44 @@ struct SeqWork {
   bool fpu_ok = true;
   void begin() { fpu_ok = fpu_default(); }
 
-  void pack(const Side& sd, std::size_t r0, std::size_t r1, std::size_t t0, std::size_t t1, std::size_t w,
-            std::vector<float>& out, std::vector<std::int32_t>& x) const {
+  /// Packs rows r0..r1 (panels of w), elements t0..t1, as [panel][t][w] (lanes past r1 zero),
+  /// each segment's scale exponents as [panel][segment][w] and its block's exact-block
+  /// exponents as [panel][segment][sx, mx][w] (lanes past r1: kSeqAlwaysExact). The codes are
+  /// read along the operand's shorter stride.
+  void pack(const Side& sd, const SeqExact& ex, std::size_t r0, std::size_t r1, std::size_t t0, std::size_t t1,
+            std::size_t w, std::vector<float>& out, std::vector<std::int32_t>& x, std::vector<std::int32_t>& y) const {
     const std::size_t panels = (r1 - r0 + w - 1) / w, len = t1 - t0, ns = seg.size();
-    out.assign(panels * len * w, 0.0f);
+    out.resize(panels * len * w);
     x.assign(panels * ns * w, 0);
-    for (std::size_t p = 0; p < panels; ++p)
-      for (std::size_t l = 0; l < w; ++l) {
-        const std::size_t r = r0 + p * w + l;
-        if (r >= r1) continue;
-        float* o = out.data() + p * len * w + l;
-        for (std::size_t t = t0; t < t1; ++t) o[(t - t0) * w] = sd.tab.value[sd.code(r, t)];
-        for (std::size_t q = 0; q < ns; ++q) x[(p * ns + q) * w + l] = sd.scale(r, seg[q].blk) - 127;
+    y.assign(panels * ns * 2 * w, kSeqAlwaysExact);
+    const GemmOperand& op = *sd.op;
+    const bool along_k = op.k_stride <= op.row_stride;
+    for (std::size_t p = 0; p < panels; ++p) {
+      const std::size_t lanes = std::min(w, r1 - (r0 + p * w));
+      float* o = out.data() + p * len * w;
+      if (lanes < w)
+        for (std::size_t t = 0; t < len; ++t)
+          for (std::size_t l = lanes; l < w; ++l) o[t * w + l] = 0.0f;
+      if (along_k) {
+        for (std::size_t l = 0; l < lanes; ++l) {
+          const std::uint8_t* code = op.codes.data() + (r0 + p * w + l) * op.row_stride + t0 * op.k_stride;
+          for (std::size_t t = 0; t < len; ++t) o[t * w + l] = sd.tab.value[code[t * op.k_stride]];
+        }
+      } else {
+        for (std::size_t t = 0; t < len; ++t) {
+          const std::uint8_t* code = op.codes.data() + (r0 + p * w) * op.row_stride + (t0 + t) * op.k_stride;
+          for (std::size_t l = 0; l < lanes; ++l) o[t * w + l] = sd.tab.value[code[l * op.row_stride]];
+        }
       }
+      for (std::size_t l = 0; l < lanes; ++l) {
+        const std::size_t r = r0 + p * w + l;
+        for (std::size_t q = 0; q < ns; ++q) {
+          x[(p * ns + q) * w + l] = sd.scale(r, seg[q].blk) - 127;
+          y[((p * ns + q) * 2) * w + l] = ex.sx[r * sd.nb + seg[q].blk];
+          y[((p * ns + q) * 2 + 1) * w + l] = ex.mx[r * sd.nb + seg[q].blk];
+        }
+      }
+    }
   }
 
   void operator()(std::size_t w, Flags& any) {
@@ -83,15 +145,18 @@ struct SeqWork {
         seg.push_back({t, end, blk});
         t = end;
       }
-      pack(P->a, i0, i1, t0, t1, T.mr, apack, xa);
-      pack(P->b, j0, j1, t0, t1, T.nr, bpack, xb);
+      pack(P->a, *ea, i0, i1, t0, t1, T.mr, apack, xa, ya);
+      pack(P->b, *eb, j0, j1, t0, t1, T.nr, bpack, xb, yb);
       const std::size_t len = t1 - t0, ns = seg.size();
       segs.resize(ns);
       T.each([&](std::size_t x, std::size_t y) {
         for (std::size_t q = 0; q < ns; ++q) {
           const bool ends = seg[q].end == std::min(P->K, (seg[q].blk + 1) * P->block);
+          const std::int32_t* yaq = ya.data() + (x * ns + q) * 2 * T.mr;
+          const std::int32_t* ybq = yb.data() + (y * ns + q) * 2 * T.nr;
           segs[q] = SeqSegment{static_cast<std::uint32_t>(seg[q].end - seg[q].begin), ends,
-                               xa.data() + (x * ns + q) * T.mr, xb.data() + (y * ns + q) * T.nr};
+                               xa.data() + (x * ns + q) * T.mr, xb.data() + (y * ns + q) * T.nr,
+                               yaq, yaq + T.mr, ybq, ybq + T.nr};
         }
         const std::size_t at = T.tile(x, y);
         fn(SeqTile{apack.data() + x * len * T.mr, bpack.data() + y * len * T.nr, segs.data(), ns, sum.data() + at,
@@ -122,8 +187,9 @@ bool sequential_takes(const Problem& P) {
 }
 
 Flags sequential_run(const Problem& P, unsigned threads) {
-  const Blocking bl = blocking(P, P.kern->seq_mr, P.kern->seq_nr, 64, 128, threads);
-  return parallel(threads, bl.items(), SeqWork(&P, bl));
+  const Blocking bl = blocking(P, P.kern->seq_mr, P.kern->seq_nr, 128, 256, threads);
+  const SeqExact ea = seq_exact(P.a, P.K, P.block), eb = seq_exact(P.b, P.K, P.block);
+  return parallel(threads, bl.items(), SeqWork(&P, bl, &ea, &eb));
 }
 
 }  // namespace softmx::gemm_detail

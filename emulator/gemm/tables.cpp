@@ -31,6 +31,7 @@ ElementTables make_element_tables(const Format& f, bool flush_subnormals) {
     const Unpacked u = unpack(f, static_cast<std::uint64_t>(c));
     t.sign[c] = u.sign ? 1 : 0;
     t.tc_e[c] = kZeroExponent;
+    t.quantum[c] = kNoQuantum;
     if (u.cls == ValueClass::nan || u.cls == ValueClass::inf) {
       t.special[c] = true;
       continue;
@@ -46,6 +47,7 @@ ElementTables make_element_tables(const Format& f, bool flush_subnormals) {
     t.value[c] = static_cast<float>(u.sign ? -v : v);
     if (static_cast<double>(t.value[c]) != (u.sign ? -v : v)) t.value_exact = false;
     t.max_abs = std::max(t.max_abs, v);
+    t.quantum[c] = u.exp - 63 + tz;
     // Tensor-core decomposition (tensor_core.cpp's decode): e clamped to emin, N below 2^(m+1).
     const int e = std::max<int>(u.exp, f.emin());
     const int shift = 63 - f.man_bits + (e - u.exp);

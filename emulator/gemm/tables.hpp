@@ -19,6 +19,8 @@ namespace softmx::gemm_detail {
 /// a product with a zero factor never becomes a group's largest exponent. The sum of two stays
 /// far inside int32 and far below every real exponent (|e| < 2^10 with any scale).
 inline constexpr std::int32_t kZeroExponent = -(1 << 24);
+/// ElementTables::quantum of a code without a non-zero finite value: above every real one.
+inline constexpr std::int32_t kNoQuantum = 1 << 24;
 
 /// Part of a format's finite values as exact integers: value(c) = n[c] * 2^q for the codes of
 /// the part (n = 0 for every other code, zeros and specials included). |n[c]| < 2^bits. The
@@ -40,6 +42,9 @@ struct ElementTables {
   /// range; the fp32-sequential kernel is not used for it).
   bool value_exact = true;
   double max_abs = 0;               ///< the largest finite magnitude (0: none)
+  /// fp32-sequential's exact blocks: the exponent of the lowest set bit of a finite non-zero
+  /// value (value = odd * 2^quantum); kNoQuantum for zeros, flushed and special codes.
+  std::array<std::int32_t, 256> quantum{};
   /// Tensor-core models: value = n * 2^(e - m) with e = max(floor(log2|v|), emin) (a subnormal
   /// keeps emin); n signed; zeros (and flushed subnormals) n = 0, e = kZeroExponent.
   std::array<std::int32_t, 256> tc_n{};

@@ -18,12 +18,14 @@
 //    smallest), where in every mode each non-zero value rounds alike (to zero, or to the
 //    smallest subnormal when rounding away from zero) and is inexact and tiny. y is then
 //    rounded as an f32 with no subnormals:
-//      - rne, with the FPU in its default mode (fpu_is_default): the FPU trick of
-//        convert_rne_float (lanes.hpp) for the element's subnormal range, integer rounding of
-//        the f32 bits above it;
+//      - rne, with the FPU in its default mode (fpu_is_default): one f32 addition of a power
+//        of two chosen per lane, so that the FPU rounds y at the element's quantum in both the
+//        subnormal and the normal range (direct_rne_fpu gives the argument);
 //      - every other mode: round_pack_lanes on (sign, significand, exponent) read from y.
+//    A runtime element (D = runtime_dst(...)) takes the same path with its fields read from the
+//    plan, where they keep this arithmetic in the f32 range (Direct::ok).
 //    Flags are not made per element: the call keeps the OR, across all its lanes, of
-//      the bits of y below the element's quantum     (non-zero: inexact),
+//      the bits of y below the element's quantum, or of y ^ RN(y) (non-zero: inexact),
 //      the same from tiny lanes only                 (non-zero: underflow),
 //      the largest magnitude code (rne; above the largest finite one: overflow and inexact),
 //    and reduces them once at the end. A block needs only the OR of its flags (MxTensor::flags),
@@ -72,32 +74,92 @@ SOFTMX_LANES_INLINE std::uint32_t reduce_max(u32v m) {
 /// A block kernel's source storage: f32 (32-bit codes), bf16 (the top half of an f32) or f16.
 enum class Src : int { f32, bf16, f16 };
 
-/// The direct path's per-call constants for element D (see the top of this file).
+/// The direct path's per-call constants for element D: a named format's fields are
+/// compile-time constants; a runtime one's (D = runtime_dst(...)) are read from the plan once
+/// per call, and the same code reads them through m(), emin(), bias() and width().
 template <int D>
 struct Direct {
-  static constexpr Format f = detail::kFormats[D];
-  static constexpr int m = f.man_bits;
-  static constexpr int emin = f.emin();
-  static constexpr int k = 23 - m;  ///< f32 fraction bits below the element's quantum, normal range
-  static constexpr std::uint32_t sign_bit = std::uint32_t{1} << (f.width - 1);
-  /// An FP element with subnormals and a sign bit (not MXINT8).
+  using T = DstTraits<D>;
+  static constexpr bool runtime = T::runtime;
+  static constexpr Format f = detail::kFormats[runtime ? static_cast<int>(FormatId::e4m3) : D];  ///< named only
+  /// An FP element with subnormals and a sign bit (not MXINT8); for a runtime shape, a
+  /// sign-magnitude one of at most 8 bits (the rest is checked at run time: ok).
   static constexpr bool possible =
-      f.subnormals && f.sign == SignEncoding::magnitude && f.width <= 8 && !f.fixed_point;
+      runtime ? (!T::unsigned_dst && !T::wide)
+              : (f.subnormals && f.width <= 8 && (f.sign == SignEncoding::magnitude ? !f.fixed_point : f.fixed_point));
+  /// A two's complement fixed-point element (MXINT8, runtime int4, ...): every value's quantum
+  /// is 2^(emin - m), and a negative magnitude n is coded (-n) mod 2^width.
+  static constexpr bool twos = T::twos;
+  int rt_m = 0, rt_emin = 0, rt_bias = 0, rt_width = 8;  // a runtime element's fields
+  /// fnuz (runtime): a result that is zero drops its sign (the -0 code is the NaN).
+  bool fnuz = false;
+  SOFTMX_LANES_INLINE int m() const {
+    if constexpr (runtime) return rt_m; else return f.man_bits;
+  }
+  SOFTMX_LANES_INLINE int emin() const {
+    if constexpr (runtime) return rt_emin; else return f.emin();
+  }
+  SOFTMX_LANES_INLINE int bias() const {
+    if constexpr (runtime) return rt_bias; else return f.bias;
+  }
+  SOFTMX_LANES_INLINE int width() const {
+    if constexpr (runtime) return rt_width; else return f.width;
+  }
+  /// f32 fraction bits below the element's quantum, normal range.
+  SOFTMX_LANES_INLINE int k() const { return 23 - m(); }
+  SOFTMX_LANES_INLINE std::uint32_t sign_bit() const { return std::uint32_t{1} << (width() - 1); }
+  /// The sign bit of the lanes whose magnitude code is `mag` (fnuz: none on a zero).
+  SOFTMX_LANES_INLINE u32v sign_of(u32v sign, u32v mag) const {
+    if constexpr (twos) return splat(0);  // a zero is 0 (the sign is in the code: direct_rne_fpu)
+    const u32v s = sign >> (32 - width());
+    if constexpr (runtime) return fnuz ? (mag != 0 ? s : splat(0)) : s;
+    return s;
+  }
   /// Whether the plan's dialect codes allow the direct path (an FP element with subnormals,
-  /// zeros coded sign | 0 without flags, overflow to one magnitude with the input's sign).
+  /// zeros coded sign | 0 without flags, overflow to one magnitude with the input's sign). A
+  /// runtime element must also keep the direct path's arithmetic in the f32 range: every value
+  /// up to 2^-126 below half its smallest subnormal (emin - m >= -124, the reason the direct
+  /// path may raise such values to 2^-126), its smallest normal and subnormal quantum f32
+  /// normals (emin - m + 23 <= 127), and at least one fraction bit (ties by the last fraction
+  /// bit, which is the code's last bit).
   bool ok = false;
   u32v max_mag, ovf_mag, tiny_below;
+  u32v max_mag1, ovf_mag1;  // twos: the negative side's largest magnitude and overflow code
+  /// The largest f32 exponent of a scaled value the direct path takes (BlockRun::in_range):
+  /// direct_rne_fpu adds 2^(e + 23 - m), or (twos) 2^(emin - m + 23), which must exceed it.
+  int ymax = 0;
 
-  explicit Direct(const Plan& p)
-      : max_mag(splat(p.max_mag[0])),
-        ovf_mag(splat(p.ovf_code[0])),
-        // In f32 bits: 2^emin (tininess before rounding) or the rne midpoint below it (after).
-        tiny_below(splat(p.tiny_after ? (static_cast<std::uint32_t>(emin + 126) << 23) |
-                                            (((std::uint32_t{1} << (m + 1)) - 1) << (22 - m))
-                                      : static_cast<std::uint32_t>(emin + 127) << 23)) {
-    if constexpr (possible) {
-      ok = p.zero.code[0] == 0 && p.zero.code[1] == sign_bit && p.zero.flags[0] == 0 && p.zero.flags[1] == 0 &&
-           p.max_mag[0] == p.max_mag[1] && p.ovf_code[1] == (p.ovf_code[0] | sign_bit) && p.ovf_code[0] < sign_bit;
+  explicit Direct(const Plan& p) {
+    if constexpr (runtime) {
+      rt_m = p.rt.man_bits;
+      rt_emin = p.rt.emin;
+      rt_bias = p.rt.bias;
+      rt_width = p.rt.width;
+      fnuz = p.rt.fnuz;
+    }
+    max_mag = splat(p.max_mag[0]);
+    ovf_mag = splat(p.ovf_code[0]);
+    max_mag1 = splat(p.max_mag[1]);
+    ovf_mag1 = splat(p.ovf_code[1]);
+    const int mm = m(), em = emin();
+    ymax = twos ? em - mm + 22 : 104 + mm;
+    const bool in_f32 = !runtime || (p.rt.subnormals && p.rt.fixed_point == twos && p.rt.width <= 8 &&
+                                     (twos || mm >= 1) && em - mm >= -124 && em - mm + 23 <= 127);
+    // In f32 bits: 2^emin (tininess before rounding) or the rne midpoint below it (after).
+    tiny_below = splat(!in_f32 ? 0u
+                       : p.tiny_after ? (static_cast<std::uint32_t>(em + 126) << 23) |
+                                            (((std::uint32_t{1} << (mm + 1)) - 1) << (22 - mm))
+                                      : static_cast<std::uint32_t>(em + 127) << 23);
+    if constexpr (possible && twos) {
+      // Zeros coded 0 without flags; overflow to the largest code of the value's sign (no
+      // Inf or NaN to overflow to); no underflow flags (fixed point: underflow is never raised).
+      ok = in_f32 && p.zero.code[0] == 0 && p.zero.code[1] == 0 && p.zero.flags[0] == 0 && p.zero.flags[1] == 0 &&
+           p.ovf_is_max && (runtime ? !LanePlan(p).underflows : f.fixed_point);
+    } else if constexpr (possible) {
+      const std::uint32_t sb = sign_bit();
+      ok = in_f32 && p.zero.code[0] == 0 && p.zero.code[1] == (fnuz ? 0 : sb) && p.zero.flags[0] == 0 &&
+           p.zero.flags[1] == 0 && p.max_mag[0] == p.max_mag[1] && p.ovf_code[1] == (p.ovf_code[0] | sb) &&
+           p.ovf_code[0] < sb;
     }
   }
 };
@@ -140,29 +202,46 @@ SOFTMX_LANES_INLINE void scaled_f32(u32v x, i32v ss, u32v& y, u32v& sign, i32v& 
 template <int D, Src S, bool Zeros, std::size_t K = 0>
 SOFTMX_LANES_INLINE void direct_rne_fpu(const Direct<D>& dp, const void* blk, std::size_t k, int s, std::uint8_t* out,
                                         FlagBits& acc) {
-  using Dd = Direct<D>;
-  constexpr int k_ = Dd::k;
-  constexpr std::uint32_t magic = static_cast<std::uint32_t>(Dd::emin - Dd::m + 23 + 127) << 23;
-  constexpr std::uint32_t min_normal = static_cast<std::uint32_t>(Dd::emin + 127) << 23;
-  constexpr std::uint32_t rebias = static_cast<std::uint32_t>(127 - Dd::f.bias) << Dd::m;
-  constexpr std::uint32_t low = (std::uint32_t{1} << k_) - 1;
+  // y (an f32 below 2^(105 + m): in_range) is rounded at its quantum q = 2^(max(e, emin) - m),
+  // e = floor(log2 y), by one f32 addition t = y + c with c = 2^(max(e, emin) - m + 23): c is
+  // 2^23 quanta (even), y < 2^(e+1) <= c / 2^(22 - m), so t lies in [c, 2c) where the f32 quantum
+  // is q, and the FPU's rne gives t = c + RN_q(y) exactly (ties to an even multiple of q, the
+  // code's last bit, m >= 1). Then r = t - c = RN_q(y) exactly (Sterbenz), r != y iff inexact,
+  // and the magnitude code is (t - c) / q in bits, the significand n (2^m + fraction, or the
+  // subnormal fraction below 2^emin, or 2^(m+1) after a carry), plus the binade's offset
+  // (max(e, emin) - emin) << m, which is (c - magic) >> (23 - m) with magic = c at emin.
+  const int k_ = dp.k();
+  const std::uint32_t magic = static_cast<std::uint32_t>(dp.emin() - dp.m() + 23 + 127) << 23;
+  const u32v magic_v = splat(magic);
+  const u32v up = splat(static_cast<std::uint32_t>(k_) << 23);  // 2^e -> 2^(e + 23 - m) in bits
   const i32v ss = splat_i(s * (1 << 23));
-  const f32v magic_f = reinterpret_cast<f32v>(splat(magic));
   // The codes of the N values from i on.
   auto lanes = [&](std::size_t i) SOFTMX_LANES_INLINE_LAMBDA {
     u32v y, sign;
     i32v zero;
     scaled_f32<S, Zeros>(load_lanes(blk, i, S == Src::f32), ss, y, sign, zero);
-    const i32v sub = y < min_normal;
-    const f32v t = reinterpret_cast<f32v>(y) + magic_f;  // rounds to a multiple of the subnormal quantum
-    const u32v sub_mag = reinterpret_cast<u32v>(t) - magic;
-    const u32v nor_mag = ((y + ((low >> 1) + ((y >> k_) & 1u))) >> k_) - rebias;
-    const u32v mag = sub ? sub_mag : nor_mag;
-    const u32v below = sub ? reinterpret_cast<u32v>(t - magic_f) ^ y : y & low;  // non-zero: inexact
+    if constexpr (Direct<D>::twos) {
+      // Fixed point: one quantum q = 2^(emin - m) for every value; y < 2^(ymax + 1) <= magic / 2^(m + 1)
+      // rounds in t = magic + RN_q(y) (exact, as above with c = magic), n = RN_q(y) / q.
+      const f32v t = reinterpret_cast<f32v>(y) + reinterpret_cast<f32v>(magic_v);
+      const u32v n = reinterpret_cast<u32v>(t) - magic_v;
+      const u32v below = reinterpret_cast<u32v>(t - reinterpret_cast<f32v>(magic_v)) ^ y;  // non-zero: inexact
+      acc.inexact |= below;
+      const i32v neg = sign != 0;
+      const i32v ovf = n > (neg ? dp.max_mag1 : dp.max_mag);
+      acc.flags |= ovf ? splat(flag::overflow | flag::inexact) : splat(0);
+      const u32v code = neg ? (splat(0) - n) & splat((1u << dp.width()) - 1) : n;
+      return ovf ? (neg ? dp.ovf_mag1 : dp.ovf_mag) : code;
+    }
+    const u32v cb = (y & 0x7F800000u) + up;
+    const u32v c = cb > magic_v ? cb : magic_v;
+    const f32v t = reinterpret_cast<f32v>(y) + reinterpret_cast<f32v>(c);
+    const u32v mag = (reinterpret_cast<u32v>(t) - c) + ((c - magic_v) >> k_);
+    const u32v below = reinterpret_cast<u32v>(t - reinterpret_cast<f32v>(c)) ^ y;  // non-zero: inexact
     acc.inexact |= below;
     acc.tiny |= y < dp.tiny_below ? below : splat(0);
     acc.largest = mag > acc.largest ? mag : acc.largest;  // overflow: above the largest finite
-    return (mag > dp.max_mag ? dp.ovf_mag : mag) | (sign >> (32 - Dd::f.width));
+    return (mag > dp.max_mag ? dp.ovf_mag : mag) | dp.sign_of(sign, mag);
   };
   if constexpr (K == 4 * N) {
     // Four vectors share one narrowing and one 32-byte store (store_codes4).
@@ -176,9 +255,8 @@ SOFTMX_LANES_INLINE void direct_rne_fpu(const Direct<D>& dp, const void* blk, st
 /// The direct path for one block of k codes (k a multiple of N), any deterministic mode, by
 /// integer rounding (round_pack_lanes). `kern` gives the scalar reference for the rare lanes.
 template <int D, Rounding R, Src S, bool Zeros, class Kern>
-SOFTMX_LANES_INLINE void direct_int(const Kern& kern, const void* blk, std::size_t k, int s, std::uint8_t* out,
-                                    FlagBits& acc) {
-  constexpr int w = detail::kFormats[D].width;
+SOFTMX_LANES_INLINE void direct_int(const Kern& kern, const Direct<D>& dp, const void* blk, std::size_t k, int s,
+                                    std::uint8_t* out, FlagBits& acc) {
   const i32v ss = splat_i(s * (1 << 23));
   for (std::size_t i = 0; i < k; i += N) {
     u32v y, sign;
@@ -191,7 +269,7 @@ SOFTMX_LANES_INLINE void direct_int(const Kern& kern, const void* blk, std::size
     i32v fallback = splat_i(0);
     round_pack_lanes<D, R, true>(kern.lp, sign >> 31, sig, E, splat(0), code, fl, fallback);
     if constexpr (Zeros) {
-      code = zero ? sign >> (32 - w) : code;
+      code = zero ? dp.sign_of(sign, splat(0)) : code;
       fl = zero ? splat(0) : fl;
     }
     acc.flags |= fl;
@@ -282,26 +360,30 @@ struct BlockRun {
   struct Src0 {
     int m, bias, emax;
     std::uint32_t min_normal, inf;  ///< sign-cleared bits: the smallest normal, Inf
+    std::uint32_t round;            ///< BlockHooks::scale_round
   };
   Src0 src0() const {
     return {plan.src_m, plan.src_bias, hooks.floor_emax, std::uint32_t{1} << plan.src_m,
-            static_cast<std::uint32_t>(plan.src_exp_max) << plan.src_m};
+            static_cast<std::uint32_t>(plan.src_exp_max) << plan.src_m, hooks.scale_round};
   }
 
-  /// Whether a normal amax is in range (finite) and its floor-rule scale s (OCP MX 6.3:
-  /// floor(log2 amax) - emax_E, at least -127).
+  /// Whether a normal amax is in range (finite) and the kernel's scale s for it (BlockHooks:
+  /// floor(log2 amax) - emax_E for the floor rule of OCP MX 6.3, at least -127, at most 127).
   SOFTMX_LANES_INLINE bool floor_scale(std::uint32_t amax, int& s) const {
     const std::uint32_t min_normal = std::uint32_t{1} << plan.src_m;
     if (hooks.floor_emax < 0 || amax < min_normal || amax >= static_cast<std::uint32_t>(plan.src_exp_max) << plan.src_m)
       return false;
-    const int f = static_cast<int>(amax >> plan.src_m) - plan.src_bias - hooks.floor_emax;
+    // amax + scale_round stays below 2^32: amax is below the Inf code of a 32-bit source.
+    const int f = static_cast<int>((amax + hooks.scale_round) >> plan.src_m) - plan.src_bias - hooks.floor_emax;
+    if (f > 127) return false;
     s = f < -127 ? -127 : f;
     return true;
   }
 
-  /// Whether the scaled amax's f32 exponent field is at most 254 (the direct path's range).
+  /// Whether the scaled amax is below 2^(ymax + 1) (the direct path's range, Direct::ymax:
+  /// direct_rne_fpu's addend stays an f32 normal above it; the integer path needs 2^128 only).
   SOFTMX_LANES_INLINE bool in_range(std::uint32_t amax, int s) const {
-    return static_cast<int>(amax >> plan.src_m) - plan.src_bias - s <= 127;
+    return static_cast<int>(amax >> plan.src_m) - plan.src_bias - s <= direct.ymax;
   }
 
   /// The direct path on one block; Zeros: the block may hold zeros.
@@ -311,7 +393,7 @@ struct BlockRun {
     if constexpr (Fpu && R == Rounding::rne) {
       direct_rne_fpu<D, S, Zeros, K>(dp, blk, k, s, out, acc);
     } else {
-      direct_int<D, R, S, Zeros>(kern, blk, k, s, out, acc);
+      direct_int<D, R, S, Zeros>(kern, dp, blk, k, s, out, acc);
     }
   }
 
@@ -333,6 +415,7 @@ struct BlockRun {
       // is not the floor rule's on a normal amax) goes block by block below, which stops there.
       constexpr std::size_t G = 8;
       const Src0 c = src0();
+      const int ymax = dp.ymax;  // in_range
       while (b + G <= nblocks) {
         const unsigned char* grp = static_cast<const unsigned char*>(in) + b * K * bytes;
         int sg[G];
@@ -342,10 +425,10 @@ struct BlockRun {
           scan(grp + g * K * bytes, K, m, mn);
           const std::uint32_t amax = reduce_max(m);
           // floor_scale, in_range and all_normal with the source's constants in registers.
-          const int f = static_cast<int>(amax >> c.m) - c.bias - c.emax;
+          const int f = static_cast<int>((amax + c.round) >> c.m) - c.bias - c.emax;
           sg[g] = f < -127 ? -127 : f;
-          ok &= (amax >= c.min_normal) & (amax < c.inf) & (static_cast<int>(amax >> c.m) - c.bias - sg[g] <= 127) &
-                !any_at_least(splat(c.min_normal - 1), mn);
+          ok &= (amax >= c.min_normal) & (amax < c.inf) & (f <= 127) &
+                (static_cast<int>(amax >> c.m) - c.bias - sg[g] <= ymax) & !any_at_least(splat(c.min_normal - 1), mn);
         }
         if (!ok) break;
         for (std::size_t g = 0; g < G; ++g) {
@@ -469,7 +552,10 @@ BlocksFn pick_blocks_src(const Plan& p) {
 
 template <int D>
 BlocksFn pick_blocks_mode(const Plan& p) {
-  if constexpr (is_mx_element(static_cast<FormatId>(D))) {
+  // The named MX elements, and a runtime element's shapes (signed, at most 8 bits:
+  // mx_element_reason), whose fields the same kernel reads from the plan.
+  using T = DstTraits<D>;
+  if constexpr (T::runtime ? (!T::wide && !T::unsigned_dst) : is_mx_element(static_cast<FormatId>(D))) {
     switch (p.ctx.rounding) {
       case Rounding::rne: return pick_blocks_src<D, Rounding::rne>(p);
       case Rounding::rna: return pick_blocks_src<D, Rounding::rna>(p);
@@ -492,6 +578,9 @@ inline BlocksFn pick_blocks(const Plan& p) {
   case FormatId::F: return pick_blocks_mode<static_cast<int>(FormatId::F)>(p);
     SOFTMX_DST(e4m3) SOFTMX_DST(e5m2) SOFTMX_DST(e3m2) SOFTMX_DST(e2m3) SOFTMX_DST(e2m1) SOFTMX_DST(int8)
 #undef SOFTMX_DST
+    case FormatId::runtime:
+      if (p.rt.width > 8) return nullptr;
+      return with_runtime_shape(p, [&]<int D>() { return pick_blocks_mode<D>(p); });
     default: break;
   }
   return nullptr;

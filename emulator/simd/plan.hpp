@@ -108,9 +108,15 @@ SegmentsFn segments_kernel_avx512(const Plan& p);
 /// What a block-quantizing kernel asks of its caller (the BlockQuantizer), per block.
 struct BlockHooks {
   void* ctx;
-  /// >= 0: the scale rule is floor (no custom rule) and this is emax of the element format, so
-  /// the kernel computes the scale of a block with a normal, finite amax itself.
+  /// >= 0: the kernel computes the scale of a block with a normal, finite amax itself, as
+  ///   s = ((amax_bits + scale_round) >> m_src) - bias_src - floor_emax
+  /// (at least -127; a block whose s would exceed 127 goes to `scale`). That is the floor rule
+  /// (OCP MX 6.3: floor(log2 amax) - emax_E) with scale_round = 0 and floor_emax = emax_E, and
+  /// every rule that rounds log2 amax up by a carry out of amax's fraction (the BlockQuantizer
+  /// sets these: quantize.cpp, kernel_scale): ceil (scale_round = 2^m_src - 1), rceil
+  /// (2^m_src - 1 - the fraction of max_E in m_src bits) and even (2^(m_src - m_E - 1)).
   int floor_emax = -1;
+  std::uint32_t scale_round = 0;
   /// The scale exponent s for a block whose largest sign-cleared code is `amax_bits`; false
   /// when the block needs the scalar path (an Inf or NaN in it, or a NaN scale).
   bool (*scale)(void* ctx, std::uint32_t amax_bits, int& s);
@@ -134,12 +140,22 @@ std::uint32_t max_magnitude_bits(const void* in, std::size_t n, int width, Isa i
 Result scaled_scalar(const Plan& p, std::uint64_t bits, int shift);
 
 /// MX dequantization into f32 in lanes (simd/dequant_lanes.hpp): a sign-magnitude element
-/// format with subnormals, described by its fields, and the Dequantizer's tables.
+/// format with subnormals or a two's complement fixed-point one, described by its fields, and
+/// the Dequantizer's tables.
 struct DequantLanes {
   int width, man, bias;
   Specials specials;
   int x_lo, x_hi;                       ///< scale exponents X whose every result is a normal f32
-  const std::uint64_t* const* tabs;     ///< per scale code: its flag-free row, or null (then not here)
+  /// Per scale code: a row whose NaN and Inf codes' results are that scale's (they are every
+  /// scale's but 0xFF's: the Dequantizer passes the row of scale 127 for all), or null (then
+  /// not here). The kernel reads only NaN and Inf codes from it.
+  const std::uint64_t* const* tabs;
+  /// Null: those results raise no flag. Else their flags by code, ORed into *flags_or.
+  const Flags* special_flags = nullptr;
+  Flags* flags_or = nullptr;
+  /// A two's complement fixed-point element (MXINT8, int4): code c is the integer c
+  /// (sign-extended from `width` bits) times 2^(1 - bias - man); no specials.
+  bool twos = false;
 };
 /// Dequantizes blocks b, b + 1, ... of k codes (n codes in all; scale of block j: scales[j]) into
 /// out (f32 bits) while each block's scale is in range with a table; returns the first block

@@ -22,6 +22,7 @@
 #include <span>
 #include <vector>
 
+#include "softmx/batch.hpp"
 #include "softmx/context.hpp"
 #include "softmx/convert.hpp"
 #include "softmx/flags.hpp"
@@ -69,6 +70,9 @@ struct Nvfp4Options {
   StochasticForm stochastic_form = StochasticForm::rs;  ///< rs: which form
   std::uint8_t rbits_width = 32;               ///< rs (StochasticForm::rs): random bits per element
   std::span<const std::uint64_t> rbits;        ///< rs: one value per element, row-major
+  /// The instruction set of the element steps (batch.hpp); default: default_isa(). Isa::scalar
+  /// runs the reference path. Results are the same on every one.
+  std::optional<Isa> isa;
 };
 
 struct Nvfp4Tensor {
@@ -96,6 +100,11 @@ Nvfp4Tensor quantize_nvfp4(FormatId src, const void* data, std::span<const std::
 /// and ctx is not used (TE rounds to nearest even and overflows to Inf).
 Flags dequantize_nvfp4(const Nvfp4Tensor& t, FormatId dst, void* out, const Context& ctx,
                        Nvfp4Dequantization form = Nvfp4Dequantization::exact);
+/// The same on instruction set `isa` (the overload above: default_isa()); Isa::scalar runs the
+/// reference path. Results are the same on every one. Throws std::invalid_argument as above,
+/// and when this CPU cannot run `isa`.
+Flags dequantize_nvfp4(const Nvfp4Tensor& t, FormatId dst, void* out, const Context& ctx, Nvfp4Dequantization form,
+                       Isa isa);
 
 /// TE's software stochastic rounding onto E2M1 (util/ptx.cuh:526-549), exactly: with r the
 /// byte rbits & 0xFF, a = |x| and step(v) = 2 for v >= 4, 1 for v >= 2, else 0.5:

@@ -39,4 +39,14 @@ std::vector<std::uint8_t> pack(FormatId f, std::span<const std::uint8_t> codes);
 std::vector<std::uint8_t> unpack_codes(const Format& f, std::span<const std::uint8_t> bytes, std::size_t n);
 std::vector<std::uint8_t> unpack_codes(FormatId f, std::span<const std::uint8_t> bytes, std::size_t n);
 
+/// pack() into the caller's array: `out` must hold exactly packed_size(f, codes.size()) bytes
+/// (std::invalid_argument otherwise, and for a code with bits above the width, naming its
+/// index; `out` is then unspecified). One pass over the codes: for streaming (a quantized
+/// tensor's codes packed in place of a copy) the bytes moved are the codes once and the packed
+/// bytes once.
+void pack_into(const Format& f, std::span<const std::uint8_t> codes, std::span<std::uint8_t> out);
+/// unpack_codes() into the caller's array: out.size() codes from `bytes`, which must hold
+/// exactly packed_size(f, out.size()) bytes (std::invalid_argument otherwise).
+void unpack_into(const Format& f, std::span<const std::uint8_t> bytes, std::span<std::uint8_t> out);
+
 }  // namespace softmx
