@@ -20,6 +20,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "../capi/shell.hpp"  // the guard, for the statuses no argument provokes
@@ -229,22 +230,29 @@ TEST(CApi, EnumerationNames) {
   int32_t v = -5;
   EXPECT_EQ(softmx_rounding_from_name("Nearest-Away", &v, nullptr), SOFTMX_OK);  // an alias, any case
   EXPECT_EQ(v, SOFTMX_ROUND_RNA);
-  EXPECT_STREQ(softmx_saturation_name(SOFTMX_SAT_FINITE), "finite");
-  EXPECT_STREQ(softmx_saturation_name(SOFTMX_SAT_NONE), "none");
-  EXPECT_STREQ(softmx_saturation_name(SOFTMX_SAT_PROPAGATE), "propagate");
-  EXPECT_EQ(softmx_saturation_name(3), nullptr);
-  EXPECT_EQ(softmx_saturation_from_name("satfinite", &v, nullptr), SOFTMX_OK);
-  EXPECT_EQ(v, SOFTMX_SAT_FINITE);
-  EXPECT_EQ(softmx_saturation_from_name("nonsat", &v, nullptr), SOFTMX_OK);
-  EXPECT_EQ(v, SOFTMX_SAT_NONE);
-  EXPECT_STREQ(softmx_tininess_name(SOFTMX_TININESS_AFTER), "after");
-  EXPECT_STREQ(softmx_tininess_name(SOFTMX_TININESS_BEFORE), "before");
-  EXPECT_STREQ(softmx_tininess_name(SOFTMX_TININESS_AFTER_BOUNDED), "after-bounded");
-  EXPECT_EQ(softmx_tininess_name(3), nullptr);
-  EXPECT_EQ(softmx_tininess_from_name("before", &v, nullptr), SOFTMX_OK);
-  EXPECT_EQ(v, SOFTMX_TININESS_BEFORE);
-  EXPECT_EQ(softmx_tininess_from_name("after-bounded", &v, nullptr), SOFTMX_OK);
-  EXPECT_EQ(v, SOFTMX_TININESS_AFTER_BOUNDED);
+  // Saturation and tininess: each value's name, no name for 3, and two names read back.
+  struct EnumNames {
+    const char* (*name)(int32_t);
+    int (*from_name)(const char*, int32_t*, softmx_error*);
+    std::vector<std::pair<int32_t, const char*>> named;
+    std::vector<std::pair<const char*, int32_t>> parsed;
+  };
+  const EnumNames enums[] = {
+      {softmx_saturation_name, softmx_saturation_from_name,
+       {{SOFTMX_SAT_FINITE, "finite"}, {SOFTMX_SAT_NONE, "none"}, {SOFTMX_SAT_PROPAGATE, "propagate"}},
+       {{"satfinite", SOFTMX_SAT_FINITE}, {"nonsat", SOFTMX_SAT_NONE}}},
+      {softmx_tininess_name, softmx_tininess_from_name,
+       {{SOFTMX_TININESS_AFTER, "after"}, {SOFTMX_TININESS_BEFORE, "before"}, {SOFTMX_TININESS_AFTER_BOUNDED, "after-bounded"}},
+       {{"before", SOFTMX_TININESS_BEFORE}, {"after-bounded", SOFTMX_TININESS_AFTER_BOUNDED}}},
+  };
+  for (const EnumNames& e : enums) {
+    for (const auto& [code, want] : e.named) EXPECT_STREQ(e.name(code), want);
+    EXPECT_EQ(e.name(3), nullptr);
+    for (const auto& [text, want] : e.parsed) {
+      EXPECT_EQ(e.from_name(text, &v, nullptr), SOFTMX_OK);
+      EXPECT_EQ(v, want);
+    }
+  }
   // The rule through a conversion: f32 38600000 rounds up to e5m2's min normal 04: underflow
   // after rounding (unbounded range), not after rounding in e5m2's bounded range (FPnew).
   {
@@ -1179,6 +1187,13 @@ struct ErrorCase {
   std::function<int(softmx_error*)> call;
 };
 
+/// The accumulation model `name` through the C API's lookup (nullptr when there is none).
+const softmx_accumulation* accumulation(const char* name) {
+  const softmx_accumulation* m = nullptr;
+  softmx_accumulation_lookup(name, &m, nullptr);
+  return m;
+}
+
 }  // namespace
 
 TEST(CApiErrors, EveryErrorReturnsItsStatusAndMessage) {
@@ -1286,6 +1301,7 @@ TEST(CApiErrors, EveryErrorReturnsItsStatusAndMessage) {
   const softmx_block blk_ok3 = {&e2m1, 0x7F, codes8, 3};
   const std::uint8_t sc64[64] = {};
 
+  const std::size_t s4[1] = {4};  // a one-dimensional shape of 4 values (the nvfp4 cases)
   const std::vector<ErrorCase> cases = {
       // null pointers
       {"convert, src NULL", SOFTMX_ERR_NULL_POINTER, "src is NULL",
@@ -1340,11 +1356,7 @@ TEST(CApiErrors, EveryErrorReturnsItsStatusAndMessage) {
       {"dot_flat, NULL b_codes", SOFTMX_ERR_NULL_POINTER, "b_codes is NULL",
        [&](softmx_error* e) { return softmx_dot_general_flat(&e4m3, sc64, codes8, &e4m3, sc64, nullptr, 32, 1, nullptr, nullptr, &r32, &fl, e); }},
       {"mma, NULL d", SOFTMX_ERR_NULL_POINTER, "d is NULL",
-       [&](softmx_error* e) {
-         const softmx_accumulation* m = nullptr;
-         softmx_accumulation_lookup("hopper-fp8-mma", &m, nullptr);
-         return softmx_mma(m, &e4m3, codes8, &e4m3, codes8, 32, &f32, 0, nullptr, &fl, e);
-       }},
+       [&](softmx_error* e) { return softmx_mma(accumulation("hopper-fp8-mma"), &e4m3, codes8, &e4m3, codes8, 32, &f32, 0, nullptr, &fl, e); }},
       {"pack, NULL out", SOFTMX_ERR_NULL_POINTER, "out is NULL",
        [&](softmx_error* e) { return softmx_pack(&e2m1, codes8, 4, nullptr, 2, e); }},
       {"scale_count, NULL count", SOFTMX_ERR_NULL_POINTER, "count is NULL",
@@ -1421,20 +1433,11 @@ TEST(CApiErrors, EveryErrorReturnsItsStatusAndMessage) {
       {"nvfp4 bad multiplier", SOFTMX_ERR_INVALID_ARGUMENT, "options->multiplier = 7",
        [&](softmx_error* e) { return softmx_quantize_nvfp4(&f32, vals, shape0, 1, 0, &no_mult, out8, 64, out8, 64, nullptr, nullptr, nullptr, e); }},
       {"nvfp4 rs without random bits", SOFTMX_ERR_INVALID_ARGUMENT, "stochastic rounding needs one random value per element",
-       [&](softmx_error* e) {
-         const std::size_t s4[1] = {4};
-         return softmx_quantize_nvfp4(&f32, vals, s4, 1, 0, &no_rs, out8, 64, out8, 64, nullptr, nullptr, nullptr, e);
-       }},
+       [&](softmx_error* e) { return softmx_quantize_nvfp4(&f32, vals, s4, 1, 0, &no_rs, out8, 64, out8, 64, nullptr, nullptr, nullptr, e); }},
       {"nvfp4 from e4m3", SOFTMX_ERR_INVALID_ARGUMENT, "nvfp4: the source must be f32, bf16 or f16",
-       [&](softmx_error* e) {
-         const std::size_t s4[1] = {4};
-         return softmx_quantize_nvfp4(&e4m3, codes8, s4, 1, 0, nullptr, out8, 64, out8, 64, nullptr, nullptr, nullptr, e);
-       }},
+       [&](softmx_error* e) { return softmx_quantize_nvfp4(&e4m3, codes8, s4, 1, 0, nullptr, out8, 64, out8, 64, nullptr, nullptr, nullptr, e); }},
       {"nvfp4 dequantize, zero encode scale", SOFTMX_ERR_INVALID_ARGUMENT, "the encode scale must be a finite non-zero f32",
-       [&](softmx_error* e) {
-         const std::size_t s4[1] = {4};
-         return softmx_dequantize_nvfp4(s4, 1, 0, 0, 0, codes8, 1, codes8, 4, &f32, nullptr, out32, 64, &fl, e);
-       }},
+       [&](softmx_error* e) { return softmx_dequantize_nvfp4(s4, 1, 0, 0, 0, codes8, 1, codes8, 4, &f32, nullptr, out32, 64, &fl, e); }},
       {"dot element format f32", SOFTMX_ERR_INVALID_ARGUMENT, "f32 codes do not fit in a byte",
        [&](softmx_error* e) { return softmx_dot_general(&blk_f32, &one_a, 1, nullptr, nullptr, &r32, &fl, e); }},
       {"dot of e8m0 elements", SOFTMX_ERR_INVALID_ARGUMENT, "e8m0 is not an MX element format",
@@ -1444,11 +1447,7 @@ TEST(CApiErrors, EveryErrorReturnsItsStatusAndMessage) {
          return softmx_dot_general(&x, &one_a, 1, nullptr, nullptr, &r32, &fl, e);
        }},
       {"mma, accumulator e4m3", SOFTMX_ERR_INVALID_ARGUMENT, "the accumulator is f32 or f16",
-       [&](softmx_error* e) {
-         const softmx_accumulation* m = nullptr;
-         softmx_accumulation_lookup("hopper-fp8-wgmma", &m, nullptr);
-         return softmx_mma(m, &e4m3, codes8, &e4m3, codes8, 32, &e4m3, 0, &r32, &fl, e);
-       }},
+       [&](softmx_error* e) { return softmx_mma(accumulation("hopper-fp8-wgmma"), &e4m3, codes8, &e4m3, codes8, 32, &e4m3, 0, &r32, &fl, e); }},
       // bad codes
       {"code above the width", SOFTMX_ERR_BAD_CODE, "code 0x100 is not a code of e4m3 (8 bits: at most 0xFF)",
        [&](softmx_error* e) { return softmx_convert(&e4m3, &f32, 0x100, nullptr, &r64, &fl, e); }},
@@ -1471,11 +1470,7 @@ TEST(CApiErrors, EveryErrorReturnsItsStatusAndMessage) {
       {"pack code above the width", SOFTMX_ERR_BAD_CODE, "codes[2] = 0x1F",
        [&](softmx_error* e) { return softmx_pack(&e2m1, bad_e2m1, 3, out8, 64, e); }},
       {"mma C above the accumulator", SOFTMX_ERR_BAD_CODE, "c 0x10000 is not a code of f16",
-       [&](softmx_error* e) {
-         const softmx_accumulation* m = nullptr;
-         softmx_accumulation_lookup("hopper-fp8-mma", &m, nullptr);
-         return softmx_mma(m, &e4m3, codes8, &e4m3, codes8, 32, &f16, 0x10000, &r32, &fl, e);
-       }},
+       [&](softmx_error* e) { return softmx_mma(accumulation("hopper-fp8-mma"), &e4m3, codes8, &e4m3, codes8, 32, &f16, 0x10000, &r32, &fl, e); }},
       // unsupported
       {"dialect refuses the mode", SOFTMX_ERR_UNSUPPORTED, "cuda",
        [&](softmx_error* e) { return softmx_convert(&f32, &e4m3, 0, &rz_cuda, &r64, &fl, e); }},
@@ -1498,10 +1493,7 @@ TEST(CApiErrors, EveryErrorReturnsItsStatusAndMessage) {
       {"NaN the dialect cannot encode", SOFTMX_ERR_UNSUPPORTED, "cannot encode NaN in e2m1",
        [&](softmx_error* e) { return softmx_quantize_block(&f32, vals, 4, &bo_gf, &sc, out8, &fl, e); }},
       {"nvfp4 with rz", SOFTMX_ERR_UNSUPPORTED, "rounds elements with rne or rs, not rz",
-       [&](softmx_error* e) {
-         const std::size_t s4[1] = {4};
-         return softmx_quantize_nvfp4(&f32, vals, s4, 1, 0, &no_rz, out8, 64, out8, 64, nullptr, nullptr, nullptr, e);
-       }},
+       [&](softmx_error* e) { return softmx_quantize_nvfp4(&f32, vals, s4, 1, 0, &no_rz, out8, 64, out8, 64, nullptr, nullptr, nullptr, e); }},
       {"mma under exact", SOFTMX_ERR_UNSUPPORTED, "exact is not a tensor-core model",
        [&](softmx_error* e) { return softmx_mma(exact, &e4m3, codes8, &e4m3, codes8, 32, &f32, 0, &r32, &fl, e); }},
       {"check_support", SOFTMX_ERR_UNSUPPORTED, "cuda",
@@ -1527,10 +1519,7 @@ TEST(CApiErrors, EveryErrorReturnsItsStatusAndMessage) {
       {"dequantize, block 0", SOFTMX_ERR_SHAPE, "the block size must be at least 1",
        [&](softmx_error* e) { return softmx_dequantize(&e4m3, &f32, nullptr, sc64, codes8, 4, 0, out32, nullptr, &fl, e); }},
       {"nvfp4 dequantize, wrong scale count", SOFTMX_ERR_SHAPE, "scale_count is 2 but the shape has 1 blocks of 16",
-       [&](softmx_error* e) {
-         const std::size_t s4[1] = {4};
-         return softmx_dequantize_nvfp4(s4, 1, 0, 0, 0x3F800000, codes8, 2, codes8, 4, &f32, nullptr, out32, 64, &fl, e);
-       }},
+       [&](softmx_error* e) { return softmx_dequantize_nvfp4(s4, 1, 0, 0, 0x3F800000, codes8, 2, codes8, 4, &f32, nullptr, out32, 64, &fl, e); }},
       {"dot of no pairs", SOFTMX_ERR_SHAPE, "at least one block pair (n is 0)",
        [&](softmx_error* e) { return softmx_dot_general(&one_a, &one_a, 0, nullptr, nullptr, &r32, &fl, e); }},
       {"dot pair of unequal lengths", SOFTMX_ERR_SHAPE, "block pair 0 has 32 and 31 elements",
@@ -1538,11 +1527,7 @@ TEST(CApiErrors, EveryErrorReturnsItsStatusAndMessage) {
       {"dot_flat block 0", SOFTMX_ERR_SHAPE, "the block size must be at least 1",
        [&](softmx_error* e) { return softmx_dot_general_flat(&e4m3, sc64, codes8, &e5m2, sc64, codes8, 0, 1, nullptr, nullptr, &r32, &fl, e); }},
       {"mma k 0", SOFTMX_ERR_SHAPE, "k must be at least 1",
-       [&](softmx_error* e) {
-         const softmx_accumulation* m = nullptr;
-         softmx_accumulation_lookup("hopper-fp8-mma", &m, nullptr);
-         return softmx_mma(m, &e4m3, codes8, &e4m3, codes8, 0, &f32, 0, &r32, &fl, e);
-       }},
+       [&](softmx_error* e) { return softmx_mma(accumulation("hopper-fp8-mma"), &e4m3, codes8, &e4m3, codes8, 0, &f32, 0, &r32, &fl, e); }},
       {"unpack, wrong byte count", SOFTMX_ERR_SHAPE, "5 e2m1 codes take 3 bytes packed, n_bytes is 2",
        [&](softmx_error* e) { return softmx_unpack_codes(&e2m1, codes8, 2, 5, out8, e); }},
       {"packed_size of f32", SOFTMX_ERR_INVALID_ARGUMENT, "f32 codes do not fit in a byte",

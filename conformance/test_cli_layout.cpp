@@ -231,12 +231,9 @@ TEST(CliLayout, TePadded) {
 TEST(CliLayout, OutputFileIsAtomic) {
   const std::string dir = testing::scratch_dir("cli_layout_out");
   const std::string s = "01 02 03 04 05 06";
-  const CliRun plain = run("layout encode --layout cublas-128x4 --shape 2x3", s);
-  ASSERT_EQ(plain.status, 0) << plain.err;
-  const CliRun o = run("layout encode --layout cublas-128x4 --shape 2x3 -o " + dir + "/l.txt", s);
-  EXPECT_EQ(o.status, 0) << o.err;
-  EXPECT_EQ(o.out, "");
-  EXPECT_EQ(testing::slurp(dir + "/l.txt"), plain.out);
+  CliRun plain;
+  ASSERT_NO_FATAL_FAILURE(
+      testing::expect_out_file_matches_stdout("layout encode --layout cublas-128x4 --shape 2x3", s, dir + "/l.txt", plain));
   // Refused runs (a shape mismatch, bad hex, a library refusal) leave the file as it was.
   for (const char* bad : {"--shape 2x4", "--shape 2x2", "--layout torchao --shape 1x1 --pad 00"}) {
     const std::string cmd = std::string("layout encode ") + (has(bad, "--layout") ? "" : "--layout cublas-128x4 ") + bad +

@@ -4,7 +4,9 @@
 // explicit --sat finite still saturates. Through the real binary.
 #include <gtest/gtest.h>
 
+#include <initializer_list>
 #include <string>
+#include <utility>
 
 #include "softmx/dialect.hpp"
 #include "support/cli_run.hpp"
@@ -17,6 +19,14 @@ CliRun run(const std::string& args, const std::string& input = "") { return soft
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
+/// For each {ARGS, PART}: the output of `softmx ARGS` (stdin empty) contains PART.
+void expect_outputs_have(std::initializer_list<std::pair<const char*, const char*>> cases) {
+  for (const auto& [args, part] : cases) {
+    const CliRun r = run(args);
+    EXPECT_TRUE(has(r.out, part)) << r.out;
+  }
+}
+
 TEST(CliSaturation, ConvertValuesIntoIeeeOverflowToInf) {
   CliRun r = run("convert --to f16 1e6");
   ASSERT_EQ(r.status, 0) << r.err;
@@ -25,10 +35,8 @@ TEST(CliSaturation, ConvertValuesIntoIeeeOverflowToInf) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, "1e39 -> f32 7F800000 = inf  flags 05 (overflow|inexact)")) << r.out;
   EXPECT_TRUE(has(r.out, "-1e39 -> f32 FF800000 = -inf  flags 05 (overflow|inexact)")) << r.out;
-  r = run("convert --to bf16 1e39");
-  EXPECT_TRUE(has(r.out, "1e39 -> bf16 7F80 = inf  flags 05")) << r.out;
-  r = run("convert --to f16 inf");
-  EXPECT_TRUE(has(r.out, "inf -> f16 7C00 = inf  flags 00")) << r.out;
+  expect_outputs_have({{"convert --to bf16 1e39", "1e39 -> bf16 7F80 = inf  flags 05"},
+                       {"convert --to f16 inf", "inf -> f16 7C00 = inf  flags 00"}});
   // An explicit --sat finite still saturates.
   r = run("convert --to f16 --sat finite 1e6");
   EXPECT_EQ(r.out, "1e6 -> f16 7BFF = 65504  flags 05 (overflow|inexact)\n");
@@ -172,15 +180,11 @@ TEST(CliSaturation, RuntimeDestinationsWithInfOverflowToInf) {
   EXPECT_EQ(r.out, "1e6 -> e3m4 6F = 15.5  flags 05 (overflow|inexact)\n");
   r = run("convert --from f32 --to e3m4", "49742400\nC9742400\n7F800000\n");  // 1e6, -1e6, +Inf
   EXPECT_EQ(r.out, "49742400 70 05\nC9742400 F0 05\n7F800000 70 00\n");
-  r = run("convert --to float8_e4m3 1e6");
-  EXPECT_TRUE(has(r.out, "1e6 -> e4m3:specials=ieee 78 = inf  flags 05")) << r.out;
-  r = run("convert --to ue5m3 1e6");
-  EXPECT_TRUE(has(r.out, "1e6 -> ue5m3 F8 = inf  flags 05")) << r.out;
-  // Without Inf the default stays finite under ocp.
-  r = run("convert --to e4m3fnuz 1e6");
-  EXPECT_TRUE(has(r.out, "1e6 -> e4m3fnuz 7F = 240  flags 05")) << r.out;
-  r = run("convert --to ue4m3 1e6");
-  EXPECT_TRUE(has(r.out, "1e6 -> ue4m3 7E = 448  flags 05")) << r.out;
+  expect_outputs_have({{"convert --to float8_e4m3 1e6", "1e6 -> e4m3:specials=ieee 78 = inf  flags 05"},
+                       {"convert --to ue5m3 1e6", "1e6 -> ue5m3 F8 = inf  flags 05"},
+                       // Without Inf the default stays finite under ocp.
+                       {"convert --to e4m3fnuz 1e6", "1e6 -> e4m3fnuz 7F = 240  flags 05"},
+                       {"convert --to ue4m3 1e6", "1e6 -> ue4m3 7E = 448  flags 05"}});
   // Every dialect that takes e3m4: Inf (ml_dtypes, gfloat, ocp; the others refuse it).
   for (const softmx::Dialect& d : softmx::all_dialects()) {
     const CliRun c = run("convert --from f32 --to e3m4 --dialect " + std::string(d.name), "49742400\n");

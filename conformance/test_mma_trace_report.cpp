@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -92,6 +93,33 @@ std::string term_line(const std::string& label, std::size_t width, const std::st
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
+/// An e2m1 line of K = 64 products whose only non-zero operands are A_1 = B_1 = 0x2 (+1); the
+/// scales, C and the block are the caller's.
+Line fp4_unit_line() {
+  Line l;
+  l.fa = l.fb = FormatId::e2m1;
+  l.a.assign(64, 0);
+  l.b.assign(64, 0);
+  l.a[0] = l.b[0] = 0x2;
+  return l;
+}
+
+/// A K = 32 line of the Line defaults' formats whose A and B elements are all `code`, under the
+/// one scale pair SA_1 = `sa`, SB_1 = `sb`; C is the caller's.
+Line uniform_line(std::uint8_t code, std::uint8_t sa, std::uint8_t sb) {
+  Line l;
+  l.a.assign(32, code);
+  l.b.assign(32, code);
+  l.sa = {sa};
+  l.sb = {sb};
+  return l;
+}
+
+/// Each of `parts` is in the report `r` (one expectation each, the report printed on failure).
+void expect_has_all(const std::string& r, std::initializer_list<std::string> parts) {
+  for (const std::string& p : parts) EXPECT_TRUE(contains(r, p)) << r;
+}
+
 // ---- the report's text, by hand ----------------------------------------------------------------
 
 TEST(MmaTraceReport, IssueExampleMxf8f6f4ScalesAndC) {
@@ -142,26 +170,21 @@ TEST(MmaTraceReport, GstGroupTermCarriesItsScales) {
   // E = max(e(C) = 0, 40, -139) = 40; quantum 2^(40 - 35) = 2^5: C = 1 cut to 0.
   // D = 2^40 = 0x53800000 (exponent field 167).
   const TensorCoreModel& m = blackwell_mxf4_model();
-  Line l;
-  l.fa = l.fb = FormatId::e2m1;
-  l.a.assign(64, 0);
-  l.b.assign(64, 0);
-  l.a[0] = l.b[0] = 0x2;
+  Line l = fp4_unit_line();
   l.sa = {0x93, 0x7F};
   l.sb = {0x93, 0x7F};
   l.c = 0x3F800000;
   ASSERT_EQ(run(m, l).code, 0x53800000u);
   const std::string r = vec::mma_trace_report(header_of(m, l), operands_of(l));
   std::printf("%s", r.c_str());
-  EXPECT_TRUE(contains(r, "      scales: SA_1 = 93 (2^20), SB_1 = 93 (2^20) for products 1..32\n")) << r;
-  EXPECT_TRUE(contains(r, "      scales: SA_2 = 7F (2^0), SB_2 = 7F (2^0) for products 33..64\n")) << r;
-  EXPECT_TRUE(contains(r, "      C = 3F800000  1\n")) << r;
-  EXPECT_TRUE(contains(r, "      group of products 1..64: reference E = 40, terms cut at 2^5\n")) << r;
-  // The label "A_1..16*B_1..16 * SA_1*SB_1" is 27 characters: the column is 28 wide.
-  EXPECT_TRUE(contains(r, term_line("C (acc)", 28, "+1*2^0", 0, "cut to +0"))) << r;
-  EXPECT_TRUE(contains(r, term_line("A_1..16*B_1..16 * SA_1*SB_1", 28, "+1*2^40", 40, "kept"))) << r;
-  EXPECT_TRUE(contains(r, "        sum of the cut terms +1*2^40\n")) << r;
-  EXPECT_TRUE(contains(r, "        rounded into the accumulator: 53800000  1099511627776\n")) << r;
+  expect_has_all(r, {"      scales: SA_1 = 93 (2^20), SB_1 = 93 (2^20) for products 1..32\n",
+                     "      scales: SA_2 = 7F (2^0), SB_2 = 7F (2^0) for products 33..64\n", "      C = 3F800000  1\n",
+                     "      group of products 1..64: reference E = 40, terms cut at 2^5\n",
+                     // The label "A_1..16*B_1..16 * SA_1*SB_1" is 27 characters: the column is 28 wide.
+                     term_line("C (acc)", 28, "+1*2^0", 0, "cut to +0"),
+                     term_line("A_1..16*B_1..16 * SA_1*SB_1", 28, "+1*2^40", 40, "kept"),
+                     "        sum of the cut terms +1*2^40\n",
+                     "        rounded into the accumulator: 53800000  1099511627776\n"});
 }
 
 TEST(MmaTraceReport, Ue4m3AndNanScales) {
@@ -170,11 +193,7 @@ TEST(MmaTraceReport, Ue4m3AndNanScales) {
   // 4 * 2^-2 * 1 * 1.5 = 12 * 2^-3 (sigma_b = 12 * 2^-3 as an e4m3 significand) = +3*2^-1, its
   // alignment exponent 0 + 0 = 0. C = +0 offers -139, groups 2..4 (all zero) -139: E = 0.
   const TensorCoreModel& m = blackwell_nvf4_model();
-  Line l;
-  l.fa = l.fb = FormatId::e2m1;
-  l.a.assign(64, 0);
-  l.b.assign(64, 0);
-  l.a[0] = l.b[0] = 0x2;
+  Line l = fp4_unit_line();
   l.sf = FormatId::e4m3;
   l.block = 16;
   l.sa = {0xB8, 0x38, 0x38, 0x01};
@@ -183,12 +202,11 @@ TEST(MmaTraceReport, Ue4m3AndNanScales) {
   ASSERT_EQ(run(m, l).code, 0x3FC00000u);  // 1.5
   std::string r = vec::mma_trace_report(header_of(m, l), operands_of(l));
   std::printf("%s", r.c_str());
-  EXPECT_TRUE(contains(r, "      scales: SA_1 = B8 (1, sign bit ignored), SB_1 = 3C (1.5) for products 1..16\n")) << r;
-  EXPECT_TRUE(contains(r, "      scales: SA_4 = 01 (0.001953125), SB_4 = 38 (1) for products 49..64\n")) << r;
-  EXPECT_TRUE(contains(r, "      C = 00000000  0\n")) << r;
-  EXPECT_TRUE(contains(r, "      group of products 1..64: reference E = 0, terms cut at 2^-35\n")) << r;
-  EXPECT_TRUE(contains(r, term_line("A_1..16*B_1..16 * SA_1*SB_1", 28, "+3*2^-1", 0, "kept"))) << r;
-  EXPECT_TRUE(contains(r, "        rounded into the accumulator: 3FC00000  1.5\n")) << r;
+  expect_has_all(r, {"      scales: SA_1 = B8 (1, sign bit ignored), SB_1 = 3C (1.5) for products 1..16\n",
+                     "      scales: SA_4 = 01 (0.001953125), SB_4 = 38 (1) for products 49..64\n",
+                     "      C = 00000000  0\n", "      group of products 1..64: reference E = 0, terms cut at 2^-35\n",
+                     term_line("A_1..16*B_1..16 * SA_1*SB_1", 28, "+3*2^-1", 0, "kept"),
+                     "        rounded into the accumulator: 3FC00000  1.5\n"});
   // A NaN scale (UE4M3 0x7F) decides the line even over zero products; the report says which.
   l.sa[2] = 0x7F;
   r = vec::mma_trace_report(header_of(m, l), operands_of(l));
@@ -197,11 +215,7 @@ TEST(MmaTraceReport, Ue4m3AndNanScales) {
   EXPECT_FALSE(contains(r, "group of products")) << r;
   // UE8M0 0xFF on blackwell-mxf8f6f4, and UE8M0 code 0 (2^-127, not zero).
   const TensorCoreModel& st = blackwell_mxf8f6f4_model();
-  Line s;
-  s.a.assign(32, 0x38);
-  s.b.assign(32, 0x38);
-  s.sa = {0xFF};
-  s.sb = {0x00};
+  Line s = uniform_line(0x38, 0xFF, 0x00);
   s.c = 0x3F800000;
   r = vec::mma_trace_report(header_of(st, s), operands_of(s));
   EXPECT_TRUE(contains(r, "      scales: SA_1 = FF (NaN), SB_1 = 00 (2^-127) for products 1..32\n")) << r;
@@ -211,11 +225,7 @@ TEST(MmaTraceReport, Ue4m3AndNanScales) {
 TEST(MmaTraceReport, AllZeroScaledLine) {
   // Every element +0 and C = +0 under scales 2^20: no term at all; the group says so and D = +0.
   const TensorCoreModel& m = blackwell_mxf8f6f4_model();
-  Line l;
-  l.a.assign(32, 0);
-  l.b.assign(32, 0);
-  l.sa = {0x93};
-  l.sb = {0x93};
+  const Line l = uniform_line(0, 0x93, 0x93);
   const std::string r = vec::mma_trace_report(header_of(m, l), operands_of(l));
   EXPECT_TRUE(contains(r, "      scales: SA_1 = 93 (2^20), SB_1 = 93 (2^20) for products 1..32\n"
                           "      C = 00000000  0\n"

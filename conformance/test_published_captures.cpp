@@ -32,6 +32,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "softmx/convert.hpp"
@@ -99,14 +100,28 @@ const std::vector<Capture>& captures() {
   return all;
 }
 
-/// D of record `r` under `m` (A_1..A_K, B_1..B_K, then C when the file has it).
-std::uint32_t model_d(const TensorCoreModel& m, const Capture& c, const softmx::vec::Record& r) {
-  const std::size_t k = c.header.block;
+/// A_1..A_K and B_1..B_K of record `r` (its first 2K operands), as bytes.
+std::pair<std::vector<std::uint8_t>, std::vector<std::uint8_t>> operands_ab(const softmx::vec::Record& r, std::size_t k) {
   std::vector<std::uint8_t> a(k), b(k);
   for (std::size_t i = 0; i < k; ++i) {
     a[i] = static_cast<std::uint8_t>(r.operands[i]);
     b[i] = static_cast<std::uint8_t>(r.operands[k + i]);
   }
+  return {a, b};
+}
+
+/// The trace under `m` of a K = 32 record `r` whose A and B are codes of `f`, accumulating in
+/// `acc` from C = `c` (its bits).
+softmx::TensorCoreTrace trace_of(const TensorCoreModel& m, const softmx::vec::Record& r, FormatId f, FormatId acc,
+                                 std::uint32_t c) {
+  const auto [a, b] = operands_ab(r, 32);
+  return m.trace(f, a, f, b, acc, c);
+}
+
+/// D of record `r` under `m` (A_1..A_K, B_1..B_K, then C when the file has it).
+std::uint32_t model_d(const TensorCoreModel& m, const Capture& c, const softmx::vec::Record& r) {
+  const std::size_t k = c.header.block;
+  const auto [a, b] = operands_ab(r, k);
   const std::uint32_t cc = c.header.addend ? static_cast<std::uint32_t>(r.operands[2 * k]) : 0;
   return m.mma(c.header.from, a, c.header.to, b, c.header.accumulator, cc).code;
 }
@@ -507,6 +522,15 @@ const softmx::vec::Record& case_of(const std::string& rel, std::size_t line) {
   throw std::runtime_error("no capture " + rel);
 }
 
+/// Line `line` of the K = 32 mma capture `rel`, having checked its C (operand 65) and the
+/// device's D: one expectation each.
+const softmx::vec::Record& device_row(const std::string& rel, std::size_t line, std::uint64_t c, std::uint64_t d) {
+  const softmx::vec::Record& r = case_of(rel, line);
+  EXPECT_EQ(r.operands[64], c);
+  EXPECT_EQ(r.results[0], d);
+  return r;
+}
+
 std::uint32_t d_of(const TensorCoreModel& m, const std::string& rel, std::size_t line) {
   for (const Capture& c : captures())
     if (c.rel == rel) return model_d(m, c, c.records.at(line - 1));
@@ -561,18 +585,11 @@ TEST(PublishedCapturesByHand, MmaSyncRoundsBetweenItsTwoHmmaStepsAndAddsCLast) {
   //   -0.882568359375, a tie between -1807 and -1808 * 2^-11; RNE: -1808 * 2^-11 = -0.8828125
   //   (0xBB10). C last: (2028 - 1808) * 2^-11 = 220 * 2^-11 = 0.107421875 = 0x2EE0 = the device.
   const std::string f = "H100/mma-e4m3-f16.vec";
-  const auto& r = case_of(f, 9);
-  EXPECT_EQ(r.operands[64], 0x3BECu);
-  EXPECT_EQ(r.results[0], 0x2EE0u);
+  const auto& r = device_row(f, 9, 0x3BECu, 0x2EE0u);
   EXPECT_EQ(d_of(old_mma(), f, 9), 0x2EE4u);
   EXPECT_EQ(d_of(softmx::hopper_fp8_mma_model(), f, 9), 0x2EE0u);
   {
-    std::vector<std::uint8_t> a(32), b(32);
-    for (std::size_t i = 0; i < 32; ++i) {
-      a[i] = static_cast<std::uint8_t>(r.operands[i]);
-      b[i] = static_cast<std::uint8_t>(r.operands[32 + i]);
-    }
-    const auto t = softmx::hopper_fp8_mma_model().trace(FormatId::e4m3, a, FormatId::e4m3, b, FormatId::f16, 0x3BEC);
+    const auto t = trace_of(softmx::hopper_fp8_mma_model(), r, FormatId::e4m3, FormatId::f16, 0x3BEC);
     ASSERT_EQ(t.groups.size(), 3u);
     EXPECT_EQ(t.groups[0].result, 0x3AF6u);
     EXPECT_EQ(t.groups[1].result, 0xBB10u);
@@ -587,8 +604,7 @@ TEST(PublishedCapturesByHand, MmaSyncRoundsBetweenItsTwoHmmaStepsAndAddsCLast) {
   // (0x4565); step 2 (E = 2) to 3.79046630859375, RNE 1940.72 -> 1941 * 2^-9 = 3.791015625
   // (0x4395); C last: 4.4208984375 = 1131.75 * 2^-8 -> 1132 * 2^-8 = 4.421875 = 0x446C = the
   // device.
-  EXPECT_EQ(case_of(f, 1).operands[64], 0x390Au);
-  EXPECT_EQ(case_of(f, 1).results[0], 0x446Cu);
+  device_row(f, 1, 0x390Au, 0x446Cu);
   EXPECT_EQ(d_of(old_mma(), f, 1), 0x446Bu);
   EXPECT_EQ(d_of(softmx::hopper_fp8_mma_model(), f, 1), 0x446Cu);
 }
@@ -618,9 +634,7 @@ TEST(PublishedCapturesByHand, B200MmaSyncF32RoundsEachHmmaStepTowardZeroAndAddsC
   // decides (EachParameterTheB200AndAdaDataConfirmIsPinned: "steps' rounding rne", 0 / 1).
   // tcgen05's one fused sum (blackwell-f8f6f4: C in, F = 25, RZ) gives 0xC10DDF7C too here.
   const std::string f = "B200/mma-e5m2-f32.vec";
-  const auto& r = case_of(f, 3936);
-  EXPECT_EQ(r.operands[64], 0x3F01684Fu);
-  EXPECT_EQ(r.results[0], 0xC10DDF7Cu);
+  const auto& r = device_row(f, 3936, 0x3F01684Fu, 0xC10DDF7Cu);
   EXPECT_EQ(d_of(softmx::hopper_fp8_mma_model(), f, 3936), 0xC10DDF7Cu);
   const TensorCoreModel rne =
       variant(softmx::hopper_fp8_mma_model(), "steps rne", [](TensorCoreParams& p) { p.f32.mode = softmx::Rounding::rne; });
@@ -630,12 +644,7 @@ TEST(PublishedCapturesByHand, B200MmaSyncF32RoundsEachHmmaStepTowardZeroAndAddsC
       EXPECT_EQ(mismatches(rne, c), std::vector<std::size_t>{3935});  // line 3936, 0-based
     }
   {
-    std::vector<std::uint8_t> a(32), b(32);
-    for (std::size_t i = 0; i < 32; ++i) {
-      a[i] = static_cast<std::uint8_t>(r.operands[i]);
-      b[i] = static_cast<std::uint8_t>(r.operands[32 + i]);
-    }
-    const auto t = softmx::hopper_fp8_mma_model().trace(FormatId::e5m2, a, FormatId::e5m2, b, FormatId::f32, 0x3F01684F);
+    const auto t = trace_of(softmx::hopper_fp8_mma_model(), r, FormatId::e5m2, FormatId::f32, 0x3F01684F);
     ASSERT_EQ(t.groups.size(), 3u);
     EXPECT_EQ(t.groups[0].result, 0xC071A007u);  // -15835143 * 2^-22 = -3.77539229...
     EXPECT_EQ(t.groups[1].result, 0xC115F601u);  // -9827841 * 2^-20
@@ -649,8 +658,7 @@ TEST(PublishedCapturesByHand, B200MmaSyncF32RoundsEachHmmaStepTowardZeroAndAddsC
   // (exact). C last: (993223 * 64 + 15120412) * 2^-24 = 19671671 * 2^-22 = 4.69009184..., 25
   // bits: a tie at f32's quantum 2^-21 (9835835.5); RNE to even: 9835836 * 2^-21 = 0x4096153C,
   // the device. tcgen05's fused sum holds the same exact value and truncates: 0x4096153B.
-  EXPECT_EQ(case_of("B200/mma-e4m3-f32.vec", 1).operands[64], 0x3F66B81Cu);
-  EXPECT_EQ(case_of("B200/mma-e4m3-f32.vec", 1).results[0], 0x4096153Cu);
+  device_row("B200/mma-e4m3-f32.vec", 1, 0x3F66B81Cu, 0x4096153Cu);
   EXPECT_EQ(d_of(softmx::hopper_fp8_mma_model(), "B200/mma-e4m3-f32.vec", 1), 0x4096153Cu);
   EXPECT_EQ(d_of(softmx::blackwell_f8f6f4_model(), "B200/mma-e4m3-f32.vec", 1), 0x4096153Bu);
 }
@@ -669,20 +677,13 @@ TEST(PublishedCapturesByHand, B200MmaSyncF16RoundsBetweenItsInterleavedSteps) {
   // -25179 * 2^-15 = -0.768402099609375 once: 1573.69 -> 1574, 0xBA26; so do the steps over
   // k 1-16 then 17-32 (docs/research/blackwell-mma.md 9, row 37).
   const std::string f = "B200/mma-e4m3-f16.vec";
-  const auto& r = case_of(f, 15);
-  EXPECT_EQ(r.operands[64], 0x353Bu);
-  EXPECT_EQ(r.results[0], 0xBA24u);
+  const auto& r = device_row(f, 15, 0x353Bu, 0xBA24u);
   EXPECT_EQ(d_of(softmx::hopper_fp8_mma_model(), f, 15), 0xBA24u);
   EXPECT_EQ(d_of(softmx::blackwell_f8f6f4_model(), f, 15), 0xBA26u);
   const TensorCoreModel halves =
       variant(softmx::hopper_fp8_mma_model(), "halves", [](TensorCoreParams& p) { p.product_order.clear(); });
   EXPECT_EQ(d_of(halves, f, 15), 0xBA26u);
-  std::vector<std::uint8_t> a(32), b(32);
-  for (std::size_t i = 0; i < 32; ++i) {
-    a[i] = static_cast<std::uint8_t>(r.operands[i]);
-    b[i] = static_cast<std::uint8_t>(r.operands[32 + i]);
-  }
-  const auto t = softmx::hopper_fp8_mma_model().trace(FormatId::e4m3, a, FormatId::e4m3, b, FormatId::f16, 0x353B);
+  const auto t = trace_of(softmx::hopper_fp8_mma_model(), r, FormatId::e4m3, FormatId::f16, 0x353B);
   ASSERT_EQ(t.groups.size(), 3u);
   EXPECT_EQ(t.groups[0].result, 0x3A01u);
   EXPECT_EQ(t.groups[1].result, 0xBC61u);
@@ -712,17 +713,10 @@ TEST(PublishedCapturesByHand, AdaRoundsTheFirstGroupOfSixteenOntoE8m13) {
   // exact on e8m13: 0xBF11F000. The 2^-12 between them is the 2^-13 * 2 that group 1's RZ onto
   // e8m13 dropped (9492.5 -> 9492 in units of 2^-11).
   const std::string f = "Ada/mma-e4m3-f32.vec";
-  const auto& r = case_of(f, 9);
-  EXPECT_EQ(r.operands[64], 0x3EA00136u);
-  EXPECT_EQ(r.results[0], 0xBF120000u);
+  const auto& r = device_row(f, 9, 0x3EA00136u, 0xBF120000u);
   EXPECT_EQ(d_of(softmx::ada_fp8_mma_model(), f, 9), 0xBF120000u);
   EXPECT_EQ(d_of(softmx::hopper_fp8_wgmma_model(), f, 9), 0xBF11F000u);
-  std::vector<std::uint8_t> a(32), b(32);
-  for (std::size_t i = 0; i < 32; ++i) {
-    a[i] = static_cast<std::uint8_t>(r.operands[i]);
-    b[i] = static_cast<std::uint8_t>(r.operands[32 + i]);
-  }
-  const auto t = softmx::ada_fp8_mma_model().trace(FormatId::e4m3, a, FormatId::e4m3, b, FormatId::f32, 0x3EA00136);
+  const auto t = trace_of(softmx::ada_fp8_mma_model(), r, FormatId::e4m3, FormatId::f32, 0x3EA00136);
   ASSERT_EQ(t.groups.size(), 2u);
   EXPECT_EQ(t.groups[0].first, 0);
   EXPECT_EQ(t.groups[0].count, 16);

@@ -91,36 +91,29 @@ Base split(const std::string& text, bool level1) {
 
 const std::vector<Base>& bases() {
   static const std::vector<Base> b = [] {
-    const std::string common = "softmx-vectors = 1\n";
+    // Each base: its header after "softmx-vectors = 1", the generator's level and its count
+    // (level 1: every case, count 0); Base::level1 is level == 1.
+    struct Recipe {
+      const char* header;
+      int level;
+      std::uint64_t count;
+    };
+    const Recipe recipes[] = {
+        {"operation = convert\nfrom = e4m3\nto = e2m1\nrounding = rne\nsaturation = finite\ntininess = after\ndialect = ocp\n", 1, 0},
+        {"operation = quantize\nfrom = f32\nto = e2m1\nrounding = rne\nsaturation = finite\ntininess = after\ndialect = ocp\n"
+         "block = 2\nscale = floor\n", 2, 12},
+        {"operation = dequantize\nfrom = e2m1\nto = f16\nrounding = rne\nsaturation = finite\ntininess = after\ndialect = ocp\n", 1, 0},
+        {"operation = dot\na = e2m1\nb = e2m1\nrounding = rne\nsaturation = none\ntininess = after\nblock = 2\nblocks = 1\n"
+         "accumulation = exact\n", 2, 6},
+        {"operation = mma\na = e4m3\nb = e5m2\naccumulator = f32\naddend = no\nmodel = hopper-fp8-wgmma\nblock = 2\n", 1, 0},
+        {"operation = mma\na = e2m1\nb = e2m1\naccumulator = f32\naddend = yes\nmodel = blackwell-mxf4\nblock = 64\n"
+         "scale-format = ue8m0\nscale-block = 32\n", 1, 0},
+        {"operation = quantize\nfrom = f16\nto = e4m3\nrounding = rne\nsaturation = finite\ntininess = after\ndialect = ocp\n"
+         "block = 1\nscale = even\n", 1, 0},
+    };
     std::vector<Base> v;
-    v.push_back(split(generate(common + "operation = convert\nfrom = e4m3\nto = e2m1\nrounding = rne\nsaturation = finite\n"
-                                        "tininess = after\ndialect = ocp\n",
-                               1, 0),
-                      true));
-    v.push_back(split(generate(common + "operation = quantize\nfrom = f32\nto = e2m1\nrounding = rne\nsaturation = finite\n"
-                                        "tininess = after\ndialect = ocp\nblock = 2\nscale = floor\n",
-                               2, 12),
-                      false));
-    v.push_back(split(generate(common + "operation = dequantize\nfrom = e2m1\nto = f16\nrounding = rne\nsaturation = finite\n"
-                                        "tininess = after\ndialect = ocp\n",
-                               1, 0),
-                      true));
-    v.push_back(split(generate(common + "operation = dot\na = e2m1\nb = e2m1\nrounding = rne\nsaturation = none\n"
-                                        "tininess = after\nblock = 2\nblocks = 1\naccumulation = exact\n",
-                               2, 6),
-                      false));
-    v.push_back(split(generate(common + "operation = mma\na = e4m3\nb = e5m2\naccumulator = f32\naddend = no\n"
-                                        "model = hopper-fp8-wgmma\nblock = 2\n",
-                               1, 0),
-                      true));
-    v.push_back(split(generate(common + "operation = mma\na = e2m1\nb = e2m1\naccumulator = f32\naddend = yes\n"
-                                        "model = blackwell-mxf4\nblock = 64\nscale-format = ue8m0\nscale-block = 32\n",
-                               1, 0),
-                      true));
-    v.push_back(split(generate(common + "operation = quantize\nfrom = f16\nto = e4m3\nrounding = rne\nsaturation = finite\n"
-                                        "tininess = after\ndialect = ocp\nblock = 1\nscale = even\n",
-                               1, 0),
-                      true));
+    for (const Recipe& r : recipes)
+      v.push_back(split(generate(std::string("softmx-vectors = 1\n") + r.header, r.level, r.count), r.level == 1));
     return v;
   }();
   return b;

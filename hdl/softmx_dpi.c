@@ -98,22 +98,46 @@ int softmx_dpi_format(const char* spec, int* width, const char** canonical, int*
 
 /* ---- conversion ------------------------------------------------------------------------------ */
 
+/* What a one-value call (softmx_dpi_convert, softmx_dpi_dequantize) works with: its source and
+ * destination formats, its context, the result code and its flags, and the error of a failure. */
+typedef struct {
+  softmx_error e;
+  softmx_format from, to;
+  softmx_context ctx;
+  uint64_t result;
+  uint8_t flags;
+} one_value;
+
+/* Looks up the formats `from` and `to` and builds the context of rounding, saturation and
+ * dialect (tininess: the dialect's) into *v, whose result and flags it zeroes. Returns SOFTMX_OK
+ * or the first failing status, v->e saying why. */
+static int one_value_setup(one_value* v, const char* from, const char* to, const char* rounding,
+                           const char* saturation, const char* dialect) {
+  int s;
+  v->result = 0;
+  v->flags = 0;
+  if ((s = softmx_format_lookup(from, &v->from, &v->e)) != SOFTMX_OK ||
+      (s = softmx_format_lookup(to, &v->to, &v->e)) != SOFTMX_OK)
+    return s;
+  return context_of(rounding, saturation, "", dialect, &v->ctx, &v->e);
+}
+
+/* A one-value call's success: hands its result and flags to the DPI outputs. */
+static int one_value_done(one_value* v, unsigned long long* result, unsigned char* flags) {
+  *result = v->result;
+  *flags = v->flags;
+  return keep(SOFTMX_OK, &v->e);
+}
+
 int softmx_dpi_convert(const char* src, const char* dst, unsigned long long code, const char* rounding,
                        const char* saturation, const char* dialect, unsigned long long* result,
                        unsigned char* flags) {
-  softmx_error e;
-  softmx_format f, t;
-  softmx_context ctx;
-  uint64_t r = 0;
-  uint8_t fl = 0;
+  one_value v;
   int s;
-  if ((s = softmx_format_lookup(src, &f, &e)) != SOFTMX_OK || (s = softmx_format_lookup(dst, &t, &e)) != SOFTMX_OK ||
-      (s = context_of(rounding, saturation, "", dialect, &ctx, &e)) != SOFTMX_OK ||
-      (s = softmx_convert(&f, &t, code, &ctx, &r, &fl, &e)) != SOFTMX_OK)
-    return keep(s, &e);
-  *result = r;
-  *flags = fl;
-  return keep(SOFTMX_OK, &e);
+  if ((s = one_value_setup(&v, src, dst, rounding, saturation, dialect)) != SOFTMX_OK ||
+      (s = softmx_convert(&v.from, &v.to, code, &v.ctx, &v.result, &v.flags, &v.e)) != SOFTMX_OK)
+    return keep(s, &v.e);
+  return one_value_done(&v, result, flags);
 }
 
 void* softmx_dpi_converter_new(const char* src, const char* dst, const char* rounding, const char* saturation,
@@ -278,19 +302,12 @@ int softmx_dpi_quantize_block(const char* src, const char* element, const char* 
 int softmx_dpi_dequantize(const char* element, const char* dst, unsigned char scale, unsigned char code,
                           const char* rounding, const char* saturation, const char* dialect,
                           unsigned long long* result, unsigned char* flags) {
-  softmx_error e;
-  softmx_format el, t;
-  softmx_context ctx;
-  uint64_t r = 0;
-  uint8_t fl = 0;
+  one_value v;
   int s;
-  if ((s = softmx_format_lookup(element, &el, &e)) != SOFTMX_OK || (s = softmx_format_lookup(dst, &t, &e)) != SOFTMX_OK ||
-      (s = context_of(rounding, saturation, "", dialect, &ctx, &e)) != SOFTMX_OK ||
-      (s = softmx_dequantize_element(&el, scale, code, &t, &ctx, &r, &fl, &e)) != SOFTMX_OK)
-    return keep(s, &e);
-  *result = r;
-  *flags = fl;
-  return keep(SOFTMX_OK, &e);
+  if ((s = one_value_setup(&v, element, dst, rounding, saturation, dialect)) != SOFTMX_OK ||
+      (s = softmx_dequantize_element(&v.from, scale, code, &v.to, &v.ctx, &v.result, &v.flags, &v.e)) != SOFTMX_OK)
+    return keep(s, &v.e);
+  return one_value_done(&v, result, flags);
 }
 
 /* ---- dot ------------------------------------------------------------------------------------ */

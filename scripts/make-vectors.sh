@@ -58,14 +58,20 @@ elements="e4m3 e5m2 e3m2 e2m3 e2m1 int8 e8m0"
 modes="rne rna rz ru rd ro"
 
 # Run tables: every f32, f16 and bf16 input into every element format and E8M0.
+# runs DIALECT SRC FMT MODE...: one table per mode, each under saturation finite, then none.
+runs() {
+  local dialect=$1 src=$2 fmt=$3 mode sat
+  shift 3
+  for mode in "$@"; do
+    for sat in finite none; do
+      make "runs/$dialect/$src/$fmt-$mode-$sat.runs" sweep --from $src --to $fmt --round $mode --sat $sat --dialect $dialect
+    done
+  done
+}
 # ocp: every deterministic mode and both saturations.
 for src in $sources; do
   for fmt in $elements; do
-    for mode in $modes; do
-      for sat in finite none; do
-        make "runs/ocp/$src/$fmt-$mode-$sat.runs" sweep --from $src --to $fmt --round $mode --sat $sat --dialect ocp
-      done
-    done
+    runs ocp $src $fmt $modes
   done
 done
 # cuda: what NVIDIA's conversions accept (emulator/dialects.cpp, make_cuda): FP8 rne; FP6 and
@@ -79,11 +85,7 @@ cuda_modes() {
 }
 for src in $sources; do
   for fmt in e4m3 e5m2 e3m2 e2m3 e2m1 e8m0; do
-    for mode in $(cuda_modes $fmt); do
-      for sat in finite none; do
-        make "runs/cuda/$src/$fmt-$mode-$sat.runs" sweep --from $src --to $fmt --round $mode --sat $sat --dialect cuda
-      done
-    done
+    runs cuda $src $fmt $(cuda_modes $fmt)
   done
 done
 

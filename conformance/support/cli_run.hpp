@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <string>
 
+#include <gtest/gtest.h>
+
 #include "support/files.hpp"
 
 namespace softmx::testing {
@@ -49,6 +51,20 @@ inline CliRun run_shell(const std::string& command, const std::string& input = "
 /// Runs `softmx ARGS` with `input` on stdin.
 inline CliRun run_cli(const std::string& args, const std::string& input = "") {
   return run_shell(std::string("'") + SOFTMX_CLI + "' " + args, input);
+}
+
+/// Checks that "-o PATH" writes what standard output gets: runs `softmx ARGS` on `input` (it
+/// must exit 0), then `softmx ARGS -o PATH` (it must exit 0 and print nothing), and compares
+/// PATH with the first run's output. `plain` receives the first run. A first run that fails is
+/// a fatal failure: call it under ASSERT_NO_FATAL_FAILURE.
+inline void expect_out_file_matches_stdout(const std::string& args, const std::string& input, const std::string& path,
+                                           CliRun& plain) {
+  plain = run_cli(args, input);
+  ASSERT_EQ(plain.status, 0) << plain.err;
+  const CliRun o = run_cli(args + " -o " + path, input);
+  EXPECT_EQ(o.status, 0) << o.err;
+  EXPECT_EQ(o.out, "");
+  EXPECT_EQ(slurp(path), plain.out);
 }
 
 }  // namespace softmx::testing

@@ -148,6 +148,23 @@ def main():
         sa = min(254, max(0, t // 2))
         return sa, t - sa
 
+    def add_one_product(target, ssign, c):
+        """A_1 * B_1 = +-target (- when ssign), B_1 = 1 and C = c: A_1 is the first positive finite
+        element whose target / A_1 is 2^scale exactly with |scale| <= 254, the scale split by
+        scales_for; nothing when no element fits"""
+        for a in E.finite:
+            va = E.val(a)
+            if va <= 0:
+                continue
+            ratio = target / va  # 2^scale exactly: va must be target * 2^-scale
+            n, d = ratio.numerator, ratio.denominator
+            if n & (n - 1) == 0 and d & (d - 1) == 0:
+                scale = (n.bit_length() - 1) - (d.bit_length() - 1)
+                if -254 <= scale <= 254:
+                    sa, sb = scales_for(scale)
+                    add(sa, [E.neg(a) if ssign else a], sb, [E.one], c)
+                    return
+
     def sop(A, B):
         return sum(E.val(a) * E.val(b) for a, b in zip(A, B))
 
@@ -220,20 +237,7 @@ def main():
                     # S = num * 2^(ulp - den_exp) = one product (num * 2^-x) times a scale
                     target = Fraction(num) * Fraction(2) ** (ulp - den_exp)
                     for ssign in (0, 1):
-                        for a in E.finite:
-                            va = E.val(a)
-                            if va <= 0:
-                                continue
-                            ratio = target / va
-                            # ratio = 2^scale exactly: va must be num * 2^x
-                            n, d = ratio.numerator, ratio.denominator
-                            if n & (n - 1) == 0 and d & (d - 1) == 0:
-                                scale = (n.bit_length() - 1) - (d.bit_length() - 1)
-                                if -254 <= scale <= 254:
-                                    sa, sb = scales_for(scale)
-                                    aa = E.neg(a) if ssign else a
-                                    add(sa, [aa], sb, [E.one], c)
-                                    break
+                        add_one_product(target, ssign, c)
     # 5. the subnormal and underflow window: C near D's smallest normal, products of a few ulps
     smallest_normal = D.code(1, 0)
     for c in (smallest_normal, smallest_normal - 1, smallest_normal + 1, smallest_normal | D.sign,
@@ -242,36 +246,14 @@ def main():
             for num in (1, 3):
                 for ssign in (0, 1):
                     target = Fraction(num) * Fraction(2) ** (1 - D.bias - D.m + x - 1)
-                    for a in E.finite:
-                        va = E.val(a)
-                        if va <= 0:
-                            continue
-                        ratio = target / va
-                        n, d = ratio.numerator, ratio.denominator
-                        if n & (n - 1) == 0 and d & (d - 1) == 0:
-                            scale = (n.bit_length() - 1) - (d.bit_length() - 1)
-                            if -254 <= scale <= 254:
-                                sa, sb = scales_for(scale)
-                                add(sa, [E.neg(a) if ssign else a], sb, [E.one], c)
-                                break
+                    add_one_product(target, ssign, c)
     # 6. overflow: C = ±max with S around half its ulp; S alone beyond max
     maxulp = (1 << D.e) - 2 - D.bias - D.m
     for c in (D.max, D.max | D.sign, D.max - 1, 0):
         for de in (-2, -1, 0, 1, 2):
             for ssign in (0, 1):
                 target = Fraction(2) ** (maxulp - 1 + de)
-                for a in E.finite:
-                    va = E.val(a)
-                    if va <= 0:
-                        continue
-                    ratio = target / va
-                    n, d = ratio.numerator, ratio.denominator
-                    if n & (n - 1) == 0 and d & (d - 1) == 0:
-                        scale = (n.bit_length() - 1) - (d.bit_length() - 1)
-                        if -254 <= scale <= 254:
-                            sa, sb = scales_for(scale)
-                            add(sa, [E.neg(a) if ssign else a], sb, [E.one], c)
-                            break
+                add_one_product(target, ssign, c)
     for sa, sb in ((254, 254), (254, 200), (200, 200), (254, 127)):
         for c in (0, D.max, D.max | D.sign, D.inf, D.inf | D.sign):
             add(sa, maxes, sb, maxes, c)

@@ -22,10 +22,8 @@ FORMATS = {"mxfp8_e5m2": "e5m2", "mxfp8_e4m3": "e4m3", "mxfp6_e3m2": "e3m2", "mx
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--rows", type=int, default=1024)
-    p.add_argument("--cols", type=int, default=768)
-    p.add_argument("--block", type=int, default=32)
-    p.add_argument("--seed", type=int, default=0)
+    for name, default in (("rows", 1024), ("cols", 768), ("block", 32), ("seed", 0)):
+        p.add_argument(f"--{name}", type=int, default=default)
     a = p.parse_args()
     x = np.random.default_rng(a.seed).standard_normal((a.rows, a.cols))  # float64, as pychop's example
 

@@ -28,10 +28,8 @@ def bf16_values(bits):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--m", type=int, default=64)
-    p.add_argument("--k", type=int, default=128)
-    p.add_argument("--n", type=int, default=32)
-    p.add_argument("--seed", type=int, default=0)
+    for name, default in (("m", 64), ("k", 128), ("n", 32), ("seed", 0)):
+        p.add_argument(f"--{name}", type=int, default=default)
     a = p.parse_args()
     rng = np.random.default_rng(a.seed)
 

@@ -171,13 +171,15 @@ py::tuple quantize_nvfp4_array(const py::array& x, const std::string& src, long 
                         t.encode_scale, static_cast<unsigned>(t.flags));
 }
 
+}  // namespace
+
 Nvfp4Tensor nvfp4_tensor(const py::array& scales, const py::array& codes, long axis, std::uint32_t encode_scale,
-                         std::uint32_t global_amax) {
+                         std::uint32_t global_amax, const std::function<void(const std::vector<std::size_t>&)>& check_shape) {
   require_storage(scales, 1, "scales");
   require_storage(codes, 1, "codes");
   Nvfp4Tensor t;
   t.shape = shape_of(codes);
-  check_axis(t.shape, axis, "dequantize");
+  check_shape(t.shape);
   t.axis = static_cast<std::size_t>(axis);
   t.scale_shape = shape_of(scales);
   t.encode_scale = encode_scale;
@@ -189,6 +191,8 @@ Nvfp4Tensor nvfp4_tensor(const py::array& scales, const py::array& codes, long a
   check_codes(t.codes.data(), t.codes.size(), FormatId::e2m1, "codes");
   return t;
 }
+
+namespace {
 
 py::tuple dequantize_nvfp4_array(const py::array& scales, const py::array& codes, long axis, std::uint32_t encode_scale,
                                  std::uint32_t global_amax, const std::string& to, const std::optional<std::string>& round,
@@ -203,7 +207,8 @@ py::tuple dequantize_nvfp4_array(const py::array& scales, const py::array& codes
     throw py::value_error("nvfp4_dequantization='te-kernel' writes f32, bf16 or f16 (TransformerEngine's output types), not f64");
   const Context ctx = conversion_context(d, ocp_dialect(), round, sat, tininess, std::nullopt);
   if (ctx.rounding == Rounding::rs) throw py::value_error("dequantize takes no round='rs' (there are no random bits)");
-  const Nvfp4Tensor t = nvfp4_tensor(scales, codes, axis, encode_scale, global_amax);
+  const Nvfp4Tensor t = nvfp4_tensor(scales, codes, axis, encode_scale, global_amax,
+                                     [axis](const std::vector<std::size_t>& shape) { check_axis(shape, axis, "dequantize"); });
   py::array out = out_or_new(out_arg, t.shape, storage_bytes(d));  // out=: written in place
   void* optr = out.mutable_data();
   Flags flags = 0;

@@ -1,6 +1,8 @@
 // python/src/bind_info.cpp: the tables as data: formats, dialects, accumulation models.
 #include <bit>
 #include <cmath>
+#include <string_view>
+#include <utility>
 
 #include "binding.hpp"
 #include "softmx/convert.hpp"
@@ -65,18 +67,16 @@ py::dict dialect_dict(const Dialect& d) {
   const BlockPolicies& b = d.block;
   r["blocks"] = b.unsupported.empty();
   r["blocks_unsupported_reason"] = b.unsupported.empty() ? py::object(py::none()) : py::object(py::str(std::string(b.unsupported)));
-  r["scale_rule"] = std::string(name(b.scale_rule));
-  r["element_rounding"] = std::string(name(b.element_rounding));
-  r["element_saturation"] = std::string(name(b.element_saturation));
-  r["zero_block_scale"] = std::string(name(b.zero_block_scale));
-  r["nan_block"] = std::string(name(b.nan_block));
-  r["inf_block"] = std::string(name(b.inf_block));
-  r["nan_scale_elements"] = std::string(name(b.nan_scale_elements));
-  r["scale_overflow"] = std::string(name(b.scale_overflow));
-  r["element_scaling"] = std::string(name(b.element_scaling));
-  r["dequant_scaling"] = std::string(name(b.dequant_scaling));
-  r["nan_sign"] = std::string(name(d.nan_sign));
-  r["nan_to_finite"] = std::string(name(d.nan_to_finite));
+  // The policies given by their enum names (one table per enum: emulator/dialects.cpp).
+  const std::pair<const char*, std::string_view> policy_names[] = {
+      {"scale_rule", name(b.scale_rule)},           {"element_rounding", name(b.element_rounding)},
+      {"element_saturation", name(b.element_saturation)}, {"zero_block_scale", name(b.zero_block_scale)},
+      {"nan_block", name(b.nan_block)},             {"inf_block", name(b.inf_block)},
+      {"nan_scale_elements", name(b.nan_scale_elements)}, {"scale_overflow", name(b.scale_overflow)},
+      {"element_scaling", name(b.element_scaling)}, {"dequant_scaling", name(b.dequant_scaling)},
+      {"nan_sign", name(d.nan_sign)},               {"nan_to_finite", name(d.nan_to_finite)},
+  };
+  for (const auto& [key, value] : policy_names) r[key] = std::string(value);
   py::dict dest;
   for (const Format& f : all_formats()) {
     const DestinationSupport& s = d.support[static_cast<int>(f.id)];

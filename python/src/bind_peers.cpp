@@ -126,20 +126,14 @@ PychopOptions pychop_options(std::size_t block, std::optional<int> sexp, std::op
   return o;
 }
 
+/// pychop's get_statistics() dictionary: one keyword a field, in pychop's order.
 py::dict statistics_dict(const PychopStatistics& s) {
-  py::dict d;
-  d["format"] = s.format;
-  d["exp_bits"] = s.exp_bits;
-  d["sig_bits"] = s.sig_bits;
-  d["block_size"] = s.block_size;
-  d["scale_exp_bits"] = s.scale_exp_bits;
-  d["original_shape"] = py::tuple(py::cast(s.original_shape));
-  d["num_blocks"] = s.num_blocks;
-  d["total_elements"] = s.total_elements;
-  d["compression_ratio_fp32"] = s.compression_ratio_fp32;
-  d["compression_ratio_fp16"] = s.compression_ratio_fp16;
-  d["bits_per_element"] = s.bits_per_element;
-  return d;
+  using namespace pybind11::literals;
+  return py::dict("format"_a = s.format, "exp_bits"_a = s.exp_bits, "sig_bits"_a = s.sig_bits,
+                  "block_size"_a = s.block_size, "scale_exp_bits"_a = s.scale_exp_bits,
+                  "original_shape"_a = py::tuple(py::cast(s.original_shape)), "num_blocks"_a = s.num_blocks,
+                  "total_elements"_a = s.total_elements, "compression_ratio_fp32"_a = s.compression_ratio_fp32,
+                  "compression_ratio_fp16"_a = s.compression_ratio_fp16, "bits_per_element"_a = s.bits_per_element);
 }
 
 }  // namespace

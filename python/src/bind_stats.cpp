@@ -8,22 +8,14 @@
 namespace softmx::py_binding {
 namespace {
 
+/// The ErrorStats dictionary: one key a field, in the struct's order, then scale_histogram
+/// (a uint64 array of 256 counts, or None without `histogram`).
 py::dict stats_dict(const ErrorStats& s, bool histogram) {
-  py::dict d;
-  d["count"] = s.count;
-  d["compared"] = s.compared;
-  d["input_nan"] = s.input_nan;
-  d["input_inf"] = s.input_inf;
-  d["nan"] = s.nan;
-  d["inf"] = s.inf;
-  d["saturated"] = s.saturated;
-  d["flushed_to_zero"] = s.flushed_to_zero;
-  d["max_abs_error"] = s.max_abs_error;
-  d["max_rel_error"] = s.max_rel_error;
-  d["mean_error"] = s.mean_error;
-  d["mse"] = s.mse;
-  d["signal_power"] = s.signal_power;
-  d["sqnr_db"] = s.sqnr_db;
+  using namespace pybind11::literals;
+  py::dict d("count"_a = s.count, "compared"_a = s.compared, "input_nan"_a = s.input_nan, "input_inf"_a = s.input_inf,
+             "nan"_a = s.nan, "inf"_a = s.inf, "saturated"_a = s.saturated, "flushed_to_zero"_a = s.flushed_to_zero,
+             "max_abs_error"_a = s.max_abs_error, "max_rel_error"_a = s.max_rel_error, "mean_error"_a = s.mean_error,
+             "mse"_a = s.mse, "signal_power"_a = s.signal_power, "sqnr_db"_a = s.sqnr_db);
   if (histogram) {
     py::array h = new_array({256}, 8);
     std::copy(s.scale_histogram.begin(), s.scale_histogram.end(), static_cast<std::uint64_t*>(h.mutable_data()));
@@ -89,22 +81,12 @@ py::dict stats_nvfp4(const py::array& x, const std::string& x_src, const py::arr
                      long axis, std::uint32_t encode_scale, std::uint32_t global_amax, long threads) {
   const FormatId xf = host_format_arg("x's format", x_src);
   require_storage(x, storage_bytes(xf), "x");
-  require_storage(scales, 1, "scales");
-  require_storage(codes, 1, "codes");
-  same_count(x, static_cast<std::size_t>(codes.size()), "q");
-  Nvfp4Tensor t;
-  t.shape = shape_of(codes);
-  if (t.shape.empty() || axis < 0 || static_cast<std::size_t>(axis) >= t.shape.size())
-    throw py::value_error("error_stats: axis out of range");
-  t.axis = static_cast<std::size_t>(axis);
-  t.scale_shape = shape_of(scales);
-  t.encode_scale = encode_scale;
-  t.global_amax = global_amax;
-  const auto* sp = static_cast<const std::uint8_t*>(scales.data());
-  const auto* cp = static_cast<const std::uint8_t*>(codes.data());
-  t.scales.assign(sp, sp + scales.size());
-  t.codes.assign(cp, cp + codes.size());
-  check_codes(t.codes.data(), t.codes.size(), FormatId::e2m1, "codes");
+  const Nvfp4Tensor t =
+      nvfp4_tensor(scales, codes, axis, encode_scale, global_amax, [&](const std::vector<std::size_t>& shape) {
+        same_count(x, static_cast<std::size_t>(codes.size()), "q");
+        if (shape.empty() || axis < 0 || static_cast<std::size_t>(axis) >= shape.size())
+          throw py::value_error("error_stats: axis out of range");
+      });
   const unsigned nthreads = threads_arg(threads);
   ErrorStats s;
   {

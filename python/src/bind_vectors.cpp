@@ -256,30 +256,17 @@ py::object finding_dict(const std::optional<vec::CaseFinding>& f) {
 }
 
 py::dict completeness_dict(const vec::Completeness& c, const vec::LineLayout& l) {
-  py::dict d;
-  d["status"] = std::string(vec::name(c.status()));
-  d["complete"] = c.complete();
-  d["proven"] = c.proven();
-  d["header_differs"] = c.header_differs;
-  d["checked"] = c.checked();
-  d["basis"] = std::string(vec::name(c.basis));
-  d["source"] = c.source;
-  d["expected"] = c.expected ? py::object(py::int_(*c.expected)) : py::object(py::none());
-  d["present"] = c.present;
-  d["located"] = c.located;
-  d["missing"] = c.missing;
-  d["extra"] = c.extra;
-  d["duplicated"] = c.duplicated;
-  d["out_of_order"] = c.out_of_order;
-  d["first_missing"] = finding_dict(c.first_missing);
-  d["first_extra"] = finding_dict(c.first_extra);
-  d["first_duplicated"] = finding_dict(c.first_duplicated);
-  d["first_out_of_order"] = finding_dict(c.first_out_of_order);
-  d["sha256"] = c.sha256;
-  d["expected_sha256"] = c.expected_sha256;
-  d["notes"] = c.notes;
-  d["text"] = vec::completeness_text(c, l);
-  return d;
+  using namespace pybind11::literals;
+  return py::dict(
+      "status"_a = std::string(vec::name(c.status())), "complete"_a = c.complete(), "proven"_a = c.proven(),
+      "header_differs"_a = c.header_differs, "checked"_a = c.checked(), "basis"_a = std::string(vec::name(c.basis)),
+      "source"_a = c.source, "expected"_a = c.expected ? py::object(py::int_(*c.expected)) : py::object(py::none()),
+      "present"_a = c.present, "located"_a = c.located, "missing"_a = c.missing, "extra"_a = c.extra,
+      "duplicated"_a = c.duplicated, "out_of_order"_a = c.out_of_order,
+      "first_missing"_a = finding_dict(c.first_missing), "first_extra"_a = finding_dict(c.first_extra),
+      "first_duplicated"_a = finding_dict(c.first_duplicated), "first_out_of_order"_a = finding_dict(c.first_out_of_order),
+      "sha256"_a = c.sha256, "expected_sha256"_a = c.expected_sha256, "notes"_a = c.notes,
+      "text"_a = vec::completeness_text(c, l));
 }
 
 /// One mismatch of verify or identify (the library's VerifyMismatch) as a dict.
@@ -327,24 +314,15 @@ py::dict verify(const std::string& path, const std::optional<std::string>& text,
     layout = reader->layout();
     v = vec::verify_file(*reader, o);
   }
-  py::dict d;
+  using namespace pybind11::literals;
   // "file" is the caller's own path (the Python layer sets it: a name may not be UTF-8).
-  d["operation"] = v.description;
-  d["layout"] = v.runs ? "runs" : "cases";
-  d["cases"] = v.cases;
-  d["runs"] = v.run_count;
-  d["result_mismatches"] = v.result_mismatches;
-  d["flags_only_mismatches"] = v.flags_only_mismatches;
-  d["flags_compared"] = v.flags_compared;
-  d["ranges"] = v.ranges;
-  d["completeness"] = completeness_dict(v.completeness, layout);
-  d["status"] = std::string(vec::name(v.status));
-  d["accepted_unproven"] = v.accepted_unproven;
-  d["exit_status"] = v.exit_status();
-  d["overrides"] = v.overrides;
-  d["notes"] = v.notes_text();
-  d["summary"] = v.summary_text();
-  d["json"] = v.json();
+  py::dict d("operation"_a = v.description, "layout"_a = v.runs ? "runs" : "cases", "cases"_a = v.cases,
+             "runs"_a = v.run_count, "result_mismatches"_a = v.result_mismatches,
+             "flags_only_mismatches"_a = v.flags_only_mismatches, "flags_compared"_a = v.flags_compared,
+             "ranges"_a = v.ranges, "completeness"_a = completeness_dict(v.completeness, layout),
+             "status"_a = std::string(vec::name(v.status)), "accepted_unproven"_a = v.accepted_unproven,
+             "exit_status"_a = v.exit_status(), "overrides"_a = v.overrides, "notes"_a = v.notes_text(),
+             "summary"_a = v.summary_text(), "json"_a = v.json());
   py::list l;
   for (const vec::VerifyMismatch& m : v.mismatches) l.append(mismatch_dict(m));
   d["mismatches"] = l;

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -23,6 +24,7 @@
 #include "softmx/dialect.hpp"
 #include "softmx/dot.hpp"
 #include "softmx/format.hpp"
+#include "softmx/nvfp4.hpp"
 
 namespace softmx::py_binding {
 
@@ -89,6 +91,14 @@ py::array new_array(const std::vector<std::size_t>& shape, std::size_t bytes);
 /// Safe without the GIL (it touches no Python object).
 void check_codes(const void* data, std::size_t n, const Format& f, const char* what);
 inline void check_codes(const void* data, std::size_t n, FormatId f, const char* what) { check_codes(data, n, format(f), what); }
+
+/// The NVFP4 tensor of uint8 `scales` and E2M1 `codes` (1-byte storage each, checked in that
+/// order), shaped as `codes`, blocks along `axis`, with the tensor-level encode scale and amax
+/// (f32 bits). check_shape(the codes' shape) runs after the storage checks and before anything
+/// else: the caller's axis (and count) checks, which throw py::value_error with its own words.
+/// Then the codes are checked to be E2M1 codes. The arrays are copied.
+Nvfp4Tensor nvfp4_tensor(const py::array& scales, const py::array& codes, long axis, std::uint32_t encode_scale,
+                         std::uint32_t global_amax, const std::function<void(const std::vector<std::size_t>&)>& check_shape);
 /// ValueError when a random value is at or above 2^width.
 void check_random(const std::uint64_t* r, std::size_t n, unsigned width);
 

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "capture_functions.hpp"
+#include "device_probe.cuh"
 #include "device_api.hpp"
 
 namespace softmx::capture {
@@ -26,15 +27,7 @@ struct Counters {
 };
 
 __global__ void probe_kernel(int* out) {
-#if defined(__CUDA_ARCH__)
-  out[0] = __CUDA_ARCH__;
-#endif
-#if defined(__CUDA_ARCH_FAMILY_SPECIFIC__)
-  out[1] = __CUDA_ARCH_FAMILY_SPECIFIC__;
-#endif
-#if defined(__CUDA_ARCH_SPECIFIC__)
-  out[2] = __CUDA_ARCH_SPECIFIC__;
-#endif
+  cuda_probe::write_arch(out);
   out[3] = static_cast<int>(compiled_needs());
 }
 
@@ -203,28 +196,7 @@ const auto kCases = cases_table(std::make_index_sequence<kCaptureCount>{});
 
 DeviceInfo query_device() {
   DeviceInfo d;
-  int count = 0;
-  check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
-  if (count == 0) throw std::runtime_error("no CUDA device");
-  check(cudaSetDevice(0), "cudaSetDevice");
-  cudaDeviceProp prop{};
-  check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
-  d.name = prop.name;
-  d.major = prop.major;
-  d.minor = prop.minor;
-  check(cudaDriverGetVersion(&d.driver), "cudaDriverGetVersion");
-  check(cudaRuntimeGetVersion(&d.runtime), "cudaRuntimeGetVersion");
-  DeviceBuffer<int> out(4);
-  const int zeros[4] = {0, 0, 0, 0};
-  check(cudaMemcpy(out.p, zeros, sizeof zeros, cudaMemcpyHostToDevice), "cudaMemcpy");
-  probe_kernel<<<1, 1>>>(out.p);
-  check(cudaGetLastError(), "probe kernel launch (is there a -gencode target for this GPU?)");
-  check(cudaDeviceSynchronize(), "probe kernel");
-  int got[4];
-  check(cudaMemcpy(got, out.p, sizeof got, cudaMemcpyDeviceToHost), "cudaMemcpy");
-  d.cuda_arch = got[0];
-  d.family_specific = got[1];
-  d.arch_specific = got[2];
+  const auto got = cuda_probe::query_device<4, DeviceBuffer>(d, probe_kernel, check, "no CUDA device");
   d.compiled_needs = static_cast<std::uint32_t>(got[3]);
   return d;
 }

@@ -2,6 +2,8 @@
 #include "capture_host.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -283,6 +285,46 @@ std::string manifest_text(const Provenance& p, const std::vector<ManifestEntry>&
   s += "# capture: " + p.capture + "\n";
   for (const ManifestEntry& e : entries) s += e.sha256 + "\t" + e.path + "\t" + e.what + "\n";
   return s;
+}
+
+namespace {
+
+std::string version_text(int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); }
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace
+
+Provenance provenance_now(const std::string& gpu, int major, int minor, int driver, int runtime,
+                          const std::string& build_target, const std::string& capture) {
+  Provenance p;
+  p.gpu = gpu;
+  p.compute_capability = std::to_string(major) + "." + std::to_string(minor);
+  p.driver = version_text(driver);
+  p.cuda_runtime = version_text(runtime);
+  p.build_target = build_target;
+  p.date = utc_now();
+  p.capture = capture;
+  return p;
+}
+
+int capture_main(const char* program, int (*run)(int, char**), int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const softmx::InputError& e) {
+    std::fprintf(stderr, "%s: %s\n", program, e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: internal error: %s\n", program, e.what());
+    return 2;
+  }
 }
 
 }  // namespace softmx::capture

@@ -36,6 +36,12 @@ struct Provenance {
   std::string capture;             ///< program and version: "softmx_capture_cuda 0.1.0"
 };
 
+/// The provenance of a capture made now: `gpu` (cudaDeviceProp::name), compute capability
+/// "MAJOR.MINOR", the driver and runtime versions (cudaDriverGetVersion, cudaRuntimeGetVersion:
+/// 1000 * major + 10 * minor) written "13.0", `build_target`, the current UTC time and `capture`.
+Provenance provenance_now(const std::string& gpu, int major, int minor, int driver, int runtime,
+                          const std::string& build_target, const std::string& capture);
+
 /// The header of a capture's run table: operation convert, layout runs, `from` -> `to` under
 /// (`rounding`, `saturation`, tininess after), `dialect`, inputs `first`..`last` (in `from`'s
 /// width), generator = p.capture, level "exhaustive", then the x- keys x-gpu,
@@ -113,5 +119,10 @@ std::vector<ManifestEntry> scan_tables(const std::string& dir, Provenance& prove
 /// runtime, build target, date, capture program), then one "SHA256<TAB>PATH<TAB>WHAT" line per
 /// entry in the given order, each ending in '\n'.
 std::string manifest_text(const Provenance& p, const std::vector<ManifestEntry>& entries);
+
+/// The main() of a capture program (softmx_capture_cuda, softmx_capture_mma): run(argc, argv)'s
+/// exit status; a softmx::InputError is printed to stderr as "PROGRAM: MESSAGE" and any other
+/// exception as "PROGRAM: internal error: MESSAGE", both with exit status 2.
+int capture_main(const char* program, int (*run)(int, char**), int argc, char** argv);
 
 }  // namespace softmx::capture

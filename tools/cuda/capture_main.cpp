@@ -29,17 +29,6 @@
 namespace softmx::capture {
 namespace {
 
-std::string version_text(int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); }
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 /// "sm_90a (__CUDA_ARCH__ 900, __CUDA_ARCH_FAMILY_SPECIFIC__ 900, __CUDA_ARCH_SPECIFIC__ 900)".
 std::string build_target(const DeviceInfo& d) { return build_target_text(d.cuda_arch, d.family_specific, d.arch_specific); }
 
@@ -146,14 +135,8 @@ int run(int argc, char** argv) {
                  d.major, d.minor);
     return 2;
   }
-  Provenance p;
-  p.gpu = d.name;
-  p.compute_capability = std::to_string(d.major) + "." + std::to_string(d.minor);
-  p.driver = version_text(d.driver);
-  p.cuda_runtime = version_text(d.runtime);
-  p.build_target = build_target(d);
-  p.date = utc_now();
-  p.capture = "softmx_capture_cuda " + std::string(kCaptureVersion);
+  const Provenance p = provenance_now(d.name, d.major, d.minor, d.driver, d.runtime, build_target(d),
+                                      "softmx_capture_cuda " + std::string(kCaptureVersion));
   std::filesystem::create_directories(outdir);
   std::printf("GPU %s (compute capability %s), driver %s, CUDA runtime %s, running %s; dialect %s\n", p.gpu.c_str(),
               p.compute_capability.c_str(), p.driver.c_str(), p.cuda_runtime.c_str(), p.build_target.c_str(),
@@ -211,14 +194,4 @@ int run(int argc, char** argv) {
 }  // namespace
 }  // namespace softmx::capture
 
-int main(int argc, char** argv) {
-  try {
-    return softmx::capture::run(argc, argv);
-  } catch (const softmx::InputError& e) {
-    std::fprintf(stderr, "softmx_capture_cuda: %s\n", e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "softmx_capture_cuda: internal error: %s\n", e.what());
-    return 2;
-  }
-}
+int main(int argc, char** argv) { return softmx::capture::capture_main("softmx_capture_cuda", softmx::capture::run, argc, argv); }

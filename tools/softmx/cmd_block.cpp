@@ -85,6 +85,15 @@ constexpr std::size_t kNvfp4Block = 16;
 /// Values per chunk: 4096 blocks, about 3 MB of working memory in quantize_nvfp4.
 constexpr std::size_t kNvfp4Chunk = 4096 * kNvfp4Block;
 
+/// Under --round rs, reads the token that follows a value, its random bits (`rdigits` hex
+/// digits, checked by the caller), into `tok`. Throws UsageError when the input ends after the
+/// value (both quantize paths: one message).
+void next_random_bits(TokenReader& tr, std::string& tok, int rdigits) {
+  if (!tr.next(tok))
+    throw UsageError(tr.where() + ": the input ends after a value; with --round rs each value is followed by " +
+                     std::to_string(rdigits) + " hex digits of random bits");
+}
+
 /// The values (and, for rs, each value's random bits) read from a stream, chunk by chunk, with
 /// the checks and messages of every quantize path.
 class Nvfp4Reader {
@@ -100,9 +109,7 @@ class Nvfp4Reader {
       codes.push_back(parse_code(src_, tok_, tr_.where()));
       last_line_ = tr_.line();
       if (rs_) {
-        if (!tr_.next(tok_))
-          throw UsageError(tr_.where() + ": the input ends after a value; with --round rs each value is followed by " +
-                           std::to_string(rdigits_) + " hex digits of random bits");
+        next_random_bits(tr_, tok_, rdigits_);
         auto r = parse_hex_exact(tok_, rdigits_);
         if (!r || (rwidth_ < 64 && (*r >> rwidth_)))
           throw UsageError(tr_.where() + ": expected the random bits as " + std::to_string(rdigits_) +
@@ -373,9 +380,7 @@ int quantize_nvfp4_stream(const Args& a, FormatId src, const ConversionOptions& 
 }  // namespace
 
 int cmd_quantize(int argc, char** argv) {
-  const Args a = parse_command("quantize", argc, argv, 2);
-  if (!a.positionals.empty())
-    throw UsageError("unexpected argument " + quote(a.positionals[0], '\'') + " (values are read from stdin)");
+  const Args a = parse_filter_command("quantize", argc, argv, "values");
   const auto to = a.get("to");
   if (!to) throw UsageError("missing --to FORMAT (" + element_list() + ")");
   const FormatId src = a.get("from") ? parse_named_format_arg("from", *a.get("from")) : FormatId::f32;
@@ -429,9 +434,7 @@ int cmd_quantize(int argc, char** argv) {
       block.push_back(parse_code(sf, tok, tr.where()));
       last_line = tr.line();
       if (rs) {
-        if (!tr.next(tok))
-          throw UsageError(tr.where() + ": the input ends after a value; with --round rs each value is followed by " +
-                           std::to_string(rdigits) + " hex digits of random bits");
+        next_random_bits(tr, tok, rdigits);
         rbits.push_back(parse_hex_field(tok, rdigits, tr.where(), std::to_string(rdigits) + " hex digits of random bits"));
       }
     }
@@ -460,9 +463,7 @@ int cmd_quantize(int argc, char** argv) {
 }
 
 int cmd_dequantize(int argc, char** argv) {
-  const Args a = parse_command("dequantize", argc, argv, 2);
-  if (!a.positionals.empty())
-    throw UsageError("unexpected argument " + quote(a.positionals[0], '\'') + " (blocks are read from stdin)");
+  const Args a = parse_filter_command("dequantize", argc, argv, "blocks");
   const auto from = a.get("from");
   if (!from) throw UsageError("missing --from FORMAT (the element format: " + element_list() + ")");
   Args common = a;
@@ -486,12 +487,10 @@ int cmd_dequantize(int argc, char** argv) {
   if (auto e = a.get("encode-scale"))
     encode_scale = static_cast<std::uint32_t>(parse_hex_field(*e, 8, "--encode-scale", "8 hex digits (f32 bits)"));
 
-  std::string line;
   Output output;
   std::string& out = output.text();
-  LineReader lines(std::cin);
-  while (lines.next(line)) {
-    const std::string where = lines.where();
+  for (StdinLines in; in.next();) {
+    const std::string &line = in.line, &where = in.where;
     if (nvfp4 && line.rfind("# nvfp4", 0) == 0) {  // the header quantize writes
       const auto pos = line.find("encode_scale=");
       if (pos == std::string::npos) throw UsageError(where + ": the nvfp4 header has no encode_scale=XXXXXXXX");

@@ -43,12 +43,10 @@ int convert_stream(const ConversionOptions& o) {
   const Converter conv = make_converter(*o.from, o);
   const bool rs = o.ctx.rounding == Rounding::rs;
   const int rdigits = (o.ctx.rbits_width + 3) / 4;
-  std::string line;
   Output output;
   std::string& out = output.text();
-  LineReader lines(std::cin);
-  while (lines.next(line)) {
-    const std::string where = lines.where();
+  for (StdinLines in; in.next();) {
+    const std::string &line = in.line, &where = in.where;
     const auto f = split_fields(line);
     const std::size_t want = rs ? 2 : 1;
     if (f.size() != want) {

@@ -48,9 +48,7 @@ Format element_arg(const Args& a, const char* opt) {
 }  // namespace
 
 int cmd_dot(int argc, char** argv) {
-  const Args a = parse_command("dot", argc, argv, 2);
-  if (!a.positionals.empty())
-    throw UsageError("unexpected argument " + quote(a.positionals[0], '\'') + " (blocks are read from stdin)");
+  const Args a = parse_filter_command("dot", argc, argv, "blocks");
   const Format fa = element_arg(a, "a"), fb = element_arg(a, "b");
   const std::size_t k = parse_count(a, "block", 32, 1 << 20), n = parse_count(a, "blocks", 1, 1 << 20);
   const AccumulationModel* model = find_accumulation_model(a.get("acc").value_or("exact"));

@@ -98,15 +98,21 @@ void require_host(FormatId f, const char* opt) {
     throw UsageError(std::string("--") + opt + " must be f64, f32, f16 or bf16, not " + std::string(format(f).name));
 }
 
-Header convert_header(const Args& a) {
-  const ConversionOptions co = conversion_options(a, true);
-  if (!co.from) throw UsageError("missing --from FORMAT (the source format)");
+/// The header of a one-value conversion (convert, dequantize): `op` from `from` to co.to, with
+/// co's rounding, saturation, tininess, random-bit width and dialect.
+Header conversion_header(Operation op, const Format& from, const ConversionOptions& co) {
   Header h;
-  h.operation = Operation::convert;
-  h.from = *co.from;
+  h.operation = op;
+  h.from = from;
   h.to = co.to;
   set_conversion(h, co.ctx, *co.dialect);
   return h;
+}
+
+Header convert_header(const Args& a) {
+  const ConversionOptions co = conversion_options(a, true);
+  if (!co.from) throw UsageError("missing --from FORMAT (the source format)");
+  return conversion_header(Operation::convert, *co.from, co);
 }
 
 /// As `softmx quantize`: element rounding, saturation and the scale rule default to the
@@ -131,17 +137,13 @@ Header quantize_header(const Args& a) {
 
 /// As `softmx dequantize`: --to defaults to f32, with the dialect's defaults for it.
 Header dequantize_header(const Args& a) {
-  Header h;
-  h.operation = Operation::dequantize;
-  h.from = element_option(a, "from", "the element format");
+  const Format from = element_option(a, "from", "the element format");
   Args common = a;
   common.options.erase("from");
   if (!a.get("to")) common.options.emplace("to", "f32");
   const ConversionOptions co = conversion_options(common, true);
   require_host(co.to.id, "to");
-  h.to = co.to;
-  set_conversion(h, co.ctx, *co.dialect);
-  return h;
+  return conversion_header(Operation::dequantize, from, co);
 }
 
 /// As `softmx dot`: saturation defaults to none (IEEE f32 arithmetic); no dialect.

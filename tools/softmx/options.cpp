@@ -478,4 +478,12 @@ Args parse_command(const std::string& command, int argc, char** argv, int first,
                    : parse_args(command, argc, argv, first, values, flags);
 }
 
+Args parse_filter_command(const std::string& command, int argc, char** argv, std::string_view what) {
+  Args a = parse_command(command, argc, argv, 2);
+  if (!a.positionals.empty())
+    throw UsageError("unexpected argument " + quote(a.positionals[0], '\'') + " (" + std::string(what) +
+                     " are read from stdin)");
+  return a;
+}
+
 }  // namespace softmx::cli

@@ -56,4 +56,9 @@ std::string options_help(std::string_view command);
 Args parse_command(const std::string& command, int argc, char** argv, int first, std::string_view mode = {},
                    bool short_out = false);
 
+/// parse_command(command, argc, argv, 2) for a filter, a command whose input is standard input
+/// only (quantize, dequantize, dot): an argument that is no option is a UsageError
+/// "unexpected argument 'ARG' (WHAT are read from stdin)", `what` naming the input ("values").
+Args parse_filter_command(const std::string& command, int argc, char** argv, std::string_view what);
+
 }  // namespace softmx::cli

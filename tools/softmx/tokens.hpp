@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iostream>
 #include <istream>
 #include <string>
 
@@ -23,14 +24,32 @@ class TokenReader {
   const std::string& name() const { return name_; }
 
  private:
+  std::string buf_;      ///< the line being split into tokens
+  std::size_t pos_ = 0;  ///< where in buf_ the next token's search starts
   std::istream& in_;
   std::string name_;
-  std::string buf_;
-  std::size_t pos_ = 0;
-  std::uint64_t line_ = 0, token_line_ = 0;
+  std::uint64_t line_ = 0;        ///< lines read so far
+  std::uint64_t token_line_ = 0;  ///< the line of the last token returned
 };
 
 /// Lines of standard input for the commands that read lines (the library's reader).
 using vec::LineReader;
+
+/// Standard input's lines with their places, for the line filters (convert, dequantize, dot):
+/// each next() moves to the following line, false at the end of the input (errors as
+/// LineReader::next), and leaves it in `line` and its "<stdin> line N" in `where`.
+class StdinLines {
+ public:
+  bool next() {
+    if (!reader_.next(line)) return false;
+    where = reader_.where();
+    return true;
+  }
+  std::string line;   ///< the current line, its LF (and a CR before it) removed
+  std::string where;  ///< "<stdin> line N" for `line`, as messages name places
+
+ private:
+  LineReader reader_{std::cin};
+};
 
 }  // namespace softmx::cli

@@ -29,6 +29,7 @@
 #include <string>
 #include <utility>
 
+#include "device_probe.cuh"
 #include "fragment.hpp"
 #include "mma_device_api.hpp"
 #include "tcgen05_layout.hpp"
@@ -83,14 +84,8 @@ struct Args {
 };
 
 __global__ void probe_kernel(int* out) {
+  cuda_probe::write_arch(out);
 #if defined(__CUDA_ARCH__)
-  out[0] = __CUDA_ARCH__;
-#if defined(__CUDA_ARCH_FAMILY_SPECIFIC__)
-  out[1] = __CUDA_ARCH_FAMILY_SPECIFIC__;
-#endif
-#if defined(__CUDA_ARCH_SPECIFIC__)
-  out[2] = __CUDA_ARCH_SPECIFIC__;
-#endif
   unsigned f = 0;
 #if defined(SOFTMX_MMA_HAS_FP8)
   f |= feature_bit(Feature::mma_fp8);
@@ -133,6 +128,12 @@ __global__ void probe_kernel(int* out) {
 #define SOFTMX_MMA_IN_SCALES "r"(sfa), "h"(kZero16), "h"(kZero16), "r"(sfb), "h"(kZero16), "h"(kZero16)
 #define SOFTMX_MMA_OPERANDS_F32 "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13}"
 #define SOFTMX_MMA_OPERANDS_SCALED SOFTMX_MMA_OPERANDS_F32 ", %14, {%15,%16}, %17, {%18,%19};"
+// A block-scaled m16n8k64 FP4 mma.sync, its instruction named from "kind::" on; sets `done`.
+#define SOFTMX_MMA_SCALED_K64(KIND_ETC)                                                                   \
+  asm volatile("mma.sync.aligned.m16n8k64.row.col.kind::" KIND_ETC " " SOFTMX_MMA_OPERANDS_SCALED         \
+               : SOFTMX_MMA_OUT                                                                           \
+               : SOFTMX_MMA_IN_AB, SOFTMX_MMA_IN_C, SOFTMX_MMA_IN_SCALES);                                \
+  done = true
 
 // One instruction of kind K on (A type AT, B type BT), f16 or f32 C/D, scale type ST (0 none,
 // 1 ue8m0, 2 ue4m3) with SV scales per row. Registers as the PTX ISA lays them out; f16 C/D as
@@ -188,35 +189,19 @@ __device__ void mma_sync_op(std::uint32_t d[4], const std::uint32_t a[4], const 
 #endif
   } else if constexpr (K == Kind::mxf4 && !F16 && ST == 1 && SV == 2) {
 #if defined(SOFTMX_MMA_HAS_SM120)
-    asm volatile("mma.sync.aligned.m16n8k64.row.col.kind::mxf4.block_scale.scale_vec::2X.f32.e2m1.e2m1.f32.ue8m0 "
-                 SOFTMX_MMA_OPERANDS_SCALED
-                 : SOFTMX_MMA_OUT
-                 : SOFTMX_MMA_IN_AB, SOFTMX_MMA_IN_C, SOFTMX_MMA_IN_SCALES);
-    done = true;
+    SOFTMX_MMA_SCALED_K64("mxf4.block_scale.scale_vec::2X.f32.e2m1.e2m1.f32.ue8m0");
 #endif
   } else if constexpr (K == Kind::mxf4nvf4 && !F16 && ST == 1 && SV == 2) {
 #if defined(SOFTMX_MMA_HAS_SM120)
-    asm volatile("mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::2X.f32.e2m1.e2m1.f32.ue8m0 "
-                 SOFTMX_MMA_OPERANDS_SCALED
-                 : SOFTMX_MMA_OUT
-                 : SOFTMX_MMA_IN_AB, SOFTMX_MMA_IN_C, SOFTMX_MMA_IN_SCALES);
-    done = true;
+    SOFTMX_MMA_SCALED_K64("mxf4nvf4.block_scale.scale_vec::2X.f32.e2m1.e2m1.f32.ue8m0");
 #endif
   } else if constexpr (K == Kind::mxf4nvf4 && !F16 && ST == 2 && SV == 4) {
 #if defined(SOFTMX_MMA_HAS_SM120)
-    asm volatile("mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue4m3 "
-                 SOFTMX_MMA_OPERANDS_SCALED
-                 : SOFTMX_MMA_OUT
-                 : SOFTMX_MMA_IN_AB, SOFTMX_MMA_IN_C, SOFTMX_MMA_IN_SCALES);
-    done = true;
+    SOFTMX_MMA_SCALED_K64("mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue4m3");
 #endif
   } else if constexpr (K == Kind::mxf4nvf4 && !F16 && ST == 1 && SV == 4) {
 #if defined(SOFTMX_MMA_HAS_SM120_4X_UE8M0)  // PTX ISA 9.1: not assembled by this repository's CUDA 13.0
-    asm volatile("mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue8m0 "
-                 SOFTMX_MMA_OPERANDS_SCALED
-                 : SOFTMX_MMA_OUT
-                 : SOFTMX_MMA_IN_AB, SOFTMX_MMA_IN_C, SOFTMX_MMA_IN_SCALES);
-    done = true;
+    SOFTMX_MMA_SCALED_K64("mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue8m0");
 #endif
   }
   if (!done)  // never run: the host checks the features before launching
@@ -487,28 +472,7 @@ Launch find_launch(const DeviceForm& f) {
 
 MmaDeviceInfo query_mma_device() {
   MmaDeviceInfo d;
-  int count = 0;
-  check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
-  if (count == 0) throw std::runtime_error("softmx_capture_mma: no CUDA device");
-  check(cudaSetDevice(0), "cudaSetDevice");
-  cudaDeviceProp prop{};
-  check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
-  d.name = prop.name;
-  d.major = prop.major;
-  d.minor = prop.minor;
-  check(cudaDriverGetVersion(&d.driver), "cudaDriverGetVersion");
-  check(cudaRuntimeGetVersion(&d.runtime), "cudaRuntimeGetVersion");
-  DeviceBuffer<int> out(6);
-  const int zeros[6] = {0, 0, 0, 0, 0, 0};
-  check(cudaMemcpy(out.p, zeros, sizeof zeros, cudaMemcpyHostToDevice), "cudaMemcpy");
-  probe_kernel<<<1, 1>>>(out.p);
-  check(cudaGetLastError(), "probe kernel launch (is there a -gencode target for this GPU?)");
-  check(cudaDeviceSynchronize(), "probe kernel");
-  int got[6];
-  check(cudaMemcpy(got, out.p, sizeof got, cudaMemcpyDeviceToHost), "cudaMemcpy");
-  d.cuda_arch = got[0];
-  d.family_specific = got[1];
-  d.arch_specific = got[2];
+  const auto got = cuda_probe::query_device<6, DeviceBuffer>(d, probe_kernel, check, "softmx_capture_mma: no CUDA device");
   d.features = static_cast<std::uint32_t>(got[3]);
   d.nvcc_major = got[4];
   d.nvcc_minor = got[5];

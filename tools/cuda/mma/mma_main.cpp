@@ -28,17 +28,6 @@
 namespace softmx::mma_capture {
 namespace {
 
-std::string version_text(int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); }
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 const char* feature_text(Feature f) {
   switch (f) {
     case Feature::mma_fp8: return "sm_89+";
@@ -96,14 +85,9 @@ int run(int argc, char** argv) {
     std::fprintf(stderr, "softmx_capture_mma: no usable GPU: %s\n", e.what());
     return 2;
   }
-  capture::Provenance p;
-  p.gpu = d.name;
-  p.compute_capability = std::to_string(d.major) + "." + std::to_string(d.minor);
-  p.driver = version_text(d.driver);
-  p.cuda_runtime = version_text(d.runtime);
-  p.build_target = capture::build_target_text(d.cuda_arch, d.family_specific, d.arch_specific);
-  p.date = utc_now();
-  p.capture = "softmx_capture_mma " + std::string(capture::kCaptureVersion);
+  const capture::Provenance p = capture::provenance_now(
+      d.name, d.major, d.minor, d.driver, d.runtime, capture::build_target_text(d.cuda_arch, d.family_specific, d.arch_specific),
+      "softmx_capture_mma " + std::string(capture::kCaptureVersion));
   const DeviceStatus status{d.major, d.minor, d.features, p.build_target, d.nvcc_major, d.nvcc_minor};
   std::filesystem::create_directories(outdir);
   std::printf("GPU %s (compute capability %s), driver %s, CUDA runtime %s, running %s (built with CUDA %d.%d)\n",
@@ -155,14 +139,4 @@ int run(int argc, char** argv) {
 }  // namespace
 }  // namespace softmx::mma_capture
 
-int main(int argc, char** argv) {
-  try {
-    return softmx::mma_capture::run(argc, argv);
-  } catch (const softmx::InputError& e) {
-    std::fprintf(stderr, "softmx_capture_mma: %s\n", e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "softmx_capture_mma: internal error: %s\n", e.what());
-    return 2;
-  }
-}
+int main(int argc, char** argv) { return softmx::capture::capture_main("softmx_capture_mma", softmx::mma_capture::run, argc, argv); }
