@@ -32,6 +32,7 @@
 #include <cstdlib>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "softmx/batch.hpp"
@@ -120,22 +121,29 @@ struct Element {
   std::string peer;     ///< runtime rows: the named row they are compared with
 };
 
+// The rows, in this order: each named MX element under floor (E4M3 and E5M2 also under rceil,
+// E2M1 also packed), then the runtime descriptors, each under floor and compared with the named
+// row of its shape. Labels are made, not written: [rt_]SPEC_RULE[_packed].
 const std::vector<Element>& elements() {
   using softmx::ScaleRule;
-  static const std::vector<Element> v = {
-      {"e4m3_floor", "e4m3", ScaleRule::floor, false, ""},
-      {"e4m3_rceil", "e4m3", ScaleRule::rceil, false, ""},
-      {"e5m2_floor", "e5m2", ScaleRule::floor, false, ""},
-      {"e5m2_rceil", "e5m2", ScaleRule::rceil, false, ""},
-      {"e2m3_floor", "e2m3", ScaleRule::floor, false, ""},
-      {"e3m2_floor", "e3m2", ScaleRule::floor, false, ""},
-      {"e2m1_floor", "e2m1", ScaleRule::floor, false, ""},
-      {"e2m1_floor_packed", "e2m1", ScaleRule::floor, true, ""},
-      {"rt_e4m3fnuz_floor", "e4m3fnuz", ScaleRule::floor, false, "e4m3_floor"},
-      {"rt_e5m2fnuz_floor", "e5m2fnuz", ScaleRule::floor, false, "e5m2_floor"},
-      {"rt_e2m2_floor", "e2m2", ScaleRule::floor, false, "e2m3_floor"},
-      {"rt_int4_floor", "int4", ScaleRule::floor, false, "e2m1_floor"},
-  };
+  static const std::vector<Element> v = [] {
+    std::vector<Element> out;
+    auto add = [&out](const char* spec, ScaleRule rule, bool packed, const std::string& peer) {
+      const std::string rule_name = rule == ScaleRule::floor ? "floor" : "rceil";
+      out.push_back({(peer.empty() ? "" : "rt_") + std::string(spec) + "_" + rule_name + (packed ? "_packed" : ""),
+                     spec, rule, packed, peer});
+    };
+    for (const char* spec : {"e4m3", "e5m2", "e2m3", "e3m2", "e2m1"}) {
+      const std::string name = spec;
+      add(spec, ScaleRule::floor, false, "");
+      if (name == "e4m3" || name == "e5m2") add(spec, ScaleRule::rceil, false, "");
+      if (name == "e2m1") add(spec, ScaleRule::floor, true, "");
+    }
+    const std::pair<const char*, const char*> runtime[] = {
+        {"e4m3fnuz", "e4m3_floor"}, {"e5m2fnuz", "e5m2_floor"}, {"e2m2", "e2m3_floor"}, {"int4", "e2m1_floor"}};
+    for (const auto& [spec, peer] : runtime) add(spec, ScaleRule::floor, false, peer);
+    return out;
+  }();
   return v;
 }
 
@@ -340,8 +348,12 @@ int main(int argc, char** argv) {
   for (const auto& [n, r] : rep.rate) {
     const std::size_t at = n.find("/min_time:");
     const std::string tail = at == std::string::npos ? "" : n.substr(at);
-    if (tail.size() >= 7 && tail.compare(tail.size() - 7, 7, "_median") == 0) median[n.substr(0, at)] = r;
-    else if (tail.find('_') == std::string::npos) plain[n.substr(0, at)] = r;
+    // "min_time" itself holds an underscore: only the aggregates' own suffixes mark them.
+    const auto ends = [&tail](const std::string& s) {
+      return tail.size() >= s.size() && tail.compare(tail.size() - s.size(), s.size(), s) == 0;
+    };
+    if (ends("_median")) median[n.substr(0, at)] = r;
+    else if (!ends("_mean") && !ends("_stddev") && !ends("_cv")) plain[n.substr(0, at)] = r;
   }
   for (const auto& [n, r] : median) plain[n] = r;
   rep.rate = plain;

@@ -5,6 +5,8 @@
 //   - the scalar path it replaces: dot_general() per output (GemmKernel::reference), one thread;
 //   - OpenBLAS sgemm (Debian's libopenblas-dev) on the same operands dequantized to f32, one
 //     thread: the fast, inexact product users reach for today.
+// And UE4M3 block scales against E8M0 on the same e4m3 blocks (scales_512: the exact kernel with
+// the scale significands folded in; fp32-sequential's reference per output).
 // Reported per core (one thread) as element products per second, with the ratios; then the wall
 // time of a 2048^3 product per model on every core of this machine.
 //
@@ -22,12 +24,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <bit>
 #include <chrono>
 #include <cstdlib>
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -112,6 +116,44 @@ void run_gemm(benchmark::State& st, const softmx::AccumulationModel* model, soft
     benchmark::ClobberMemory();
   }
   st.SetItemsProcessed(st.iterations() * static_cast<std::int64_t>(M * N * K));
+}
+
+/// The operands' E8M0 scale codes as UE4M3 codes (the GEMM's scale_format e4m3): 2^(e - 127)
+/// times a random significand 1 + m/8, the exponent clamped into UE4M3's normal range (field
+/// 1..15, bias 7; never the NaN code 0x7F).
+std::vector<std::uint8_t> ue4m3_scales(std::span<const std::uint8_t> e8m0, std::uint64_t seed) {
+  softmx::SplitMix64 rng(seed);
+  std::vector<std::uint8_t> v(e8m0.size());
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const int field = std::clamp(static_cast<int>(e8m0[i]) - 127 + 7, 1, 15);
+    const int m = static_cast<int>(rng.next() % (field == 15 ? 7 : 8));
+    v[i] = static_cast<std::uint8_t>((field << 3) | m);
+  }
+  return v;
+}
+
+/// run_gemm's operands with E8M0 scales (ue4m3 false) or the same blocks with UE4M3 scales
+/// (ue4m3_scales), e4m3 elements, one thread: the UE4M3 route against the E8M0 one.
+void run_gemm_scales(benchmark::State& st, const softmx::AccumulationModel* model, bool ue4m3, std::size_t n) {
+  const Operands& o = operands(n, n, n);
+  const std::vector<std::uint8_t> sa = ue4m3_scales(o.qa.scales, 1), sb = ue4m3_scales(o.qb.scales, 2);
+  softmx::GemmOperand A = o.A(), B = o.B();
+  if (ue4m3) {
+    A.scales = sa;
+    B.scales = sb;
+    A.scale_format = B.scale_format = FormatId::e4m3;
+  }
+  std::vector<std::uint32_t> c(n * n);
+  std::vector<softmx::Flags> f(n * n);
+  softmx::GemmOptions opt;
+  opt.model = model;
+  opt.out = out_context();
+  opt.threads = 1;
+  for (auto _ : st) {
+    benchmark::DoNotOptimize(softmx::gemm(A, B, opt, c, f));
+    benchmark::ClobberMemory();
+  }
+  st.SetItemsProcessed(st.iterations() * static_cast<std::int64_t>(n * n * n));
 }
 
 #ifdef SOFTMX_HAVE_OPENBLAS
@@ -208,6 +250,18 @@ int main(int argc, char** argv) {
                                    512, 512, 1u)
           ->Unit(benchmark::kMillisecond)
           ->MinTime(0.5);
+  // UE4M3 block scales against E8M0 on the same e4m3 blocks, m = n = k = 512, one thread, the
+  // default kernel: exact folds the scale significands into its integers; fp32-sequential still
+  // sends UE4M3 to dot_general per output (one run).
+  for (const char* model : {"exact", "fp32-sequential"})
+    for (bool ue4m3 : {false, true}) {
+      auto* b = benchmark::RegisterBenchmark(
+                    (std::string("scales_512/") + model + (ue4m3 ? "/ue4m3" : "/e8m0")).c_str(), run_gemm_scales,
+                    softmx::find_accumulation_model(model), ue4m3, std::size_t{512})
+                    ->Unit(benchmark::kMillisecond);
+      if (ue4m3 && std::string(model) != "exact") b->Iterations(1)->UseRealTime();
+      else b->MinTime(0.5);
+    }
 #ifdef SOFTMX_HAVE_OPENBLAS
   benchmark::RegisterBenchmark("openblas_sgemm_1024/f32", openblas_sgemm, n)->Unit(benchmark::kMillisecond)->MinTime(1.0);
 #endif
@@ -274,6 +328,13 @@ int main(int argc, char** argv) {
       if (r > 0 && q > 0)
         std::printf("  %-16s %-9s %8.3f   %-5s %8.3f   %.2fx\n", model, rt, r / 1e9, named, q / 1e9, r / q);
     }
+  std::printf("\nUE4M3 block scales against E8M0, e4m3 x e4m3, m = n = k = 512, one thread, %s kernel (G element "
+              "products/s; ratio in this run):\n", softmx::name(best));
+  for (const char* model : {"exact", "fp32-sequential"}) {
+    const std::string base = std::string("scales_512/") + model + "/";
+    const double u = rate(base + "ue4m3"), e = rate(base + "e8m0");
+    if (u > 0 && e > 0) std::printf("  %-16s ue4m3 %8.3f   e8m0 %8.3f   %.3fx\n", model, u / 1e9, e / 1e9, u / e);
+  }
   std::printf("\ngemm 2048^3 on %u threads (%s kernel), wall time:\n", cores, softmx::name(best));
   for (const Model& m : models()) {
     const double r = rate("gemm_2048_all_cores/" + m.name);

@@ -1,17 +1,4 @@
-// bench/limit_loops_avx512.cpp: the limit loops (limit_loops.hpp) built for avx512 (CMake sets the flags).
-#include "limit_loops.hpp"
+// bench/limit_loops_avx512.cpp: the limit loops (limit_loops_body.hpp) built for avx512 (CMake sets the flags).
+#include "limit_loops_body.hpp"
 
-namespace softmx::bench {
-namespace {
-namespace avx512 {
-void f32_to_u8(const std::uint32_t* in, std::uint8_t* out, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<std::uint8_t>(in[i] >> 24);
-}
-void u8_to_f32(const std::uint8_t* in, std::uint32_t* out, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<std::uint32_t>(in[i]) << 20;
-}
-}  // namespace avx512
-}  // namespace
-
-LimitLoops limit_loops_avx512() { return {"avx512", avx512::f32_to_u8, avx512::u8_to_f32}; }
-}  // namespace softmx::bench
+softmx::bench::LimitLoops softmx::bench::limit_loops_avx512() { return {"avx512", f32_to_u8, u8_to_f32}; }

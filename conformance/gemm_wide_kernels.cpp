@@ -5,11 +5,8 @@
 // arithmetic per lane is the same source.
 #define SOFTMX_GEMM_NS wide_on_avx2
 #define SOFTMX_GEMM_BYTES 64
-#include "gemm/kernels.hpp"
+#include "gemm/kernel_table.hpp"
 
 namespace softmx::gemm_detail {
-const Kernels& kernels_wide_on_avx2() {
-  static const Kernels k = wide_on_avx2::make_kernels<8, 3, 4, 2, 4, 2>();
-  return k;
-}
+const Kernels& kernels_wide_on_avx2() { return wide_on_avx2::kernel_table<8, 3, 4, 2, 4, 2>(); }
 }  // namespace softmx::gemm_detail

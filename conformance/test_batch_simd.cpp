@@ -410,10 +410,7 @@ TEST(BatchSimd, RuntimeDestinationsConsecutiveEqualScalar) {
     for (Rounding r : kDeterministicRoundings)
       for (Saturation s : {Saturation::finite, Saturation::none})
         for (Tininess tn : {Tininess::after_rounding, Tininess::before_rounding}) {
-          Context c;
-          c.rounding = r;
-          c.saturation = s;
-          c.tininess = tn;
+          const Context c{.rounding = r, .saturation = s, .tininess = tn};
           check(Converter(format(FormatId::f16), parse_format_spec(spec), c), 0, 65536);
           const Converter f32(format(FormatId::f32), parse_format_spec(spec), c);
           for (std::uint64_t binade = 0; binade < 512; binade += 1 + rng.below(16)) {
@@ -528,18 +525,10 @@ void for_each_block_setting(SplitMix64& rng, F&& f) {
           if (d.block.sources & format_bit(src))  // torchmx: bf16 only; pychop: f32 (and f64)
           for (Saturation s : {Saturation::finite, Saturation::none})
             for (ScaleRule rule : {ScaleRule::floor, ScaleRule::ceil, ScaleRule::even, ScaleRule::rceil}) {
-              Context c;
-              c.rounding = r;
-              c.saturation = s;
-              if (unsupported_reason(d, el, c)) continue;
-              BlockOptions o;
-              o.element = el;
-              o.dialect = &d;
-              o.rule = rule;
-              o.rounding = r;
-              o.saturation = s;
-              o.tininess = rng.below(2) ? Tininess::after_rounding : Tininess::before_rounding;
-              f(src, o);
+              if (unsupported_reason(d, el, Context{.rounding = r, .saturation = s})) continue;
+              const Tininess tn = rng.below(2) ? Tininess::after_rounding : Tininess::before_rounding;
+              f(src, BlockOptions{.element = el, .dialect = &d, .rule = rule, .rounding = r, .saturation = s,
+                                  .tininess = tn});
             }
   }
 }

@@ -96,10 +96,7 @@ class BatchSimdF32 : public ::testing::TestWithParam<Setting> {};
 TEST_P(BatchSimdF32, EqualsScalarOnEveryInput) {
   const Setting& s = GetParam();
   if (supported_isas().size() < 2) GTEST_SKIP() << "this CPU runs no vector kernels (no AVX2): nothing to compare";
-  Context c;
-  c.rounding = s.rounding;
-  c.saturation = s.saturation;
-  c.tininess = s.tininess;
+  const Context c{.rounding = s.rounding, .saturation = s.saturation, .tininess = s.tininess};
   const Converter conv(FormatId::f32, s.dst, c, *find_dialect(s.dialect));
   ASSERT_TRUE(vectorized(conv));
   conformance::Tally t("vector batch == scalar, every f32 input, " + describe(s) +
@@ -114,6 +111,16 @@ using S = Saturation;
 using T = Tininess;
 // One setting per kernel family in the default run (label `sweep`, about 2 minutes on 2
 // cores); the rest under `long` (test_batch_simd_f32_long, the same file).
+// A parameterised case's name: describe(param) with every character but letters and digits
+// replaced by '_' (gtest takes only those).
+template <class P>
+std::string param_name(const ::testing::TestParamInfo<P>& i) {
+  std::string n = describe(i.param);
+  for (char& ch : n)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return n;
+}
+
 #if !defined(SOFTMX_F32_LONG)
 #define SOFTMX_F32_SETTINGS                                                                                        \
   Setting{"ocp", FormatId::e4m3, R::rne}, Setting{"ocp", FormatId::e4m3, R::ro},                                  \
@@ -130,12 +137,7 @@ using T = Tininess;
       Setting{"ocp", FormatId::f16, R::rz, S::none}, Setting{"ocp", FormatId::bf16, R::rne}
 #endif
 INSTANTIATE_TEST_SUITE_P(Settings, BatchSimdF32, ::testing::Values(SOFTMX_F32_SETTINGS),
-                         [](const ::testing::TestParamInfo<Setting>& i) {
-                           std::string n = describe(i.param);
-                           for (char& ch : n)
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           return n;
-                         });
+                         param_name<Setting>);
 
 // Block quantization, every f32 input: each one is an element of a 32-value block whose other
 // lanes are its neighbours and one anchor (a power of two between 2^-126 and 2^127 of either
@@ -229,12 +231,7 @@ TEST_P(BatchSimdF32Blocks, BlockKernelEqualsScalarOnEveryInput) {
       BlockSetting{"ocp", FormatId::e3m2, R::ru}, BlockSetting{"ocp", FormatId::int8, R::rne}
 #endif
 INSTANTIATE_TEST_SUITE_P(Settings, BatchSimdF32Blocks, ::testing::Values(SOFTMX_F32_BLOCK_SETTINGS),
-                         [](const ::testing::TestParamInfo<BlockSetting>& i) {
-                           std::string n = describe(i.param);
-                           for (char& ch : n)
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           return n;
-                         });
+                         param_name<BlockSetting>);
 
 }  // namespace
 }  // namespace softmx

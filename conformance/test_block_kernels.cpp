@@ -47,13 +47,20 @@ std::vector<Form> forms() {
   return v;
 }
 
+// Every test here compares the kernel forms (fs) this CPU runs; with none, it has nothing to do.
+class BlockKernels : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (fs.empty()) GTEST_SKIP() << "no vector kernel on this CPU";
+  }
+  const std::vector<Form> fs = forms();
+};
+
 constexpr FormatId kMxfp8[] = {FormatId::e4m3, FormatId::e5m2};
 
-TEST(BlockKernels, DequantizeEveryCodeTimesEveryScale) {
+TEST_F(BlockKernels, DequantizeEveryCodeTimesEveryScale) {
   conformance::Tally t("dequantize kernel == dequantize_element: every E4M3 code x every E8M0 scale, random "
                        "blocks of 32, every kernel form");
-  const auto fs = forms();
-  if (fs.empty()) GTEST_SKIP() << "no vector kernel on this CPU";
   SplitMix64 rng(0xDE9);
   // E4M3 only: E5M2's signaling NaNs raise invalid into f32, so no row of it is flag-free and
   // the kernel (which reads NaN and Inf results from flag-free rows) never serves it.
@@ -155,11 +162,9 @@ std::vector<std::uint32_t> draw_row(SplitMix64& rng, std::size_t nb) {
   return v;
 }
 
-TEST(BlockKernels, QuantizeRowsEqualTheScalarPath) {
+TEST_F(BlockKernels, QuantizeRowsEqualTheScalarPath) {
   conformance::Tally t("block quantize kernel == quantize_tensor on Isa::scalar: f32 -> MXFP8, OCP defaults, rows of "
                        "blocks of 32 with adversarial blocks, every kernel form");
-  const auto fs = forms();
-  if (fs.empty()) GTEST_SKIP() << "no vector kernel on this CPU";
   SplitMix64 rng(0xB1C5);
   for (FormatId el : kMxfp8) {
     BlockOptions o;

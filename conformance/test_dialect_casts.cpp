@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "softmx/convert.hpp"
@@ -278,16 +279,14 @@ TEST(MlDtypesSaturating, MatchesConvertImplTranscription) {
 TEST(MlDtypesCpp, HalfToE5m2KeepsTheNanPayload) {
   const auto cpp = [](std::uint64_t h) { return cvt("ml_dtypes-cpp", FormatId::f16, FormatId::e5m2, h, kNone); };
   const auto np = [](std::uint64_t h) { return cvt("ml_dtypes", FormatId::f16, FormatId::e5m2, h, kNone); };
-  // :1543: (from_bits >> 8) | 0b10. Through float (:1375-1378): +-quiet_NaN() 0x7E / 0xFE.
-  EXPECT_EQ(cpp(0x7E00), 0x7Eu);
-  EXPECT_EQ(cpp(0x7C01), 0x7Eu);  // 0x7C | 2
-  EXPECT_EQ(cpp(0x7D00), 0x7Fu);  // 0x7D | 2
-  EXPECT_EQ(cpp(0x7FFF), 0x7Fu);
-  EXPECT_EQ(cpp(0xFD00), 0xFFu);
-  EXPECT_EQ(cpp(0xFC01), 0xFEu);
-  EXPECT_EQ(np(0x7D00), 0x7Eu);
-  EXPECT_EQ(np(0xFD00), 0xFEu);
-  EXPECT_EQ(np(0x7FFF), 0x7Eu);
+  using Case = std::pair<std::uint64_t, std::uint64_t>;  // {f16 input, e5m2 result}
+  // :1543: (from_bits >> 8) | 0b10 (0x7C01 -> 0x7C | 2, 0x7D00 -> 0x7D | 2).
+  for (const auto& [h, want] : {Case{0x7E00, 0x7E}, Case{0x7C01, 0x7E}, Case{0x7D00, 0x7F}, Case{0x7FFF, 0x7F},
+                                Case{0xFD00, 0xFF}, Case{0xFC01, 0xFE}})
+    EXPECT_EQ(cpp(h), want) << std::hex << h;
+  // Through float (:1375-1378): +-quiet_NaN() 0x7E / 0xFE.
+  for (const auto& [h, want] : {Case{0x7D00, 0x7E}, Case{0xFD00, 0xFE}, Case{0x7FFF, 0x7E}})
+    EXPECT_EQ(np(h), want) << std::hex << h;
   // :1535-1536: Inf is from_bits >> 8, also with kSaturate (Inf kept).
   EXPECT_EQ(cvt("ml_dtypes-cpp", FormatId::f16, FormatId::e5m2, 0xFC00, kFin), 0xFCu);
   // :1547-1553: overflow of the rounded bits saturates to 0x7B under kSaturate.

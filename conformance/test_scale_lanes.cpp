@@ -305,6 +305,64 @@ TEST(ScaleLanes, QuantizeF16ExhaustiveUe4m3) {
   EXPECT_EQ(bad, 0u);
 }
 
+// The scale of a block at the rounding boundaries of every scale format: scale_of_block's f64
+// route (block/scale_lanes.cpp, scale_code_f64) against run_scale_format's exact quotient and
+// round_pack. Each block's largest magnitude is an f32 at, or 1 or 2 f32 steps either side
+// of, value(c) max_E and the midpoint (value(c) + value(c + 1)) / 2 max_E rounded to f32, for
+// every positive finite scale code c (every 5th 16-bit and a sampled set of f32 codes), then
+// random amax over f32's whole range, subnormals included. The other elements are amax times
+// random factors in (0, 1], so the block's codes are compared too.
+TEST(ScaleLanes, QuantizeScaleBoundariesMatchScalar) {
+  if (vector_isas().empty()) GTEST_SKIP() << "no vector instruction set on this CPU";
+  SplitMix64 rng(0xB0DA);
+  constexpr std::size_t k = 32;
+  std::size_t bad = 0, blocks = 0;
+  for (const char* sname : kScaleFormats) {
+    const Format sf = parse_format_spec(sname);
+    std::vector<std::uint64_t> scodes;
+    const std::uint64_t top = sf.max_finite_magnitude();
+    const std::uint64_t step = sf.width <= 8 ? 1 : sf.width <= 16 ? 5 : 0;
+    if (step)
+      for (std::uint64_t c = 1; c <= top; c += step) scodes.push_back(c);
+    else
+      for (int i = 0; i < 20000; ++i) scodes.push_back(1 + rng.below(top));
+    for (FormatId e : kElements) {
+      const double max_e = to_double(format(e), format(e).max_finite_magnitude());
+      std::vector<float> amax;
+      for (std::uint64_t c : scodes) {
+        const double v = to_double(sf, c);
+        const double next = c < top ? to_double(sf, c + 1) : 2 * v;
+        for (double t : {v * max_e, (v + next) / 2 * max_e}) {
+          if (!(t < 3.4e38) || !(t > 0)) continue;
+          const std::uint32_t b = f32_bits(static_cast<float>(t));
+          for (int d = -2; d <= 2; ++d) {
+            const std::uint32_t x = b + static_cast<std::uint32_t>(d);
+            if (x != 0 && x < 0x7F800000u) amax.push_back(std::bit_cast<float>(x));
+          }
+        }
+      }
+      for (int i = 0; i < 20000; ++i)
+        amax.push_back(std::bit_cast<float>(1 + static_cast<std::uint32_t>(rng.below(0x7F7FFFFFu))));
+      std::vector<std::uint32_t> v;
+      v.reserve(amax.size() * k);
+      for (float a : amax) {
+        const std::size_t at = rng.below(k);
+        for (std::size_t j = 0; j < k; ++j) {
+          const float x = j == at ? a : a * static_cast<float>(static_cast<double>(1 + rng.below(1u << 24)) * 0x1p-24);
+          v.push_back(f32_bits(x) | (rng.below(2) ? 0x80000000u : 0u));
+        }
+      }
+      BlockOptions o;
+      o.element = e;
+      o.scale_format = ScaleFormat(sf);
+      bad += compare_quantize(v, k, o, std::string(sname) + " " + std::string(name(e)) + " boundaries");
+      blocks += amax.size();
+    }
+  }
+  EXPECT_EQ(bad, 0u);
+  RecordProperty("blocks", static_cast<int>(blocks));
+}
+
 // Dequantizer::run on a vector instruction set against Isa::scalar, with and without flags.
 std::size_t compare_dequantize(const Format& e, const Format& sf, const std::vector<std::uint8_t>& scales,
                                const std::vector<std::uint8_t>& codes, std::size_t k, const Context& ctx,

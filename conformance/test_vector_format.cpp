@@ -20,6 +20,11 @@ const std::string kConvert =
     "softmx-vectors = 1\noperation = convert\nfrom = f32\nto = e4m3\nrounding = rne\nsaturation = finite\n"
     "tininess = after\ndialect = ocp\n";
 
+// The header of an f16 -> e4m3 file in the runs layout (9 lines; FIRST and LAST still to come).
+const std::string kRunsF16 =
+    "softmx-vectors = 1\noperation = convert\nlayout = runs\nfrom = f16\nto = e4m3\nrounding = rne\n"
+    "saturation = finite\ntininess = after\ndialect = ocp\n";
+
 std::string error_of(const std::string& text) {
   try {
     auto r = VectorReader::from_string(text, "t.vec");
@@ -172,17 +177,13 @@ TEST(VectorFormat, EveryErrorNamesFileLineAndExpectation) {
       {"softmx-vectors = 1\noperation = convert\nfrom = f16\nto = e3m2\nrounding = rne\nsaturation = finite\n"
        "tininess = after\ndialect = ocp\n0000 40 00\n",
        "field 2 (OUT): expected 2 hex digits (e3m2 code, 00..3F)"},
-      {"softmx-vectors = 1\noperation = convert\nlayout = runs\nfrom = f16\nto = e4m3\nrounding = rne\nsaturation = finite\n"
-       "tininess = after\ndialect = ocp\nfirst = 0000\nlast = FFFF\n0001 00 00\n",
+      {kRunsF16 + "first = 0000\nlast = FFFF\n0001 00 00\n",
        "t.vec line 12: the first run starts at 0001, expected the header's first = 0000"},
-      {"softmx-vectors = 1\noperation = convert\nlayout = runs\nfrom = f16\nto = e4m3\nrounding = rne\nsaturation = finite\n"
-       "tininess = after\ndialect = ocp\nfirst = 0000\nlast = FFFF\n0000 00 00\n0100 01 01\n0100 02 01\n",
+      {kRunsF16 + "first = 0000\nlast = FFFF\n0000 00 00\n0100 01 01\n0100 02 01\n",
        "t.vec line 14: run FIRST 0100 does not increase"},
-      {"softmx-vectors = 1\noperation = convert\nlayout = runs\nfrom = f16\nto = e4m3\nrounding = rne\nsaturation = finite\n"
-       "tininess = after\ndialect = ocp\nfirst = 0000\nlast = 00FF\n0000 00 00\n0100 01 01\n",
+      {kRunsF16 + "first = 0000\nlast = 00FF\n0000 00 00\n0100 01 01\n",
        "beyond the header's last = 00FF"},
-      {"softmx-vectors = 1\noperation = convert\nlayout = runs\nfrom = f16\nto = e4m3\nrounding = rne\nsaturation = finite\n"
-       "tininess = after\ndialect = ocp\nfirst = 0000\nlast = FFFF\n0000 00 00\n0100 01\n",
+      {kRunsF16 + "first = 0000\nlast = FFFF\n0000 00 00\n0100 01\n",
        "flags are given on some run lines and not on others"},
       {"softmx-vectors = 1\noperation = convert\nlayout = runs\nfrom = f16\nto = e4m3\nrounding = rs\nrbits = 8\n"
        "saturation = finite\ntininess = after\ndialect = ocp\nfirst = 0000\nlast = FFFF\n",

@@ -39,6 +39,9 @@ for b in "${benches[@]}"; do
   # The summary (everything after Google Benchmark's own table) is what the README quotes.
   "${pin[@]}" "$exe" --benchmark_color=false > "$out/$b.txt" 2> "$out/$b.err" || {
     echo "$b failed:"; tail -20 "$out/$b.err"; exit 1; }
-  awk 'summary || /^$/ && seen {summary = 1} /^-{20,}/ {seen = 1} summary' "$out/$b.txt"
+  # Everything after Google Benchmark's table header that is not one of its rows (a run's name,
+  # then its times): colour codes stripped.
+  sed 's/\x1b\[[0-9;]*m//g' "$out/$b.txt" |
+    awk '/^--------------------/ {seen = 1; next} seen && !/^Benchmark / && !/^[^ ]+\/[^ ]* +[0-9.]+ (ns|us|ms|s) /'
 done
 echo; echo "raw output: $out"

@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "block/scale_lanes.hpp"
 #include "core/kernels.hpp"
 #include "simd/plan.hpp"
 #include "simd/scale_kernels.hpp"
@@ -92,6 +93,8 @@ class BlockQuantizer {
   bool scale_of_block(const std::uint32_t* x, std::size_t count, std::uint32_t& S, float& s, int& k) const;
   std::optional<simd::Plan> scale_plan_;
   simd::QuotientFn scale_quotient_ = nullptr;
+  // scale_of_block's f64 route (block/scale_lanes.cpp, fast_scale): off when scale_f64_.max_e == 0.
+  ScaleF64 scale_f64_;
 };
 
 }  // namespace softmx::detail

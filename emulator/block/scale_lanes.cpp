@@ -8,7 +8,8 @@
 // bits and then to an element of at most 4 significant bits gives what rounding the true
 // quotient x / S once gives, in every deterministic mode, with the same flags; so the codes,
 // flags and scale equal run_scale_format()'s. Every other block takes run_scale_format()'s
-// scalar steps.
+// scalar steps. The scale S itself comes from scale_code_f64 (f64 arithmetic and a round-to-odd
+// step, block/scale_lanes.hpp) where the scale format's code layout allows it.
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -41,6 +42,52 @@ void BlockQuantizer::init_scale_lanes() {
   const Format& f32 = format(FormatId::f32);
   scale_plan_ = simd::make_plan(f32, ef_, ctx_, d_, kernels_for(f32, ef_, ctx_.rounding).one);
   if (scale_plan_) scale_quotient_ = kernels->pick_quotient(*scale_plan_);
+  scale_f64_ = make_scale_f64(o_.scale_format.format(), max_element_, scale_min_code_);
+}
+
+ScaleF64 make_scale_f64(const Format& sf, const Unpacked& max_element, std::uint32_t min_code) {
+  ScaleF64 c;
+  if (!sf.subnormals || sf.fixed_point || sf.man_bits > 23 || sf.width > 32 ||
+      (sf.sign != SignEncoding::none && sf.sign != SignEncoding::magnitude) || sf.specials == Specials::fnuz ||
+      max_element.cls != ValueClass::finite || max_element.sign || (max_element.sig & 0x7FF) != 0 ||
+      max_element.exp < -1000 || max_element.exp > 1000)
+    return c;
+  c.m = sf.man_bits;
+  c.emin = sf.emin();
+  c.bias = sf.bias;
+  c.max_code = static_cast<std::uint32_t>(sf.max_finite_magnitude());
+  c.min_code = min_code;
+  // The code layout (E << m) | F: checked on the largest finite code, whose value must be
+  // (2^m + F) 2^(E - bias - m).
+  const Unpacked mx = unpack(sf, c.max_code);
+  const std::uint32_t E = c.max_code >> c.m, F = c.max_code & ((1u << c.m) - 1);
+  if (mx.cls != ValueClass::finite || mx.sign || E == 0 ||
+      mx.exp != static_cast<int>(E) - c.bias || (mx.sig >> (63 - c.m)) != ((1ull << c.m) | F))
+    return c;
+  c.max_value = std::ldexp(static_cast<double>((1ull << c.m) | F), static_cast<int>(E) - c.bias - c.m);
+  c.max_e = std::ldexp(static_cast<double>(max_element.sig >> 11), max_element.exp - 52);
+  return c;
+}
+
+std::uint32_t scale_code_f64(const ScaleF64& c, std::uint32_t amax_bits) {
+  const double a = static_cast<double>(std::bit_cast<float>(amax_bits));
+  double q = a / c.max_e;
+  const double r = std::fma(-q, c.max_e, a);  // a - q max_E, exact
+  // Without branches (r's sign is data): (q - [r < 0]) | [r != 0] is q, q | 1 or (q - 1) | 1.
+  const std::uint64_t qb = (std::bit_cast<std::uint64_t>(q) - static_cast<std::uint64_t>(r < 0)) |
+                           static_cast<std::uint64_t>(r != 0);
+  q = std::bit_cast<double>(qb);
+  const int e = std::max(static_cast<int>(qb >> 52) - 1023, c.emin);
+  const double C = std::bit_cast<double>(static_cast<std::uint64_t>(e - c.m + 52 + 1023) << 52);
+  const double v = (q + C) - C;  // RN_p(q) at the scale format's quantum 2^(e - m), exact
+  if (v == 0) return c.min_code;
+  if (v > c.max_value) return c.max_code;
+  const std::uint64_t vb = std::bit_cast<std::uint64_t>(v);
+  const int ev = static_cast<int>(vb >> 52) - 1023;
+  if (ev < c.emin)  // a subnormal: v / 2^(emin - m), an integer below 2^m
+    return static_cast<std::uint32_t>(std::ldexp(v, c.m - c.emin));
+  const std::uint32_t frac = static_cast<std::uint32_t>((vb >> (52 - c.m)) & ((1ull << c.m) - 1));
+  return (static_cast<std::uint32_t>(ev + c.bias) << c.m) | frac;
 }
 
 bool BlockQuantizer::scale_of_block(const std::uint32_t* x, std::size_t count, std::uint32_t& S_out, float& s,
@@ -50,6 +97,20 @@ bool BlockQuantizer::scale_of_block(const std::uint32_t* x, std::size_t count, s
   // The scale as run_scale_format() forms it: RN(amax / max_E), saturating, and the smallest
   // positive scale for one that rounds to zero.
   const Format& sf = o_.scale_format;
+  if (scale_f64_.max_e != 0) {
+    // scale_code_f64 (the caller checked the FPU's mode), and S = s 2^k read from the code.
+    const std::uint32_t S = scale_code_f64(scale_f64_, mx);
+    const ScaleF64& c = scale_f64_;
+    const std::uint32_t E = S >> c.m, F = S & ((1u << c.m) - 1);
+    // s = significand / 2^top in [1, 2), exact: the f32 of 2^top's bits is (127 + top) << 23.
+    const std::uint32_t sig = E != 0 ? ((1u << c.m) | F) : F;  // F != 0 for a subnormal (min_code > 0)
+    const int top = std::bit_width(sig) - 1;
+    k = E != 0 ? static_cast<int>(E) - c.bias : c.emin - c.m + top;
+    s = static_cast<float>(sig) / std::bit_cast<float>(static_cast<std::uint32_t>(127 + top) << 23);
+    if (k < -36 || k > 127) return false;  // ro_vec's stand-in for tiny values needs k >= -36
+    S_out = S;
+    return true;
+  }
   Context c;
   c.rounding = Rounding::rne;
   c.saturation = Saturation::finite;

@@ -75,11 +75,43 @@ struct Side {
     return load_scale_code(op->scales.data(), r * op->scale_row_stride + b * op->scale_block_stride, sbytes);
   }
   std::size_t sbytes = 1;
+  // Scales in a format other than E8M0, decoded for the exact kernel (decode_scales; empty for
+  // E8M0): block b of vector r has the scale ssig[r * nb + b] * 2^(bexp[r * nb + b] - 127), ssig
+  // an odd integer (its sign the scale's) with |ssig| < 2^sbits, or 0 for a zero scale (and for a
+  // NaN or Inf one, whose vector is special); a zero block's bexp is smin[r] (shift 0). smin and
+  // smax then range over the non-zero finite scales' bexp, as they range over E8M0 codes.
+  std::vector<std::int32_t> bexp;
+  std::vector<double> ssig;
+  int sbits = 0;
+  /// Block b of vector r's scale exponent on E8M0's scale (code - 127 = the exponent): the E8M0
+  /// code (a NaN code 0xFF reads as smin[r]), or bexp.
+  std::int32_t scale_exp(std::size_t r, std::size_t b) const {
+    if (!bexp.empty()) return bexp[r * nb + b];
+    const std::uint8_t x = scale(r, b);
+    return x == 0xFF ? smin[r] : x;
+  }
 };
 
 /// The Side of an operand: its tables (flush: subnormal inputs flushed, for tensor-core models
 /// that flush them) and per vector its specials and scale range; checks every code's range.
 Side make_side(const GemmOperand& o, bool is_b, bool flush);
+
+/// Whether the exact kernel can take operands a and b whose scales are in `sf` (neither E8M0
+/// nor its UE4M3 reading by the tensor-core models): the one place that decides it, from the
+/// descriptors (docs/ARCHITECTURE.md, GEMM, "Exact routes and their proofs"). With the scale
+/// significand folded into the packed element integers (decode_scales), a part of A is below
+/// 2^(bits_a + sbits) and a product of two below 2^(bits_a + bits_b + 2 sbits), sbits =
+/// sf.man_bits + 1; the kernel's segment sums need that below 2^51 (ExactBlock: segments of
+/// 2^(51 - pair bits) products, at least one). And every product and sum must lie in the exact
+/// accumulator's range (2^-320 .. 2^430, for the sums with C): the least weight 2^(q_a + q_b +
+/// 2 (sf.emin - sf.man_bits)) >= 2^-320 and the largest sum below 2^(emax_a + emax_b + 2 +
+/// 2 (emax_sf + 1) + bit_width(K)) <= 2^430. For e4m3 x e4m3 with ue4m3 scales: parts of 18
+/// bits, pairs of 36 + 8 = 44, segments of 2^7; with bf16 scales (8 bits) 52: the reference.
+bool exact_scales_fit(const Side& a, const Side& b, const Format& sf, std::size_t K);
+
+/// Decodes a side's scales (codes & mask, in sf) into bexp, ssig and sbits, and sets smin and
+/// smax over them and special[r] for a vector with a NaN or Inf scale (operands.cpp).
+void decode_scales(Side& s, const Format& sf, std::uint32_t mask);
 
 /// As dot_general() (dot.cpp's validate): a pair of runtime elements whose products leave the
 /// exact accumulator's range is refused (operands.cpp).
@@ -103,6 +135,10 @@ struct Problem {
   const Format* ue4m3_ref = nullptr;
   // GemmOperand::block_scale_format (any other scale format): dot_general per output with it.
   const Format* any_ref = nullptr;
+  // ue4m3_ref or any_ref under the exact model with scales the exact kernel takes
+  // (exact_scales_fit): the sides hold them decoded (decode_scales), and the exact kernel runs;
+  // the reference (per output, for specials and zero sums) still reads them as above.
+  bool exact_scales = false;
   // mma_pairs: C of each pair (f32 codes), the accumulator before the first instruction; the
   // reference is then TensorCoreModel::mma (scaled: mma_scaled). Null for gemm / dot_pairs.
   const std::uint32_t* addend = nullptr;

@@ -57,7 +57,8 @@ class ExactBlock {
     int pbits = 0;
     for (const Component& x : P.a.tab.parts)
       for (const Component& y : P.b.tab.parts) pbits = std::max(pbits, x.bits + y.bits);
-    pair_bits_ = pbits;
+    pair_bits_ = pbits + P.a.sbits + P.b.sbits;  // scale significands folded in (exact_scales_fit)
+    pbits = pair_bits_;
     // No partial sum of a segment reaches 2^51 (each product is below 2^pbits): the kernel's
     // lanes hold them exactly on top of 1.5 * 2^52 (kernels.hpp, exact_tile).
     maxlen_ = std::size_t{1} << std::min(51 - pbits, 30);
@@ -178,9 +179,16 @@ class ExactBlock {
       for (std::size_t l = 0; l < lanes; ++l) {
         const std::size_t r = r0 + p * w + l;
         for (std::size_t x = 0; x < ns; ++x)
-          shifts[(p * ns + x) * w + l] = (s.scale(r, seg_[x].blk) == 0xFF ? 0 : s.scale(r, seg_[x].blk) - s.smin[r]) +
-                                         (c.q - s.qmin);
+          shifts[(p * ns + x) * w + l] = (s.scale_exp(r, seg_[x].blk) - s.smin[r]) + (c.q - s.qmin);
       }
+      // Non-E8M0 scales: each element times its block's scale significand (|n| < 2^20 times
+      // |ssig| < 2^sbits: exact in double, exact_scales_fit).
+      if (!s.ssig.empty())
+        for (std::size_t x = 0; x < ns; ++x)
+          for (std::size_t l = 0; l < lanes; ++l) {
+            const double m = s.ssig[(r0 + p * w + l) * s.nb + seg_[x].blk];
+            for (std::size_t t = seg_[x].begin - t0; t < seg_[x].end - t0; ++t) o[t * w + l] *= m;
+          }
     }
   }
 

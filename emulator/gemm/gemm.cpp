@@ -192,6 +192,17 @@ Flags gemm_on(const Kernels* kern, bool pairs, const GemmOperand& a, const GemmO
       P.ue4m3_ref = &ue4m3_format();
     }
   }
+  // Non-E8M0 scales under the exact model: the exact kernel, with each scale's significand
+  // folded into the packed elements, where exact_scales_fit allows (else the reference).
+  if (kern && &model == &exact_accumulation() && (P.any_ref || P.ue4m3_ref)) {
+    const Format& sf = P.any_ref ? *P.any_ref : *P.ue4m3_ref;
+    const std::uint32_t mask = P.any_ref ? ~std::uint32_t{0} : 0x7Fu;  // UE4M3: code & 0x7F, as the reference
+    if (exact_scales_fit(P.a, P.b, sf, P.K)) {
+      decode_scales(P.a, sf, mask);
+      decode_scales(P.b, sf, mask);
+      P.exact_scales = true;
+    }
+  }
   if (mma) {
     P.addend = mma->c.data();
     P.scaled = mma->scaled;

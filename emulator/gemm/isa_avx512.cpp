@@ -3,12 +3,9 @@
 // gemm_detail::avx512 is defined here but the entry point, which only returns a table.
 #define SOFTMX_GEMM_NS avx512
 #define SOFTMX_GEMM_BYTES 64
-#include "gemm/kernels.hpp"
+#include "gemm/kernel_table.hpp"
 
 namespace softmx::gemm_detail {
-const Kernels& kernels_avx512() {
-  // exact 8 x 24 doubles (24 accumulators of 32 registers), fp32-sequential 4 x 32, tensor-core 4 x 32.
-  static const Kernels k = avx512::make_kernels<8, 3, 4, 2, 4, 2>();
-  return k;
-}
+// exact 8 x 24 doubles (24 accumulators of 32 registers), fp32-sequential 4 x 32, tensor-core 4 x 32.
+const Kernels& kernels_avx512() { return avx512::kernel_table<8, 3, 4, 2, 4, 2>(); }
 }  // namespace softmx::gemm_detail

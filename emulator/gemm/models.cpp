@@ -14,8 +14,11 @@ constexpr std::string_view kExactReference[] = {
     "an exact-zero sum (its sign follows every zero product) or a sum that C cancels to zero",
     "a scale spread beyond 128 bits",
     "C NaN or Inf",
+    "block scales other than E8M0 whose significands do not fit the integer lanes (exact_scales_fit: "
+    "e4m3 or e5m2 with bf16, f16 or f32 scales, e2m1 with f32), or NaN or Inf scales",
 };
 constexpr std::string_view kSequentialReference[] = {
+    "block scales other than E8M0 (UE4M3 and every block_scale_format)",
     "vectors holding NaN or Inf codes or NaN scales",
     "rounding mode rs (the reference, with the context's random bits)",
     "the FPU not in its default state (read, never set)",
@@ -71,8 +74,9 @@ std::span<const GemmPath> gemm_paths() { return kPaths; }
 
 Flags run_problem(const Problem& P, unsigned threads) {
   // UE4M3 scales under exact or fp32-sequential, and any other block scale format: the kernels
-  // read E8M0 scales (powers of two); the reference takes the scale format (BLOCKS.md 5).
-  if (P.kern && !P.ue4m3_ref && !P.any_ref)
+  // read E8M0 scales (powers of two); the reference takes the scale format (BLOCKS.md 5), but
+  // for the exact kernel with the scales decoded (exact_scales: Problem).
+  if (P.kern && (P.exact_scales || (!P.ue4m3_ref && !P.any_ref)))
     for (const GemmPath& p : kPaths)
       if (p.takes(P)) return p.run(P, threads);
   return reference_run(P, threads);

@@ -4,11 +4,13 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
 #include "gemm/driver.hpp"
 #include "softmx/batch.hpp"
+#include "softmx/block.hpp"
 
 namespace softmx::gemm_detail {
 
@@ -83,7 +85,9 @@ Side make_side(const GemmOperand& o, bool is_b, bool flush) {
                                       " (vector " + std::to_string(r) + ", block " + std::to_string(b) +
                                       ") is out of range for " + std::string(o.block_scale_format->name) + " (0.." +
                                       std::to_string(o.block_scale_format->code_mask()) + ")");
-      s.special[r] = 1;
+      // The elements' specials; the scales' are decode_scales' (or every output is the
+      // reference's, which reads them).
+      s.special[r] = sp;
       s.smin[r] = s.smax[r] = 127;
       continue;
     }
@@ -107,6 +111,50 @@ Side make_side(const GemmOperand& o, bool is_b, bool flush) {
   }
   s.qspan = qmax - s.qmin;
   return s;
+}
+
+bool exact_scales_fit(const Side& a, const Side& b, const Format& sf, std::size_t K) {
+  const int sbits = sf.man_bits + 1;
+  int pbits = 0;
+  for (const Component& x : a.tab.parts)
+    for (const Component& y : b.tab.parts) pbits = std::max(pbits, x.bits + y.bits);
+  if (pbits + 2 * sbits > 51) return false;
+  const Format &fa = a.op->format, &fb = b.op->format;
+  const int lo = a.qmin + b.qmin + 2 * (sf.emin() - sf.man_bits);
+  const int hi = element_emax(fa) + element_emax(fb) + 2 + 2 * (element_emax(sf) + 1) + static_cast<int>(std::bit_width(K));
+  return lo >= -320 && hi <= 430;
+}
+
+void decode_scales(Side& s, const Format& sf, std::uint32_t mask) {
+  const std::size_t rows = s.op->rows, nb = s.nb;
+  s.sbits = sf.man_bits + 1;
+  s.bexp.assign(rows * nb, 0);
+  s.ssig.assign(rows * nb, 0.0);
+  for (std::size_t r = 0; r < rows; ++r) {
+    std::int32_t lo = std::numeric_limits<std::int32_t>::max(), hi = std::numeric_limits<std::int32_t>::min();
+    bool sp = false;
+    for (std::size_t b = 0; b < nb; ++b) {
+      const Unpacked u = unpack(sf, s.scale_code(r, b) & mask);
+      if (u.cls == ValueClass::nan || u.cls == ValueClass::inf) {
+        sp = true;  // the reference: NaN or Inf products, and the flags of a signalling NaN
+        continue;
+      }
+      if (u.cls != ValueClass::finite) continue;  // a zero scale: zero products (ssig 0)
+      const int tz = std::countr_zero(u.sig);
+      const double mag = static_cast<double>(u.sig >> tz);  // odd, below 2^sbits: exact
+      const std::int32_t e = u.exp - 63 + tz + 127;
+      s.ssig[r * nb + b] = u.sign ? -mag : mag;
+      s.bexp[r * nb + b] = e;
+      lo = std::min(lo, e);
+      hi = std::max(hi, e);
+    }
+    if (lo > hi) lo = hi = 127;  // no non-zero finite scale
+    s.smin[r] = lo;
+    s.smax[r] = hi;
+    if (sp) s.special[r] = 1;
+    for (std::size_t b = 0; b < nb; ++b)
+      if (s.ssig[r * nb + b] == 0.0) s.bexp[r * nb + b] = lo;
+  }
 }
 
 /// As dot_general() (dot.cpp's validate): with a runtime element, every product (element values

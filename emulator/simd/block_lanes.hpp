@@ -556,15 +556,8 @@ BlocksFn pick_blocks_mode(const Plan& p) {
   // mx_element_reason), whose fields the same kernel reads from the plan.
   using T = DstTraits<D>;
   if constexpr (T::runtime ? (!T::wide && !T::unsigned_dst) : is_mx_element(static_cast<FormatId>(D))) {
-    switch (p.ctx.rounding) {
-      case Rounding::rne: return pick_blocks_src<D, Rounding::rne>(p);
-      case Rounding::rna: return pick_blocks_src<D, Rounding::rna>(p);
-      case Rounding::rz: return pick_blocks_src<D, Rounding::rz>(p);
-      case Rounding::ru: return pick_blocks_src<D, Rounding::ru>(p);
-      case Rounding::rd: return pick_blocks_src<D, Rounding::rd>(p);
-      case Rounding::ro: return pick_blocks_src<D, Rounding::ro>(p);
-      case Rounding::rs: break;
-    }
+    return by_rounding<BlocksFn>(p.ctx.rounding,
+                               [&](auto r) { return pick_blocks_src<D, decltype(r)::value>(p); });
   }
   return nullptr;
 }

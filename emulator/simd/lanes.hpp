@@ -988,46 +988,39 @@ BatchFn pick_norm(const Plan& p, bool with_flags, bool scaled) {
   return with_flags ? &convert_batch<D, R, true, true> : &convert_batch<D, R, false, true>;
 }
 
-template <int D>
-BatchFn pick_mode(const Plan& p, bool with_flags, bool scaled) {
-  switch (p.ctx.rounding) {
-    case Rounding::rne: return pick_norm<D, Rounding::rne>(p, with_flags, scaled);
-    case Rounding::rna: return pick_norm<D, Rounding::rna>(p, with_flags, scaled);
-    case Rounding::rz: return pick_norm<D, Rounding::rz>(p, with_flags, scaled);
-    case Rounding::ru: return pick_norm<D, Rounding::ru>(p, with_flags, scaled);
-    case Rounding::rd: return pick_norm<D, Rounding::rd>(p, with_flags, scaled);
-    case Rounding::ro: return pick_norm<D, Rounding::ro>(p, with_flags, scaled);
+/// The kernel for rounding mode `r`: pick(std::integral_constant<Rounding, R>{}) with R = r, so
+/// that each mode's kernel is its own instantiation; a null kernel for Rounding::rs (stochastic
+/// rounding has no vector kernel: it stays on the scalar path).
+template <class Fn, class Pick>
+Fn by_rounding(Rounding r, const Pick& pick) {
+  switch (r) {
+    case Rounding::rne: return pick(std::integral_constant<Rounding, Rounding::rne>{});
+    case Rounding::rna: return pick(std::integral_constant<Rounding, Rounding::rna>{});
+    case Rounding::rz: return pick(std::integral_constant<Rounding, Rounding::rz>{});
+    case Rounding::ru: return pick(std::integral_constant<Rounding, Rounding::ru>{});
+    case Rounding::rd: return pick(std::integral_constant<Rounding, Rounding::rd>{});
+    case Rounding::ro: return pick(std::integral_constant<Rounding, Rounding::ro>{});
     case Rounding::rs: break;
   }
   return nullptr;
+}
+
+template <int D>
+BatchFn pick_mode(const Plan& p, bool with_flags, bool scaled) {
+  return by_rounding<BatchFn>(p.ctx.rounding,
+                            [&](auto r) { return pick_norm<D, decltype(r)::value>(p, with_flags, scaled); });
 }
 
 template <int D>
 ConsecutiveFn pick_consecutive_mode(const Plan& p, bool with_flags) {
-  switch (p.ctx.rounding) {
-    case Rounding::rne: return pick_consecutive_norm<D, Rounding::rne>(p, with_flags);
-    case Rounding::rna: return pick_consecutive_norm<D, Rounding::rna>(p, with_flags);
-    case Rounding::rz: return pick_consecutive_norm<D, Rounding::rz>(p, with_flags);
-    case Rounding::ru: return pick_consecutive_norm<D, Rounding::ru>(p, with_flags);
-    case Rounding::rd: return pick_consecutive_norm<D, Rounding::rd>(p, with_flags);
-    case Rounding::ro: return pick_consecutive_norm<D, Rounding::ro>(p, with_flags);
-    case Rounding::rs: break;
-  }
-  return nullptr;
+  return by_rounding<ConsecutiveFn>(p.ctx.rounding,
+                                  [&](auto r) { return pick_consecutive_norm<D, decltype(r)::value>(p, with_flags); });
 }
 
 template <int D>
 SegmentsFn pick_segments_mode(const Plan& p) {
-  switch (p.ctx.rounding) {
-    case Rounding::rne: return pick_segments_norm<D, Rounding::rne>(p);
-    case Rounding::rna: return pick_segments_norm<D, Rounding::rna>(p);
-    case Rounding::rz: return pick_segments_norm<D, Rounding::rz>(p);
-    case Rounding::ru: return pick_segments_norm<D, Rounding::ru>(p);
-    case Rounding::rd: return pick_segments_norm<D, Rounding::rd>(p);
-    case Rounding::ro: return pick_segments_norm<D, Rounding::ro>(p);
-    case Rounding::rs: break;
-  }
-  return nullptr;
+  return by_rounding<SegmentsFn>(p.ctx.rounding,
+                               [&](auto r) { return pick_segments_norm<D, decltype(r)::value>(p); });
 }
 
 /// Calls f.template operator()<D>() for the runtime shape of the plan's destination.

@@ -115,40 +115,36 @@ std::optional<Plan> make_plan(const Format& s, const Format& f, const Context& c
   return p;
 }
 
-BatchFn batch_kernel(const Plan& p, Isa isa, bool with_flags, bool scaled) {
+namespace {
+/// The kernel that instruction set `isa` gives: on_avx512() or on_avx2(), each of which calls
+/// that instruction set's entry point (simd/isa_entries.hpp); a null kernel for Isa::scalar.
+template <class OnAvx512, class OnAvx2>
+auto by_isa(Isa isa, const OnAvx512& on_avx512, const OnAvx2& on_avx2) -> decltype(on_avx2()) {
   switch (isa) {
-    case Isa::avx512: return batch_kernel_avx512(p, with_flags, scaled);
-    case Isa::avx2: return batch_kernel_avx2(p, with_flags, scaled);
+    case Isa::avx512: return on_avx512();
+    case Isa::avx2: return on_avx2();
     case Isa::scalar: break;
   }
   return nullptr;
+}
+}  // namespace
+
+BatchFn batch_kernel(const Plan& p, Isa isa, bool with_flags, bool scaled) {
+  return by_isa(isa, [&] { return batch_kernel_avx512(p, with_flags, scaled); },
+                [&] { return batch_kernel_avx2(p, with_flags, scaled); });
 }
 
 ConsecutiveFn consecutive_kernel(const Plan& p, Isa isa, bool with_flags) {
-  switch (isa) {
-    case Isa::avx512: return consecutive_kernel_avx512(p, with_flags);
-    case Isa::avx2: return consecutive_kernel_avx2(p, with_flags);
-    case Isa::scalar: break;
-  }
-  return nullptr;
+  return by_isa(isa, [&] { return consecutive_kernel_avx512(p, with_flags); },
+                [&] { return consecutive_kernel_avx2(p, with_flags); });
 }
 
 SegmentsFn segments_kernel(const Plan& p, Isa isa) {
-  switch (isa) {
-    case Isa::avx512: return segments_kernel_avx512(p);
-    case Isa::avx2: return segments_kernel_avx2(p);
-    case Isa::scalar: break;
-  }
-  return nullptr;
+  return by_isa(isa, [&] { return segments_kernel_avx512(p); }, [&] { return segments_kernel_avx2(p); });
 }
 
 BlocksFn blocks_kernel(const Plan& p, Isa isa) {
-  switch (isa) {
-    case Isa::avx512: return blocks_kernel_avx512(p);
-    case Isa::avx2: return blocks_kernel_avx2(p);
-    case Isa::scalar: break;
-  }
-  return nullptr;
+  return by_isa(isa, [&] { return blocks_kernel_avx512(p); }, [&] { return blocks_kernel_avx2(p); });
 }
 
 std::uint32_t max_magnitude_bits(const void* in, std::size_t n, int width, Isa isa) {

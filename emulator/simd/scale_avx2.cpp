@@ -5,6 +5,7 @@
 #define SOFTMX_SIMD_NS avx2
 #define SOFTMX_SIMD_LANES 8
 #include "simd/lanes.hpp"
+#include "simd/block_lanes.hpp"
 #include "simd/scale_kernels.hpp"
 #include "simd/scale_fused.hpp"
 #define SOFTMX_SCALE_NS avx2_scale

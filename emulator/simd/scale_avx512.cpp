@@ -10,6 +10,7 @@
 #define SOFTMX_SIMD_NS avx512
 #define SOFTMX_SIMD_LANES 16
 #include "simd/lanes.hpp"
+#include "simd/block_lanes.hpp"
 #include "simd/scale_kernels.hpp"
 #include "simd/scale_fused.hpp"
 #define SOFTMX_SCALE_NS avx512_scale

@@ -1,7 +1,7 @@
 // emulator/simd/scale_fused.hpp: one MX block with a scale S that is not a power of two, N
 // lanes at a time: every element x becomes RO_f32(x / S') (S = S' 2^k, S' in [1, 2)) in
-// registers, then goes through simd/lanes.hpp's VectorKernel (scaled by 2^-k, with flags), the
-// kernel E8M0 blocks use (internal; included after simd/lanes.hpp by simd/scale_avx2.cpp and
+// registers, then goes through simd/block_lanes.hpp's direct path (scaled by 2^-k, flags ORed)
+// or simd/lanes.hpp's VectorKernel (with flags per element), the kernels E8M0 blocks use (internal; included after simd/lanes.hpp by simd/scale_avx2.cpp and
 // simd/scale_avx512.cpp, in namespace SOFTMX_SIMD_NS). docs/BLOCKS.md 1.3 gives the argument.
 
 namespace softmx::simd::SOFTMX_SIMD_NS {
@@ -111,14 +111,13 @@ SOFTMX_LANES_INLINE u32v ro_vec(u32v xv, const RoConst& c) {
 #endif
 }
 
-/// ScaleKernels::QuotientFn for destination D and rounding R: for every block b with s[b] != 0,
-/// codes[b k + i] = the element code of RO_f32(x[b k + i] / s[b]) 2^-shift[b] (VectorKernel,
-/// scaled, with flags; lanes it hands on take scaled_scalar, the scalar round_pack); returns
-/// the OR of the flags. One loop over many blocks, so that the long dependency chain of one
-/// vector (division, residual, rounding) overlaps the next block's.
+/// ScaleKernels::QuotientFn for destination D and rounding R, the general form: for every block
+/// b with s[b] != 0, codes[b k + i] = the element code of RO_f32(x[b k + i] / s[b]) 2^-shift[b]
+/// (VectorKernel, scaled, with flags per element; lanes it hands on take scaled_scalar, the
+/// scalar round_pack); returns the OR of the flags. Serves any k.
 template <int D, Rounding R>
-Flags quotient_blocks(const Plan& p, const std::uint32_t* x, std::size_t blocks, std::size_t k, const float* s,
-                      const int* shift, std::uint8_t* codes) {
+Flags quotient_blocks_general(const Plan& p, const std::uint32_t* x, std::size_t blocks, std::size_t k, const float* s,
+                              const int* shift, std::uint8_t* codes) {
   const VectorKernel<D, R, true, true, true> kern(p);
   u32v acc = splat(0);
   Flags slow = 0;
@@ -157,6 +156,64 @@ Flags quotient_blocks(const Plan& p, const std::uint32_t* x, std::size_t blocks,
   std::uint32_t f = 0;
   for (int j = 0; j < N; ++j) f |= acc[j];
   return static_cast<Flags>(f | slow);
+}
+
+/// The largest k the direct form takes (its quotients live in a buffer on the stack).
+inline constexpr std::size_t kDirectMaxK = 256;
+
+/// ScaleKernels::QuotientFn, the direct form: the same codes and flags as
+/// quotient_blocks_general, by simd/block_lanes.hpp's direct path (BlockRun::direct_block) on
+/// the quotients y = RO_f32(x / s[b]) (ro_vec) stored in a buffer as f32 codes, scaled by
+/// 2^-shift[b] there. That path ORs flag bits instead of forming each element's flags, and
+/// rounds rne with one f32 addition. It serves the y of a block because every y is zero or a
+/// normal f32 (ro_vec: |y| >= 2^-101 or y = +-0; no source subnormal), and the block is in its
+/// range (BlockRun::in_range) when the largest |x| of the block is: |y| <= the largest |x|
+/// (s[b] >= 1, and rounding to odd never passes the f32 neighbour |x| itself above it), so the
+/// exponent of every |y| is at most the largest |x|'s. A block out of range takes the general
+/// path on the same buffer (VectorKernel: what quotient_blocks_general does). Preconditions:
+/// Direct<D>::possible and the plan's Direct::ok, k a multiple of N and at most kDirectMaxK.
+template <int D, Rounding R, bool Fpu>
+Flags quotient_blocks_direct(const Plan& p, const std::uint32_t* x, std::size_t blocks, std::size_t k, const float* s,
+                             const int* shift, std::uint8_t* codes) {
+  static constexpr BlockHooks kNoHooks{nullptr, -1, 0, nullptr, nullptr};  // scales come from the caller
+  BlockRun<D, R, Src::f32> run(p, kNoHooks);
+  alignas(64) std::uint32_t y[kDirectMaxK];
+  for (std::size_t b = 0; b < blocks; ++b) {
+    if (s[b] == 0) continue;
+    const RoConst c(s[b]);
+    const std::uint32_t* xb = x + b * k;
+    u32v m = splat(0);
+    for (std::size_t i = 0; i < k; i += N) {
+      u32v xv;
+      std::memcpy(&xv, xb + i, sizeof xv);
+      const u32v ax = xv & 0x7FFFFFFFu;
+      m = ax > m ? ax : m;
+      const u32v yv = ro_vec(xv, c);
+      std::memcpy(y + i, &yv, sizeof yv);
+    }
+    if (run.in_range(reduce_max(m), shift[b])) {
+      run.template direct_block<Fpu, true>(run.direct, y, k, shift[b], codes + b * k, run.direct_acc);
+    } else {
+      run.general(y, k, shift[b], codes + b * k);
+    }
+  }
+  return run.flags();
+}
+
+/// ScaleKernels::QuotientFn for destination D and rounding R: for every block b with s[b] != 0,
+/// codes[b k + i] = the element code of RO_f32(x[b k + i] / s[b]) 2^-shift[b]; returns the OR
+/// of the flags. The direct form where the plan and k allow it, else the general one.
+template <int D, Rounding R>
+Flags quotient_blocks(const Plan& p, const std::uint32_t* x, std::size_t blocks, std::size_t k, const float* s,
+                      const int* shift, std::uint8_t* codes) {
+  if constexpr (Direct<D>::possible) {
+    if (k % N == 0 && k <= kDirectMaxK && Direct<D>(p).ok) {
+      if (R == Rounding::rne && fpu_is_default())
+        return quotient_blocks_direct<D, R, true>(p, x, blocks, k, s, shift, codes);
+      return quotient_blocks_direct<D, R, false>(p, x, blocks, k, s, shift, codes);
+    }
+  }
+  return quotient_blocks_general<D, R>(p, x, blocks, k, s, shift, codes);
 }
 
 /// quotient_blocks for the plan's destination (a named MX float element) and rounding; null

@@ -6,6 +6,4 @@
 #define SOFTMX_SWEEP_GENERAL_ISA Isa::avx512
 #include "simd/sweep_lanes.hpp"
 
-namespace softmx::simd {
-SegmentsFn sweep_fused_kernel_avx512(const Plan& p) { return sweep_avx512::pick_sweep(p); }
-}  // namespace softmx::simd
+softmx::simd::SegmentsFn softmx::simd::sweep_fused_kernel_avx512(const Plan& p) { return sweep_avx512::pick_sweep(p); }

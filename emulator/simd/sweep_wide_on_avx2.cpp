@@ -9,6 +9,4 @@
 #define SOFTMX_SWEEP_GENERAL_ISA Isa::avx2
 #include "simd/sweep_lanes.hpp"
 
-namespace softmx::simd {
-SegmentsFn sweep_fused_kernel_wide_on_avx2(const Plan& p) { return sweep_wide_on_avx2::pick_sweep(p); }
-}  // namespace softmx::simd
+softmx::simd::SegmentsFn softmx::simd::sweep_fused_kernel_wide_on_avx2(const Plan& p) { return sweep_wide_on_avx2::pick_sweep(p); }

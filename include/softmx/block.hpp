@@ -45,28 +45,40 @@ int element_emax(const Format& element);
 /// descriptor field that fails.
 std::optional<std::string> mx_element_reason(const Format& f);
 
+namespace detail {
+/// What ElementFormat and ScaleFormat share: one Format held by value, canonical
+/// (canonical_format: a runtime descriptor equal to a named format is that format), read as a
+/// `const Format&`. Only those two derive from it; they add their defaults and their checks.
+class HeldFormat {
+ public:
+  const Format& format() const { return f_; }
+  operator const Format&() const { return f_; }  // NOLINT: implicit by design
+  std::string_view name() const { return f_.name; }
+
+ protected:
+  explicit HeldFormat(FormatId id) : f_(softmx::format(id)) {}
+  /// Throws FormatError for a bad descriptor (canonical_format).
+  explicit HeldFormat(const Format& f) : f_(canonical_format(f)) {}
+  Format f_;
+};
+}  // namespace detail
+
 /// The element format of an MX block: a named MX element format or a runtime descriptor of at
 /// most 8 bits (parse_format_spec, docs/SEMANTICS.md 1.2), held canonical (a runtime descriptor
 /// equal to a named format is that format, with its fast paths). Converts implicitly from a
 /// FormatId and from a Format, so `options.element = FormatId::e2m1` and
 /// `options.element = parse_format_spec("e1m2")` both work; reads as a `const Format&`. Whether
 /// it is a valid element is checked where it is used (mx_element_reason).
-class ElementFormat {
+class ElementFormat : public detail::HeldFormat {
  public:
-  ElementFormat(FormatId id = FormatId::e4m3) : f_(softmx::format(id)) {}  // NOLINT: implicit by design
+  ElementFormat(FormatId id = FormatId::e4m3) : HeldFormat(id) {}  // NOLINT: implicit by design
   /// Throws FormatError for a bad descriptor (canonical_format).
-  ElementFormat(const Format& f) : f_(canonical_format(f)) {}  // NOLINT: implicit by design
-  const Format& format() const { return f_; }
-  operator const Format&() const { return f_; }  // NOLINT: implicit by design
+  ElementFormat(const Format& f) : HeldFormat(f) {}  // NOLINT: implicit by design
   /// The FormatId (FormatId::runtime for a runtime descriptor).
   FormatId id() const { return f_.id; }
   bool is_named() const { return f_.is_named(); }
-  std::string_view name() const { return f_.name; }
   friend bool operator==(const ElementFormat& a, FormatId b) { return a.f_.id == b; }
   friend bool operator==(const ElementFormat& a, const ElementFormat& b) { return a.f_ == b.f_; }
-
- private:
-  Format f_;
 };
 
 /// The format of an MX block's shared scale (BLOCKS.md 1.2). E8M0 (the default) is OCP's
@@ -78,22 +90,16 @@ class ElementFormat {
 /// codes are stored scale_code_bytes() bytes each (1, 2 or 4). Converts implicitly from a
 /// FormatId and from a Format; reads as a `const Format&`. Whether it can be a scale is checked
 /// where it is used (mx_scale_reason).
-class ScaleFormat {
+class ScaleFormat : public detail::HeldFormat {
  public:
-  ScaleFormat(FormatId id = FormatId::e8m0) : f_(softmx::format(id)) {}  // NOLINT: implicit by design
+  ScaleFormat(FormatId id = FormatId::e8m0) : HeldFormat(id) {}  // NOLINT: implicit by design
   /// Throws FormatError for a bad descriptor (canonical_format).
-  ScaleFormat(const Format& f) : f_(canonical_format(f)) {}  // NOLINT: implicit by design
-  const Format& format() const { return f_; }
-  operator const Format&() const { return f_; }  // NOLINT: implicit by design
+  ScaleFormat(const Format& f) : HeldFormat(f) {}  // NOLINT: implicit by design
   /// True for E8M0 (named, or a runtime spec equal to it): BLOCKS.md 1's power-of-two scales.
   bool is_e8m0() const { return f_.id == FormatId::e8m0; }
-  std::string_view name() const { return f_.name; }
   /// Bytes per stored scale code: scale_code_bytes(format()).
   std::size_t code_bytes() const;
   friend bool operator==(const ScaleFormat& a, const ScaleFormat& b) { return a.f_ == b.f_; }
-
- private:
-  Format f_;
 };
 
 /// Why `f` cannot be the scale format of an MX block, or nullopt when it can (BLOCKS.md 1.2):
@@ -119,21 +125,23 @@ void store_scale_code(std::uint8_t* scales, std::size_t i, std::size_t bytes, st
 
 /// Options of a block quantization. Unset fields take the dialect's defaults.
 struct BlockOptions {
+  // Every member has an initializer, so that designated initializers (BlockOptions{.element =
+  // ..., .rule = ...}) leave the rest at these defaults without -Wmissing-field-initializers.
   /// The element format: a named MX element format or a runtime descriptor (ElementFormat).
   ElementFormat element = FormatId::e4m3;
   const Dialect* dialect = nullptr;              ///< nullptr: ocp
-  std::optional<ScaleRule> rule;                 ///< default: the dialect's
-  CustomScaleRule custom_rule;                   ///< overrides `rule` when set
-  std::optional<Rounding> rounding;              ///< element rounding; default: the dialect's
+  std::optional<ScaleRule> rule{};               ///< default: the dialect's
+  CustomScaleRule custom_rule{};                 ///< overrides `rule` when set
+  std::optional<Rounding> rounding{};            ///< element rounding; default: the dialect's
   /// Element saturation; unset or Saturation::by_destination: the dialect's
   /// block.element_saturation.
-  std::optional<Saturation> saturation;
+  std::optional<Saturation> saturation{};
   Tininess tininess = Tininess::after_rounding;
   std::uint8_t rbits_width = 32;                 ///< rs: random bits per element
-  std::span<const std::uint64_t> rbits;          ///< rs: one value per element (required for rs)
+  std::span<const std::uint64_t> rbits{};        ///< rs: one value per element (required for rs)
   /// The instruction set of the element conversions (batch.hpp); default: default_isa().
   /// Isa::scalar runs the reference path. Results are the same on every one.
-  std::optional<Isa> isa;
+  std::optional<Isa> isa{};
   /// The shared exponent's range, a sub-range of E8M0's [-127, 127] (pychop's scale_exp_bits =
   /// b gives [-(2^(b-1) - 1), 2^(b-1) - 1]). Every clamp of BLOCKS.md 1 step 3 uses it, and so
   /// do the zero block's min_scale and an Inf block's max_scale; an exponent above scale_max is

@@ -29,7 +29,7 @@
 #include <string>
 #include <utility>
 
-#include "device_probe.cuh"
+#include "../device_probe.cuh"  // relative: the mma sources build with -I tools/cuda/mma only
 #include "fragment.hpp"
 #include "mma_device_api.hpp"
 #include "tcgen05_layout.hpp"
