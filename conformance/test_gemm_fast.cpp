@@ -323,7 +323,7 @@ void run_model(const AccumulationModel* model, const std::vector<Kind>& kinds, c
                                                  {FormatId::e2m1, FormatId::e3m2}, {FormatId::int8, FormatId::int8}};
   for (Kind kind : kinds)
     for (const auto& [fa, fb] : pairs)
-      for (const Shape& sh : std::span(kShapes).first(testing::kSanitized ? 3 : std::size(kShapes)))
+      for (const Shape& sh : std::span(kShapes).first(testing::kAddressSanitizer ? 3 : std::size(kShapes)))
         for (int layout = 0; layout < 2; ++layout) {
           const Mats m = make(kind, fa, fb, sh.M, sh.N, sh.K, sh.block, layout == 1, layout == 0, ++seed);
           std::ostringstream what;

@@ -244,7 +244,7 @@ void run_model(const AccumulationModel* model, const std::vector<Kind>& kinds, s
 
 TEST(GemmScaleFormats, ExactKernel) {
   run_model(&exact_accumulation(), {Kind::narrow, Kind::spread, Kind::specials},
-            testing::kSanitized ? 3 : std::size(kShapes),
+            testing::kAddressSanitizer ? 3 : std::size(kShapes),
             "exact: non-E8M0 scales folded into the exact kernel (or the reference where they do not fit)");
 }
 

@@ -24,20 +24,7 @@
 #include "softmx/vectors/report_data.hpp"
 #include "softmx/vectors/verify.hpp"
 #include "support/cli_run.hpp"
-
-// Under AddressSanitizer (scripts/test-sanitized.sh) the exhaustive classing checks two pairs
-// of formats instead of twelve: explain's exact neighbours are slow there, and the release run
-// checks them all.
-#if defined(__SANITIZE_ADDRESS__)
-#define REPORT_TEST_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define REPORT_TEST_SANITIZED 1
-#endif
-#endif
-#ifndef REPORT_TEST_SANITIZED
-#define REPORT_TEST_SANITIZED 0
-#endif
+#include "support/sanitized.hpp"
 
 namespace {
 
@@ -230,7 +217,9 @@ void check_all_codes(FormatId src, FormatId dst) {
 }
 
 TEST(ReportData, ClassesOfEverySixteenBitInput) {
-  if (REPORT_TEST_SANITIZED) {
+  // Under AddressSanitizer (scripts/test-sanitized.sh) two pairs of formats instead of twelve:
+  // explain's exact neighbours are slow there, and the release run checks them all.
+  if (softmx::testing::kAddressSanitizer) {
     check_all_codes(FormatId::f16, FormatId::e4m3);
     check_all_codes(FormatId::bf16, FormatId::e2m1);
     return;

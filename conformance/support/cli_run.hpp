@@ -12,22 +12,9 @@
 #include <gtest/gtest.h>
 
 #include "support/files.hpp"
+#include "support/sanitized.hpp"  // kAddressSanitizer, for the tests that run under a ulimit
 
 namespace softmx::testing {
-
-// Whether this binary runs under AddressSanitizer (scripts/test-sanitized.sh): it then reserves
-// terabytes of address space for its shadow memory, so it cannot start under a `ulimit -v` limit.
-#if defined(__SANITIZE_ADDRESS__)
-inline constexpr bool kAddressSanitizer = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-inline constexpr bool kAddressSanitizer = true;
-#else
-inline constexpr bool kAddressSanitizer = false;
-#endif
-#else
-inline constexpr bool kAddressSanitizer = false;
-#endif
 
 struct CliRun {
   int status = 0;  ///< exit status, or 128 + signal

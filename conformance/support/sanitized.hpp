@@ -1,21 +1,23 @@
 // conformance/support/sanitized.hpp: whether this test binary is built with AddressSanitizer
-// (scripts/test-sanitized.sh), for tests whose large cases only repeat, at many times the cost
-// under the sanitizer, what their small cases already drive through the same code: the release
-// run (scripts/test.sh) runs them whole.
+// (scripts/test-sanitized.sh). Tests read it where the sanitizer changes what can run: it reserves
+// terabytes of address space for its shadow memory, so a binary cannot start under a `ulimit -v`
+// limit (support/cli_run.hpp's users); and large cases that only repeat, at many times the cost,
+// what the small ones already drive through the same code take the small ones alone there (the
+// release run, scripts/test.sh, runs them whole).
 #pragma once
 
 namespace softmx::testing {
 
 #if defined(__SANITIZE_ADDRESS__)
-inline constexpr bool kSanitized = true;
+inline constexpr bool kAddressSanitizer = true;
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-inline constexpr bool kSanitized = true;
+inline constexpr bool kAddressSanitizer = true;
 #else
-inline constexpr bool kSanitized = false;
+inline constexpr bool kAddressSanitizer = false;
 #endif
 #else
-inline constexpr bool kSanitized = false;
+inline constexpr bool kAddressSanitizer = false;
 #endif
 
 }  // namespace softmx::testing
