@@ -262,25 +262,12 @@ void compare(const Mats& m, const ModelCase& mc, const std::string& what, Tally&
     const std::size_t n = pairs ? m.M : m.M * m.N;
     const std::vector<std::uint32_t> c(neg_zero_c ? n : 0, 0x80000000u);
     o.addend = c;
-    std::vector<std::uint32_t> rc(n), kc(n);
-    std::vector<Flags> rf(n), kf(n);
+    std::vector<std::uint32_t> rc(n);
+    std::vector<Flags> rf(n);
     const Flags rany = gemm_detail::gemm_on(nullptr, pairs, m.A(), m.B(), o, rc, rf);
-    for (const Kern& k : kernels_under_test())
-      for (unsigned th : {1u, 3u}) {
-        if (pairs && th != 1) continue;
-        o.threads = th;
-        std::fill(kc.begin(), kc.end(), 0xDEADBEEF);
-        const Flags kany = gemm_detail::gemm_on(k.k, pairs, m.A(), m.B(), o, kc, kf);
-        std::size_t bad = 0, first = n;
-        for (std::size_t x = 0; x < n; ++x)
-          if (kc[x] != rc[x] || kf[x] != rf[x]) {
-            if (!bad) first = x;
-            ++bad;
-          }
-        if (bad == 0 && kany == rany) {
-          tally.pass(n);
-          continue;
-        }
+    compare_kernels(pairs, m.A(), m.B(), o, pairs, rc, rf, rany, tally,
+                    [&](const Kern& k, unsigned th, std::size_t bad, std::size_t first,
+                        const std::vector<std::uint32_t>& kc, const std::vector<Flags>& kf, Flags) {
         std::ostringstream s;
         s << what << (pairs ? " dot_pairs " : " ") << mc.label << " kernel " << k.name << " threads " << th << ": "
           << bad << " of " << n << " outputs differ";
@@ -289,8 +276,8 @@ void compare(const Mats& m, const ModelCase& mc, const std::string& what, Tally&
             << hex8(rc[first]) << "/" << int(rf[first]);
         else
           s << "; the OR of the flags differs";
-        tally.fail(s.str(), bad ? bad : 1);
-      }
+        return s.str();
+      });
   }
 }
 

@@ -203,31 +203,19 @@ void compare(const Mats& m, const ModelCase& mc, Tally& tally) {
     o.out = mc.ctx;
     o.threads = 2;
     const std::size_t n = pairs ? p.M : p.M * p.N;
-    std::vector<std::uint32_t> rc(n), kc(n);
-    std::vector<Flags> rf(n), kf(n);
+    std::vector<std::uint32_t> rc(n);
+    std::vector<Flags> rf(n);
     const Flags rany = gemm_detail::gemm_on(nullptr, pairs, p.A(), p.B(), o, rc, rf);
-    for (const Kern& k : kernels_under_test())
-      for (unsigned th : {1u, 3u}) {
-        o.threads = th;
-        std::fill(kc.begin(), kc.end(), 0xDEADBEEF);
-        const Flags kany = gemm_detail::gemm_on(k.k, pairs, p.A(), p.B(), o, kc, kf);
-        std::size_t bad = 0, first = n;
-        for (std::size_t x = 0; x < n; ++x)
-          if (kc[x] != rc[x] || kf[x] != rf[x]) {
-            if (!bad) first = x;
-            ++bad;
-          }
-        if (bad == 0 && kany == rany) {
-          tally.pass(n);
-          continue;
-        }
+    compare_kernels(pairs, p.A(), p.B(), o, false, rc, rf, rany, tally,
+                    [&](const Kern& k, unsigned th, std::size_t bad, std::size_t first,
+                        const std::vector<std::uint32_t>& kc, const std::vector<Flags>& kf, Flags) {
         std::ostringstream s;
         s << (pairs ? "dot_pairs " : "gemm ") << mc.label << " kernel " << k.name << " threads " << th << ": " << bad
           << " of " << n << " outputs differ (" << p.label() << ")";
         if (bad) s << "; first " << first << ": kernel " << hex8(kc[first]) << "/" << int(kf[first]) << ", reference "
                    << hex8(rc[first]) << "/" << int(rf[first]);
-        tally.fail(s.str(), bad ? bad : 1);
-      }
+        return s.str();
+      });
   }
 }
 

@@ -174,25 +174,12 @@ void compare(const GemmOperand& A, const GemmOperand& B, const ModelCase& mc, co
       o.to = FormatId::f16;
       o.addend = addend;
     }
-    std::vector<std::uint32_t> rc(n), kc(n);
-    std::vector<Flags> rf(n), kf(n);
+    std::vector<std::uint32_t> rc(n);
+    std::vector<Flags> rf(n);
     const Flags rany = gemm_detail::gemm_on(nullptr, pairs, A, B, o, rc, rf);
-    for (const Kern& k : kernels_under_test())
-      for (unsigned th : {1u, 3u}) {
-        if (pairs && th != 1) continue;
-        o.threads = th;
-        std::fill(kc.begin(), kc.end(), 0xDEADBEEF);
-        const Flags kany = gemm_detail::gemm_on(k.k, pairs, A, B, o, kc, kf);
-        std::size_t bad = 0, first = n;
-        for (std::size_t x = 0; x < n; ++x)
-          if (kc[x] != rc[x] || kf[x] != rf[x]) {
-            if (!bad) first = x;
-            ++bad;
-          }
-        if (bad == 0 && kany == rany) {
-          tally.pass(n);
-          continue;
-        }
+    compare_kernels(pairs, A, B, o, pairs, rc, rf, rany, tally,
+                    [&](const Kern& k, unsigned th, std::size_t bad, std::size_t first,
+                        const std::vector<std::uint32_t>& kc, const std::vector<Flags>& kf, Flags) {
         std::ostringstream s;
         s << what << (pairs ? " dot_pairs " : " ") << mc.label << " kernel " << k.name << " threads " << th << ": "
           << bad << " of " << n << " outputs differ";
@@ -201,8 +188,8 @@ void compare(const GemmOperand& A, const GemmOperand& B, const ModelCase& mc, co
             << hex8(rc[first]) << "/" << int(rf[first]);
         else
           s << "; the OR of the flags differs";
-        tally.fail(s.str(), bad ? bad : 1);
-      }
+        return s.str();
+      });
   }
 }
 

@@ -1,10 +1,12 @@
-// conformance/support/gemm_kernels.hpp: what the GEMM kernel tests (test_gemm, test_gemm_runtime)
-// share: the kernel tables under test on this CPU, the model-and-context case they run, and the
-// hex form of an f32 result in their messages.
+// conformance/support/gemm_kernels.hpp: what the GEMM kernel tests (test_gemm, test_gemm_runtime,
+// test_gemm_fast, test_gemm_scale_formats) share: the kernel tables under test on this CPU, the
+// model-and-context case they run, the run of every kernel against the reference's outputs, and
+// the hex form of an f32 result in their messages.
 #pragma once
 
 #include <cstdint>
 #include <cstdio>
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -12,6 +14,7 @@
 #include "softmx/context.hpp"
 #include "softmx/dot.hpp"
 #include "softmx/gemm.hpp"
+#include "support/report.hpp"
 
 namespace softmx::gemm_detail {
 /// The AVX-512 kernel source compiled for AVX2 (conformance/gemm_wide_kernels.cpp): its
@@ -50,6 +53,40 @@ inline std::string hex8(std::uint64_t x) {
   char b[16];
   std::snprintf(b, sizeof b, "%08llX", static_cast<unsigned long long>(x));
   return b;
+}
+
+/// Runs every kernel under test on A and B under `o` (gemm, or dot_pairs with `pairs`), with 1
+/// and 3 threads (1 only with `one_thread`), and compares each run's codes and flags with the
+/// reference's: rc and rf (one per output) and rany, the OR of its flags. A run that matches in
+/// every output and in the OR counts its outputs as passed in `tally`; any other is one failure,
+/// weighed by the outputs that differ (1 where only the OR does), with the message
+/// describe(kernel, threads, bad, first, kc, kf, kany): bad outputs differ, the first at index
+/// `first` (n when none does); kc, kf and kany the kernel's codes, flags and their OR.
+template <class Describe>
+void compare_kernels(bool pairs, const GemmOperand& A, const GemmOperand& B, GemmOptions o, bool one_thread,
+                     const std::vector<std::uint32_t>& rc, const std::vector<Flags>& rf, Flags rany, Tally& tally,
+                     Describe describe) {
+  const std::size_t n = rc.size();
+  std::vector<std::uint32_t> kc(n);
+  std::vector<Flags> kf(n);
+  for (const Kern& k : kernels_under_test())
+    for (unsigned th : {1u, 3u}) {
+      if (one_thread && th != 1) continue;
+      o.threads = th;
+      std::fill(kc.begin(), kc.end(), 0xDEADBEEF);
+      const Flags kany = gemm_detail::gemm_on(k.k, pairs, A, B, o, kc, kf);
+      std::size_t bad = 0, first = n;
+      for (std::size_t x = 0; x < n; ++x)
+        if (kc[x] != rc[x] || kf[x] != rf[x]) {
+          if (!bad) first = x;
+          ++bad;
+        }
+      if (bad == 0 && kany == rany) {
+        tally.pass(n);
+        continue;
+      }
+      tally.fail(describe(k, th, bad, first, kc, kf, kany), bad ? bad : 1);
+    }
 }
 
 }  // namespace softmx::conformance
