@@ -682,7 +682,7 @@ namespace {
 
 /// While alive (x86), the SSE unit flushes subnormal results to zero, reads subnormal
 /// operands as zero and rounds toward zero: a caller's odd floating-point mode, under which the
-/// kernels must not lean on the FPU's rounding (fpu_is_default in simd/lanes.hpp).
+/// kernels must not lean on the FPU's rounding (fpu_is_default in simd/lane_ops.hpp).
 class OddFpuMode {
  public:
   explicit OddFpuMode(bool on) {

@@ -31,6 +31,7 @@
 #include "softmx/block.hpp"
 #include "softmx/prng.hpp"
 #include "support/report.hpp"
+#include "support/runtime_elements.hpp"
 
 namespace softmx {
 namespace {
@@ -46,29 +47,9 @@ std::vector<Isa> vector_isas() {
 /// allows, the specs of BLOCKS.md 1.1, and biases at the direct path's limits (emin - m = -124
 /// and below it; emin far above 0; emax_E < 0).
 std::vector<Format> runtime_family() {
-  std::vector<Format> v;
-  auto add = [&](const Format& f) {
-    for (const Format& g : v)
-      if (g == f) return;
-    if (!f.is_named() && !mx_element_reason(f)) v.push_back(f);
-  };
-  for (int w = 4; w <= 8; ++w)
-    for (int e = 0; e <= w - 1; ++e)
-      for (Specials sp : {Specials::none, Specials::fn, Specials::fnuz, Specials::ieee}) {
-        FormatFields ff;
-        ff.exp_bits = e;
-        ff.man_bits = w - 1 - e;
-        ff.specials = sp;
-        try {
-          add(make_format(ff));
-        } catch (const FormatError&) {  // specials this width cannot hold
-        }
-      }
-  for (const char* s : {"e1m2", "e2m2", "e3m4", "e4m3fnuz", "e5m2fnuz", "e4m3b11fnuz", "int3", "int4", "int7",
-                        "e2m1:bias=3", "e3m3:bias=-5", "e2m1:bias=125", "e2m1:bias=126", "e3m2:bias=140",
-                        "e4m3:bias=-100", "e3m0:bias=2"})
-    add(parse_format_spec(s));
-  return v;
+  return conformance::runtime_element_family({"e1m2", "e2m2", "e3m4", "e4m3fnuz", "e5m2fnuz", "e4m3b11fnuz", "int3",
+                                              "int4", "int7", "e2m1:bias=3", "e3m3:bias=-5", "e2m1:bias=125",
+                                              "e2m1:bias=126", "e3m2:bias=140", "e4m3:bias=-100", "e3m0:bias=2"});
 }
 
 /// The elements of the exhaustive test: the named ones and the runtime specs of BLOCKS.md 1.1.
@@ -109,11 +90,7 @@ void compare(conformance::Tally& t, FormatId src, const void* data, std::size_t 
     }
     const MxTensor got = quantize_tensor(src, data, shape, 1, k, o);
     for (std::size_t b = 0; b < nb; ++b) {
-      const bool same = got.scales[b] == want.scales[b] &&
-                        std::equal(got.codes.begin() + static_cast<long>(b * k),
-                                   got.codes.begin() + static_cast<long>((b + 1) * k),
-                                   want.codes.begin() + static_cast<long>(b * k));
-      t.check(same, [&] {
+      t.check(conformance::same_block(got, want, b, k), [&] {
         return what + " " + name(isa) + " block " + std::to_string(b) + ": scale " + std::to_string(got.scales[b]) +
                " (scalar " + std::to_string(want.scales[b]) + ")";
       });

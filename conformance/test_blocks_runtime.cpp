@@ -23,6 +23,7 @@
 #include "support/bridge.hpp"
 #include "support/mpfr_value.hpp"
 #include "support/report.hpp"
+#include "support/runtime_elements.hpp"
 
 namespace softmx {
 namespace {
@@ -264,28 +265,9 @@ BlockOptions options(const Format& element, Rounding r, Saturation sat) {
 }
 
 std::vector<Format> family() {
-  std::vector<Format> v;
-  auto add = [&](const Format& f) {
-    for (const Format& g : v)
-      if (g == f) return;
-    if (!f.is_named() && !mx_element_reason(f)) v.push_back(f);
-  };
-  for (int w = 4; w <= 8; ++w)
-    for (int e = 0; e <= w - 1; ++e)
-      for (Specials sp : {Specials::none, Specials::fn, Specials::fnuz, Specials::ieee}) {
-        FormatFields ff;
-        ff.exp_bits = e;
-        ff.man_bits = w - 1 - e;
-        ff.specials = sp;
-        try {
-          add(make_format(ff));
-        } catch (const FormatError&) {  // specials this width cannot hold
-        }
-      }
-  for (const char* s : {"e1m2", "e2m2", "e3m4", "e4m3fnuz", "e5m2fnuz", "e4m3b11fnuz", "float8_e4m3", "int3", "int4",
-                        "int5", "int6", "int7", "e2m1:bias=3", "e3m3:bias=-5"})
-    add(parse_format_spec(s));
-  return v;
+  return conformance::runtime_element_family({"e1m2", "e2m2", "e3m4", "e4m3fnuz", "e5m2fnuz", "e4m3b11fnuz",
+                                              "float8_e4m3", "int3", "int4", "int5", "int6", "int7", "e2m1:bias=3",
+                                              "e3m3:bias=-5"});
 }
 
 using Mpfr = conformance::MpfrValue<128>;
@@ -532,11 +514,7 @@ TEST(BlocksRuntime, VectorLanesEqualTheScalarSteps) {
                 o.isa = isa;
                 const MxTensor got = quantize_tensor(src, data, shape, 1, k, o);
                 for (std::size_t b = 0; b < nb; ++b) {
-                  const bool same = got.scales[b] == want.scales[b] &&
-                                    std::equal(got.codes.begin() + static_cast<long>(b * k),
-                                               got.codes.begin() + static_cast<long>((b + 1) * k),
-                                               want.codes.begin() + static_cast<long>(b * k));
-                  t.check(same, [&] {
+                  t.check(conformance::same_block(got, want, b, k), [&] {
                     return std::string(f.name) + " from " + std::string(sf.name) + " " + std::string(name(r)) + " " +
                            std::string(name(sat)) + " " + std::string(d->name) + " " + std::string(name(isa)) +
                            " block " + std::to_string(b);

@@ -31,14 +31,8 @@
 #include "support/gemm_kernels.hpp"
 #include "support/report.hpp"
 
-namespace softmx {
+namespace softmx::conformance {
 namespace {
-
-using conformance::Kern;
-using conformance::ModelCase;
-using conformance::Tally;
-using conformance::hex8;
-using conformance::kernels_under_test;
 
 /// An A (M x K row-major, scales M x nb) and a B (K x N row-major, scales nb x N), or B held
 /// as N x K rows (transposed).
@@ -75,40 +69,29 @@ struct Mats {
 /// ref_out: when given, receives the reference's codes.
 void compare(const Mats& m, const ModelCase& mc, Tally& tally, bool one_thread_only = false, bool pairs = false,
              std::vector<std::uint32_t>* ref_out = nullptr) {
-  GemmOptions o;
-  o.model = mc.model;
-  o.out = mc.ctx;
-  o.threads = 2;
-  const std::size_t n = pairs ? m.M : m.M * m.N;
-  std::vector<std::uint32_t> rc(n);
-  std::vector<Flags> rf(n);
-  const Flags rany = gemm_detail::gemm_on(nullptr, pairs, m.A(), m.B(), o, rc, rf);
-  if (ref_out) *ref_out = rc;
-  compare_kernels(pairs, m.A(), m.B(), o, one_thread_only, rc, rf, rany, tally,
-                  [&](const Kern& k, unsigned th, std::size_t bad, std::size_t first,
-                      const std::vector<std::uint32_t>& kc, const std::vector<Flags>& kf, Flags kany) {
-      std::ostringstream s;
-      s << (pairs ? "dot_pairs " : "") << mc.label << " kernel " << k.name << " threads " << th << ": " << bad << " of " << n << " outputs differ ("
-        << format(m.fa).name << " x " << format(m.fb).name << ", M " << m.M << " N " << m.N << " K " << m.K << " block "
-        << m.block << (m.b_rows ? ", B as rows" : "") << (m.sf == FormatId::e4m3 ? ", UE4M3 scales" : "") << ")";
-      if (bad) {
-        const std::size_t i = pairs ? first : first / m.N, j = pairs ? first : first % m.N;
-        s << "; first (" << i << ", " << j << "): kernel " << hex8(kc[first]) << "/" << int(kf[first]) << ", reference "
-          << hex8(rc[first]) << "/" << int(rf[first]);
-        if (std::getenv("SOFTMX_GEMM_DEBUG")) {  // the output's operands, block by block
-          Mats& mm = const_cast<Mats&>(m);
-          for (std::size_t b = 0; b < m.nb(); ++b) {
-            s << "\n  block " << b << ": A scale " << int(mm.asc(i, b)) << " codes";
-            for (std::size_t t = b * m.block; t < std::min(m.K, (b + 1) * m.block); ++t) s << ' ' << hex8(mm.ac(i, t)).substr(6);
-            s << " | B scale " << int(mm.bsc(b, j)) << " codes";
-            for (std::size_t t = b * m.block; t < std::min(m.K, (b + 1) * m.block); ++t) s << ' ' << hex8(mm.bc(t, j)).substr(6);
-          }
-        }
-      } else {
-        s << "; the OR of the flags differs: " << int(kany) << " vs " << int(rany);
+  std::ostringstream what;
+  what << (pairs ? "dot_pairs " : "") << mc.label << " (" << format(m.fa).name << " x " << format(m.fb).name << ", M "
+       << m.M << " N " << m.N << " K " << m.K << " block " << m.block << (m.b_rows ? ", B as rows" : "")
+       << (m.sf == FormatId::e4m3 ? ", UE4M3 scales" : "") << ")";
+  // The first output that differs as (i, j), and with SOFTMX_GEMM_DEBUG its operands, block by block.
+  const auto at = [&](std::size_t first) {
+    const std::size_t i = pairs ? first : first / m.N, j = pairs ? first : first % m.N;
+    std::ostringstream s;
+    s << " at (" << i << ", " << j << ")";
+    if (std::getenv("SOFTMX_GEMM_DEBUG")) {
+      Mats& mm = const_cast<Mats&>(m);
+      for (std::size_t b = 0; b < m.nb(); ++b) {
+        s << "\n  block " << b << ": A scale " << int(mm.asc(i, b)) << " codes";
+        for (std::size_t t = b * m.block; t < std::min(m.K, (b + 1) * m.block); ++t) s << ' ' << hex8(mm.ac(i, t)).substr(6);
+        s << " | B scale " << int(mm.bsc(b, j)) << " codes";
+        for (std::size_t t = b * m.block; t < std::min(m.K, (b + 1) * m.block); ++t) s << ' ' << hex8(mm.bc(t, j)).substr(6);
       }
-      return s.str();
-    });
+    }
+    return s.str();
+  };
+  std::vector<std::uint32_t> rc =
+      compare_with_reference(pairs, m.A(), m.B(), options_for(mc, 2), one_thread_only, what.str(), tally, at);
+  if (ref_out) *ref_out = std::move(rc);
 }
 
 struct Custom {
@@ -825,9 +808,7 @@ TEST(Gemm, DotPairs) {
     }
     for (const ModelCase& mc : cases) {
       compare(m, mc, tally, false, true);
-      GemmOptions o;
-      o.model = mc.model;
-      o.out = mc.ctx;
+      GemmOptions o = options_for(mc, 0);
       o.kernel = GemmKernel::reference;
       std::vector<std::uint32_t> pc(m.M), gc(m.M * m.N);
       std::vector<Flags> pf(m.M), gf(m.M * m.N);
@@ -852,9 +833,7 @@ TEST(Gemm, ReferenceIsDotGeneralPerOutput) {
   for (int n = 0; n < 20; ++n) {
     const Mats m = random_mats(rng, Features{10, 0.01, 0.01, 0.1, 0.1, 0.1}, 12, 70);
     for (const ModelCase& mc : model_cases(false)) {
-      GemmOptions o;
-      o.model = mc.model;
-      o.out = mc.ctx;
+      GemmOptions o = options_for(mc, 0);
       o.kernel = GemmKernel::reference;
       std::vector<std::uint32_t> c(m.M * m.N);
       std::vector<Flags> f(m.M * m.N);
@@ -930,4 +909,4 @@ TEST(Gemm, BadInputIsRefused) {
 }
 
 }  // namespace
-}  // namespace softmx
+}  // namespace softmx::conformance

@@ -50,14 +50,8 @@
 #include "support/report.hpp"
 #include "support/sanitized.hpp"
 
-namespace softmx {
+namespace softmx::conformance {
 namespace {
-
-using conformance::Kern;
-using conformance::ModelCase;
-using conformance::Tally;
-using conformance::hex8;
-using conformance::kernels_under_test;
 
 enum class Kind { bell, narrow_values, cancel, adversarial, wide, edges, near_bound };
 const char* kind_name(Kind k) {
@@ -79,7 +73,7 @@ struct Mats {
   FormatId fa = FormatId::e4m3, fb = FormatId::e4m3;
   std::size_t M = 0, N = 0, K = 0, block = 32;
   bool a_cols = false, b_cols = true;
-  std::vector<std::uint8_t> a, as, b, bs;
+  std::vector<std::uint8_t> a{}, as{}, b{}, bs{};  // {}: make() names only the fields above
   std::size_t nb() const { return (K + block - 1) / block; }
   GemmOperand op(FormatId f, std::size_t rows, bool cols, const std::vector<std::uint8_t>& c,
                  const std::vector<std::uint8_t>& s) const {
@@ -234,15 +228,7 @@ void fill(Kind kind, const Format& f, std::size_t rows, std::size_t K, std::size
 
 Mats make(Kind kind, FormatId fa, FormatId fb, std::size_t M, std::size_t N, std::size_t K, std::size_t block,
           bool a_cols, bool b_cols, std::uint64_t seed) {
-  Mats m;
-  m.fa = fa;
-  m.fb = fb;
-  m.M = M;
-  m.N = N;
-  m.K = K;
-  m.block = block;
-  m.a_cols = a_cols;
-  m.b_cols = b_cols;
+  Mats m{.fa = fa, .fb = fb, .M = M, .N = N, .K = K, .block = block, .a_cols = a_cols, .b_cols = b_cols};
   SplitMix64 rng(seed);
   fill(kind, format(fa), M, K, block, a_cols, m.a, m.as, rng, false);
   fill(kind, format(fb), N, K, block, b_cols, m.b, m.bs, rng, true);
@@ -255,41 +241,16 @@ Mats make(Kind kind, FormatId fa, FormatId fb, std::size_t M, std::size_t N, std
 void compare(const Mats& m, const ModelCase& mc, const std::string& what, Tally& tally, bool neg_zero_c = false) {
   for (bool pairs : {false, true}) {
     if (pairs && m.M != m.N) continue;
-    GemmOptions o;
-    o.model = mc.model;
-    o.out = mc.ctx;
-    o.threads = 1;
-    const std::size_t n = pairs ? m.M : m.M * m.N;
-    const std::vector<std::uint32_t> c(neg_zero_c ? n : 0, 0x80000000u);
+    GemmOptions o = options_for(mc, 1);
+    const std::vector<std::uint32_t> c(neg_zero_c ? (pairs ? m.M : m.M * m.N) : 0, 0x80000000u);
     o.addend = c;
-    std::vector<std::uint32_t> rc(n);
-    std::vector<Flags> rf(n);
-    const Flags rany = gemm_detail::gemm_on(nullptr, pairs, m.A(), m.B(), o, rc, rf);
-    compare_kernels(pairs, m.A(), m.B(), o, pairs, rc, rf, rany, tally,
-                    [&](const Kern& k, unsigned th, std::size_t bad, std::size_t first,
-                        const std::vector<std::uint32_t>& kc, const std::vector<Flags>& kf, Flags) {
-        std::ostringstream s;
-        s << what << (pairs ? " dot_pairs " : " ") << mc.label << " kernel " << k.name << " threads " << th << ": "
-          << bad << " of " << n << " outputs differ";
-        if (bad)
-          s << "; first " << first << ": kernel " << hex8(kc[first]) << "/" << int(kf[first]) << ", reference "
-            << hex8(rc[first]) << "/" << int(rf[first]);
-        else
-          s << "; the OR of the flags differs";
-        return s.str();
-      });
+    compare_with_reference(pairs, m.A(), m.B(), o, pairs, what + (pairs ? " dot_pairs " : " ") + mc.label, tally);
   }
 }
 
+/// rounding_cases, and the default context (saturation by destination).
 std::vector<ModelCase> cases(const AccumulationModel* model) {
-  std::vector<ModelCase> v;
-  for (Rounding r : {Rounding::rne, Rounding::rna, Rounding::rz, Rounding::ru, Rounding::rd, Rounding::ro}) {
-    Context c;
-    c.rounding = r;
-    c.saturation = r == Rounding::rz ? Saturation::finite : Saturation::none;
-    c.tininess = r == Rounding::rd ? Tininess::before_rounding : Tininess::after_rounding;
-    v.push_back({model, c, std::string(model->name()) + " " + std::string(name(r))});
-  }
+  std::vector<ModelCase> v = rounding_cases(model);
   v.push_back({model, Context{}, std::string(model->name()) + ", the default context"});
   return v;
 }
@@ -347,4 +308,4 @@ TEST(GemmFast, SequentialBellLarge) {
 }
 
 }  // namespace
-}  // namespace softmx
+}  // namespace softmx::conformance

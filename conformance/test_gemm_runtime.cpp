@@ -39,14 +39,8 @@
 #include "support/mpfr_value.hpp"
 #include "support/report.hpp"
 
-namespace softmx {
+namespace softmx::conformance {
 namespace {
-
-using conformance::Kern;
-using conformance::ModelCase;
-using conformance::Tally;
-using conformance::hex8;
-using conformance::kernels_under_test;
 
 /// A format's codes by kind, from the descriptor: specials (NaN, Inf), finite non-extreme codes,
 /// extremes (zeros, the smallest and largest magnitudes), and each finite code's negation.
@@ -198,24 +192,8 @@ void compare(const Mats& m, const ModelCase& mc, Tally& tally) {
       for (std::size_t blk = 0; blk < m.nb(); ++blk)
         for (std::size_t j = 0; j < L; ++j) p.bs[blk * L + j] = m.bs[blk * m.N + j];
     }
-    GemmOptions o;
-    o.model = mc.model;
-    o.out = mc.ctx;
-    o.threads = 2;
-    const std::size_t n = pairs ? p.M : p.M * p.N;
-    std::vector<std::uint32_t> rc(n);
-    std::vector<Flags> rf(n);
-    const Flags rany = gemm_detail::gemm_on(nullptr, pairs, p.A(), p.B(), o, rc, rf);
-    compare_kernels(pairs, p.A(), p.B(), o, false, rc, rf, rany, tally,
-                    [&](const Kern& k, unsigned th, std::size_t bad, std::size_t first,
-                        const std::vector<std::uint32_t>& kc, const std::vector<Flags>& kf, Flags) {
-        std::ostringstream s;
-        s << (pairs ? "dot_pairs " : "gemm ") << mc.label << " kernel " << k.name << " threads " << th << ": " << bad
-          << " of " << n << " outputs differ (" << p.label() << ")";
-        if (bad) s << "; first " << first << ": kernel " << hex8(kc[first]) << "/" << int(kf[first]) << ", reference "
-                   << hex8(rc[first]) << "/" << int(rf[first]);
-        return s.str();
-      });
+    compare_with_reference(pairs, p.A(), p.B(), options_for(mc, 2), false,
+                           (pairs ? "dot_pairs " : "gemm ") + mc.label + " (" + p.label() + ")", tally);
   }
 }
 
@@ -260,9 +238,7 @@ TEST(GemmRuntime, ReferenceIsDotGeneralPerOutput) {
     const Codes ca(parse_format_spec(pr[0])), cb(parse_format_spec(pr[1]));
     const Mats m = random_mats(ca, cb, rng, Features{10, 0.01, 0.01, 0.1, 0.1, 0.1}, 6, 40);
     for (const ModelCase& mc : model_cases()) {
-      GemmOptions o;
-      o.model = mc.model;
-      o.out = mc.ctx;
+      GemmOptions o = options_for(mc, 0);
       o.kernel = GemmKernel::reference;
       std::vector<std::uint32_t> c(m.M * m.N);
       std::vector<Flags> f(m.M * m.N);
@@ -291,19 +267,19 @@ TEST(GemmRuntime, ReferenceIsDotGeneralPerOutput) {
   tally.report();
 }
 
-using Mpfr = conformance::MpfrValue<2048>;
+using Mpfr = MpfrValue<2048>;
 
 // The exact model's outputs on the default kernel against MPFR: the sum of every product times
 // 2^(sa + sb - 254), exact at 2048 bits, rounded once into f32 by the oracle (rne and rz x
 // finite/none). Non-zero sums only (a zero sum's sign is the products' rule, BLOCKS.md 5).
 TEST(GemmRuntime, ExactModelAgainstMpfr) {
   Tally tally("mpfr: gemm exact model on runtime elements (default kernel)");
-  const oracle::Policies pol = conformance::to_oracle(ocp_dialect());
-  const oracle::Desc f32d = conformance::to_oracle(format(FormatId::f32));
+  const oracle::Policies pol = to_oracle(ocp_dialect());
+  const oracle::Desc f32d = to_oracle(format(FormatId::f32));
   SplitMix64 rng(0x6E25);
   for (const auto& pr : kPairs) {
     const Codes ca(parse_format_spec(pr[0])), cb(parse_format_spec(pr[1]));
-    const oracle::Desc da = conformance::to_oracle(ca.f.format()), db = conformance::to_oracle(cb.f.format());
+    const oracle::Desc da = to_oracle(ca.f.format()), db = to_oracle(cb.f.format());
     const Mats m = random_mats(ca, cb, rng, Features{40, 0, 0, 0.05, 0.2, 0.2}, 5, 80);
     for (Rounding r : {Rounding::rne, Rounding::rz})
       for (Saturation sat : {Saturation::finite, Saturation::none}) {
@@ -327,7 +303,7 @@ TEST(GemmRuntime, ExactModelAgainstMpfr) {
             }
             if (mpfr_zero_p(sum.x)) continue;
             const oracle::Outcome w = oracle::round_value_all(sum.x, f32d, pol)
-                                          .at(conformance::to_oracle(r), conformance::to_oracle(sat), oracle::Tiny::after);
+                                          .at(to_oracle(r), to_oracle(sat), oracle::Tiny::after);
             const std::size_t at = i * m.N + j;
             tally.check(c[at] == w.code && f[at] == w.flags, [&] {
               return m.label() + " " + std::string(name(r)) + " " + std::string(name(sat)) + ": output (" +
@@ -387,4 +363,4 @@ TEST(GemmRuntime, RefusesWhatDotGeneralRefuses) {
 }
 
 }  // namespace
-}  // namespace softmx
+}  // namespace softmx::conformance

@@ -37,14 +37,8 @@
 #include "support/report.hpp"
 #include "support/sanitized.hpp"
 
-namespace softmx {
+namespace softmx::conformance {
 namespace {
-
-using conformance::Kern;
-using conformance::ModelCase;
-using conformance::Tally;
-using conformance::hex8;
-using conformance::kernels_under_test;
 
 /// A scale format under test: its descriptor, and whether it goes as scale_format e4m3 (the
 /// GEMM's UE4M3 reading, codes & 0x7F) instead of block_scale_format.
@@ -143,18 +137,6 @@ void fill(Operand& o, Kind kind, const Format& ef, const ScaleCase& sc, std::siz
   else o.op.block_scale_format = &sc.f;
 }
 
-std::vector<ModelCase> cases(const AccumulationModel* model) {
-  std::vector<ModelCase> v;
-  for (Rounding r : {Rounding::rne, Rounding::rna, Rounding::rz, Rounding::ru, Rounding::rd, Rounding::ro}) {
-    Context c;
-    c.rounding = r;
-    c.saturation = r == Rounding::rz ? Saturation::finite : Saturation::none;
-    c.tininess = r == Rounding::rd ? Tininess::before_rounding : Tininess::after_rounding;
-    v.push_back({model, c, std::string(model->name()) + " " + std::string(name(r))});
-  }
-  return v;
-}
-
 /// The reference, then every kernel (gemm with 1 and 3 threads; dot_pairs when M = N); with
 /// dest, into f16 with an f16 C per output (random finite codes: the exact sum plus C, rounded
 /// once).
@@ -162,10 +144,7 @@ void compare(const GemmOperand& A, const GemmOperand& B, const ModelCase& mc, co
              bool dest = false) {
   for (bool pairs : {false, true}) {
     if (pairs && A.rows != B.rows) continue;
-    GemmOptions o;
-    o.model = mc.model;
-    o.out = mc.ctx;
-    o.threads = 1;
+    GemmOptions o = options_for(mc, 1);
     const std::size_t n = pairs ? A.rows : A.rows * B.rows;
     std::vector<std::uint32_t> addend;
     if (dest) {
@@ -174,22 +153,7 @@ void compare(const GemmOperand& A, const GemmOperand& B, const ModelCase& mc, co
       o.to = FormatId::f16;
       o.addend = addend;
     }
-    std::vector<std::uint32_t> rc(n);
-    std::vector<Flags> rf(n);
-    const Flags rany = gemm_detail::gemm_on(nullptr, pairs, A, B, o, rc, rf);
-    compare_kernels(pairs, A, B, o, pairs, rc, rf, rany, tally,
-                    [&](const Kern& k, unsigned th, std::size_t bad, std::size_t first,
-                        const std::vector<std::uint32_t>& kc, const std::vector<Flags>& kf, Flags) {
-        std::ostringstream s;
-        s << what << (pairs ? " dot_pairs " : " ") << mc.label << " kernel " << k.name << " threads " << th << ": "
-          << bad << " of " << n << " outputs differ";
-        if (bad)
-          s << "; first " << first << ": kernel " << hex8(kc[first]) << "/" << int(kf[first]) << ", reference "
-            << hex8(rc[first]) << "/" << int(rf[first]);
-        else
-          s << "; the OR of the flags differs";
-        return s.str();
-      });
+    compare_with_reference(pairs, A, B, o, pairs, what + (pairs ? " dot_pairs " : " ") + mc.label, tally);
   }
 }
 
@@ -220,7 +184,7 @@ void run_model(const AccumulationModel* model, const std::vector<Kind>& kinds, s
             std::ostringstream what;
             what << sc.label << " " << kind_name(kind) << " " << format(fa).name << " x " << format(fb).name << " M "
                  << sh.M << " N " << sh.N << " K " << sh.K << " block " << sh.block << (layout ? " (A columns)" : "");
-            for (const ModelCase& mc : cases(model)) {
+            for (const ModelCase& mc : rounding_cases(model)) {
               compare(a.op, b.op, mc, what.str(), tally);
               if (mc.ctx.rounding == Rounding::rne || mc.ctx.rounding == Rounding::rd)
                 compare(a.op, b.op, mc, what.str() + ", f16 with C", tally, true);
@@ -263,4 +227,4 @@ TEST(GemmScaleFormats, Routes) {
 }
 
 }  // namespace
-}  // namespace softmx
+}  // namespace softmx::conformance

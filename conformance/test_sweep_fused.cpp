@@ -1,5 +1,5 @@
 // conformance/test_sweep_fused.cpp: the sweep's fused segments kernel (emulator/simd/sweep_lanes.hpp)
-// against the engine it replaces for the sweep (simd::segments_kernel, lanes.hpp's
+// against the engine it replaces for the sweep (simd::segments_kernel, consecutive_lanes.hpp's
 // convert_consecutive_to) and against the scalar model (consecutive_segments on Isa::scalar).
 //
 // For every (dialect, destination, rounding, saturation, tininess) whose plan the fused kernel

@@ -4,13 +4,15 @@
 // rounding modes and saturations the modelled implementation offers. docs/DIALECTS.md says
 // where every value comes from. The names of the policy values are dialect_names.cpp.
 //
-// Each builder starts from base() (dialect.hpp's defaults, which are ocp's decisions, and every
-// mode into every format) or from a parent dialect (variant()), and sets only the fields where
-// its implementation differs; conformance/test_dialect_table.cpp pins every resulting field.
+// A dialect is one row of kRows (at the end): its name, summary and sources, and the builders
+// that make its values. make() starts from base() (dialect.hpp's defaults, which are ocp's
+// decisions, and every mode into every format), applies the parent's builder where the dialect
+// is a variant of another, then its own, which sets only the fields where its implementation
+// differs; conformance/test_dialect_table.cpp pins every resulting field.
 //
 // Why one long file (over 800 lines): it is the table itself, one constexpr builder per
 // dialect with its sources cited beside each value, read side by side when one dialect is
-// compared with another; a dialect is one builder here and one row of kDialects (adding one:
+// compared with another; a dialect is one builder here and one row of kRows (adding one:
 // docs/ARCHITECTURE.md, "Tables").
 #include <array>
 #include <string>
@@ -61,7 +63,8 @@ constexpr RoundingSet kRne = rounding_bit(Rounding::rne);
 // 0x00 for zero, NaN for negatives, ties to even; OCP MX 6.3's floor scale, 2^-127 for a zero
 // block, a NaN or Inf amax gives the NaN scale with zero elements, a scale above 127 clamps),
 // with every mode and saturation into every format (all_supported). A builder below sets only
-// the fields where its implementation differs, each next to the source that says so.
+// the fields where its implementation differs, each next to the source that says so; the
+// dialect's name, summary and sources are its row of kRows.
 constexpr Dialect base(std::string_view name, std::string_view summary, std::string_view sources) {
   Dialect d;
   d.name = name;
@@ -69,14 +72,6 @@ constexpr Dialect base(std::string_view name, std::string_view summary, std::str
   d.sources = sources;
   d.support = all_supported();
   return d;
-}
-
-// A dialect that is `parent` but for the fields its builder then changes, under its own name.
-constexpr Dialect variant(Dialect parent, std::string_view name, std::string_view summary, std::string_view sources) {
-  parent.name = name;
-  parent.summary = summary;
-  parent.sources = sources;
-  return parent;
 }
 
 // PyTorch's float8_e8m0fnu cast (fp8e8m0fnu_from_fp32_value), which torchao and the seed-003
@@ -94,29 +89,18 @@ constexpr void pytorch_e8m0_cast(Dialect& d) {
 // ---------------------------------------------------------------------------------------------
 // ocp: the OCP MX v1.0 and OFP8 v1.0 specification. Every mode and saturation is available;
 // the implementation-defined points are decided as documented in docs/DIALECTS.md.
-constexpr Dialect make_ocp() {
-  Dialect d = base("ocp",
-      "OCP MX v1.0 / OFP8 v1.0 as written; implementation-defined points decided and documented",
-      "OCP Microscaling Formats (MX) v1.0 sections 5-6; OCP 8-bit Floating Point (OFP8) v1.0 "
-      "section 5 and table 3; IEEE 754-2019 sections 4.3, 6.2, 7.4 for what they leave open");
+constexpr void ocp_policies(Dialect& d) {
   // OCP MX 6.3 (floor); the open points as microxcaling, the spec authors' reference code,
   // decides them: zero block 2^-127, NaN or Inf amax makes the scale NaN, an exponent above
   // 127 is NaN. Elements under a NaN scale carry no information: ocp stores 0. Runtime formats:
   // the same rules as the named ones, every mode and saturation (the base's).
   d.block = {.scale_overflow = ScaleOverflow::nan};
-  return d;
 }
 
 // ---------------------------------------------------------------------------------------------
 // cuda: NVIDIA's host/software conversion functions in cuda_fp8.hpp, cuda_fp6.hpp,
 // cuda_fp4.hpp (CUDA 13.0), float and double inputs alike; blocks as cuDNN documents them.
-constexpr Dialect make_cuda() {
-  Dialect d = base("cuda",
-      "what NVIDIA's cuda_fp8.hpp / cuda_fp6.hpp / cuda_fp4.hpp conversion functions compute (CUDA 13.0)",
-      "CUDA 13.0 headers: __nv_cvt_{float,double,halfraw,bfloat16raw}_to_{fp8,fp6,fp4}, "
-      "__nv_cvt_{float,double,bfloat16raw}_to_e8m0, __nv_cvt_fp8_to_halfraw, __nv_cvt_e8m0_to_bf16raw "
-      "and the __nv_fp8_e4m3/e5m2/e8m0 operators; blocks: cuDNN BLOCK_SCALE_QUANTIZE "
-      "(scale = round-up(amax / max), elements round-to-even)");
+constexpr void cuda_policies(Dialect& d) {
   // The float path replaces any NaN by 0x7FFFFFFF before converting, so FP8 from float/half/bf16
   // gives 0x7F; the double path keeps the sign and, for E5M2, the fraction's next bit.
   d.nan_payload.fill(NanPayload::preserve);
@@ -145,69 +129,33 @@ constexpr Dialect make_cuda() {
              .nan_scale_elements = NanScaleElements::nan};
   d.runtime.refused = "NVIDIA's conversion functions and cvt instructions exist only for the named formats "
                       "(e4m3, e5m2, e3m2, e2m3, e2m1, e8m0, f16, bf16, f32, f64)";
-  return d;
 }
 
 // ---------------------------------------------------------------------------------------------
 // cuda-sm90 and cuda-sm100: what a GPU computes for each conversion, instruction or software path
 // as the CUDA 13.0 headers compile it for that target (docs/DIALECTS.md, "cuda-sm90, cuda-sm100").
-// Every documented result of the hardware paths equals the software path's, so both start from
-// make_cuda(); the points the documentation leaves open are listed in docs/DIALECTS.md as
-// unverified until a capture (tools/cuda/) measures them, and each is one policy value here.
-struct DeviceDialect {
-  std::string_view name, summary, sources;
-  /// Destinations that gain cvt.rs (stochastic rounding); empty for sm_90.
-  std::initializer_list<FormatId> rs_destinations;
-};
-
-constexpr Dialect make_cuda_device(const DeviceDialect& dd) {
-  Dialect d = variant(make_cuda(), dd.name, dd.summary, dd.sources);
-  // Unverified (docs/DIALECTS.md): cvt.rn.satfinite.{e4m3x2,e5m2x2}.{f32,f16x2} on NaN gives the
-  // positive all-ones NaN (0x7F), as the software path does for float NaN; cvt.rn.f16x2.e4m3x2
-  // decodes NaN to 0x7FFF, sign dropped, as __nv_cvt_fp8_to_halfraw's host path; the ue8m0
-  // instructions give 0x00 for zero and ignore the sign, as __nv_cvt_bfloat16raw_to_e8m0's host
-  // path. These are make_cuda()'s values: nan_canonical_ones, nan_payload, e8m0_zero, e8m0_negative.
-  for (FormatId f : dd.rs_destinations) {
+// Every documented result of the hardware paths equals the software path's, so both are
+// variants of cuda (its builder first). The points the documentation leaves open are listed in
+// docs/DIALECTS.md as unverified until a capture (tools/cuda/) measures them, and each is one
+// policy value of cuda_policies: cvt.rn.satfinite.{e4m3x2,e5m2x2}.{f32,f16x2} on NaN gives the
+// positive all-ones NaN (0x7F), as the software path does for float NaN; cvt.rn.f16x2.e4m3x2
+// decodes NaN to 0x7FFF, sign dropped, as __nv_cvt_fp8_to_halfraw's host path; the ue8m0
+// instructions give 0x00 for zero and ignore the sign, as __nv_cvt_bfloat16raw_to_e8m0's host
+// path (nan_canonical_ones, nan_payload, e8m0_zero, e8m0_negative). cuda-sm90 changes nothing
+// (its row has no builder of its own); cuda-sm100 adds cvt.rs (stochastic rounding from f32)
+// into the FP8, FP6 and FP4 formats.
+constexpr void cuda_sm100_policies(Dialect& d) {
+  for (FormatId f : {FormatId::e4m3, FormatId::e5m2, FormatId::e3m2, FormatId::e2m3, FormatId::e2m1}) {
     DestinationSupport& s = d.support[static_cast<int>(f)];
     s.roundings |= rounding_bit(Rounding::rs);
     s.why = "CUDA offers rne (and rz for FP6/FP4) through __nv_cvt_*, and rs through cvt.rs.satfinite.*x4.f32 "
             "(sm_100a, sm_103a)";
   }
-  return d;
-}
-
-constexpr Dialect make_cuda_sm90() {
-  return make_cuda_device(
-      {"cuda-sm90",
-       "what an H100/H200 (sm_90) computes: FP8 instructions for f32/f16 -> e4m3/e5m2 rn satfinite and the "
-       "e4m3/e5m2 -> f16 decode, NVIDIA's software path (the cuda dialect) for everything else",
-       "PTX ISA 9.x cvt (rn.satfinite e4m3x2/e5m2x2 from f32 and f16x2; rn.f16x2 from e4m3x2/e5m2x2, sm_89+); "
-       "CUDA 13.0 cuda_fp8.hpp/cuda_fp6.hpp/cuda_fp4.hpp compiled for sm_90a; captures: tools/cuda/",
-       {}});
-}
-
-constexpr Dialect make_cuda_sm100() {
-  return make_cuda_device(
-      {"cuda-sm100",
-       "what a Blackwell GPU (sm_100a/103a) computes: the FP8, FP6, FP4 and UE8M0 cvt instructions, cvt.rs "
-       "stochastic rounding from f32, NVIDIA's software path for the rest",
-       "PTX ISA 9.x cvt (rn.satfinite e2m3x2/e3m2x2/e2m1x2.f32; rz/rp[.satfinite].ue8m0x2.{f32,bf16x2}; "
-       "rs.satfinite.{e4m3x4,e5m2x4,e2m3x4,e3m2x4,e2m1x4}.f32); CUDA 13.0 headers compiled for sm_100a "
-       "(__CUDA_ARCH_FAMILY_SPECIFIC__ paths); captures: tools/cuda/",
-       {FormatId::e4m3, FormatId::e5m2, FormatId::e3m2, FormatId::e2m3, FormatId::e2m1}});
 }
 
 // ---------------------------------------------------------------------------------------------
 // torchao: torchao/prototype/mx_formats (to_mx, ScaleCalculationMode) with PyTorch's casts.
-constexpr Dialect make_torchao() {
-  Dialect d = base("torchao",
-      "torchao's MX formats (to_mx: FLOOR default, CEIL, EVEN, RCEIL) with PyTorch's float8 and e8m0 casts, "
-      "PyTorch after PR 178817 (2026-04-17: the e4m3 cast saturates)",
-      "pytorch/ao 36027d82 torchao/prototype/mx_formats/mx_tensor.py (to_mx, _to_mx_rceil, "
-      "_e8m0_scale_to_reciprocal_fp32), constants.py, torchao/prototype/custom_fp_utils.py "
-      "(_f32_to_fpx_unpacked); PyTorch c10 Float8_e4m3fn/e5m2 and headeronly Float8_e8m0fnu casts, "
-      "PR 178817 (9deaf8d); docs/research/block-dialects.md sections 2 and 7, "
-      "research/ml-dtypes-pytorch-casts.md sections 3 and 4");
+constexpr void torchao_policies(Dialect& d) {
   // PyTorch's FP8 casts keep a NaN's sign; E5M2 NaN is 0x7F | sign (the fp8_max branch).
   d.nan_payload[static_cast<int>(FormatId::e5m2)] = NanPayload::all_ones;
   // Float8_e8m0fnu::operator float returns fp32_from_bits(0x7f800001) for 0xFF, a signalling NaN
@@ -248,7 +196,6 @@ constexpr Dialect make_torchao() {
   d.runtime.support = {kRne, kFinite,
                        "torchao converts runtime formats only through _f32_to_fpx_unpacked(x, ebits, mbits): no Inf or "
                        "NaN (specials=none), round to nearest even, saturating"};
-  return d;
 }
 
 // torchao-pre-178817: torchao with a PyTorch from before PR 178817 (main before 2026-04-17; torchao
@@ -256,19 +203,11 @@ constexpr Dialect make_torchao() {
 // |x| >= 480, Inf and NaN, and the carry of (464, 480) into 0x7F (Float8_e4m3fn.h at 0316fdce):
 // saturation none. to_mx clamped to +-448 first (needs_eager_saturation), so its MX bytes, and
 // this dialect's default (finite), are torchao's; only the plain cast differs.
-constexpr Dialect make_torchao_pre_178817() {
-  Dialect d = variant(
-      make_torchao(), "torchao-pre-178817",
-      "torchao with PyTorch before PR 178817 (2026-04-17): the plain e4m3 cast (--sat none) gives NaN "
-      "on overflow and Inf; to_mx clamps first, so MX bytes are torchao's",
-      "PyTorch c10 Float8_e4m3fn.h before PR 178817 (0316fdce: f_bits >= fp8_max -> 0x7f); pytorch/ao "
-      "36027d82 mx_tensor.py:361-373 (the clamp for PyTorch < 2.13); otherwise as torchao; "
-      "docs/research/ml-dtypes-pytorch-casts.md section 4");
+constexpr void torchao_pre_178817_policies(Dialect& d) {
   set(d.support, {FormatId::e4m3},
       {kRne, kAllSaturations,
        "PyTorch's float8 casts round to nearest even; before PR 178817 the e4m3 cast does not saturate (none) "
        "and to_mx clamps before it (finite)"});
-  return d;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -276,13 +215,7 @@ constexpr Dialect make_torchao_pre_178817() {
 // float8_e8m0fnu), with its default ConvertFrom<kSaturate = false, kTruncate = false>; --sat finite
 // is ConvertFrom<kSaturate = true> (C++ only). Every pair converts through the generic ConvertImpl,
 // as NumPy's casts do (through float); ml_dtypes-cpp adds the direct half <-> e5m2 paths.
-constexpr Dialect make_ml_dtypes() {
-  Dialect d = base("ml_dtypes",
-      "ml_dtypes' scalar casts through float, as NumPy's (round to nearest even; non-saturating, or "
-      "ConvertFrom<kSaturate = true> with --sat finite); no block quantization",
-      "jax-ml/ml_dtypes b793a6e ml_dtypes/include/float8.h (ConvertImpl :1340-1518, "
-      "RoundBitsToNearestEven), include/mxfloat.h, _src/floats.cc (NPyCast); issues 298, 400; PR 398 "
-      "(E8M0 ties); docs/research/block-dialects.md section 3, research/ml-dtypes-pytorch-casts.md section 1");
+constexpr void ml_dtypes_policies(Dialect& d) {
   // NaN -> +-quiet_NaN() by the input's sign (the base's nan_sign). FP4/FP6 quiet_NaN() is the
   // -0 code, and -quiet_NaN() flips its sign: +NaN -> -0, -NaN -> +0.
   d.nan_to_finite = NanToFinite::flipped_zero;
@@ -309,39 +242,23 @@ constexpr Dialect make_ml_dtypes() {
   // Runtime formats: ConvertImpl is one template over every float8 type's traits (bias,
   // specials, signedness), with the same rounding and saturation as the named types.
   d.runtime.support = cast;
-  return d;
 }
 
 // ml_dtypes-cpp: ml_dtypes' C++ constructors and conversion operators. float8_e5m2(Eigen::half) and
 // static_cast<Eigen::half>(float8_e5m2) take the direct specialisations of float8.h:1528-1569, which
 // keep a NaN's payload; every other pair is ConvertImpl, as ml_dtypes.
-constexpr Dialect make_ml_dtypes_cpp() {
-  Dialect d = variant(
-      make_ml_dtypes(), "ml_dtypes-cpp",
-      "ml_dtypes' C++ casts: as ml_dtypes, but Eigen::half <-> float8_e5m2 take the direct bit paths, "
-      "which keep a NaN's payload",
-      "jax-ml/ml_dtypes b793a6e ml_dtypes/include/float8.h:1528-1560 (ConvertImpl<Eigen::half, "
-      "float8_e5m2>: NaN -> (bits >> 8) | 0b10), :1563-1569 (ConvertImpl<float8_e5m2, Eigen::half>: "
-      "bits << 8), :80-81 and :99-101 (the constructor and operator that reach them); otherwise as ml_dtypes; "
-      "docs/research/ml-dtypes-pytorch-casts.md section 2");
+constexpr void ml_dtypes_cpp_policies(Dialect& d) {
   // f16 -> e5m2: sign, exponent and the fraction's top two bits, quiet bit forced (preserve);
   // e5m2 -> f16: the code shifted left 8, a signalling NaN stays signalling (exact).
   d.nan_payload_paths[0] = {FormatId::f16, FormatId::e5m2, NanPayload::preserve};
   d.nan_payload_paths[1] = {FormatId::e5m2, FormatId::f16, NanPayload::exact};
   d.nan_payload_path_count = 2;
-  return d;
 }
 
 // ---------------------------------------------------------------------------------------------
 // microxcaling: Microsoft's MX reference emulation, its custom_cuda path (exact exponent
 // extraction; the default Python path differs, see docs/DIALECTS.md).
-constexpr Dialect make_microxcaling() {
-  Dialect d = base("microxcaling",
-                   "microsoft/microxcaling (the MX spec authors' emulation library), custom_cuda path: "
-                   "floor scale, ties-away elements",
-                   "microsoft/microxcaling mx/mx_ops.py (_shared_exponents, _quantize_mx), mx/elemwise_ops.py "
-                   "(_quantize_elemwise_core, _round_mantissa), mx/formats.py, mx/cpp/shared_exp.cuh, quantize.cuh; "
-                   "docs/research/block-dialects.md section 1");
+constexpr void microxcaling_policies(Dialect& d) {
   // nan_to_finite: undefined there (its output is float), the base's +max. MXINT8 clamps to
   // +-127/64: -2 is never produced (the base's int8_minus2 false).
   // Element rounding: "nearest" (the default) = floor(|x| + 0.5) = ties away; "even"; "floor" =
@@ -364,20 +281,12 @@ constexpr Dialect make_microxcaling() {
                        "(specials=none); it rounds \"nearest\" (ties away), \"even\" or \"floor\" and always "
                        "saturates",
                        Rounding::rna, Saturation::finite};
-  return d;
 }
 
 // ---------------------------------------------------------------------------------------------
 // transformer-engine: NVIDIA TransformerEngine's MXFP8 quantization kernels at d0067d0 (2026-08-22),
 // and NVFP4 in softmx/nvfp4.hpp; the recipes are in softmx/recipe.hpp.
-constexpr Dialect make_transformer_engine() {
-  Dialect d = base("transformer-engine",
-      "NVIDIA TransformerEngine MXFP8 (d0067d0, 2026-08): RCEIL on an f32 quotient, NaN-ignoring amax, "
-      "cvt.rn.satfinite elements, exact multipliers 2^(127-S) (PR 2647), ptx::exp2f dequantization (PR 3262)",
-      "NVIDIA/TransformerEngine d0067d0: transformer_engine/common/cast/mxfp8/quantize_mxfp8.cuh, "
-      "dequantize_mxfp8.cuh, common/util/ptx.cuh:308-341 (exp2f_rcp, exp2f), ptx_arch_spec.cuh:72-104 "
-      "(float_to_e8m0), cast/nvfp4/*; PRs 2647 (71971e33d) and 3262 (4ff5fdfed); "
-      "docs/research/transformer-engine-recipes.md section 3");
+constexpr void transformer_engine_policies(Dialect& d) {
   // cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 on the GPU: NaN -> 0x7F (the sign the hardware gives
   // is not determined; softmx uses +).
   d.nan_sign = NanSign::positive;
@@ -401,30 +310,18 @@ constexpr Dialect make_transformer_engine() {
              .nan_scale_elements = NanScaleElements::nan, .rceil_f32_reciprocal = true,
              .element_scaling = ElementScaling::f32_reciprocal, .dequant_scaling = DequantScaling::te_exp2f};
   d.runtime.refused = "TransformerEngine quantizes only to e4m3, e5m2 and e2m1 (NVFP4) with e8m0 or e4m3 scales";
-  return d;
 }
 
 // transformer-engine-2025: the same kernels before 2026-02-05 (TE PR 2647, commit 71971e33d, changed
 // exp2f_rcp) and 2026-08-05 (PR 3262, commit 4ff5fdfed, changed exp2f), as shipped in 2025 releases.
-constexpr Dialect make_transformer_engine_2025() {
-  Dialect d = variant(
-      make_transformer_engine(), "transformer-engine-2025",
-      "NVIDIA TransformerEngine MXFP8 before PR 2647 (2026-02-05): exp2f_rcp 0x00 -> 1.0 and "
-      "0xFE -> +0.0; dequantization by the f32 bits S << 23 (0x00 -> 0, 0xFF -> Inf) before PR 3262",
-      "NVIDIA/TransformerEngine util/ptx.cuh before 71971e33d (exp2f_rcp: (biased_exp == 0) ? 1 : "
-      "__int_as_float((254 - biased_exp) << 23)) and before 4ff5fdfed (exp2f: __int_as_float(biased << 23)); "
-      "docs/research/block-dialects.md section 4, transformer-engine-recipes.md section 3");
+constexpr void transformer_engine_2025_policies(Dialect& d) {
   d.block.element_scaling = ElementScaling::te_int_reciprocal;
   d.block.dequant_scaling = DequantScaling::te_bits;
-  return d;
 }
 
 // ---------------------------------------------------------------------------------------------
 // gfloat: Graphcore's generic float library (quantize_block / encode_block).
-constexpr Dialect make_gfloat() {
-  Dialect d = base("gfloat", "graphcore-research/gfloat: floor scale in float64, NaN as the all-ones code, MXINT8 with -2",
-                   "graphcore-research/gfloat src/gfloat/block.py (compute_scale_amax, quantize_block, encode_block), "
-                   "round.py (round_float), encode.py, formats.py; docs/research/block-dialects.md section 5");
+constexpr void gfloat_policies(Dialect& d) {
   // encode_float(NaN) is code_of_nan: the all-ones code (E4M3 and E5M2 0xFF, sign bit set).
   d.nan_sign = NanSign::negative;
   d.nan_payload.fill(NanPayload::all_ones);
@@ -448,7 +345,6 @@ constexpr Dialect make_gfloat() {
   // NaNs, negative zero: format_info_p3109 is FNUZ-like), encoded as the named ones.
   d.runtime.support = modes;
   d.runtime.nan_payload = NanPayload::all_ones;
-  return d;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -458,14 +354,7 @@ constexpr Dialect make_gfloat() {
 // ordered by magnitude within each sign, so that is round to nearest with ties toward zero,
 // saturating; index 0 (+0.0) beats index 8 (-0.0) on every tie, so a zero result is always +0;
 // a NaN gives every distance NaN and PyTorch's argmin keeps the first NaN: index 0, +0.
-constexpr Dialect make_lut_argmin() {
-  Dialect d = base("lut-argmin",
-                   "the MX-FP4 GEMM golden generator (seed 003): clamp, then argmin over the FP4 value table "
-                   "(nearest, ties toward zero, zeros +0, NaN +0); PyTorch's e8m0 cast for its scales",
-                   "seed 003 (../shared/seeds/003_1cfc0588c37cecb0.txt) lines 28-61 (_build_fp4_lut, "
-                   "_quantize_to_fp4_lut: clamp L57, distances L58, argmin L59), lines 83-87 and 118 (scale, "
-                   "float8_e8m0fnu cast); PyTorch aten/src/ATen/native/SharedReduceOps.h LessOrNan (the first "
-                   "minimum and the first NaN win); docs/research/lut-argmin-golden.md sections 2-4");
+constexpr void lut_argmin_policies(Dialect& d) {
   d.nan_to_finite = NanToFinite::positive_zero;  // L58-59: every distance NaN, index 0
   d.nearest_ties = NearestTies::toward_zero;     // L59: the lower index, the smaller magnitude
   d.zero_sign = ZeroSign::positive;              // L59: index 0 (+0.0) before index 8 (-0.0)
@@ -483,7 +372,6 @@ constexpr Dialect make_lut_argmin() {
   // which no ScaleRule expresses; include/softmx/lut_argmin.hpp models the whole generator.
   d.block.unsupported = "lut-argmin's block scale (floor of the f32 log2, 1e-12 threshold) is the seed-003 "
                         "generator's: use softmx gemm-golden --layout lut-argmin (include/softmx/lut_argmin.hpp)";
-  return d;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -494,14 +382,7 @@ constexpr Dialect make_lut_argmin() {
 // docs/DIALECTS.md "amd-gfx942" marks each point.
 constexpr std::string_view kGfx942Formats[] = {"e4m3fnuz", "e5m2fnuz"};
 
-constexpr Dialect make_amd_gfx942() {
-  Dialect d = base("amd-gfx942",
-      "AMD MI300 (gfx942) FP8 instructions: e4m3fnuz/e5m2fnuz only, RNE or SR, no saturation by default "
-      "(finite: HIP's clamp, Inf still NaN), NaN 0x80; "
-      "inferred, not measured",
-      "ROCm/clr amd_hip_fp8.h @f9f995c (HIP_FP8_TYPE_FNUZ 41-44, __hip_cvt_float_to_fp8 device path 519-545); "
-      "composable_kernel ck_tile float8.hpp @03fe5f1 (cast_to_f8_from_f32); llvm-project ArithToAMDGPU.cpp "
-      "@0272474 (clampInput, TruncFToFloat8RewritePattern); LLVM gfx940 MC tests; docs/research/amd-fnuz.md");
+constexpr void amd_gfx942_policies(Dialect& d) {
   // One NaN, 0x80, for every NaN and NaN-making input (nan_sign does not apply to fnuz). A NaN
   // decoded into f32 (v_cvt_f32_fp8 of 0x80): its bits are undocumented; softmx gives the
   // positive canonical NaN 0x7FC00000 (unverified, research 2.2). nan_to_finite: unused, every
@@ -528,7 +409,6 @@ constexpr Dialect make_amd_gfx942() {
                        "gfx942's FP8 instructions v_cvt_pk_{fp8,bf8}_f32 (rne) and v_cvt_sr_{fp8,bf8}_f32 (rs) "
                        "produce only e4m3fnuz and e5m2fnuz; saturation finite is HIP's __HIP_SATFINITE clamp",
                        Rounding::rne, Saturation::none};
-  return d;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -536,14 +416,7 @@ constexpr Dialect make_amd_gfx942() {
 // and PyTorch's casts; its default ("simulated") quantization path. docs/research/torchmx.md
 // cites every line; its layout (bf16 only, the last dimension, padding, FP4 nibble order, the
 // bf16 matmul) is softmx/torchmx.hpp.
-constexpr Dialect make_torchmx() {
-  Dialect d = base("torchmx",
-      "rain-neuromorphics/torchmx (7648b97, torchao 0.6.1): bf16 blocks, floor scale from the exponent "
-      "fields, clamp-then-cast rne elements, MXINT8 as integers (scale code OCP's minus 6)",
-      "rain-neuromorphics/torchmx 7648b97: torchmx/mx_tensor.py (quantize_mx, dequantize_mx, to_mx), "
-      "mx_quantization_utils.py (get_e8m0_shared_exponent, quantize_mx_with_e8m0_shared_exponent_simulated, "
-      "dequantize_to_dtype), dtypes.py; pytorch/ao v0.6.1 custom_fp_utils.py (_f32_to_floatx_unpacked); "
-      "docs/research/torchmx.md");
+constexpr void torchmx_policies(Dialect& d) {
   // The element casts are PyTorch's float8_e4m3fn cast and torchao 0.6.1's _f32_to_floatx_unpacked
   // (the torchao dialect's); quantize_mx never hands them a NaN (a NaN scale's quotients become
   // +0.0 first, mx_quantization_utils.py:473). MXINT8: clamp to +-127 before torch.round
@@ -569,35 +442,20 @@ constexpr Dialect make_torchmx() {
   d.block = {.int8_integer_elements = true,
              .sources = format_bit(FormatId::bf16),
              .sources_why = "torchmx's quantize_mx asserts data_hp.dtype == torch.bfloat16 (mx_tensor.py:59-61)"};
-  return d;
 }
 
 // torchmx-hw-exact: the same with MX_HARDWARE_EXACT_QUANTIZATION=True (env_variables.py:16), whose
 // bit-level path (quantize_mx_with_e8m0_shared_exponent_hw_exact) equals the default one on every
 // finite block and writes subnormal codes into NaN-scale blocks (docs/research/torchmx.md section 4).
-constexpr Dialect make_torchmx_hw_exact() {
-  Dialect d = variant(
-      make_torchmx(), "torchmx-hw-exact",
-      "torchmx with MX_HARDWARE_EXACT_QUANTIZATION=True: as torchmx, but a NaN-scale block keeps the "
-      "subnormal codes of |V| / 2^128",
-      "rain-neuromorphics/torchmx 7648b97: mx_quantization_utils.py:253-412 "
-      "(quantize_mx_with_e8m0_shared_exponent_hw_exact), mx_tensor.py:80-90, env_variables.py:16; "
-      "docs/research/torchmx.md section 4");
+constexpr void torchmx_hw_exact_policies(Dialect& d) {
   d.block.nan_scale_elements = NanScaleElements::hw_exact_subnormals;
-  return d;
 }
 
 // ---------------------------------------------------------------------------------------------
 // pychop: inEXASCALE/pychop's mx_quantize, the MX backend of 682f803 onwards (v0.5.9, v0.6.0,
 // HEAD 242e079); the legacy backend of v0.5.6-0.5.8 is pychop_mx_quantize's version option
 // (softmx/pychop.hpp). docs/research/pychop.md cites every line.
-constexpr Dialect make_pychop() {
-  Dialect d = base("pychop",
-      "inEXASCALE/pychop mx_quantize (0.6.0, 242e079): floor of np.log2 in the input dtype, NaN ignored "
-      "by amax, Inf gives 0xFE, +0 for every zero FP element, MXINT8 with -2",
-      "inEXASCALE/pychop 242e079: pychop/np/mx_formats.py (MXBlock_._quantize, _quantize_float_element, "
-      "_quantize_mxint, _mx_float_params, _scale_exponent_bounds), pychop/mx_formats.py (MXSpec, MX_FORMATS); "
-      "docs/research/pychop.md");
+constexpr void pychop_policies(Dialect& d) {
   // _quantize_float_element returns np.nan, a positive quiet NaN, for every NaN; FP6, FP4 and
   // MXINT8 have no NaN code: softmx stores +0 with invalid (pychop returns the NaN value,
   // pychop_mx_quantize's values keep it: docs/DIALECTS.md, "pychop").
@@ -626,7 +484,6 @@ constexpr Dialect make_pychop() {
              .sources = format_bit(FormatId::f32) | format_bit(FormatId::f64),
              .sources_why = "pychop computes in NumPy: a torch bfloat16 tensor cannot reach it (.numpy() raises), and "
                             "float16 input computes 2^s in float16, which under- and overflows (not modelled)"};
-  return d;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -637,15 +494,7 @@ constexpr Dialect make_pychop() {
 // src/fpnew_pkg.sv at e34456c (PR 131, FP8ALT).
 constexpr std::string_view kFpnewFormats[] = {"e4m3:specials=ieee"};  // FP8ALT (pkg8:53-59, bias 7)
 
-constexpr Dialect make_fpnew() {
-  Dialect d = base("fpnew",
-      "FPnew / CVFPU (openhwgroup/cvfpu) FP-to-FP casts: IEEE formats only (FP64, FP32, FP16, FP16ALT = "
-      "bf16, FP8 = e5m2, FP8ALT = e4m3:specials=ieee), RNE RTZ RDN RUP RMM ROD, IEEE overflow, every NaN "
-      "the RISC-V canonical NaN",
-      "openhwgroup/cvfpu develop 0ad2cd7 (2024-10-23): src/fpnew_cast_multi.sv (special results 636-667, "
-      "over/underflow 460-483, flags 583-584 and 724-731), src/fpnew_rounding.sv 45-65, src/fpnew_pkg.sv "
-      "50-56 and 140-148 (FP_ENCODINGS, roundmode_e), 347-348 (bias); FP8ALT: PR 131 (e34456c) "
-      "src/fpnew_pkg.sv 53-59; tininess: issues 165, 166 and PR 168 (merged 2026-05-06); Inf: PR 140");
+constexpr void fpnew_policies(Dialect& d) {
   // Every NaN input gives {1'b0, QNAN_EXPONENT, QNAN_MANTISSA}: positive, quiet, the fraction's
   // MSB only, whatever the input's sign and payload (cast 642-650); invalid only for a signalling
   // input (cast 667). That is nan_sign positive with the canonical payload in every format and
@@ -680,7 +529,6 @@ constexpr Dialect make_fpnew() {
                        "53-59; IEEE-like, bias 7), rounded by roundmode_e and overflowing as IEEE 754 7.4",
                        Rounding::rne, Saturation::none};
   d.block.unsupported = "FPnew has no MX block instruction (its casts convert one element at a time)";
-  return d;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -688,12 +536,7 @@ constexpr Dialect make_fpnew() {
 // projection: every rounding direction of 4.2 (StochasticA/B/C are rs with Context::stochastic),
 // SatFinite = finite, SatPropagate = propagate, SatNone = none, with 4.7.5's rules as policies.
 // docs/research/p3109.md and docs/FORMATS.md section 5 give the mapping.
-constexpr Dialect make_p3109() {
-  Dialect d = base("p3109",
-                   "IEEE P3109 interim report v4.0: binaryKpP formats, its projection specification (rounding x "
-                   "SatFinite, SatPropagate, SatNone)",
-                   "IEEE SA P3109 Interim Report v4.0 (2026-06-26), github.com/P3109/Public 26df0d0: 3.1-3.2 formats "
-                   "and names, 4.2 projection specifications, 4.7.2-4.7.6 decode, project, round, saturate, encode");
+constexpr void p3109_policies(Dialect& d) {
   // The base's: nan_sign preserve (one NaN per P3109 format: no sign to choose), canonical
   // payloads (4.8.2: the quiet NaN with zero payload recommended), nan_to_finite +max,
   // satfinite_inf max_finite (SatFinite rules 23, 24).
@@ -707,21 +550,170 @@ constexpr Dialect make_p3109() {
   for (int i = 0; i < kFormatCount; ++i) d.support[i].saturations = kP3109Sats;
   d.runtime.support = {kAllRoundings, kP3109Sats, "", Rounding::rne, Saturation::none};
   d.block.scale_overflow = ScaleOverflow::nan;
+}
+
+// The table: one row per dialect, ocp first (ocp_dialect). A row is the dialect's name, summary
+// and sources, the builder of the dialect it is a variant of (nullptr: none), and its own builder
+// (nullptr: none, every value its parent's). make() applies them in that order to base().
+struct Row {
+  std::string_view name, summary, sources;
+  void (*parent)(Dialect&);
+  void (*policies)(Dialect&);
+};
+
+constexpr Row kRows[] = {
+    {"ocp",
+     "OCP MX v1.0 / OFP8 v1.0 as written; implementation-defined points decided and documented",
+     "OCP Microscaling Formats (MX) v1.0 sections 5-6; OCP 8-bit Floating Point (OFP8) v1.0 "
+     "section 5 and table 3; IEEE 754-2019 sections 4.3, 6.2, 7.4 for what they leave open",
+     nullptr, ocp_policies},
+    {"cuda",
+     "what NVIDIA's cuda_fp8.hpp / cuda_fp6.hpp / cuda_fp4.hpp conversion functions compute (CUDA 13.0)",
+     "CUDA 13.0 headers: __nv_cvt_{float,double,halfraw,bfloat16raw}_to_{fp8,fp6,fp4}, "
+     "__nv_cvt_{float,double,bfloat16raw}_to_e8m0, __nv_cvt_fp8_to_halfraw, __nv_cvt_e8m0_to_bf16raw "
+     "and the __nv_fp8_e4m3/e5m2/e8m0 operators; blocks: cuDNN BLOCK_SCALE_QUANTIZE "
+     "(scale = round-up(amax / max), elements round-to-even)",
+     nullptr, cuda_policies},
+    {"cuda-sm90",
+     "what an H100/H200 (sm_90) computes: FP8 instructions for f32/f16 -> e4m3/e5m2 rn satfinite and the "
+     "e4m3/e5m2 -> f16 decode, NVIDIA's software path (the cuda dialect) for everything else",
+     "PTX ISA 9.x cvt (rn.satfinite e4m3x2/e5m2x2 from f32 and f16x2; rn.f16x2 from e4m3x2/e5m2x2, sm_89+); "
+     "CUDA 13.0 cuda_fp8.hpp/cuda_fp6.hpp/cuda_fp4.hpp compiled for sm_90a; captures: tools/cuda/",
+     cuda_policies, nullptr},
+    {"cuda-sm100",
+     "what a Blackwell GPU (sm_100a/103a) computes: the FP8, FP6, FP4 and UE8M0 cvt instructions, cvt.rs "
+     "stochastic rounding from f32, NVIDIA's software path for the rest",
+     "PTX ISA 9.x cvt (rn.satfinite e2m3x2/e3m2x2/e2m1x2.f32; rz/rp[.satfinite].ue8m0x2.{f32,bf16x2}; "
+     "rs.satfinite.{e4m3x4,e5m2x4,e2m3x4,e3m2x4,e2m1x4}.f32); CUDA 13.0 headers compiled for sm_100a "
+     "(__CUDA_ARCH_FAMILY_SPECIFIC__ paths); captures: tools/cuda/",
+     cuda_policies, cuda_sm100_policies},
+    {"torchao",
+     "torchao's MX formats (to_mx: FLOOR default, CEIL, EVEN, RCEIL) with PyTorch's float8 and e8m0 casts, "
+     "PyTorch after PR 178817 (2026-04-17: the e4m3 cast saturates)",
+     "pytorch/ao 36027d82 torchao/prototype/mx_formats/mx_tensor.py (to_mx, _to_mx_rceil, "
+     "_e8m0_scale_to_reciprocal_fp32), constants.py, torchao/prototype/custom_fp_utils.py "
+     "(_f32_to_fpx_unpacked); PyTorch c10 Float8_e4m3fn/e5m2 and headeronly Float8_e8m0fnu casts, "
+     "PR 178817 (9deaf8d); docs/research/block-dialects.md sections 2 and 7, "
+     "research/ml-dtypes-pytorch-casts.md sections 3 and 4",
+     nullptr, torchao_policies},
+    {"ml_dtypes",
+     "ml_dtypes' scalar casts through float, as NumPy's (round to nearest even; non-saturating, or "
+     "ConvertFrom<kSaturate = true> with --sat finite); no block quantization",
+     "jax-ml/ml_dtypes b793a6e ml_dtypes/include/float8.h (ConvertImpl :1340-1518, "
+     "RoundBitsToNearestEven), include/mxfloat.h, _src/floats.cc (NPyCast); issues 298, 400; PR 398 "
+     "(E8M0 ties); docs/research/block-dialects.md section 3, research/ml-dtypes-pytorch-casts.md section 1",
+     nullptr, ml_dtypes_policies},
+    {"microxcaling",
+     "microsoft/microxcaling (the MX spec authors' emulation library), custom_cuda path: "
+     "floor scale, ties-away elements",
+     "microsoft/microxcaling mx/mx_ops.py (_shared_exponents, _quantize_mx), mx/elemwise_ops.py "
+     "(_quantize_elemwise_core, _round_mantissa), mx/formats.py, mx/cpp/shared_exp.cuh, quantize.cuh; "
+     "docs/research/block-dialects.md section 1",
+     nullptr, microxcaling_policies},
+    {"transformer-engine",
+     "NVIDIA TransformerEngine MXFP8 (d0067d0, 2026-08): RCEIL on an f32 quotient, NaN-ignoring amax, "
+     "cvt.rn.satfinite elements, exact multipliers 2^(127-S) (PR 2647), ptx::exp2f dequantization (PR 3262)",
+     "NVIDIA/TransformerEngine d0067d0: transformer_engine/common/cast/mxfp8/quantize_mxfp8.cuh, "
+     "dequantize_mxfp8.cuh, common/util/ptx.cuh:308-341 (exp2f_rcp, exp2f), ptx_arch_spec.cuh:72-104 "
+     "(float_to_e8m0), cast/nvfp4/*; PRs 2647 (71971e33d) and 3262 (4ff5fdfed); "
+     "docs/research/transformer-engine-recipes.md section 3",
+     nullptr, transformer_engine_policies},
+    {"gfloat",
+     "graphcore-research/gfloat: floor scale in float64, NaN as the all-ones code, MXINT8 with -2",
+     "graphcore-research/gfloat src/gfloat/block.py (compute_scale_amax, quantize_block, encode_block), "
+     "round.py (round_float), encode.py, formats.py; docs/research/block-dialects.md section 5",
+     nullptr, gfloat_policies},
+    {"transformer-engine-2025",
+     "NVIDIA TransformerEngine MXFP8 before PR 2647 (2026-02-05): exp2f_rcp 0x00 -> 1.0 and "
+     "0xFE -> +0.0; dequantization by the f32 bits S << 23 (0x00 -> 0, 0xFF -> Inf) before PR 3262",
+     "NVIDIA/TransformerEngine util/ptx.cuh before 71971e33d (exp2f_rcp: (biased_exp == 0) ? 1 : "
+     "__int_as_float((254 - biased_exp) << 23)) and before 4ff5fdfed (exp2f: __int_as_float(biased << 23)); "
+     "docs/research/block-dialects.md section 4, transformer-engine-recipes.md section 3",
+     transformer_engine_policies, transformer_engine_2025_policies},
+    {"torchao-pre-178817",
+     "torchao with PyTorch before PR 178817 (2026-04-17): the plain e4m3 cast (--sat none) gives NaN "
+     "on overflow and Inf; to_mx clamps first, so MX bytes are torchao's",
+     "PyTorch c10 Float8_e4m3fn.h before PR 178817 (0316fdce: f_bits >= fp8_max -> 0x7f); pytorch/ao "
+     "36027d82 mx_tensor.py:361-373 (the clamp for PyTorch < 2.13); otherwise as torchao; "
+     "docs/research/ml-dtypes-pytorch-casts.md section 4",
+     torchao_policies, torchao_pre_178817_policies},
+    {"ml_dtypes-cpp",
+     "ml_dtypes' C++ casts: as ml_dtypes, but Eigen::half <-> float8_e5m2 take the direct bit paths, "
+     "which keep a NaN's payload",
+     "jax-ml/ml_dtypes b793a6e ml_dtypes/include/float8.h:1528-1560 (ConvertImpl<Eigen::half, "
+     "float8_e5m2>: NaN -> (bits >> 8) | 0b10), :1563-1569 (ConvertImpl<float8_e5m2, Eigen::half>: "
+     "bits << 8), :80-81 and :99-101 (the constructor and operator that reach them); otherwise as ml_dtypes; "
+     "docs/research/ml-dtypes-pytorch-casts.md section 2",
+     ml_dtypes_policies, ml_dtypes_cpp_policies},
+    {"amd-gfx942",
+     "AMD MI300 (gfx942) FP8 instructions: e4m3fnuz/e5m2fnuz only, RNE or SR, no saturation by default "
+     "(finite: HIP's clamp, Inf still NaN), NaN 0x80; "
+     "inferred, not measured",
+     "ROCm/clr amd_hip_fp8.h @f9f995c (HIP_FP8_TYPE_FNUZ 41-44, __hip_cvt_float_to_fp8 device path 519-545); "
+     "composable_kernel ck_tile float8.hpp @03fe5f1 (cast_to_f8_from_f32); llvm-project ArithToAMDGPU.cpp "
+     "@0272474 (clampInput, TruncFToFloat8RewritePattern); LLVM gfx940 MC tests; docs/research/amd-fnuz.md",
+     nullptr, amd_gfx942_policies},
+    {"torchmx",
+     "rain-neuromorphics/torchmx (7648b97, torchao 0.6.1): bf16 blocks, floor scale from the exponent "
+     "fields, clamp-then-cast rne elements, MXINT8 as integers (scale code OCP's minus 6)",
+     "rain-neuromorphics/torchmx 7648b97: torchmx/mx_tensor.py (quantize_mx, dequantize_mx, to_mx), "
+     "mx_quantization_utils.py (get_e8m0_shared_exponent, quantize_mx_with_e8m0_shared_exponent_simulated, "
+     "dequantize_to_dtype), dtypes.py; pytorch/ao v0.6.1 custom_fp_utils.py (_f32_to_floatx_unpacked); "
+     "docs/research/torchmx.md",
+     nullptr, torchmx_policies},
+    {"torchmx-hw-exact",
+     "torchmx with MX_HARDWARE_EXACT_QUANTIZATION=True: as torchmx, but a NaN-scale block keeps the "
+     "subnormal codes of |V| / 2^128",
+     "rain-neuromorphics/torchmx 7648b97: mx_quantization_utils.py:253-412 "
+     "(quantize_mx_with_e8m0_shared_exponent_hw_exact), mx_tensor.py:80-90, env_variables.py:16; "
+     "docs/research/torchmx.md section 4",
+     torchmx_policies, torchmx_hw_exact_policies},
+    {"pychop",
+     "inEXASCALE/pychop mx_quantize (0.6.0, 242e079): floor of np.log2 in the input dtype, NaN ignored "
+     "by amax, Inf gives 0xFE, +0 for every zero FP element, MXINT8 with -2",
+     "inEXASCALE/pychop 242e079: pychop/np/mx_formats.py (MXBlock_._quantize, _quantize_float_element, "
+     "_quantize_mxint, _mx_float_params, _scale_exponent_bounds), pychop/mx_formats.py (MXSpec, MX_FORMATS); "
+     "docs/research/pychop.md",
+     nullptr, pychop_policies},
+    {"lut-argmin",
+     "the MX-FP4 GEMM golden generator (seed 003): clamp, then argmin over the FP4 value table "
+     "(nearest, ties toward zero, zeros +0, NaN +0); PyTorch's e8m0 cast for its scales",
+     "seed 003 (../shared/seeds/003_1cfc0588c37cecb0.txt) lines 28-61 (_build_fp4_lut, "
+     "_quantize_to_fp4_lut: clamp L57, distances L58, argmin L59), lines 83-87 and 118 (scale, "
+     "float8_e8m0fnu cast); PyTorch aten/src/ATen/native/SharedReduceOps.h LessOrNan (the first "
+     "minimum and the first NaN win); docs/research/lut-argmin-golden.md sections 2-4",
+     nullptr, lut_argmin_policies},
+    {"fpnew",
+     "FPnew / CVFPU (openhwgroup/cvfpu) FP-to-FP casts: IEEE formats only (FP64, FP32, FP16, FP16ALT = "
+     "bf16, FP8 = e5m2, FP8ALT = e4m3:specials=ieee), RNE RTZ RDN RUP RMM ROD, IEEE overflow, every NaN "
+     "the RISC-V canonical NaN",
+     "openhwgroup/cvfpu develop 0ad2cd7 (2024-10-23): src/fpnew_cast_multi.sv (special results 636-667, "
+     "over/underflow 460-483, flags 583-584 and 724-731), src/fpnew_rounding.sv 45-65, src/fpnew_pkg.sv "
+     "50-56 and 140-148 (FP_ENCODINGS, roundmode_e), 347-348 (bias); FP8ALT: PR 131 (e34456c) "
+     "src/fpnew_pkg.sv 53-59; tininess: issues 165, 166 and PR 168 (merged 2026-05-06); Inf: PR 140",
+     nullptr, fpnew_policies},
+    {"p3109",
+     "IEEE P3109 interim report v4.0: binaryKpP formats, its projection specification (rounding x "
+     "SatFinite, SatPropagate, SatNone)",
+     "IEEE SA P3109 Interim Report v4.0 (2026-06-26), github.com/P3109/Public 26df0d0: 3.1-3.2 formats "
+     "and names, 4.2 projection specifications, 4.7.2-4.7.6 decode, project, round, saturate, encode",
+     nullptr, p3109_policies},
+};
+
+constexpr Dialect make(const Row& r) {
+  Dialect d = base(r.name, r.summary, r.sources);
+  if (r.parent) r.parent(d);
+  if (r.policies) r.policies(d);
   return d;
 }
 
-const std::array<Dialect, 19> kDialects = {make_ocp(),          make_cuda(),
-                                           make_cuda_sm90(),    make_cuda_sm100(),
-                                           make_torchao(),      make_ml_dtypes(),
-                                           make_microxcaling(), make_transformer_engine(),
-                                           make_gfloat(),       make_transformer_engine_2025(),
-                                           make_torchao_pre_178817(), make_ml_dtypes_cpp(),
-                                           make_amd_gfx942(),
-                                           make_torchmx(),      make_torchmx_hw_exact(),
-                                           make_pychop(),        make_lut_argmin(),
-                                           make_fpnew(),        make_p3109()};
+constexpr std::array<Dialect, std::size(kRows)> make_all() {
+  std::array<Dialect, std::size(kRows)> a{};
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = make(kRows[i]);
+  return a;
+}
 
-
+const std::array<Dialect, std::size(kRows)> kDialects = make_all();
 
 // The runtime formats a dialect restricts itself to, by canonical spec (empty: every one its
 // RuntimeFormatPolicy admits). A table here until RuntimeFormatPolicy carries it.

@@ -1,12 +1,15 @@
 // conformance/support/gemm_kernels.hpp: what the GEMM kernel tests (test_gemm, test_gemm_runtime,
 // test_gemm_fast, test_gemm_scale_formats) share: the kernel tables under test on this CPU, the
-// model-and-context case they run, the run of every kernel against the reference's outputs, and
-// the hex form of an f32 result in their messages.
+// model-and-context case they run (and the sweep of the six deterministic roundings), its
+// GemmOptions, the run of the reference and of every kernel against its outputs, and the hex
+// form of an f32 result in their messages. The tests include it inside namespace
+// softmx::conformance, where these names are theirs without using-declarations.
 #pragma once
 
 #include <cstdint>
 #include <cstdio>
 #include <algorithm>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -55,20 +58,52 @@ inline std::string hex8(std::uint64_t x) {
   return b;
 }
 
-/// Runs every kernel under test on A and B under `o` (gemm, or dot_pairs with `pairs`), with 1
-/// and 3 threads (1 only with `one_thread`), and compares each run's codes and flags with the
-/// reference's: rc and rf (one per output) and rany, the OR of its flags. A run that matches in
-/// every output and in the OR counts its outputs as passed in `tally`; any other is one failure,
-/// weighed by the outputs that differ (1 where only the OR does), with the message
-/// describe(kernel, threads, bad, first, kc, kf, kany): bad outputs differ, the first at index
-/// `first` (n when none does); kc, kf and kany the kernel's codes, flags and their OR.
-template <class Describe>
-void compare_kernels(bool pairs, const GemmOperand& A, const GemmOperand& B, GemmOptions o, bool one_thread,
-                     const std::vector<std::uint32_t>& rc, const std::vector<Flags>& rf, Flags rany, Tally& tally,
-                     Describe describe) {
-  const std::size_t n = rc.size();
-  std::vector<std::uint32_t> kc(n);
-  std::vector<Flags> kf(n);
+/// The GemmOptions of a model case: its model and its result's Context, on `threads` threads
+/// (0: as many as the machine has; the results do not depend on it), the rest the defaults.
+inline GemmOptions options_for(const ModelCase& mc, unsigned threads) {
+  GemmOptions o;
+  o.model = mc.model;
+  o.out = mc.ctx;
+  o.threads = threads;
+  return o;
+}
+
+/// `model` under each deterministic rounding (rne, rna, rz, ru, rd, ro): saturation finite under
+/// rz and none under the others, tininess before rounding under rd and after under the others,
+/// so that each mode, both saturations and both tininess rules are met. Labels: "<model> <mode>".
+inline std::vector<ModelCase> rounding_cases(const AccumulationModel* model) {
+  std::vector<ModelCase> v;
+  for (Rounding r : {Rounding::rne, Rounding::rna, Rounding::rz, Rounding::ru, Rounding::rd, Rounding::ro}) {
+    Context c;
+    c.rounding = r;
+    c.saturation = r == Rounding::rz ? Saturation::finite : Saturation::none;
+    c.tininess = r == Rounding::rd ? Tininess::before_rounding : Tininess::after_rounding;
+    v.push_back({model, c, std::string(model->name()) + " " + std::string(name(r))});
+  }
+  return v;
+}
+
+/// No more to say about an output that differs (compare_with_reference's default `detail`).
+struct NoDetail {
+  std::string operator()(std::size_t) const { return {}; }
+};
+
+/// Runs the reference (gemm_on with no kernel table: dot_general per output) on A and B under
+/// `o` (gemm, or dot_pairs with `pairs`), then every kernel under test with 1 and 3 threads (1
+/// only with `one_thread`), and compares each kernel run's codes and flags with the reference's,
+/// output by output, and the OR of its flags with the reference's. A run that matches counts its
+/// outputs as passed in `tally`; any other is one failure, weighed by the outputs that differ (1
+/// where only the OR does), whose message is `what`, the kernel, the threads and how many
+/// outputs differ, then the first output that differs (its index, each side's code in hex and
+/// flags, and detail(index)) or the two ORs. Returns the reference's codes.
+template <class Detail = NoDetail>
+std::vector<std::uint32_t> compare_with_reference(bool pairs, const GemmOperand& A, const GemmOperand& B,
+                                                  GemmOptions o, bool one_thread, const std::string& what,
+                                                  Tally& tally, Detail detail = {}) {
+  const std::size_t n = pairs ? A.rows : A.rows * B.rows;
+  std::vector<std::uint32_t> rc(n), kc(n);
+  std::vector<Flags> rf(n), kf(n);
+  const Flags rany = gemm_detail::gemm_on(nullptr, pairs, A, B, o, rc, rf);
   for (const Kern& k : kernels_under_test())
     for (unsigned th : {1u, 3u}) {
       if (one_thread && th != 1) continue;
@@ -85,8 +120,16 @@ void compare_kernels(bool pairs, const GemmOperand& A, const GemmOperand& B, Gem
         tally.pass(n);
         continue;
       }
-      tally.fail(describe(k, th, bad, first, kc, kf, kany), bad ? bad : 1);
+      std::ostringstream s;
+      s << what << " kernel " << k.name << " threads " << th << ": " << bad << " of " << n << " outputs differ";
+      if (bad)
+        s << "; first " << first << ": kernel " << hex8(kc[first]) << "/" << int(kf[first]) << ", reference "
+          << hex8(rc[first]) << "/" << int(rf[first]) << detail(first);
+      else
+        s << "; the OR of the flags differs: " << int(kany) << " vs " << int(rany);
+      tally.fail(s.str(), bad ? bad : 1);
     }
+  return rc;
 }
 
 }  // namespace softmx::conformance

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -116,6 +117,31 @@ void decode_scales(Side& s, const Format& sf, std::uint32_t mask);
 /// As dot_general() (dot.cpp's validate): a pair of runtime elements whose products leave the
 /// exact accumulator's range is refused (operands.cpp).
 void check_runtime_range(const std::string& what, const GemmOperand& a, const GemmOperand& b);
+
+/// Packs one panel of a kernel's operand: vectors row .. row + lanes - 1 of `op` (lanes <= w),
+/// elements t0 .. t0 + len - 1, each code read through `value` (a per-code table: a Component's
+/// n for the exact kernel, ElementTables::value for fp32-sequential), into o as [t][w] (o[t * w +
+/// l] is vector row + l's element t0 + t); lanes lanes .. w - 1 are zeros. The codes are read
+/// along the operand's shorter stride (k for gemm_rows, the vectors for gemm_columns), so that the
+/// reads stay sequential in memory whichever way the operand is laid out.
+template <class T>
+void pack_panel(const GemmOperand& op, const std::array<T, 256>& value, std::size_t row, std::size_t lanes,
+                std::size_t t0, std::size_t len, std::size_t w, T* o) {
+  if (lanes < w)
+    for (std::size_t t = 0; t < len; ++t)
+      for (std::size_t l = lanes; l < w; ++l) o[t * w + l] = T(0);
+  if (op.k_stride <= op.row_stride) {
+    for (std::size_t l = 0; l < lanes; ++l) {
+      const std::uint8_t* code = op.codes.data() + (row + l) * op.row_stride + t0 * op.k_stride;
+      for (std::size_t t = 0; t < len; ++t) o[t * w + l] = value[code[t * op.k_stride]];
+    }
+  } else {
+    for (std::size_t t = 0; t < len; ++t) {
+      const std::uint8_t* code = op.codes.data() + row * op.row_stride + (t0 + t) * op.k_stride;
+      for (std::size_t l = 0; l < lanes; ++l) o[t * w + l] = value[code[l * op.row_stride]];
+    }
+  }
+}
 
 // ---- the problem and its reference ------------------------------------------------------------
 

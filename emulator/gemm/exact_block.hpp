@@ -149,33 +149,18 @@ class ExactBlock {
     std::size_t begin, end, blk;
   };
 
-  /// Packs part `part` of rows r0..r1 (panels of w), elements t0..t1, as [panel][t][w], and
-  /// each segment's shifts as [panel][segment][w]. Lanes past r1 hold zeros. The codes are read
-  /// along the operand's shorter stride (k for gemm_rows, the rows for gemm_columns).
+  /// Packs part `part` of rows r0..r1 (panels of w, pack_panel), elements t0..t1, as
+  /// [panel][t][w], and each segment's shifts as [panel][segment][w]. Lanes past r1 hold zeros.
   void pack(const Side& s, std::size_t part, std::size_t r0, std::size_t r1, std::size_t t0, std::size_t t1,
             std::size_t w, std::vector<double>& out, std::vector<std::int32_t>& shifts) const {
     const Component& c = s.tab.parts[part];
     const std::size_t panels = (r1 - r0 + w - 1) / w, len = t1 - t0, ns = seg_.size();
     out.resize(panels * len * w);
     shifts.assign(panels * ns * w, 0);
-    const bool along_k = s.op->k_stride <= s.op->row_stride;
     for (std::size_t p = 0; p < panels; ++p) {
       const std::size_t lanes = std::min(w, r1 - (r0 + p * w));
       double* o = out.data() + p * len * w;
-      if (lanes < w)
-        for (std::size_t t = 0; t < len; ++t)
-          for (std::size_t l = lanes; l < w; ++l) o[t * w + l] = 0.0;
-      if (along_k) {
-        for (std::size_t l = 0; l < lanes; ++l) {
-          const std::uint8_t* code = s.op->codes.data() + (r0 + p * w + l) * s.op->row_stride + t0 * s.op->k_stride;
-          for (std::size_t t = 0; t < len; ++t) o[t * w + l] = c.n[code[t * s.op->k_stride]];
-        }
-      } else {
-        for (std::size_t t = 0; t < len; ++t) {
-          const std::uint8_t* code = s.op->codes.data() + (r0 + p * w) * s.op->row_stride + (t0 + t) * s.op->k_stride;
-          for (std::size_t l = 0; l < lanes; ++l) o[t * w + l] = c.n[code[l * s.op->row_stride]];
-        }
-      }
+      pack_panel(*s.op, c.n, r0 + p * w, lanes, t0, len, w, o);
       for (std::size_t l = 0; l < lanes; ++l) {
         const std::size_t r = r0 + p * w + l;
         for (std::size_t x = 0; x < ns; ++x)

@@ -79,35 +79,18 @@ struct SeqWork {
   bool fpu_ok = true;
   void begin() { fpu_ok = fpu_default(); }
 
-  /// Packs rows r0..r1 (panels of w), elements t0..t1, as [panel][t][w] (lanes past r1 zero),
-  /// each segment's scale exponents as [panel][segment][w] and its block's exact-block
-  /// exponents as [panel][segment][sx, mx][w] (lanes past r1: kSeqAlwaysExact). The codes are
-  /// read along the operand's shorter stride.
+  /// Packs rows r0..r1 (panels of w, pack_panel), elements t0..t1, as [panel][t][w] (lanes past
+  /// r1 zero), each segment's scale exponents as [panel][segment][w] and its block's exact-block
+  /// exponents as [panel][segment][sx, mx][w] (lanes past r1: kSeqAlwaysExact).
   void pack(const Side& sd, const SeqExact& ex, std::size_t r0, std::size_t r1, std::size_t t0, std::size_t t1,
             std::size_t w, std::vector<float>& out, std::vector<std::int32_t>& x, std::vector<std::int32_t>& y) const {
     const std::size_t panels = (r1 - r0 + w - 1) / w, len = t1 - t0, ns = seg.size();
     out.resize(panels * len * w);
     x.assign(panels * ns * w, 0);
     y.assign(panels * ns * 2 * w, kSeqAlwaysExact);
-    const GemmOperand& op = *sd.op;
-    const bool along_k = op.k_stride <= op.row_stride;
     for (std::size_t p = 0; p < panels; ++p) {
       const std::size_t lanes = std::min(w, r1 - (r0 + p * w));
-      float* o = out.data() + p * len * w;
-      if (lanes < w)
-        for (std::size_t t = 0; t < len; ++t)
-          for (std::size_t l = lanes; l < w; ++l) o[t * w + l] = 0.0f;
-      if (along_k) {
-        for (std::size_t l = 0; l < lanes; ++l) {
-          const std::uint8_t* code = op.codes.data() + (r0 + p * w + l) * op.row_stride + t0 * op.k_stride;
-          for (std::size_t t = 0; t < len; ++t) o[t * w + l] = sd.tab.value[code[t * op.k_stride]];
-        }
-      } else {
-        for (std::size_t t = 0; t < len; ++t) {
-          const std::uint8_t* code = op.codes.data() + (r0 + p * w) * op.row_stride + (t0 + t) * op.k_stride;
-          for (std::size_t l = 0; l < lanes; ++l) o[t * w + l] = sd.tab.value[code[l * op.row_stride]];
-        }
-      }
+      pack_panel(*sd.op, sd.tab.value, r0 + p * w, lanes, t0, len, w, out.data() + p * len * w);
       for (std::size_t l = 0; l < lanes; ++l) {
         const std::size_t r = r0 + p * w + l;
         for (std::size_t q = 0; q < ns; ++q) {

@@ -1,10 +1,11 @@
 // emulator/simd/scale_entries.hpp: the one body of simd/scale_avx2.cpp and simd/scale_avx512.cpp.
 // It pulls in the kernels of simd/scale_kernels.hpp for one instruction set (simd/scale_fused.hpp
-// on simd/lanes.hpp's VectorKernel, in namespace simd::SOFTMX_SIMD_NS, and simd/scale_lanes.hpp in
-// namespace simd::SOFTMX_SIMD_NS_scale) and defines that set's entry point, scale_kernels_avx2 or
-// scale_kernels_avx512. Include it only from those two sources, after defining SOFTMX_SIMD_NS
-// (avx2 or avx512) and SOFTMX_SIMD_LANES (8 or 16 f32 lanes; simd/lanes.hpp). No include guard:
-// one inclusion per translation unit, each under its own namespace.
+// on simd/batch_lanes.hpp's VectorKernel, in namespace simd::SOFTMX_SIMD_NS, and
+// simd/scale_lanes.hpp in namespace simd::SOFTMX_SIMD_NS_scale) and defines that set's entry point,
+// scale_kernels_avx2 or scale_kernels_avx512. Include it only from those two sources, after
+// defining SOFTMX_SIMD_NS (avx2 or avx512) and SOFTMX_SIMD_LANES (8 or 16 f32 lanes;
+// simd/lanes.hpp). No include guard: one inclusion per translation unit, each under its own
+// namespace.
 #include "simd/lanes.hpp"
 #include "simd/block_lanes.hpp"
 #include "simd/scale_kernels.hpp"

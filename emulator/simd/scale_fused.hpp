@@ -1,7 +1,7 @@
 // emulator/simd/scale_fused.hpp: one MX block with a scale S that is not a power of two, N
 // lanes at a time: every element x becomes RO_f32(x / S') (S = S' 2^k, S' in [1, 2)) in
 // registers, then goes through simd/block_lanes.hpp's direct path (scaled by 2^-k, flags ORed)
-// or simd/lanes.hpp's VectorKernel (with flags per element), the kernels E8M0 blocks use (internal; included after simd/lanes.hpp by simd/scale_avx2.cpp and
+// or simd/batch_lanes.hpp's VectorKernel (with flags per element), the kernels E8M0 blocks use (internal; included after simd/lanes.hpp by simd/scale_avx2.cpp and
 // simd/scale_avx512.cpp, in namespace SOFTMX_SIMD_NS). docs/BLOCKS.md 1.3 gives the argument.
 
 namespace softmx::simd::SOFTMX_SIMD_NS {

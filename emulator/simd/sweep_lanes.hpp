@@ -5,7 +5,7 @@
 // What it computes: the segments of n consecutive f32 inputs (consecutive_segments, batch.hpp)
 // converted into a named sign-magnitude destination with subnormals (the MX elements E4M3,
 // E5M2, E3M2, E2M3, E2M1) under rne, rna, rz, ru or rd, with flags: exactly what
-// simd::segments_kernel computes (simd/lanes.hpp, convert_consecutive_to with its SegmentSink),
+// simd::segments_kernel computes (simd/consecutive_lanes.hpp, convert_consecutive_to with its SegmentSink),
 // and every input is still rounded by the model, lane by lane. Only the loop is different:
 //
 //  - The inputs are made in registers (sig = iota + the binade's first fraction, stepped by N),

@@ -191,11 +191,17 @@ struct BlockPolicies {
   /// Empty when the dialect quantizes blocks; otherwise why not ("ml_dtypes has no block
   /// quantization").
   std::string_view unsupported{};
+  /// How the shared exponent is chosen from amax (BLOCKS.md 1 step 2); OCP MX 6.3's is floor.
   ScaleRule scale_rule = ScaleRule::floor;
+  /// The scale of a block whose values are all zero (step 4): OCP gives none; 2^-127 here.
   ZeroBlockScale zero_block_scale = ZeroBlockScale::min_scale;
+  /// A block holding a NaN (step 1): OCP MX 6.3 makes its scale NaN.
   NanBlock nan_block = NanBlock::nan_scale;
+  /// A block holding an Inf and no NaN (step 1): OCP MX 6.3 makes its scale NaN.
   InfBlock inf_block = InfBlock::nan_scale;
+  /// The element codes under a NaN scale (step 5): OCP leaves them unspecified; 0 here.
   NanScaleElements nan_scale_elements = NanScaleElements::zero;
+  /// A scale exponent above 127, which only f64 sources reach (step 3).
   ScaleOverflow scale_overflow = ScaleOverflow::clamp;
   /// rceil: the quotient amax / max_E formed as amax * RN_f32(1 / max_E), rounded to f32, and
   /// then rounded up to a power of two (torchao, TransformerEngine), instead of exactly.
@@ -203,7 +209,9 @@ struct BlockPolicies {
   /// even: the rounded amax is an f32, so a carry past 2^128 makes it Inf and the scale NaN
   /// (torchao).
   bool even_f32_overflow_nan = false;
+  /// How V / X is formed before the element rounding (step 5).
   ElementScaling element_scaling = ElementScaling::exact;
+  /// How the scale is applied when dequantizing (BLOCKS.md 2).
   DequantScaling dequant_scaling = DequantScaling::exact;
   /// The element rounding and saturation a quantizer uses unless told otherwise.
   Rounding element_rounding = Rounding::rne;
@@ -290,15 +298,22 @@ struct Dialect {
   /// implementation that widens through another format produces (CUDA's float paths turn every
   /// NaN into 0x7FFFFFFF: 23 ones; its E8M0 decode goes through bf16 0x7FFF: 7 ones).
   std::array<std::uint8_t, kFormatCount> nan_canonical_ones{};
+  /// A NaN into a format without NaN (e3m2, e2m3, e2m1, int8; SEMANTICS 5.7).
   NanToFinite nan_to_finite = NanToFinite::positive_max;
   double nan_finite_value = 0;  ///< for NanToFinite::signed_value
+  /// E8M0's non-finite and out-of-range inputs (SEMANTICS 5.4): below 2^-127, zero, negative.
   E8m0Below e8m0_below = E8m0Below::clamp_min;
   E8m0Zero e8m0_zero = E8m0Zero::min_scale;
   E8m0Negative e8m0_negative = E8m0Negative::nan;
+  /// E8M0's ties under rne and rna (SEMANTICS 5.4): a tie between 2^k and 2^(k+1) is the
+  /// value 1.5 * 2^k, which even and up round differently.
   E8m0Ties e8m0_ties = E8m0Ties::even;
+  /// Saturation's corner cases (SEMANTICS 4, 5.6): an Inf under finite, overflow where there
+  /// is no Inf, ro's overflow under none.
   SatfiniteInf satfinite_inf = SatfiniteInf::max_finite;
   OverflowNoInf overflow_no_inf = OverflowNoInf::nan;
   RoOverflow ro_overflow = RoOverflow::max_finite;
+  /// The MX element formats' ties and zero signs (SEMANTICS 5.8).
   NearestTies nearest_ties = NearestTies::even;
   ZeroSign zero_sign = ZeroSign::keep;
   /// E8M0 under rne/rna: every value in (2^-127, 2^-126) rounds up to 2^-126, as PyTorch's and
