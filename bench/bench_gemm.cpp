@@ -6,7 +6,8 @@
 //   - OpenBLAS sgemm (Debian's libopenblas-dev) on the same operands dequantized to f32, one
 //     thread: the fast, inexact product users reach for today.
 // And UE4M3 block scales against E8M0 on the same e4m3 blocks (scales_512: the exact kernel with
-// the scale significands folded in; fp32-sequential's reference per output).
+// the scale significands folded in; fp32-sequential's kernel with each block sum times the two
+// scale values rounded once), on the AVX2 and the best kernel.
 // Reported per core (one thread) as element products per second, with the ratios; then the wall
 // time of a 2048^3 product per model on every core of this machine.
 //
@@ -133,8 +134,9 @@ std::vector<std::uint8_t> ue4m3_scales(std::span<const std::uint8_t> e8m0, std::
 }
 
 /// run_gemm's operands with E8M0 scales (ue4m3 false) or the same blocks with UE4M3 scales
-/// (ue4m3_scales), e4m3 elements, one thread: the UE4M3 route against the E8M0 one.
-void run_gemm_scales(benchmark::State& st, const softmx::AccumulationModel* model, bool ue4m3, std::size_t n) {
+/// (ue4m3_scales), e4m3 elements, one thread, on `kernel`: the UE4M3 route against the E8M0 one.
+void run_gemm_scales(benchmark::State& st, const softmx::AccumulationModel* model, bool ue4m3, std::size_t n,
+                     softmx::GemmKernel kernel) {
   const Operands& o = operands(n, n, n);
   const std::vector<std::uint8_t> sa = ue4m3_scales(o.qa.scales, 1), sb = ue4m3_scales(o.qb.scales, 2);
   softmx::GemmOperand A = o.A(), B = o.B();
@@ -149,6 +151,7 @@ void run_gemm_scales(benchmark::State& st, const softmx::AccumulationModel* mode
   opt.model = model;
   opt.out = out_context();
   opt.threads = 1;
+  opt.kernel = kernel;
   for (auto _ : st) {
     benchmark::DoNotOptimize(softmx::gemm(A, B, opt, c, f));
     benchmark::ClobberMemory();
@@ -250,18 +253,22 @@ int main(int argc, char** argv) {
                                    512, 512, 1u)
           ->Unit(benchmark::kMillisecond)
           ->MinTime(0.5);
-  // UE4M3 block scales against E8M0 on the same e4m3 blocks, m = n = k = 512, one thread, the
-  // default kernel: exact folds the scale significands into its integers; fp32-sequential still
-  // sends UE4M3 to dot_general per output (one run).
-  for (const char* model : {"exact", "fp32-sequential"})
-    for (bool ue4m3 : {false, true}) {
-      auto* b = benchmark::RegisterBenchmark(
-                    (std::string("scales_512/") + model + (ue4m3 ? "/ue4m3" : "/e8m0")).c_str(), run_gemm_scales,
-                    softmx::find_accumulation_model(model), ue4m3, std::size_t{512})
-                    ->Unit(benchmark::kMillisecond);
-      if (ue4m3 && std::string(model) != "exact") b->Iterations(1)->UseRealTime();
-      else b->MinTime(0.5);
-    }
+  // UE4M3 block scales against E8M0 on the same e4m3 blocks, m = n = k = 512, one thread, on
+  // the AVX2 kernel and the default one: exact folds the scale significands into its integers;
+  // fp32-sequential rounds each block sum times the two scale values once (kernels.hpp,
+  // scale_round).
+  std::vector<softmx::GemmKernel> scale_kernels;
+  if (softmx::gemm_kernel_supported(softmx::GemmKernel::avx2) && best != softmx::GemmKernel::avx2)
+    scale_kernels.push_back(softmx::GemmKernel::avx2);
+  scale_kernels.push_back(best);
+  for (softmx::GemmKernel k : scale_kernels)
+    for (const char* model : {"exact", "fp32-sequential"})
+      for (bool ue4m3 : {false, true})
+        benchmark::RegisterBenchmark(
+            (std::string("scales_512/") + model + (ue4m3 ? "/ue4m3/" : "/e8m0/") + softmx::name(k)).c_str(),
+            run_gemm_scales, softmx::find_accumulation_model(model), ue4m3, std::size_t{512}, k)
+            ->Unit(benchmark::kMillisecond)
+            ->MinTime(0.5);
 #ifdef SOFTMX_HAVE_OPENBLAS
   benchmark::RegisterBenchmark("openblas_sgemm_1024/f32", openblas_sgemm, n)->Unit(benchmark::kMillisecond)->MinTime(1.0);
 #endif
@@ -328,13 +335,18 @@ int main(int argc, char** argv) {
       if (r > 0 && q > 0)
         std::printf("  %-16s %-9s %8.3f   %-5s %8.3f   %.2fx\n", model, rt, r / 1e9, named, q / 1e9, r / q);
     }
-  std::printf("\nUE4M3 block scales against E8M0, e4m3 x e4m3, m = n = k = 512, one thread, %s kernel (G element "
-              "products/s; ratio in this run):\n", softmx::name(best));
-  for (const char* model : {"exact", "fp32-sequential"}) {
-    const std::string base = std::string("scales_512/") + model + "/";
-    const double u = rate(base + "ue4m3"), e = rate(base + "e8m0");
-    if (u > 0 && e > 0) std::printf("  %-16s ue4m3 %8.3f   e8m0 %8.3f   %.3fx\n", model, u / 1e9, e / 1e9, u / e);
-  }
+  std::printf("\nUE4M3 block scales against E8M0, e4m3 x e4m3, m = n = k = 512, one thread (G element products/s; "
+              "ratios in this run; sgemm's at 1024):\n");
+  for (softmx::GemmKernel k : scale_kernels)
+    for (const char* model : {"exact", "fp32-sequential"}) {
+      const std::string base = std::string("scales_512/") + model + "/";
+      const std::string kn = std::string("/") + softmx::name(k);
+      const double u = rate(base + "ue4m3" + kn), e = rate(base + "e8m0" + kn);
+      if (u <= 0 || e <= 0) continue;
+      std::printf("  %-16s %-7s ue4m3 %8.3f   e8m0 %8.3f   %.3fx", model, softmx::name(k), u / 1e9, e / 1e9, u / e);
+      if (sg > 0) std::printf("   ue4m3 vs sgemm %.4fx", u / sg);
+      std::printf("\n");
+    }
   std::printf("\ngemm 2048^3 on %u threads (%s kernel), wall time:\n", cores, softmx::name(best));
   for (const Model& m : models()) {
     const double r = rate("gemm_2048_all_cores/" + m.name);

@@ -84,6 +84,10 @@ struct Side {
   std::vector<std::int32_t> bexp;
   std::vector<double> ssig;
   int sbits = 0;
+  // The same scales as f32 values for the fp32-sequential kernel (decode_scale_values; empty
+  // otherwise): block b of vector r has the scale sval[r * nb + b], exactly, zeros with their
+  // sign; 0 for a NaN or Inf scale, whose vector is special.
+  std::vector<float> sval;
   /// Block b of vector r's scale exponent on E8M0's scale (code - 127 = the exponent): the E8M0
   /// code (a NaN code 0xFF reads as smin[r]), or bexp.
   std::int32_t scale_exp(std::size_t r, std::size_t b) const {
@@ -113,6 +117,19 @@ bool exact_scales_fit(const Side& a, const Side& b, const Format& sf, std::size_
 /// Decodes a side's scales (codes & mask, in sf) into bexp, ssig and sbits, and sets smin and
 /// smax over them and special[r] for a vector with a NaN or Inf scale (operands.cpp).
 void decode_scales(Side& s, const Format& sf, std::uint32_t mask);
+
+/// Whether the fp32-sequential kernel can take scales in `sf` (neither E8M0 nor its UE4M3
+/// reading by the tensor-core models): the one place that decides it, from the descriptor
+/// (docs/ARCHITECTURE.md, GEMM, "Exact routes and their proofs", 7). The model's d_j rounds
+/// s * X_A * X_B once into f32 (dot.cpp, times_scales); the kernel forms that product exactly
+/// in double lanes (kernels.hpp, scale_round), which needs every finite scale value exact in
+/// f32 (2^(emin - man_bits) >= 2^-149, emax < 128) and 24 + 2 (man_bits + 1) <= 53 significant
+/// bits: man_bits <= 13. ue4m3, ue5m3, e4m3, bf16 and f16 fit; f32 (24 + 48 bits) does not.
+bool seq_scales_fit(const Format& sf);
+
+/// Decodes a side's scales (codes & mask, in sf) into sval (seq_scales_fit(sf) holds) and sets
+/// special[r] for a vector with a NaN or Inf scale (operands.cpp).
+void decode_scale_values(Side& s, const Format& sf, std::uint32_t mask);
 
 /// As dot_general() (dot.cpp's validate): a pair of runtime elements whose products leave the
 /// exact accumulator's range is refused (operands.cpp).
@@ -165,6 +182,10 @@ struct Problem {
   // (exact_scales_fit): the sides hold them decoded (decode_scales), and the exact kernel runs;
   // the reference (per output, for specials and zero sums) still reads them as above.
   bool exact_scales = false;
+  // ue4m3_ref or any_ref under fp32-sequential with scales its kernel takes (seq_scales_fit):
+  // the sides hold their values (decode_scale_values), and the fp32-sequential kernel runs; the
+  // reference (per output) still reads them as above.
+  bool seq_scales = false;
   // mma_pairs: C of each pair (f32 codes), the accumulator before the first instruction; the
   // reference is then TensorCoreModel::mma (scaled: mma_scaled). Null for gemm / dot_pairs.
   const std::uint32_t* addend = nullptr;

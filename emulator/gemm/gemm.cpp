@@ -203,6 +203,17 @@ Flags gemm_on(const Kernels* kern, bool pairs, const GemmOperand& a, const GemmO
       P.exact_scales = true;
     }
   }
+  // Under fp32-sequential: its kernel, with each block sum rounded once times the two scale
+  // values, where seq_scales_fit allows (else the reference).
+  if (kern && &model == &fp32_sequential_accumulation() && (P.any_ref || P.ue4m3_ref)) {
+    const Format& sf = P.any_ref ? *P.any_ref : *P.ue4m3_ref;
+    const std::uint32_t mask = P.any_ref ? ~std::uint32_t{0} : 0x7Fu;  // UE4M3: code & 0x7F, as the reference
+    if (seq_scales_fit(sf)) {
+      decode_scale_values(P.a, sf, mask);
+      decode_scale_values(P.b, sf, mask);
+      P.seq_scales = true;
+    }
+  }
   if (mma) {
     P.addend = mma->c.data();
     P.scaled = mma->scaled;

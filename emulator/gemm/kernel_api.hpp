@@ -47,7 +47,10 @@ struct ExactTile {
 // ---- fp32-sequential --------------------------------------------------------------------------
 // Per output: s (the block's running f32 sum), acc (the f32 sum of the scaled blocks) and
 // state bits. A segment lies inside one block; at the end of a block (ends_block) the kernel
-// forms d = s * 2^(xa[r] + xb[c]) and acc = acc + d, then s = +0.
+// forms d = s * 2^(xa[r] + xb[c]) (E8M0 scales: va null) or d = round_f32(s * va[r] * vb[c])
+// (other scale formats, Problem::seq_scales: the scale values, exact f32 values as doubles, of at most 14
+// significant bits each, so that the product is exact in a double and d is one rounding, as
+// dot.cpp's times_scales and round_pack form it), and acc = acc + d, then s = +0.
 inline constexpr std::uint32_t kSeqInexact = 1;     // some step was inexact
 inline constexpr std::uint32_t kSeqReference = 2;   // a step left the range the kernel handles
 //
@@ -67,6 +70,8 @@ struct SeqSegment {
   const std::int32_t* ma;  // MR: mx
   const std::int32_t* sb;  // NR
   const std::int32_t* mb;  // NR
+  const double* va;        // MR scale values (Problem::seq_scales), or null: E8M0 (xa, xb)
+  const double* vb;        // NR
 };
 struct SeqTile {
   const float* a;  // [t][MR]

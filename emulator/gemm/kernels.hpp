@@ -22,8 +22,10 @@
 //   exact in binary floating point without overflow, subnormals included): e != 0 is the
 //   inexact flag, and its sign and size turn the nearest-even result into the other modes' (one
 //   step of the code toward or away from zero). The block's end scales s by 2^X in the exponent
-//   field and adds it to the accumulator the same way. Anything that leaves f32's normal range
-//   (the scaled sum, an overflow) marks the output for the reference.
+//   field (E8M0 scales) or rounds s times the two scale values, exact in double lanes, once into
+//   f32 (other scale formats: scale_round), and adds it to the accumulator the same way.
+//   Anything that leaves f32's normal range (the scaled sum, an overflow) marks the output for
+//   the reference.
 // tensor-core (tc_tile): per group, pass 1 finds E, the largest alignment exponent (the
 //   accumulator's, then every non-zero product's: zeros carry kZeroExponent), pass 2 adds every
 //   product cut to 2^(E - F) in 32-bit integer lanes (|sum| < (group + 1) * 2^(F + 2), which the
@@ -237,6 +239,89 @@ SOFTMX_GEMM_INLINE vf add_round(vf x, vf y, vi& inexact) {
   }
 }
 
+typedef float vfh __attribute__((vector_size(kBytes / 2)));  // kD float lanes
+
+/// d = round(s * a * b) under mode M, one rounding of the exact product into f32: the model's
+/// d_j for a block sum s and scale values a and b (dot.cpp: times_scales, then round_pack), on
+/// kD lanes (half a vector). Preconditions: s, a and b (given in double lanes) are f32 values
+/// (zeros included) with at most 24, 14 and 14
+/// significant bits, s finite with |s| in [2^-126, 2^128) or zero, |a|, |b| in [2^-149, 2^128)
+/// or zero. Then the products in double lanes are exact (at most 52 significant bits, within
+/// 2^-424 .. 2^384, far inside double's normal range; the signs are IEEE's XOR, zeros
+/// included), and so is x's one conversion to f32 followed by e = x - r (r within one f32 step
+/// of x: e is a multiple of x's lowest bit below r's step, at most 29 bits). r is the
+/// nearest-even rounding (the FPU's default mode, the kernels' precondition); e's sign and,
+/// for rna, |e| equal to half r's step turn it into the other modes by one code step, as in
+/// add_round. Lanes where x is non-zero and below 2^-126 (tiny: underflow under either tininess
+/// rule, or a subnormal result) or above f32's largest finite value (overflow, or rz's and
+/// rd's saturation with its flag) are ORed into bad (their d is any value); the others are
+/// normal or zero and ORed into inexact where e != 0.
+template <Rounding M>
+SOFTMX_GEMM_INLINE vh scale_round_half(vfh s, vd a, vd b, vh& inexact, vh& bad) {
+  const vd x = __builtin_convertvector(s, vd) * a * b;
+  const vfh r = __builtin_convertvector(x, vfh);
+  const vd xr = __builtin_convertvector(r, vd);
+  const vd ax = reinterpret_cast<vd>(reinterpret_cast<vl>(x) & 0x7FFFFFFFFFFFFFFF);
+  bad |= __builtin_convertvector((ax != 0) & ((ax < 0x1p-126) | (ax > 0x1.fffffep127)), vh);
+  vh rb = reinterpret_cast<vh>(r);
+  if constexpr (M == Rounding::rne) {
+    inexact |= __builtin_convertvector(x != xr, vh);
+  } else {
+    const vd e = x - xr;
+    const vh up = __builtin_convertvector(e > 0, vh), down = __builtin_convertvector(e < 0, vh);
+    inexact |= up | down;
+    const vh rneg = rb >> 31;  // all ones where r < 0 (r is not a zero where e != 0)
+    if constexpr (M == Rounding::rz || M == Rounding::ro) {
+      rb += (rneg & up) | (~rneg & down);  // r beyond x: one code toward zero (+ -1)
+      if constexpr (M == Rounding::ro) rb |= (up | down) & 1;
+    } else if constexpr (M == Rounding::ru) {
+      rb += up & (rneg | 1);
+    } else if constexpr (M == Rounding::rd) {
+      rb -= down & (rneg | 1);
+    } else if constexpr (M == Rounding::rna) {
+      // A tie rounded toward zero (e has r's sign and is half r's step, 2^(field - 151)).
+      const vl field = __builtin_convertvector((rb >> 23) & 255, vl);
+      const vd half = reinterpret_cast<vd>((field + (1023 - 151)) << 52);
+      const vd ae = reinterpret_cast<vd>(reinterpret_cast<vl>(e) & 0x7FFFFFFFFFFFFFFF);
+      rb -= ((rneg & down) | (~rneg & up)) & __builtin_convertvector(ae == half, vh);
+    }
+  }
+  return rb;
+}
+
+/// The low and high halves of a vector of kF 32-bit lanes, and two halves joined.
+template <class H, class V>
+SOFTMX_GEMM_INLINE H half_lo(V v) {
+  if constexpr (kF == 4) return __builtin_shufflevector(v, v, 0, 1);
+  else if constexpr (kF == 8) return __builtin_shufflevector(v, v, 0, 1, 2, 3);
+  else return __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7);
+}
+template <class H, class V>
+SOFTMX_GEMM_INLINE H half_hi(V v) {
+  if constexpr (kF == 4) return __builtin_shufflevector(v, v, 2, 3);
+  else if constexpr (kF == 8) return __builtin_shufflevector(v, v, 4, 5, 6, 7);
+  else return __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15);
+}
+template <class H>
+SOFTMX_GEMM_INLINE vi join(H lo, H hi) {
+  if constexpr (kF == 4) return __builtin_shufflevector(lo, hi, 0, 1, 2, 3);
+  else if constexpr (kF == 8) return __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7);
+  else return __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+}
+
+/// The same on a full vector of block sums s, the scale values a and b given as double lanes,
+/// the low halves (lanes 0 .. kD - 1) and the high ones: native double vectors (a vector of kF
+/// doubles would be wider than the instruction set's, which the compiler may lower lane by lane).
+template <Rounding M>
+SOFTMX_GEMM_INLINE vf scale_round(vf s, vd a0, vd a1, vd b0, vd b1, vi& inexact, vi& bad) {
+  vh ix0 = vh{}, ix1 = vh{}, bd0 = vh{}, bd1 = vh{};
+  const vh r0 = scale_round_half<M>(half_lo<vfh>(s), a0, b0, ix0, bd0);
+  const vh r1 = scale_round_half<M>(half_hi<vfh>(s), a1, b1, ix1, bd1);
+  inexact |= join(ix0, ix1);
+  bad |= join(bd0, bd1);
+  return reinterpret_cast<vf>(join(r0, r1));
+}
+
 template <int MR, int NV, Rounding M, bool Diag>
 void seq_tile(const SeqTile& g) {
   constexpr int NR = NV * kF;
@@ -344,17 +429,25 @@ void seq_tile(const SeqTile& g) {
     for (int r = 0; r < MR; ++r)
       for (int v = 0; v < NV; ++v) {
         const std::size_t at = static_cast<std::size_t>(r) * g.stride + static_cast<std::size_t>(v) * kF;
-        const vi x = load<vi>(sg.xb + v * kF) + (Diag ? load<vi>(sg.xa + v * kF) : splat(sg.xa[r]));
-        const vi sb = reinterpret_cast<vi>(s[r][v]);
-        // d = s * 2^X: exact while the exponent field stays in 1..254 (s is never subnormal: it
-        // is a sum of products, multiples of 2^-32); zeros keep their sign.
-        const vi nz = (sb & 0x7FFFFFFF) != 0;
-        const vi ef = ((sb >> 23) & 255) + x;
-        vi bad = nz & ((ef < 1) | (ef > 254));
-        // In unsigned lanes: where the exponent leaves 1..254 the sum wraps (its lane is marked
-        // bad and goes to the reference), which signed lanes would make undefined.
-        const vf d = reinterpret_cast<vf>(reinterpret_cast<vu>(sb) + reinterpret_cast<vu>(nz & shl(x, splat(23))));
-        vi ix = vi{};
+        vi bad = vi{}, ix = vi{};
+        vf d;
+        if (sg.va) {  // other scale formats: d rounded once from the exact s * X_A * X_B
+          const double* vb = sg.vb + v * kF;
+          const vd sa0 = Diag ? load<vd>(sg.va + v * kF) : splat(sg.va[r]);
+          const vd sa1 = Diag ? load<vd>(sg.va + v * kF + kD) : sa0;
+          d = scale_round<M>(s[r][v], sa0, sa1, load<vd>(vb), load<vd>(vb + kD), ix, bad);
+        } else {
+          const vi x = load<vi>(sg.xb + v * kF) + (Diag ? load<vi>(sg.xa + v * kF) : splat(sg.xa[r]));
+          const vi sb = reinterpret_cast<vi>(s[r][v]);
+          // d = s * 2^X: exact while the exponent field stays in 1..254 (s is never subnormal: it
+          // is a sum of products, multiples of 2^-32); zeros keep their sign.
+          const vi nz = (sb & 0x7FFFFFFF) != 0;
+          const vi ef = ((sb >> 23) & 255) + x;
+          bad = nz & ((ef < 1) | (ef > 254));
+          // In unsigned lanes: where the exponent leaves 1..254 the sum wraps (its lane is marked
+          // bad and goes to the reference), which signed lanes would make undefined.
+          d = reinterpret_cast<vf>(reinterpret_cast<vu>(sb) + reinterpret_cast<vu>(nz & shl(x, splat(23))));
+        }
         const vf acc = add_round<M>(load<vf>(g.acc + at), d, ix);
         bad |= (reinterpret_cast<vi>(acc) & 0x7F800000) == 0x7F800000;
         store(g.acc + at, acc);

@@ -18,13 +18,15 @@ constexpr std::string_view kExactReference[] = {
     "e4m3 or e5m2 with bf16, f16 or f32 scales, e2m1 with f32), or NaN or Inf scales",
 };
 constexpr std::string_view kSequentialReference[] = {
-    "block scales other than E8M0 (UE4M3 and every block_scale_format)",
+    "block scales other than E8M0 whose values do not fit the double lanes (seq_scales_fit: f32 scales), "
+    "or NaN or Inf scales",
     "vectors holding NaN or Inf codes or NaN scales",
     "rounding mode rs (the reference, with the context's random bits)",
     "the FPU not in its default state (read, never set)",
     "element values not exact in f32, or products that could leave f32's normal range (a runtime "
     "format with a far bias)",
-    "a step that reaches f32's subnormal steps or overflows",
+    "a step that reaches f32's subnormal steps or overflows (a scaled block sum: below 2^-126 or beyond "
+    "f32's largest)",
     "C NaN or Inf",
 };
 constexpr std::string_view kTensorCoreReference[] = {
@@ -53,7 +55,8 @@ constexpr std::array<GemmPath, 4> kPaths{{
     {{"fp32-sequential", "fp32-sequential",
       "the FPU's f32 additions in order, each addition's exact error (TwoSum) for the flags and the "
       "other rounding modes; blocks proven exact (by bounds, or on AVX-512 by chains rounded down and "
-      "up that agree) without error terms",
+      "up that agree) without error terms; a block's sum scaled in the exponent field (E8M0), or times "
+      "both scale values exactly in double lanes and rounded once into f32 (other scale formats)",
       kSequentialReference},
      sequential_takes, sequential_run},
     {{"tensor-core", "tensor-core models (TensorCoreModel) but the per-group ones",
@@ -75,8 +78,9 @@ std::span<const GemmPath> gemm_paths() { return kPaths; }
 Flags run_problem(const Problem& P, unsigned threads) {
   // UE4M3 scales under exact or fp32-sequential, and any other block scale format: the kernels
   // read E8M0 scales (powers of two); the reference takes the scale format (BLOCKS.md 5), but
-  // for the exact kernel with the scales decoded (exact_scales: Problem).
-  if (P.kern && (P.exact_scales || (!P.ue4m3_ref && !P.any_ref)))
+  // for the exact and fp32-sequential kernels with the scales decoded (exact_scales,
+  // seq_scales: Problem).
+  if (P.kern && (P.exact_scales || P.seq_scales || (!P.ue4m3_ref && !P.any_ref)))
     for (const GemmPath& p : kPaths)
       if (p.takes(P)) return p.run(P, threads);
   return reference_run(P, threads);

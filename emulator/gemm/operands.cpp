@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -155,6 +156,27 @@ void decode_scales(Side& s, const Format& sf, std::uint32_t mask) {
     for (std::size_t b = 0; b < nb; ++b)
       if (s.ssig[r * nb + b] == 0.0) s.bexp[r * nb + b] = lo;
   }
+}
+
+bool seq_scales_fit(const Format& sf) {
+  return sf.man_bits <= 13 && sf.emin() - sf.man_bits >= -149 && element_emax(sf) <= 127;
+}
+
+void decode_scale_values(Side& s, const Format& sf, std::uint32_t mask) {
+  const std::size_t rows = s.op->rows, nb = s.nb;
+  s.sval.assign(rows * nb, 0.0f);
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t b = 0; b < nb; ++b) {
+      const Unpacked u = unpack(sf, s.scale_code(r, b) & mask);
+      if (u.cls == ValueClass::nan || u.cls == ValueClass::inf) {
+        s.special[r] = 1;  // the reference: NaN, Inf, Inf x 0 and a signalling NaN's invalid
+        continue;
+      }
+      // sig * 2^(exp - 63), sig of at most 14 significant bits: exact in a double, and in f32
+      // (seq_scales_fit); a zero keeps its sign.
+      const double v = u.cls == ValueClass::finite ? std::ldexp(static_cast<double>(u.sig), u.exp - 63) : 0.0;
+      s.sval[r * nb + b] = static_cast<float>(u.sign ? -v : v);
+    }
 }
 
 /// As dot_general() (dot.cpp's validate): with a runtime element, every product (element values

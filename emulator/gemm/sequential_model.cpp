@@ -1,6 +1,8 @@
 // emulator/gemm/sequential_model.cpp: the fp32-sequential model's driver (docs/ARCHITECTURE.md,
 // "GEMM"): the FPU's f32 additions in BLOCKS.md's order, TwoSum for the flags and the other
-// rounding modes; outputs into f16 or bf16 rounded once more from the f32 accumulator.
+// rounding modes; block sums scaled by E8M0 exponents, or rounded once times two scale values
+// of another format (Problem::seq_scales); outputs into f16 or bf16 rounded once more from the
+// f32 accumulator.
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -70,6 +72,7 @@ struct SeqWork {
   std::size_t kc = 256;
   std::vector<float> apack, bpack;
   std::vector<std::int32_t> xa, xb, ya, yb;  // y: sx then mx, [panel][segment][2][w]
+  std::vector<double> va, vb;                 // scale values (Problem::seq_scales), [panel][segment][w]
   std::vector<std::uint32_t> sum, acc, state;
   std::vector<SeqSegment> segs;
   struct Seg {
@@ -80,13 +83,17 @@ struct SeqWork {
   void begin() { fpu_ok = fpu_default(); }
 
   /// Packs rows r0..r1 (panels of w, pack_panel), elements t0..t1, as [panel][t][w] (lanes past
-  /// r1 zero), each segment's scale exponents as [panel][segment][w] and its block's exact-block
-  /// exponents as [panel][segment][sx, mx][w] (lanes past r1: kSeqAlwaysExact).
+  /// r1 zero), each segment's scale exponents (E8M0) or scale values (Problem::seq_scales: sval;
+  /// lanes past r1 zero) as [panel][segment][w] and its block's exact-block exponents as
+  /// [panel][segment][sx, mx][w] (lanes past r1: kSeqAlwaysExact).
   void pack(const Side& sd, const SeqExact& ex, std::size_t r0, std::size_t r1, std::size_t t0, std::size_t t1,
-            std::size_t w, std::vector<float>& out, std::vector<std::int32_t>& x, std::vector<std::int32_t>& y) const {
+            std::size_t w, std::vector<float>& out, std::vector<std::int32_t>& x, std::vector<double>& v,
+            std::vector<std::int32_t>& y) const {
     const std::size_t panels = (r1 - r0 + w - 1) / w, len = t1 - t0, ns = seg.size();
+    const bool values = !sd.sval.empty();
     out.resize(panels * len * w);
     x.assign(panels * ns * w, 0);
+    v.assign(values ? panels * ns * w : 0, 0.0);
     y.assign(panels * ns * 2 * w, kSeqAlwaysExact);
     for (std::size_t p = 0; p < panels; ++p) {
       const std::size_t lanes = std::min(w, r1 - (r0 + p * w));
@@ -94,7 +101,8 @@ struct SeqWork {
       for (std::size_t l = 0; l < lanes; ++l) {
         const std::size_t r = r0 + p * w + l;
         for (std::size_t q = 0; q < ns; ++q) {
-          x[(p * ns + q) * w + l] = sd.scale(r, seg[q].blk) - 127;
+          if (values) v[(p * ns + q) * w + l] = sd.sval[r * sd.nb + seg[q].blk];
+          else x[(p * ns + q) * w + l] = sd.scale(r, seg[q].blk) - 127;
           y[((p * ns + q) * 2) * w + l] = ex.sx[r * sd.nb + seg[q].blk];
           y[((p * ns + q) * 2 + 1) * w + l] = ex.mx[r * sd.nb + seg[q].blk];
         }
@@ -128,8 +136,9 @@ struct SeqWork {
         seg.push_back({t, end, blk});
         t = end;
       }
-      pack(P->a, *ea, i0, i1, t0, t1, T.mr, apack, xa, ya);
-      pack(P->b, *eb, j0, j1, t0, t1, T.nr, bpack, xb, yb);
+      pack(P->a, *ea, i0, i1, t0, t1, T.mr, apack, xa, va, ya);
+      pack(P->b, *eb, j0, j1, t0, t1, T.nr, bpack, xb, vb, yb);
+      const bool values = P->seq_scales;
       const std::size_t len = t1 - t0, ns = seg.size();
       segs.resize(ns);
       T.each([&](std::size_t x, std::size_t y) {
@@ -139,7 +148,9 @@ struct SeqWork {
           const std::int32_t* ybq = yb.data() + (y * ns + q) * 2 * T.nr;
           segs[q] = SeqSegment{static_cast<std::uint32_t>(seg[q].end - seg[q].begin), ends,
                                xa.data() + (x * ns + q) * T.mr, xb.data() + (y * ns + q) * T.nr,
-                               yaq, yaq + T.mr, ybq, ybq + T.nr};
+                               yaq, yaq + T.mr, ybq, ybq + T.nr,
+                               values ? va.data() + (x * ns + q) * T.mr : nullptr,
+                               values ? vb.data() + (y * ns + q) * T.nr : nullptr};
         }
         const std::size_t at = T.tile(x, y);
         fn(SeqTile{apack.data() + x * len * T.mr, bpack.data() + y * len * T.nr, segs.data(), ns, sum.data() + at,

@@ -83,15 +83,15 @@ struct GemmOperand {
   std::span<const std::uint8_t> scales;
   std::size_t scale_row_stride = 0, scale_block_stride = 1;
   /// e8m0, or e4m3 (UE4M3: code c is the ue4m3 code c & 0x7F) with a ScaleApplication::per_group
-  /// model, exact or fp32-sequential (those two by dot_general per output, with
-  /// BlockRef::scale_format ue4m3: the kernels read E8M0 scales); A and B the same.
+  /// model, exact or fp32-sequential (those two give dot_general's result with scale_format
+  /// ue4m3, on their kernels: docs/ARCHITECTURE.md, GEMM); A and B the same.
   FormatId scale_format = FormatId::e8m0;
   /// Any other block scale format (BlockOptions::scale_format, block.hpp: ue5m3, a signed e4m3
   /// read with its sign, bf16, f16, f32, ...), for blocks quantized with it; nullptr (or E8M0's
   /// descriptor): `scale_format` decides. When set, every scale code is a code of it, stored
   /// scale_code_bytes() bytes each in the host's byte order (the scale strides count codes,
-  /// not bytes), `scale_format` is ignored, and the exact and fp32-sequential models compute
-  /// each output by dot_general() with BlockRef::scale_format set to it (BLOCKS.md 5); the
+  /// not bytes), `scale_format` is ignored, and the exact and fp32-sequential models give each
+  /// output's dot_general() with BlockRef::scale_format set to it (BLOCKS.md 5); the
   /// tensor-core models refuse it. A and B the same (equal descriptors). The descriptor must
   /// outlive the call.
   const Format* block_scale_format = nullptr;
