@@ -9,14 +9,18 @@
 // grid points, midpoints and their f32 neighbours, and blocks with zeros, subnormals, Inf and
 // NaN; and exhaustively every f16 value x as an element against every finite ue4m3 scale
 // (the block [S max_E, x]) for each element and rounding. Dequantize: every element code x
-// every code of the 8- and 16-bit scale formats, and random f32 scale codes. NVFP4: random
-// tensors (with and without a global amax, Inf and NaN among them, partial blocks), and its
-// exact dequantization for every scale code x code under a spread of encode scales.
+// every code of the 8- and 16-bit scale formats, and random f32 scale codes; the scale codes
+// where the one-multiply form's per-block choice changes (products crossing 2^-126, 2^-100 and
+// FLT_MAX) between blocks of scale 1, and a byte beyond a 4-bit element's codes. NVFP4: random
+// tensors (with and without a global amax, Inf and NaN among them, partial blocks, several
+// chunks of blocks), and its exact dequantization for every scale code x code under a spread of
+// encode scales (and with bytes beyond 15).
 #include <gtest/gtest.h>
 
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -442,6 +446,117 @@ TEST(ScaleLanes, DequantizeEveryCodeMatchesScalar) {
   EXPECT_EQ(bad, 0u);
 }
 
+// The one-multiply form's per-block choice (block/scale_lanes.cpp): scale codes around the
+// values where a product of the element's smallest non-zero magnitude crosses 2^-126 (and
+// 2^-100, the bound of f32 scales, whose products are wide) and where one of its largest
+// crosses FLT_MAX, of both signs, in blocks of every element code and of 7 random codes
+// between blocks of scale 1 (so that fast and slow blocks alternate within a chunk), under
+// saturation none and finite.
+TEST(ScaleLanes, DequantizeScaleBoundariesMatchScalar) {
+  if (vector_isas().empty()) GTEST_SKIP() << "no vector instruction set on this CPU";
+  SplitMix64 rng(0xB0D);
+  std::size_t cases = 0, bad = 0, scodes_n = 0;
+  for (const char* sname : kScaleFormats) {
+    const Format sf = parse_format_spec(sname);
+    const std::size_t sb = scale_code_bytes(sf);
+    const std::uint64_t max_code = sf.max_finite_magnitude();
+    const std::uint64_t sign_bit = sf.sign == SignEncoding::magnitude ? std::uint64_t{1} << (sf.width - 1) : 0;
+    // The positive code whose value is the largest not above v (values rise with the code).
+    auto code_below = [&](double v) {
+      std::uint64_t l = 0, h = max_code;
+      while (l < h) {
+        const std::uint64_t mid = l + (h - l + 1) / 2;
+        if (to_double(sf, mid) <= v) l = mid; else h = mid - 1;
+      }
+      return l;
+    };
+    const std::uint64_t one = code_below(1.0);
+    for (FormatId eid : kElements) {
+      const Format& e = format(eid);
+      const std::size_t ncodes = std::size_t{1} << e.width;
+      const double tmax = to_double(e, e.max_finite_magnitude()), tmin = to_double(e, 1);
+      std::vector<std::uint64_t> scodes;
+      for (double target : {0x1p-126 / tmin, 0x1p-100 / tmin, 3.40282346638528859812e+38 / tmax}) {
+        const std::uint64_t c = code_below(target);
+        for (std::uint64_t d = 0; d < 7; ++d) {
+          if (c + d < 3 || c + d - 3 > max_code) continue;
+          scodes.push_back(c + d - 3);
+          if (sign_bit) scodes.push_back((c + d - 3) | sign_bit);
+          scodes_n += sign_bit ? 2 : 1;
+        }
+      }
+      // f32 scales: random 24-bit significands where the products of the smallest magnitude
+      // lie in [2^-126, 2^-96] (wide products with the smallest rounding errors), half of them
+      // in the 4 binades just above 2^-126.
+      if (sf.width == 32)
+        for (int i = 0; i < 128; ++i) {
+          const int ex = static_cast<int>(std::floor(std::log2(0x1p-126 / tmin))) + static_cast<int>(rng.below(i % 2 ? 4 : 31));
+          const float v = std::ldexp(1.0f + static_cast<float>(rng.next() >> 41) * 0x1p-23f, ex);
+          scodes.push_back(f32_bits(rng.below(2) ? -v : v));
+          ++scodes_n;
+        }
+      std::vector<std::uint8_t> scales, codes, scales7, codes7;
+      std::size_t nb = 0, nb7 = 0;
+      auto add = [&](std::vector<std::uint8_t>& sc, std::vector<std::uint8_t>& co, std::size_t& n, std::uint64_t s,
+                     std::size_t k, bool every) {
+        sc.resize((n + 1) * sb);
+        store_scale_code(sc.data(), n++, sb, static_cast<std::uint32_t>(s));
+        for (std::size_t i = 0; i < k; ++i)
+          co.push_back(static_cast<std::uint8_t>(every ? i : rng.below(ncodes)));
+      };
+      for (std::uint64_t s : scodes) {
+        add(scales, codes, nb, s, ncodes, true);
+        add(scales, codes, nb, one, ncodes, true);
+        add(scales7, codes7, nb7, s, 7, false);
+        add(scales7, codes7, nb7, one, 7, false);
+      }
+      for (Saturation sat : {Saturation::none, Saturation::finite}) {
+        Context ctx;
+        ctx.saturation = sat;
+        const std::string what = std::string(sname) + " " + std::string(e.name) + " boundaries";
+        bad += compare_dequantize(e, sf, scales, codes, ncodes, ctx, what);
+        bad += compare_dequantize(e, sf, scales7, codes7, 7, ctx, what + " k=7");
+        cases += codes.size() + codes7.size();
+      }
+    }
+  }
+  // A byte beyond a 4-bit element's 16 codes: the reference rejects it (throws), and so must the
+  // lanes (the one-multiply form hands the block back rather than reading the table).
+  for (FormatId eid : {FormatId::e2m1}) {
+    const Format& e = format(eid);
+    for (const char* sname : kScaleFormats) {
+      const Format sf = parse_format_spec(sname);
+      const std::size_t sb = scale_code_bytes(sf);
+      std::vector<std::uint8_t> scales(2 * sb), codes(64);
+      store_scale_code(scales.data(), 0, sb, static_cast<std::uint32_t>(sf.max_finite_magnitude() / 2));
+      store_scale_code(scales.data(), 1, sb, static_cast<std::uint32_t>(sf.max_finite_magnitude() / 2));
+      for (std::size_t i = 0; i < codes.size(); ++i) codes[i] = static_cast<std::uint8_t>(i % 16);
+      codes[37] = 0x13;
+      std::vector<std::uint32_t> out(codes.size());
+      auto throws = [&](Isa isa) {
+        Dequantizer d(e, ScaleFormat(sf), FormatId::f32, Context{});
+        d.set_isa(isa);
+        try {
+          d.run(scales.data(), codes.data(), codes.size(), 32, out.data());
+        } catch (const std::exception&) {
+          return true;
+        }
+        return false;
+      };
+      const bool want = throws(Isa::scalar);
+      for (Isa isa : vector_isas()) {
+        if (throws(isa) != want) {
+          ADD_FAILURE() << sname << " e2m1 byte 0x13: " << name(isa) << (want ? " did not throw" : " threw");
+          ++bad;
+        }
+        ++cases;
+      }
+    }
+  }
+  std::printf("dequantize boundaries: %zu scale codes, %zu elements, %zu mismatches\n", scodes_n, cases, bad);
+  EXPECT_EQ(bad, 0u);
+}
+
 // ---- NVFP4 ----
 
 bool same(const Nvfp4Tensor& a, const Nvfp4Tensor& b) {
@@ -454,7 +569,10 @@ TEST(ScaleLanes, Nvfp4QuantizeMatchesScalar) {
   SplitMix64 rng(0xF4);
   std::size_t cases = 0, bad = 0;
   for (int trial = 0; trial < 600; ++trial) {
-    const std::size_t rows = 1 + rng.below(8), len = trial % 3 == 0 ? 1 + rng.below(100) : 16 * (1 + rng.below(8));
+    // Every fifth trial larger (up to 640 blocks: more than one chunk of the lanes, groups of 16 blocks).
+    const bool big = trial % 5 == 4;
+    const std::size_t rows = 1 + rng.below(big ? 40 : 8),
+                      len = trial % 3 == 0 ? 1 + rng.below(100) : 16 * (1 + rng.below(big ? 16 : 8));
     std::vector<std::uint32_t> v(rows * len);
     const int top = -150 + static_cast<int>(rng.below(280));
     const int spread = trial % 2 ? 8 : 60;
@@ -513,6 +631,25 @@ TEST(ScaleLanes, Nvfp4DequantizeEveryCodeMatchesScalar) {
         }
         cases += got.size();
       }
+    }
+  }
+  // Bytes beyond E2M1's 16 codes in some blocks (the reference reads them its own way; the
+  // lanes hand those blocks to it and go on with the next).
+  Nvfp4Tensor t2 = t;
+  for (auto& c : t2.codes)
+    if (rng.below(64) == 0) c = static_cast<std::uint8_t>(16 + rng.below(240));
+  for (std::size_t i = 0; i < 12; ++i) {
+    t2.encode_scale = encs[i];
+    std::vector<std::uint32_t> want(t2.codes.size()), got(t2.codes.size());
+    const Flags wf = dequantize_nvfp4(t2, FormatId::f32, want.data(), Context{}, Nvfp4Dequantization::exact, Isa::scalar);
+    for (Isa isa : vector_isas()) {
+      std::fill(got.begin(), got.end(), 0xDEADBEEFu);
+      const Flags gf = dequantize_nvfp4(t2, FormatId::f32, got.data(), Context{}, Nvfp4Dequantization::exact, isa);
+      if (gf != wf || got != want) {
+        if (bad < 3) ADD_FAILURE() << "codes beyond 15, encode scale " << std::hex << encs[i] << " " << name(isa);
+        ++bad;
+      }
+      cases += got.size();
     }
   }
   std::printf("nvfp4 dequantize: %zu elements, %zu mismatching tensors\n", cases, bad);

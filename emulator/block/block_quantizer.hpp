@@ -95,6 +95,8 @@ class BlockQuantizer {
   simd::QuotientFn scale_quotient_ = nullptr;
   // scale_of_block's f64 route (block/scale_lanes.cpp, fast_scale): off when scale_f64_.max_e == 0.
   ScaleF64 scale_f64_;
+  // That route in lanes across the blocks of a chunk (run_blocks_scale); null without the route.
+  simd::BlockScalesFn scale_blocks_ = nullptr;
 };
 
 }  // namespace softmx::detail

@@ -11,11 +11,14 @@
 //   e2m1_satfinite(x * m_b)                            the f32 -> E2M1 vector kernel (with flags)
 // The vector conversion kernels are the scalar round_pack by construction (simd/lanes.hpp).
 // A tensor holding Inf or NaN, or a non-finite m_b, takes the scalar steps (their NaN handling
-// is nvfp4.cpp's).
+// is nvfp4.cpp's). When the blocked axis is a multiple of 16, the blocks' amax come first (their
+// largest is the tensor's), and the products x * m_b go chunk by chunk through the MX quotient
+// kernel with s = 1 and shift 0, which ORs the flags (docs/BLOCKS.md 1.3 and 6).
 //
 // Dequantization (exact form) into f32: the result of an element depends only on its code and
 // its block's scale code (S_enc is the tensor's), so each scale code's 16 results are made once
-// by nvfp4::exact_element, the scalar reference, and read by code.
+// by nvfp4::exact_element, the scalar reference, and read by code (a block is one permutation of
+// its row in lanes, simd/scale_lanes.hpp's rows16_u32).
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -61,7 +64,18 @@ std::optional<Nvfp4Tensor> quantize_lanes(const std::uint32_t* x, std::span<cons
   for (std::size_t d = 0; d < axis; ++d) outer *= shape[d];
   const std::size_t len = shape[axis], n = outer * len, nb = (len + kBlock - 1) / kBlock;
   if (n == 0) return std::nullopt;
-  const std::uint32_t mx = simd::max_magnitude_bits(x, n, 32, isa);
+  // Whole blocks of 16 one after another (len a multiple of 16): each block's largest
+  // magnitude first, and the tensor's is the largest of those (one pass over the data).
+  const simd::ScaleKernels* kern = simd::scale_kernels(isa);
+  const bool whole = len % kBlock == 0;
+  std::vector<std::uint32_t> d(outer * nb);
+  std::uint32_t mx = 0;
+  if (whole) {
+    kern->block_amax16(x, outer * nb, d.data());
+    for (const std::uint32_t v : d) mx = std::max(mx, v);
+  } else {
+    mx = simd::max_magnitude_bits(x, n, 32, isa);
+  }
   if (mx >= 0x7F800000u) return std::nullopt;  // Inf or NaN: the scalar steps
   const Rounder to_e4m3(FormatId::e4m3, isa), to_e2m1(FormatId::e2m1, isa);
   if (!to_e4m3.fn || !to_e2m1.fn) return std::nullopt;
@@ -83,23 +97,93 @@ std::optional<Nvfp4Tensor> quantize_lanes(const std::uint32_t* x, std::span<cons
 
   // d_b per block (block_scale's multiply and fminf), then S_dec_b in lanes.
   const float e6 = to_float(enc_over_6);
-  std::vector<std::uint32_t> d(outer * nb);
   for (std::size_t o2 = 0; o2 < outer; ++o2)
     for (std::size_t b = 0; b < nb; ++b) {
       const std::uint32_t* v = x + o2 * len + b * kBlock;
       const std::size_t count = std::min(kBlock, len - b * kBlock);
       std::uint32_t bmax = 0;  // +0: the padding's zeros change nothing
-      for (std::size_t j = 0; j < count; ++j) bmax = std::max(bmax, v[j] & 0x7FFFFFFFu);
+      if (whole)
+        bmax = d[o2 * nb + b];
+      else
+        for (std::size_t j = 0; j < count; ++j) bmax = std::max(bmax, v[j] & 0x7FFFFFFFu);
       float db = std::bit_cast<float>(bmax) * e6;
       if (db > std::numeric_limits<float>::max()) db = std::numeric_limits<float>::max();
       d[o2 * nb + b] = std::bit_cast<std::uint32_t>(db);
     }
-  std::vector<std::uint8_t> fl(std::max(n, outer * nb));
+  std::vector<std::uint8_t> fl(std::max<std::size_t>(16 * kBlock, outer * nb));
   t.flags |= to_e4m3.run(d.data(), t.scales.data(), fl.data(), outer * nb);
 
   // m_b per scale code (the scalar steps), then x * m_b, then the elements in lanes.
   std::array<float, 256> m{};
   std::array<bool, 256> made{};
+  // Whole blocks one after another (len a multiple of 16): chunks of blocks whose products
+  // x * m_b go through the MX quotient kernel with s = 1 and shift 0 (simd/scale_fused.hpp:
+  // RO_f32(p / 1) is p itself for a zero or normal p, and the stand-in for |p| < 2^-100 rounds
+  // as p does, docs/BLOCKS.md 1.3), which ORs the flags instead of making them per element; a
+  // block whose products reach Inf takes the conversion kernel with flags.
+  const simd::QuotientFn quotient = kern->pick_quotient(*to_e2m1.plan);
+  const simd::MulRoundFn mul_round = kern->pick_mul_round(*to_e2m1.plan);
+  if (quotient && whole) {
+    constexpr std::size_t kChunk = 256;
+    const std::size_t blocks = outer * nb;
+    alignas(64) std::array<std::uint32_t, kChunk * kBlock> p;
+    std::array<float, kChunk> one, mj, gone;
+    std::array<int, kChunk> shift{};
+    for (std::size_t g0 = 0; g0 < blocks; g0 += kChunk) {
+      const std::size_t cn = std::min(kChunk, blocks - g0);
+      for (std::size_t j = 0; j < cn; ++j) {
+        const std::uint8_t sc = t.scales[g0 + j];
+        if (!made[sc]) {
+          const Unpacked mb = multiplier(unpack(format(FormatId::e4m3), sc), s_enc, rcp_enc, o.multiplier);
+          if (mb.cls == ValueClass::nan || mb.cls == ValueClass::inf) return std::nullopt;
+          m[sc] = to_float(mb);
+          made[sc] = true;
+        }
+        mj[j] = m[sc];
+      }
+      std::uint8_t* codes = t.codes.data() + g0 * kBlock;
+      const std::size_t groups = cn / 16;
+      if (mul_round) {
+        // Groups of 16 blocks in one fused pass (multiply, round); a group with a product at
+        // Inf or NaN, and the blocks past the last whole group, as below.
+        std::array<std::uint8_t, kChunk / 16> skip;
+        t.flags |= mul_round(*to_e2m1.plan, x + g0 * kBlock, groups, mj.data(), codes, skip.data());
+        for (std::size_t gi = 0; gi < groups; ++gi)
+          if (skip[gi]) {
+            kern->products16(x + (g0 + gi * 16) * kBlock, mj.data() + gi * 16, 16, p.data(), one.data());
+            t.flags |= to_e2m1.run(p.data(), codes + gi * 16 * kBlock, fl.data(), 16 * kBlock);
+          }
+        const std::size_t rest = groups * 16;
+        if (rest < cn) {
+          kern->products16(x + (g0 + rest) * kBlock, mj.data() + rest, cn - rest, p.data(), one.data());
+          t.flags |= quotient(*to_e2m1.plan, p.data(), cn - rest, kBlock, one.data(), shift.data(), codes + rest * kBlock);
+          for (std::size_t j = 0; j < cn - rest; ++j)
+            if (one[j] == 0) t.flags |= to_e2m1.run(p.data() + j * kBlock, codes + (rest + j) * kBlock, fl.data(), kBlock);
+        }
+        continue;
+      }
+      kern->products16(x + g0 * kBlock, mj.data(), cn, p.data(), one.data());
+      // The products in groups of 16 blocks (256 values, one kernel block each: with s = 1 and
+      // shift 0 an element's code and flags do not depend on its neighbours), a group with a
+      // product at Inf or NaN through the conversion kernel; the blocks past the last whole
+      // group one by one.
+      for (std::size_t gi = 0; gi < groups; ++gi) {
+        float ok = 1.0f;
+        for (std::size_t j = 0; j < 16; ++j) ok = one[gi * 16 + j] == 0 ? 0.0f : ok;
+        gone[gi] = ok;
+      }
+      t.flags |= quotient(*to_e2m1.plan, p.data(), groups, 16 * kBlock, gone.data(), shift.data(), codes);
+      for (std::size_t gi = 0; gi < groups; ++gi)
+        if (gone[gi] == 0)
+          t.flags |= to_e2m1.run(p.data() + gi * 16 * kBlock, codes + gi * 16 * kBlock, fl.data(), 16 * kBlock);
+      const std::size_t rest = groups * 16;
+      t.flags |= quotient(*to_e2m1.plan, p.data() + rest * kBlock, cn - rest, kBlock, one.data() + rest, shift.data(),
+                          codes + rest * kBlock);
+      for (std::size_t j = rest; j < cn; ++j)
+        if (one[j] == 0) t.flags |= to_e2m1.run(p.data() + j * kBlock, codes + j * kBlock, fl.data(), kBlock);
+    }
+    return t;
+  }
   std::vector<std::uint32_t> p(n);
   for (std::size_t o2 = 0; o2 < outer; ++o2)
     for (std::size_t b = 0; b < nb; ++b) {
@@ -114,11 +198,12 @@ std::optional<Nvfp4Tensor> quantize_lanes(const std::uint32_t* x, std::span<cons
       const std::size_t first = o2 * len + b * kBlock, count = std::min(kBlock, len - b * kBlock);
       for (std::size_t j = first; j < first + count; ++j) p[j] = std::bit_cast<std::uint32_t>(std::bit_cast<float>(x[j]) * mb);
     }
+  fl.resize(std::max(n, fl.size()));
   t.flags |= to_e2m1.run(p.data(), t.codes.data(), fl.data(), n);
   return t;
 }
 
-Flags dequantize_lanes(const Nvfp4Tensor& t, const Unpacked& s_enc, std::uint32_t* out, const Context& ctx, Isa) {
+Flags dequantize_lanes(const Nvfp4Tensor& t, const Unpacked& s_enc, std::uint32_t* out, const Context& ctx, Isa isa) {
   const std::size_t len = t.shape[t.axis], nb = (len + kBlock - 1) / kBlock;
   const std::size_t outer = len ? t.codes.size() / len : 0;
   const Format& f32 = format(FormatId::f32);
@@ -127,18 +212,45 @@ Flags dequantize_lanes(const Nvfp4Tensor& t, const Unpacked& s_enc, std::uint32_
   std::array<Flags, 256> any{};
   std::array<bool, 256> made{};
   Flags flags = 0;
+  auto make = [&](std::uint8_t sc) {
+    for (unsigned c = 0; c < 16; ++c) {
+      const Result r = exact_element(static_cast<std::uint8_t>(c), sc, s_enc, f32, ctx);
+      rows[sc * 16 + c] = static_cast<std::uint32_t>(r.code);
+      row_flags[sc * 16 + c] = r.flags;
+      any[sc] |= r.flags;
+    }
+    made[sc] = true;
+  };
+  // Whole blocks one after another (len a multiple of 16): every used row made first, then the
+  // kernel reads them and ORs their flags (simd/scale_lanes.hpp's rows16_u32); a block it leaves
+  // (a code beyond 15) goes through the loop below, then the kernel goes on.
+  const simd::ScaleKernels* kern = isa == Isa::scalar ? nullptr : simd::scale_kernels(isa);
+  if (kern && len % kBlock == 0) {
+    const std::size_t blocks = outer * nb;
+    for (std::size_t g = 0; g < blocks; ++g)
+      if (!made[t.scales[g]]) make(t.scales[g]);
+    std::vector<std::uint8_t> fbytes(256 * 16);
+    for (std::size_t i = 0; i < fbytes.size(); ++i) fbytes[i] = static_cast<std::uint8_t>(row_flags[i]);
+    for (std::size_t g = 0; g < blocks;) {
+      std::uint8_t f = 0;
+      g = kern->rows16_u32(rows.data(), fbytes.data(), t.scales.data(), t.codes.data(), g, blocks, out, &f);
+      flags |= f;
+      if (g == blocks) break;
+      const std::uint8_t sc = t.scales[g];
+      for (std::size_t i = g * kBlock; i < (g + 1) * kBlock; ++i) {
+        const Result r = t.codes[i] < 16 ? Result{rows[sc * 16 + t.codes[i]], row_flags[sc * 16 + t.codes[i]]}
+                                         : exact_element(t.codes[i], sc, s_enc, f32, ctx);
+        out[i] = static_cast<std::uint32_t>(r.code);
+        flags |= r.flags;
+      }
+      ++g;
+    }
+    return flags;
+  }
   for (std::size_t o2 = 0; o2 < outer; ++o2)
     for (std::size_t b = 0; b < nb; ++b) {
       const std::uint8_t sc = t.scales[o2 * nb + b];
-      if (!made[sc]) {
-        for (unsigned c = 0; c < 16; ++c) {
-          const Result r = exact_element(static_cast<std::uint8_t>(c), sc, s_enc, f32, ctx);
-          rows[sc * 16 + c] = static_cast<std::uint32_t>(r.code);
-          row_flags[sc * 16 + c] = r.flags;
-          any[sc] |= r.flags;
-        }
-        made[sc] = true;
-      }
+      if (!made[sc]) make(sc);
       const std::uint32_t* row = rows.data() + sc * 16;
       const Flags* rf = row_flags.data() + sc * 16;
       const std::size_t first = o2 * len + b * kBlock, end = first + std::min(kBlock, len - b * kBlock);

@@ -43,6 +43,7 @@ void BlockQuantizer::init_scale_lanes() {
   scale_plan_ = simd::make_plan(f32, ef_, ctx_, d_, kernels_for(f32, ef_, ctx_.rounding).one);
   if (scale_plan_) scale_quotient_ = kernels->pick_quotient(*scale_plan_);
   scale_f64_ = make_scale_f64(o_.scale_format.format(), max_element_, scale_min_code_);
+  if (scale_f64_.max_e != 0) scale_blocks_ = kernels->block_scales;
 }
 
 ScaleF64 make_scale_f64(const Format& sf, const Unpacked& max_element, std::uint32_t min_code) {
@@ -65,6 +66,11 @@ ScaleF64 make_scale_f64(const Format& sf, const Unpacked& max_element, std::uint
       mx.exp != static_cast<int>(E) - c.bias || (mx.sig >> (63 - c.m)) != ((1ull << c.m) | F))
     return c;
   c.max_value = std::ldexp(static_cast<double>((1ull << c.m) | F), static_cast<int>(E) - c.bias - c.m);
+  // The smallest positive code's value, by the same layout (E = 0: F 2^(emin - m)).
+  if (min_code == 0 || min_code > c.max_code) return c;
+  const std::uint32_t Emin = min_code >> c.m, Fmin = min_code & ((1u << c.m) - 1);
+  c.min_value = Emin != 0 ? std::ldexp(static_cast<double>((1ull << c.m) | Fmin), static_cast<int>(Emin) - c.bias - c.m)
+                          : std::ldexp(static_cast<double>(Fmin), c.emin - c.m);
   c.max_e = std::ldexp(static_cast<double>(max_element.sig >> 11), max_element.exp - 52);
   return c;
 }
@@ -156,8 +162,14 @@ void BlockQuantizer::run_blocks_scale(const void* values, std::size_t blocks, st
   for (std::size_t c0 = 0; c0 < blocks; c0 += kChunk) {
     const std::size_t n = std::min(kChunk, blocks - c0);
     const bool fpu = simd::scale_fpu_default();
-    for (std::size_t b = 0; b < n; ++b)
-      if (!fpu || !scale_of_block(x + (c0 + b) * k, k, S[b], s[b], shift[b])) s[b] = 0;
+    if (!fpu) {
+      s.fill(0);
+    } else if (scale_blocks_) {  // scale_of_block's f64 route in lanes across blocks
+      scale_blocks_(scale_f64_, x + c0 * k, n, k, S.data(), s.data(), shift.data());
+    } else {
+      for (std::size_t b = 0; b < n; ++b)
+        if (!scale_of_block(x + (c0 + b) * k, k, S[b], s[b], shift[b])) s[b] = 0;
+    }
     flags |= scale_quotient_(*scale_plan_, x + c0 * k, n, k, s.data(), shift.data(), codes + c0 * k);
     for (std::size_t b = 0; b < n; ++b) {
       if (s[b] == 0) S[b] = run(x + (c0 + b) * k, k, nullptr, codes + (c0 + b) * k, flags);
@@ -198,12 +210,31 @@ std::optional<Flags> dequantize_scale_lanes(const Format& ef, const ScaleFormat&
     tab[c] = std::bit_cast<float>(static_cast<std::uint32_t>(r.code));
   }
   const std::size_t sbytes = scale_format.code_bytes();
-  // One-byte scale codes already have the Dequantizer's tables (a row per scale code, read by
-  // code), which bench_block_scales measured faster than these lanes for 4-bit elements on
-  // both instruction sets and for 8-bit ones on AVX2 (gathers): the lanes take them only for
-  // 8-bit elements on AVX-512.
-  if (sbytes == 1 && !(isa == Isa::avx512 && ef.width > 4)) return std::nullopt;
-  std::vector<std::uint8_t> status(k);
+  // The one-multiply form (ScaleKernels::scaled_blocks_f32) takes a block when its scale is an
+  // f32 and keeps every product of a non-zero element value in the normal range: the table's
+  // smallest non-zero and largest magnitudes, and the most significant bits of its values (pe).
+  // A product of pe + ps <= 24 bits (ps: the scale's) is exact in f32 (not wide).
+  double tmin = std::numeric_limits<double>::infinity(), tmax = 0;
+  int pe = 0;
+  for (unsigned c = 0; c < 256; ++c) {
+    const float v = tab[c];
+    if (v != v || v == 0) continue;
+    const double a = std::fabs(static_cast<double>(v));
+    tmin = std::min(tmin, a);
+    tmax = std::max(tmax, a);
+    // The significant bits of a normal v (a subnormal one, which no element of up to 8 bits
+    // has, counts as 24).
+    const std::uint32_t sig = (std::bit_cast<std::uint32_t>(v) & 0x7FFFFFu) | 0x800000u;
+    pe = std::max(pe, a >= 0x1p-126 ? 24 - std::countr_zero(sig) : 24);
+  }
+  const bool wide = pe + sf.man_bits + 1 > 24;
+  const double lo = wide ? 0x1p-100 : 0x1p-126, flt_max = std::numeric_limits<float>::max();
+  const unsigned ncodes = ef.width <= 4 ? 16u : 256u;
+  // Chunks of blocks: their f32 scales (NaN: not the one-multiply form), the kernel, then the
+  // blocks it left (bstatus 2) the old way and the flags of the others.
+  const std::size_t chunk = std::max<std::size_t>(1, 4096 / k);
+  std::vector<std::uint8_t> status(std::max(k, chunk * k)), bstatus(chunk), pstatus(k);
+  std::vector<float> sf32(chunk);
   Flags all = 0;
   auto reference = [&](std::uint32_t scale, std::size_t i) {
     const Result r = dequantize_element(ef, scale_format, scale, codes[i], FormatId::f32, ctx, dialect);
@@ -211,34 +242,129 @@ std::optional<Flags> dequantize_scale_lanes(const Format& ef, const ScaleFormat&
     if (flags) flags[i] = r.flags;
     all |= r.flags;
   };
-  for (std::size_t b = 0, first = 0; first < n; ++b, first += k) {
-    const std::size_t len = n - first < k ? n - first : k;
-    const std::uint32_t scale = load_scale_code(scales, b, sbytes);
-    const Unpacked s = scale <= sf.code_mask() ? unpack_inline(sf, scale) : Unpacked{ValueClass::nan};
-    if (s.cls != ValueClass::finite && s.cls != ValueClass::zero) {
-      for (std::size_t i = first; i < first + len; ++i) reference(scale, i);
-      continue;
+  // A scale's f32 value for the one-multiply form, or NaN where that form does not take it
+  // (one-byte scale codes: all 256 made once).
+  auto fast_of = [&](std::uint32_t scale) {
+    if (scale > sf.code_mask()) return std::numeric_limits<float>::quiet_NaN();
+    const Unpacked s = unpack_inline(sf, scale);
+    if (s.cls == ValueClass::zero) return s.sign ? -0.0f : 0.0f;
+    if (s.cls != ValueClass::finite || s.exp < -1000 || s.exp > 1000) return std::numeric_limits<float>::quiet_NaN();
+    // value(S) exactly in f64 (at most 24 significant bits; s.sig has its leading bit at 63),
+    // taken when it is an f32.
+    const double sv = std::bit_cast<double>((static_cast<std::uint64_t>(s.exp + 1023) << 52) | ((s.sig << 1) >> 12));
+    const float f = static_cast<float>(sv);
+    if (static_cast<double>(f) == sv && sv * tmin >= lo && sv * tmax <= flt_max) return s.sign ? -f : f;
+    return std::numeric_limits<float>::quiet_NaN();
+  };
+  std::array<float, 256> fast_scale{};
+  if (sbytes == 1)
+    for (std::uint32_t c = 0; c < 256; ++c) fast_scale[c] = fast_of(c);
+  // Wider scale codes by their fields (make_scale_f64's layout: (E << m) | F below the largest
+  // finite magnitude, a sign bit on top for sign-magnitude formats), without unpack; checked
+  // against fast_of on 2^8 codes spread over the format (both ends included), else fast_of.
+  Unpacked one_unp;
+  one_unp.cls = ValueClass::finite;
+  one_unp.sig = 1ull << 63;
+  const ScaleF64 lay = make_scale_f64(sf, one_unp, 1);
+  const bool sm = sf.sign == SignEncoding::magnitude;
+  const std::uint32_t mag_mask = sm ? (1u << (sf.width - 1)) - 1 : static_cast<std::uint32_t>(sf.code_mask());
+  // The magnitudes [mag_lo, mag_hi] whose value fast_of takes (values rise with the magnitude
+  // code): found by bisection on fast_of's own test, then narrowed so that every value in
+  // between has an f32 exponent field in [1, 254] (E != 0) or is F 2^(emin - m) with that
+  // step an f32 (E = 0).
+  auto value_of = [&](std::uint32_t mag) {
+    const std::uint32_t E = mag >> lay.m, F = mag & ((1u << lay.m) - 1);
+    return E != 0 ? std::ldexp(static_cast<double>((1u << lay.m) | F), static_cast<int>(E) - lay.bias - lay.m)
+                  : std::ldexp(static_cast<double>(F), lay.emin - lay.m);
+  };
+  std::uint32_t mag_lo = 1, mag_hi = 0;
+  const float sub_step = std::ldexp(1.0f, lay.emin - lay.m);
+  if (lay.max_e != 0 && sbytes > 1) {
+    auto first_true = [&](auto pred) {  // the smallest mag in [1, max_code + 1] with pred (monotone)
+      std::uint32_t l = 1, h = lay.max_code + 1;
+      while (l < h) {
+        const std::uint32_t mid = l + (h - l) / 2;
+        if (pred(mid)) h = mid; else l = mid + 1;
+      }
+      return l;
+    };
+    mag_lo = first_true([&](std::uint32_t g) { return value_of(g) * tmin >= lo && value_of(g) >= 0x1p-149; });
+    mag_hi = first_true([&](std::uint32_t g) { return !(value_of(g) * tmax <= flt_max && value_of(g) <= flt_max); }) - 1;
+    if (lay.emin - lay.m < -149) mag_lo = std::max(mag_lo, 1u << lay.m);          // subnormal steps below f32's
+    mag_lo = std::max<std::uint32_t>(mag_lo, static_cast<std::uint32_t>(std::max(0, lay.bias - 126)) << lay.m);
+    if (static_cast<int>(mag_hi >> lay.m) - lay.bias > 127) mag_hi = 0;            // not expected: no fields route
+  }
+  auto fields_of = [&](std::uint32_t scale) {
+    const std::uint32_t mag = scale & mag_mask;
+    const bool neg = sm && (scale >> (sf.width - 1)) != 0;
+    if (scale > sf.code_mask()) return std::numeric_limits<float>::quiet_NaN();
+    if (mag == 0) return neg ? -0.0f : 0.0f;
+    if (mag < mag_lo || mag > mag_hi) return std::numeric_limits<float>::quiet_NaN();
+    const std::uint32_t E = mag >> lay.m, F = mag & ((1u << lay.m) - 1);
+    const float f = E != 0 ? std::bit_cast<float>(((E + 127 - lay.bias) << 23) | (F << (23 - lay.m)))
+                           : static_cast<float>(F) * sub_step;
+    return neg ? -f : f;
+  };
+  bool by_fields = sbytes > 1 && lay.max_e != 0 && mag_lo <= mag_hi;
+  if (by_fields) {
+    const std::uint64_t top = sf.code_mask();
+    for (std::uint64_t c = 0; c <= top && by_fields; c += std::max<std::uint64_t>(1, top >> 7)) {
+      for (const std::uint64_t code : {c, top - c}) {
+        const float a = fields_of(static_cast<std::uint32_t>(code)), b = fast_of(static_cast<std::uint32_t>(code));
+        if (std::bit_cast<std::uint32_t>(a) != std::bit_cast<std::uint32_t>(b) && !(a != a && b != b)) by_fields = false;
+      }
     }
-    // value(S) exactly in f64 (at most 24 significant bits).
-    const double sv = s.cls == ValueClass::zero ? 0.0
-                                                 : std::ldexp(static_cast<double>(s.sig >> 40), s.exp - 23);
-    const double sd = s.sign ? -sv : sv;
-    const std::uint8_t any = kern->products_f32(tab.data(), ef.width <= 4 ? 16u : 256u, codes + first, len, sd, out + first, status.data());
-    if (!flags && any < 2) {  // every element done, inexact at most
-      all |= any ? flag::inexact : 0;
-      continue;
-    }
-    Flags f = 0;
-    for (std::size_t j = 0; j < len; ++j) {
-      if (status[j] == 2) {
-        reference(scale, first + j);
+  }
+  const std::size_t nblocks = (n + k - 1) / k;
+  for (std::size_t b0 = 0; b0 < nblocks; b0 += chunk) {
+    const std::size_t nb = std::min(chunk, nblocks - b0), first0 = b0 * k, len0 = std::min(n - first0, nb * k);
+    if (sbytes == 1)
+      for (std::size_t j = 0; j < nb; ++j) sf32[j] = fast_scale[scales[b0 + j]];
+    else
+      for (std::size_t j = 0; j < nb; ++j) {
+        const std::uint32_t scale = load_scale_code(scales, b0 + j, sbytes);
+        sf32[j] = by_fields ? fields_of(scale) : fast_of(scale);
+      }
+    kern->scaled_blocks_f32(tab.data(), ncodes, codes + first0, len0, k, sf32.data(), wide, out + first0,
+                            flags ? status.data() : nullptr, bstatus.data());
+    for (std::size_t j = 0; j < nb; ++j) {
+      const std::size_t first = first0 + j * k, len = std::min(k, n - first);
+      if (bstatus[j] == 0) {
+        if (flags) std::fill(flags + first, flags + first + len, Flags{0});
         continue;
       }
-      const Flags fj = status[j] ? flag::inexact : 0;
-      if (flags) flags[first + j] = fj;
-      f |= fj;
+      if (bstatus[j] == 1) {
+        all |= flag::inexact;
+        if (flags)
+          for (std::size_t i = 0; i < len; ++i) flags[first + i] = status[j * k + i] ? flag::inexact : 0;
+        continue;
+      }
+      const std::uint32_t scale = load_scale_code(scales, b0 + j, sbytes);
+      const Unpacked s = scale <= sf.code_mask() ? unpack_inline(sf, scale) : Unpacked{ValueClass::nan};
+      if (s.cls != ValueClass::finite && s.cls != ValueClass::zero) {
+        for (std::size_t i = first; i < first + len; ++i) reference(scale, i);
+        continue;
+      }
+      // value(S) exactly in f64 (at most 24 significant bits).
+      const double sv = s.cls == ValueClass::zero ? 0.0 : std::ldexp(static_cast<double>(s.sig >> 40), s.exp - 23);
+      const double sd = s.sign ? -sv : sv;
+      const std::uint8_t any = kern->products_f32(tab.data(), ncodes, codes + first, len, sd, out + first, pstatus.data());
+      if (!flags && any < 2) {  // every element done, inexact at most
+        all |= any ? flag::inexact : 0;
+        continue;
+      }
+      Flags f = 0;
+      for (std::size_t i = 0; i < len; ++i) {
+        if (pstatus[i] == 2) {
+          reference(scale, first + i);
+          continue;
+        }
+        const Flags fi = pstatus[i] ? flag::inexact : 0;
+        if (flags) flags[first + i] = fi;
+        f |= fi;
+      }
+      all |= f;
     }
-    all |= f;
   }
   return all;
 }

@@ -6,20 +6,13 @@
 #include <cstdint>
 #include <optional>
 
+#include "simd/scale_kernels.hpp"
 #include "softmx/block.hpp"
 
 namespace softmx::detail {
 
-/// The constants of scale_code_f64 for one scale format and max_E (make_scale_f64).
-struct ScaleF64 {
-  double max_e = 0;            ///< value(max_E) (at most 53 significant bits); 0: the route does not serve
-  int m = 0;                   ///< the scale format's fraction bits
-  int emin = 0;                ///< its smallest normal exponent (subnormals below)
-  int bias = 0;                ///< its exponent bias
-  std::uint32_t max_code = 0;  ///< its largest finite code
-  double max_value = 0;        ///< that code's value
-  std::uint32_t min_code = 0;  ///< the smallest positive scale code (a quotient that rounds to zero)
-};
+/// The constants of scale_code_f64 and of ScaleKernels::block_scales (simd/scale_kernels.hpp).
+using simd::ScaleF64;
 
 /// The constants for scale format sf and the element's largest finite value max_element; the
 /// route serves (max_e != 0) an unsigned or sign-magnitude binary float format with subnormals,
@@ -41,7 +34,10 @@ ScaleF64 make_scale_f64(const Format& sf, const Unpacked& max_element, std::uint
 std::uint32_t scale_code_f64(const ScaleF64& c, std::uint32_t amax_bits);
 
 /// Dequantizer::run's results for f32 destinations (out: n f32 codes; flags: n flag bytes, or
-/// null) with a scale format other than E8M0: value(code) * value(scale) is exact in f64 and
+/// null) with a scale format other than E8M0: per block, when its scale is an f32 that keeps
+/// every product of a non-zero element value in [2^-126 (2^-100 for f32 scales), FLT_MAX], one
+/// f32 multiply per element (ScaleKernels::scaled_blocks_f32; docs/BLOCKS.md 1.3); otherwise
+/// value(code) * value(scale) is exact in f64 and
 /// converted to f32 once (round to nearest even); elements whose product is not zero and not
 /// in [2^-126, FLT_MAX], NaN and Inf codes, bytes beyond the element's codes, and blocks whose
 /// scale is NaN or Inf take dequantize_element, the reference. Returns the OR of the flags, or

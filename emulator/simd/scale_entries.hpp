@@ -17,6 +17,8 @@
 #define SOFTMX_SCALE_NS SOFTMX_SCALE_PASTE(SOFTMX_SIMD_NS, scale)
 #define SOFTMX_SCALE_LANES SOFTMX_SIMD_LANES
 #define SOFTMX_SCALE_PICK softmx::simd::SOFTMX_SIMD_NS::pick_quotient
+#define SOFTMX_SCALE_BLOCK_SCALES softmx::simd::SOFTMX_SIMD_NS::block_scales
+#define SOFTMX_SCALE_PICK_MUL softmx::simd::SOFTMX_SIMD_NS::pick_mul_round
 #include "simd/scale_lanes.hpp"
 
 namespace softmx::simd {

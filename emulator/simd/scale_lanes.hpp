@@ -1,5 +1,6 @@
-// emulator/simd/scale_lanes.hpp: ScaleKernels::products_f32 (simd/scale_kernels.hpp), N lanes at
-// a time (internal; included once per instruction set by simd/scale_avx2.cpp and simd/scale_avx512.cpp,
+// emulator/simd/scale_lanes.hpp: ScaleKernels::products_f32, scaled_blocks_f32 (dequantize),
+// rows16_u32, block_amax16 and products16 (NVFP4) (simd/scale_kernels.hpp), N lanes at a time
+// (internal; included once per instruction set by simd/scale_avx2.cpp and simd/scale_avx512.cpp,
 // which define SOFTMX_SCALE_NS and SOFTMX_SCALE_LANES and compile with that set's flags).
 //
 // GNU vector extensions, as simd/lanes.hpp: f32 lanes, and f64 lanes of the same count (two
@@ -167,8 +168,209 @@ std::uint8_t products_f32(const float* tab, unsigned ncodes, const std::uint8_t*
   return any;
 }
 
+/// ScaleKernels::scaled_blocks_f32: N table entries a step (a permutation of a register table
+/// for 4-bit elements, a gather for 8-bit ones), one f32 multiply, one compare for NaN entries.
+void scaled_blocks_f32(const float* tab, unsigned ncodes, const std::uint8_t* codes, std::size_t n, std::size_t k,
+                       const float* s, bool wide, std::uint32_t* out, std::uint8_t* status, std::uint8_t* bstatus) {
+#if defined(__AVX512F__) && SOFTMX_SCALE_LANES == 16
+  const __m512 t16 = _mm512_loadu_ps(tab);
+  // 8-bit codes whose table is sign-magnitude (entry c | 0x80 is entry c with the sign bit
+  // set, bit for bit, or both are NaN: a NaN entry only marks the block as not done, whatever
+  // its sign): four two-register permutations over the 128 magnitudes and the sign from bit 7,
+  // in place of a gather.
+  bool signmag = ncodes == 256;
+  for (unsigned c = 0; c < 128 && signmag; ++c) {
+    std::uint32_t a, b;
+    std::memcpy(&a, tab + c, 4);
+    std::memcpy(&b, tab + c + 128, 4);
+    signmag = b == (a ^ 0x80000000u) || (tab[c] != tab[c] && tab[c + 128] != tab[c + 128]);
+  }
+  __m512 tm[8];
+  for (int j = 0; j < 8; ++j) tm[j] = _mm512_loadu_ps(tab + 16 * j);
+#elif defined(__AVX2__) && SOFTMX_SCALE_LANES == 8
+  const __m256 t0 = _mm256_loadu_ps(tab), t1 = _mm256_loadu_ps(tab + 8);
+  const __m256i fifteen = _mm256_set1_epi32(15);
+  const __m256 nan = _mm256_set1_ps(__builtin_nanf(""));
+#endif
+  for (std::size_t b = 0, first = 0; first < n; ++b, first += k) {
+    const std::size_t len = n - first < k ? n - first : k;
+    const float sb = s[b];
+    if (sb != sb) {
+      bstatus[b] = 2;
+      continue;
+    }
+    const std::uint8_t* c = codes + first;
+    std::uint32_t* o = out + first;
+    std::size_t i = 0;
+    bool bad = false, inexact = false;
+#if defined(__AVX512F__) && SOFTMX_SCALE_LANES == 16
+    const __m512 vs = _mm512_set1_ps(sb);
+    for (; i + 16 <= len; i += 16) {
+      const __m512i idx = _mm512_maskz_cvtepu8_epi32(0xFFFF, _mm_loadu_si128(reinterpret_cast<const __m128i*>(c + i)));
+      __m512 v;
+      __mmask16 odd;
+      if (ncodes == 16) {
+        v = _mm512_permutexvar_ps(idx, t16);  // reads the low 4 bits: codes beyond 15 caught below
+        odd = _mm512_test_epi32_mask(idx, _mm512_set1_epi32(~15));
+      } else if (signmag) {
+        const __m512 r0 = _mm512_permutex2var_ps(tm[0], idx, tm[1]), r1 = _mm512_permutex2var_ps(tm[2], idx, tm[3]);
+        const __m512 r2 = _mm512_permutex2var_ps(tm[4], idx, tm[5]), r3 = _mm512_permutex2var_ps(tm[6], idx, tm[7]);
+        const __mmask16 b5 = _mm512_test_epi32_mask(idx, _mm512_set1_epi32(32));
+        const __mmask16 b6 = _mm512_test_epi32_mask(idx, _mm512_set1_epi32(64));
+        v = _mm512_mask_blend_ps(b6, _mm512_mask_blend_ps(b5, r0, r1), _mm512_mask_blend_ps(b5, r2, r3));
+        const __m512i sign = _mm512_and_si512(_mm512_slli_epi32(idx, 24), _mm512_set1_epi32(static_cast<int>(0x80000000u)));
+        v = _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(v), sign));
+        odd = 0;
+      } else {
+        v = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), 0xFFFF, idx, tab, 4);
+        odd = 0;
+      }
+      const __m512 p = _mm512_mul_ps(v, vs);
+      odd |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+      if (odd) {
+        bad = true;
+        break;
+      }
+      _mm512_storeu_ps(reinterpret_cast<float*>(o + i), p);
+      if (wide) {
+        const __mmask16 in = _mm512_cmp_ps_mask(_mm512_fmsub_ps(v, vs, p), _mm512_setzero_ps(), _CMP_NEQ_OQ);
+        inexact |= in != 0;
+        if (status)
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(status + first + i),
+                           _mm512_cvtepi32_epi8(_mm512_maskz_mov_epi32(in, _mm512_set1_epi32(1))));
+      }
+    }
+#elif defined(__AVX2__) && SOFTMX_SCALE_LANES == 8
+    const __m256 vs = _mm256_set1_ps(sb);
+    for (; i + 8 <= len; i += 8) {
+      const __m256i idx = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(c + i)));
+      __m256 v;
+      if (ncodes == 16) {
+        const __m256 v0 = _mm256_permutevar8x32_ps(t0, idx), v1 = _mm256_permutevar8x32_ps(t1, idx);
+        v = _mm256_blendv_ps(v0, v1, _mm256_castsi256_ps(_mm256_slli_epi32(idx, 28)));  // bit 3 picks v1
+        v = _mm256_blendv_ps(v, nan, _mm256_castsi256_ps(_mm256_cmpgt_epi32(idx, fifteen)));
+      } else {
+        v = _mm256_i32gather_ps(tab, idx, 4);
+      }
+      const __m256 p = _mm256_mul_ps(v, vs);
+      if (_mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q))) {
+        bad = true;
+        break;
+      }
+      _mm256_storeu_ps(reinterpret_cast<float*>(o + i), p);
+      if (wide) {
+        const int in = _mm256_movemask_ps(_mm256_cmp_ps(_mm256_fmsub_ps(v, vs, p), _mm256_setzero_ps(), _CMP_NEQ_OQ));
+        inexact |= in != 0;
+        if (status) {
+          const std::uint64_t st = _pdep_u64(static_cast<unsigned>(in), 0x0101010101010101ull);
+          std::memcpy(status + first + i, &st, 8);
+        }
+      }
+    }
+#endif
+    for (; !bad && i < len; ++i) {
+      const float v = c[i] < ncodes ? tab[c[i]] : __builtin_nanf("");
+      if (v != v) {
+        bad = true;
+        break;
+      }
+      const float p = v * sb;
+      std::memcpy(o + i, &p, 4);
+      if (wide) {
+        const bool in = std::fma(v, sb, -p) != 0;
+        inexact |= in;
+        if (status) status[first + i] = in;
+      }
+    }
+    bstatus[b] = bad ? 2 : inexact ? 1 : 0;
+  }
+}
+
+/// ScaleKernels::rows16_u32: a block is one 16-entry permutation of its row (AVX-512) or two
+/// 8-entry ones and a blend (AVX2).
+std::size_t rows16_u32(const std::uint32_t* rows, const std::uint8_t* row_flags, const std::uint8_t* scales,
+                       const std::uint8_t* codes, std::size_t b, std::size_t nblocks, std::uint32_t* out,
+                       std::uint8_t* flags_or) {
+  __m128i fl = _mm_setzero_si128();
+  for (; b < nblocks; ++b) {
+    const std::uint8_t sc = scales[b];
+    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(codes + 16 * b));
+    if (!_mm_testz_si128(c, _mm_set1_epi8(static_cast<char>(0xF0)))) break;  // a code beyond 15
+    // The flags of the 16 codes: one byte shuffle of the row's 16 flag bytes.
+    fl = _mm_or_si128(fl, _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row_flags + 16 * static_cast<std::size_t>(sc))), c));
+    const std::uint32_t* row = rows + 16 * static_cast<std::size_t>(sc);
+#if defined(__AVX512F__) && SOFTMX_SCALE_LANES == 16
+    const __m512i idx = _mm512_maskz_cvtepu8_epi32(0xFFFF, c);
+    _mm512_storeu_si512(out + 16 * b, _mm512_permutexvar_epi32(idx, _mm512_loadu_si512(row)));
+#elif defined(__AVX2__) && SOFTMX_SCALE_LANES == 8
+    const __m256i r0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row));
+    const __m256i r1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + 8));
+    for (int h = 0; h < 2; ++h) {
+      const __m256i idx = _mm256_cvtepu8_epi32(h ? _mm_srli_si128(c, 8) : c);
+      const __m256i v0 = _mm256_permutevar8x32_epi32(r0, idx), v1 = _mm256_permutevar8x32_epi32(r1, idx);
+      const __m256i v = _mm256_blendv_epi8(v0, v1, _mm256_cmpgt_epi32(idx, _mm256_set1_epi32(7)));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 16 * b + 8 * h), v);
+    }
+#else
+    for (int i = 0; i < 16; ++i) out[16 * b + i] = row[codes[16 * b + i]];
+#endif
+  }
+  alignas(16) std::uint8_t f[16];
+  _mm_store_si128(reinterpret_cast<__m128i*>(f), fl);
+  for (int i = 0; i < 16; ++i) *flags_or |= f[i];
+  return b;
+}
+
+/// ScaleKernels::block_amax16.
+void block_amax16(const std::uint32_t* x, std::size_t blocks, std::uint32_t* bmax) {
+  for (std::size_t j = 0; j < blocks; ++j) {
+    u32v m = u32v{};
+    for (int i = 0; i < 16; i += N) {
+      u32v v;
+      std::memcpy(&v, x + 16 * j + i, sizeof v);
+      v &= 0x7FFFFFFFu;
+      m = v > m ? v : m;
+    }
+#if defined(__AVX512F__) && SOFTMX_SCALE_LANES == 16
+    bmax[j] = _mm512_reduce_max_epu32(reinterpret_cast<__m512i>(m));
+#else
+    std::uint32_t r = 0;
+    for (int i = 0; i < N; ++i) r = m[i] > r ? m[i] : r;
+    bmax[j] = r;
+#endif
+  }
+}
+
+/// ScaleKernels::products16.
+void products16(const std::uint32_t* x, const float* m, std::size_t blocks, std::uint32_t* p, float* one) {
+  for (std::size_t j = 0; j < blocks; ++j) {
+    const f32v mb = broadcast<f32v>(m[j]);
+    u32v big = u32v{};
+    for (int i = 0; i < 16; i += N) {
+      f32v v;
+      std::memcpy(&v, x + 16 * j + i, sizeof v);
+      const u32v pb = reinterpret_cast<u32v>(v * mb);
+      std::memcpy(p + 16 * j + i, &pb, sizeof pb);
+      const u32v a = pb & 0x7FFFFFFFu;
+      big = a > big ? a : big;
+    }
+    // Any lane at or above Inf's bits (Inf or NaN): one compare and a mask test.
+#if defined(__AVX512F__) && SOFTMX_SCALE_LANES == 16
+    const bool inf = _mm512_cmpge_epu32_mask(reinterpret_cast<__m512i>(big), _mm512_set1_epi32(0x7F800000)) != 0;
+#elif defined(__AVX2__) && SOFTMX_SCALE_LANES == 8
+    // Both below 2^31: the signed compare is the unsigned one.
+    const bool inf = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(reinterpret_cast<__m256i>(big),
+                                                                                _mm256_set1_epi32(0x7F7FFFFF)))) != 0;
+#else
+    bool inf = false;
+    for (int i = 0; i < N; ++i) inf |= big[i] >= 0x7F800000u;
+#endif
+    one[j] = inf ? 0.0f : 1.0f;
+  }
+}
+
 }  // namespace
 
-const ScaleKernels kScaleKernels = {SOFTMX_SCALE_PICK, products_f32};
+const ScaleKernels kScaleKernels = {SOFTMX_SCALE_PICK, SOFTMX_SCALE_BLOCK_SCALES, products_f32, scaled_blocks_f32, rows16_u32, block_amax16, products16, SOFTMX_SCALE_PICK_MUL};
 
 }  // namespace softmx::simd::SOFTMX_SCALE_NS
