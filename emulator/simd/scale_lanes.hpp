@@ -58,6 +58,21 @@ inline __attribute__((always_inline)) f32v gather(const float* tab, const std::u
 #endif
 }
 
+#if defined(__AVX2__) && SOFTMX_SCALE_LANES == 8
+/// The table entries of the 8 element codes at codes[0..8). A 4-bit element (ncodes 16, its
+/// table's first 16 entries in t0 and t1) takes two in-register permutations and a blend
+/// instead of a gather, which is slow here; an index beyond 15 reads NaN, as the table's entry
+/// does. Other elements gather from tab.
+inline __attribute__((always_inline)) __m256 table_values8(const float* tab, __m256 t0, __m256 t1, unsigned ncodes,
+                                                           const std::uint8_t* codes) {
+  const __m256i idx = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(codes)));
+  if (ncodes != 16) return _mm256_i32gather_ps(tab, idx, 4);
+  const __m256 v0 = _mm256_permutevar8x32_ps(t0, idx), v1 = _mm256_permutevar8x32_ps(t1, idx);
+  const __m256 v = _mm256_blendv_ps(v0, v1, _mm256_castsi256_ps(_mm256_slli_epi32(idx, 28)));  // bit 3 picks v1
+  return _mm256_blendv_ps(v, _mm256_set1_ps(__builtin_nanf("")), _mm256_castsi256_ps(_mm256_cmpgt_epi32(idx, _mm256_set1_epi32(15))));
+}
+#endif
+
 /// ScaleKernels::products_f32. value * s is exact in f64 (an element value has at most 8
 /// significant bits, s at most 24), so converting it to f32 (round to nearest even) is the one
 /// rounding of the exact product; the result is inexact iff it differs from the product. Lanes
@@ -106,21 +121,9 @@ std::uint8_t products_f32(const float* tab, unsigned ncodes, const std::uint8_t*
                   vhi = _mm256_set1_pd(static_cast<double>(3.40282346638528859812e+38F)), z = _mm256_setzero_pd(),
                   absmask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FFFFFFFFFFFFFFF));
     int inexact_any = 0, bad_any = 0;
-    // A 4-bit element (ncodes 16): two in-register permutations instead of a gather (slow
-    // here); an index beyond 15 reads NaN, as the table's entry does.
     const __m256 t0 = _mm256_loadu_ps(tab), t1 = _mm256_loadu_ps(tab + 8);
-    const __m256i fifteen = _mm256_set1_epi32(15);
-    const __m256 nan = _mm256_set1_ps(__builtin_nanf(""));
     for (; i + 8 <= n; i += 8) {
-      const __m256i idx = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(codes + i)));
-      __m256 v;
-      if (ncodes == 16) {
-        const __m256 v0 = _mm256_permutevar8x32_ps(t0, idx), v1 = _mm256_permutevar8x32_ps(t1, idx);
-        v = _mm256_blendv_ps(v0, v1, _mm256_castsi256_ps(_mm256_slli_epi32(idx, 28)));  // bit 3 picks v1
-        v = _mm256_blendv_ps(v, nan, _mm256_castsi256_ps(_mm256_cmpgt_epi32(idx, fifteen)));
-      } else {
-        v = _mm256_i32gather_ps(tab, idx, 4);
-      }
+      const __m256 v = table_values8(tab, t0, t1, ncodes, codes + i);
       const __m256d pl = _mm256_mul_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(v)), vsd);
       const __m256d ph = _mm256_mul_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)), vsd);
       const __m128 fl = _mm256_cvtpd_ps(pl), fh = _mm256_cvtpd_ps(ph);
@@ -189,8 +192,6 @@ void scaled_blocks_f32(const float* tab, unsigned ncodes, const std::uint8_t* co
   for (int j = 0; j < 8; ++j) tm[j] = _mm512_loadu_ps(tab + 16 * j);
 #elif defined(__AVX2__) && SOFTMX_SCALE_LANES == 8
   const __m256 t0 = _mm256_loadu_ps(tab), t1 = _mm256_loadu_ps(tab + 8);
-  const __m256i fifteen = _mm256_set1_epi32(15);
-  const __m256 nan = _mm256_set1_ps(__builtin_nanf(""));
 #endif
   for (std::size_t b = 0, first = 0; first < n; ++b, first += k) {
     const std::size_t len = n - first < k ? n - first : k;
@@ -243,15 +244,7 @@ void scaled_blocks_f32(const float* tab, unsigned ncodes, const std::uint8_t* co
 #elif defined(__AVX2__) && SOFTMX_SCALE_LANES == 8
     const __m256 vs = _mm256_set1_ps(sb);
     for (; i + 8 <= len; i += 8) {
-      const __m256i idx = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(c + i)));
-      __m256 v;
-      if (ncodes == 16) {
-        const __m256 v0 = _mm256_permutevar8x32_ps(t0, idx), v1 = _mm256_permutevar8x32_ps(t1, idx);
-        v = _mm256_blendv_ps(v0, v1, _mm256_castsi256_ps(_mm256_slli_epi32(idx, 28)));  // bit 3 picks v1
-        v = _mm256_blendv_ps(v, nan, _mm256_castsi256_ps(_mm256_cmpgt_epi32(idx, fifteen)));
-      } else {
-        v = _mm256_i32gather_ps(tab, idx, 4);
-      }
+      const __m256 v = table_values8(tab, t0, t1, ncodes, c + i);
       const __m256 p = _mm256_mul_ps(v, vs);
       if (_mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q))) {
         bad = true;
