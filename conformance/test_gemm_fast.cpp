@@ -16,6 +16,13 @@
 //   blocks (exact zero sums, whose sign each mode decides), zero blocks of mixed signs, and
 //   adversarial codes and scales (specials, NaN scales, spreads).
 //
+// - tensor-core models (GemmFast.TensorCoreRoutes): every published model (the GST ones on
+//   E2M1) and three variants of hopper-fp8-mma that leave the fast routes, on the float route
+//   of pass 2, the group's rz by the f32 conversion (32-bit sums, and 64-bit ones through
+//   doubles), C's rne addition by the FPU and tc_tile_rz: bell-shaped, wide-spread, spread
+//   (scales 127 +- 30: groups across blocks), adversarial, range-edge, cancelling and
+//   negative-zero blocks, C = -0, a 64 x 64 x 1024 bell run; 23.5 million outputs.
+//
 // Shapes that are no multiple of any tile, k beyond a chunk (256) and not a multiple of the
 // block, blocks longer than a chunk (segments cut inside a block), k below the block.
 //
@@ -29,6 +36,14 @@
 //   of hi: 121,740 (only through C = -0: 0 before that case was added);  the inexact-lane skip
 //   under every mode instead of rne alone: 145,598;  the general loop after the directed pair
 //   not rewinding its panel pointers: the test crashes (SIGSEGV).
+// TensorCoreRoutes' planted bugs (2026-11-29, on the final code; mismatching outputs), 7 of 8:
+//   f32_rz(vi) without its step toward zero: 315,714;  f32_rz(vd) (64-bit sums) without it:
+//   404,196;  tc_tile_rz's float-route exponent k off by one: 8,184,052;  its range test
+//   without lead < emin: 15,984;  r's term without its sign: 5,520,396;  a zero group's sign
+//   ignoring r: 131,104;  C + r under rne with zero sums always +0: 13,744 (0 before the
+//   negative-zero blocks were added);  not caught: kTcSpread loosened from 48 to 1000, which
+//   no accepted output can show (a group spread that breaks the f32 products also breaks the
+//   exact sum's 128-bit bound, ExactBlock::fits, and the output goes to the reference).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -46,6 +61,7 @@
 #include "softmx/dot.hpp"
 #include "softmx/gemm.hpp"
 #include "softmx/prng.hpp"
+#include "softmx/tensor_core.hpp"
 #include "support/gemm_kernels.hpp"
 #include "support/report.hpp"
 #include "support/sanitized.hpp"
@@ -53,7 +69,7 @@
 namespace softmx::conformance {
 namespace {
 
-enum class Kind { bell, narrow_values, cancel, adversarial, wide, edges, near_bound };
+enum class Kind { bell, narrow_values, cancel, adversarial, wide, edges, near_bound, spread, neg_zeros };
 const char* kind_name(Kind k) {
   switch (k) {
     case Kind::bell: return "bell";
@@ -63,6 +79,8 @@ const char* kind_name(Kind k) {
     case Kind::wide: return "wide";
     case Kind::edges: return "edges";
     case Kind::near_bound: return "near-bound";
+    case Kind::spread: return "spread";
+    case Kind::neg_zeros: return "negative-zeros";
   }
   return "?";
 }
@@ -178,6 +196,7 @@ void fill(Kind kind, const Format& f, std::size_t rows, std::size_t K, std::size
       return;
     case Kind::adversarial:
     case Kind::wide:
+    case Kind::spread:
       for (std::size_t r = 0; r < rows; ++r) {
         const bool special_row = kind == Kind::adversarial && rng.next() % 16 == 0;
         for (std::size_t t = 0; t < K; ++t) {
@@ -188,10 +207,30 @@ void fill(Kind kind, const Format& f, std::size_t rows, std::size_t K, std::size
         }
         for (std::size_t b = 0; b < nb; ++b) {
           if (kind == Kind::wide) S(r, b) = static_cast<std::uint8_t>(rng.next() % 255);
+          else if (kind == Kind::spread) S(r, b) = static_cast<std::uint8_t>(97 + rng.next() % 61);
           else S(r, b) = static_cast<std::uint8_t>(117 + rng.next() % 21);
           if (kind == Kind::adversarial && rng.next() % 200 == 0) S(r, b) = 0xFF;
         }
       }
+      return;
+    case Kind::neg_zeros:
+      // Half of A's blocks all -0, half of B's all positive (+0 or positive values): an
+      // instruction inside such a pair has only negative zero products, whose sum is -0 (and
+      // -0 + -0 with C = -0); the other blocks ordinary values of either sign.
+      for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t b = 0; b < nb; ++b) {
+          const int mode = static_cast<int>(rng.next() % 2);
+          for (std::size_t t = b * block; t < std::min(K, (b + 1) * block); ++t) {
+            std::uint8_t c = code_in(f, emax - 4, emax + 1, rng);
+            if (mode == 1 && !b_side) c = negated(f, 0);
+            if (mode == 1 && b_side) {
+              c = rng.next() % 2 ? 0 : c;
+              if (unpack(f, c).sign) c = negated(f, c);
+            }
+            C(r, t) = c;
+          }
+          S(r, b) = static_cast<std::uint8_t>(120 + rng.next() % 15);
+        }
       return;
     case Kind::near_bound: {
       // fp32-sequential's exact-block bound at its edge (e4m3 only: every other format gets
@@ -294,6 +333,81 @@ TEST(GemmFast, SequentialRoutes) {
   run_model(&fp32_sequential_accumulation(),
             {Kind::bell, Kind::narrow_values, Kind::cancel, Kind::adversarial, Kind::wide, Kind::near_bound},
             "fp32-sequential: plain, directed-pair and general loops under every mode");
+}
+
+/// The tensor-core models' fast routes (issue 30's speed work): the float route of pass 2 (each
+/// term trunc(af * bf * 2^k) in f32, 32-bit partial sums, groups whose exponent spread passes
+/// kTcSpread; the integer route for the others), the group end's RZ by the f32 conversion
+/// (to_grid_rz: 32-bit sums, and 64-bit sums through doubles), the accumulator's rne addition
+/// by the FPU's (grid_add_f32_rne, hopper-fp8-mma's C after the products), against
+/// mma-per-output, on every kernel: every published tensor-core model (the GST ones on their
+/// E2M1) and three variants of hopper-fp8-mma's parameters that leave the fast routes (rne
+/// groups: to_grid; nearest-even alignment and the product's exponent: the integer route;
+/// C added under rz: grid_add), under the default context and rz with saturation.
+std::vector<ModelCase> tc_cases(const AccumulationModel* model) {
+  Context rz;
+  rz.rounding = Rounding::rz;
+  rz.saturation = Saturation::finite;
+  return {{model, Context{}, std::string(model->name()) + ", the default context"},
+          {model, rz, std::string(model->name()) + " rz"}};
+}
+
+const std::vector<TensorCoreModel>& tc_variants() {
+  static const std::vector<TensorCoreModel> v = [] {
+    std::vector<TensorCoreModel> r;
+    TensorCoreParams p = hopper_fp8_mma_model().params();
+    p.name = "hopper-fp8-mma, rne groups";
+    p.f32.mode = Rounding::rne;
+    r.emplace_back(p);
+    p = hopper_fp8_mma_model().params();
+    p.name = "hopper-fp8-mma, nearest alignment, product exponent";
+    p.align_rounding = AlignRounding::nearest_even;
+    p.align_reference = AlignReference::product_exponent;
+    r.emplace_back(p);
+    p = hopper_fp8_mma_model().params();
+    p.name = "hopper-fp8-mma, C added under rz";
+    p.f32.addend_mode = Rounding::rz;
+    r.emplace_back(p);
+    return r;
+  }();
+  return v;
+}
+
+TEST(GemmFast, TensorCoreRoutes) {
+  Tally tally("tensor-core models: float route, rz group end, f32 accumulator addition");
+  std::uint64_t seed = 0x7C0030;
+  std::vector<const AccumulationModel*> models;
+  for (const TensorCoreModel* m : tensor_core_models()) models.push_back(m);
+  for (const TensorCoreModel& m : tc_variants()) models.push_back(&m);
+  const std::pair<FormatId, FormatId> fp8[] = {{FormatId::e4m3, FormatId::e4m3}, {FormatId::e4m3, FormatId::e5m2},
+                                               {FormatId::e2m1, FormatId::e3m2}};
+  const std::pair<FormatId, FormatId> fp4[] = {{FormatId::e2m1, FormatId::e2m1}};
+  const Shape shapes[] = {{7, 25, 33, 32}, {17, 33, 300, 32}, {33, 35, 96, 16}, {24, 24, 64, 32}, {9, 40, 128, 64}};
+  for (const AccumulationModel* model : models) {
+    const auto* tc = dynamic_cast<const TensorCoreModel*>(model);
+    const bool gst = tc && tc->params().scale_application == ScaleApplication::per_group;
+    for (Kind kind : {Kind::bell, Kind::wide, Kind::spread, Kind::adversarial, Kind::edges, Kind::cancel, Kind::neg_zeros})
+      for (const auto& [fa, fb] : gst ? std::span<const std::pair<FormatId, FormatId>>(fp4) : std::span<const std::pair<FormatId, FormatId>>(fp8))
+        for (const Shape& sh : std::span(shapes).first(testing::kAddressSanitizer ? 2 : std::size(shapes)))
+          for (int layout = 0; layout < 2; ++layout) {
+            if (gst && sh.K % sh.block) continue;  // the GST models take whole blocks only
+            const Mats m = make(kind, fa, fb, sh.M, sh.N, sh.K, sh.block, layout == 1, layout == 0, ++seed);
+            std::ostringstream what;
+            what << kind_name(kind) << " " << format(fa).name << " x " << format(fb).name << " M " << sh.M << " N "
+                 << sh.N << " K " << sh.K << " block " << sh.block << (layout ? " (A columns, B rows)" : "");
+            for (const ModelCase& mc : tc_cases(model)) {
+              compare(m, mc, what.str(), tally);
+              if (kind == Kind::cancel || kind == Kind::edges || kind == Kind::neg_zeros)
+                compare(m, mc, what.str() + ", C = -0", tally, true);
+            }
+          }
+  }
+  // The bench's operands in small: bell-shaped E4M3, 64 x 64 x 1024 (mostly the float route).
+  const Mats big = make(Kind::bell, FormatId::e4m3, FormatId::e4m3, 64, 64, 1024, 32, false, true, 0x7CBE11);
+  for (const TensorCoreModel* m : tensor_core_models())
+    if (m->params().scale_application != ScaleApplication::per_group)
+      for (const ModelCase& mc : tc_cases(m)) compare(big, mc, "bell 64^2 x 1024", tally);
+  tally.report();
 }
 
 /// The bench's shape in small: bell-shaped E4M3 blocks, 64 x 64 x 1024, where most blocks are

@@ -109,6 +109,12 @@ struct TcParams {
   bool addend_in_group;
   bool after;          // AddendStage::after_products
   std::int32_t zfloor; // the zero exponent (every group's E at least this), or kZeroExponent for none
+  std::uint32_t fl;    // the float route (TcTile::af): products per 32-bit partial sum, >= 1
+  bool sums53;         // every group's sum below 2^53 in magnitude (64-bit lanes: the f32 conversion's rz)
+  // tc_tile_rz's configuration, for chunks that take the float route: fl != 0, mode rz, p <= 23,
+  // addend_in_group, F <= 29, 32-bit lanes or sums53, and after_products only with addend_mode
+  // rne and p = 23 (f32's grid, emin -126, emax 127).
+  bool rz_kernel;
 };
 struct TcGroup {
   std::uint32_t len;   // positions
@@ -130,7 +136,22 @@ struct TcTile {
   std::uint32_t* state;
   std::size_t stride;
   const TcParams* prm;
+  // The float route of pass 2 (operand-exponent reference, truncation; null: the integer
+  // route), per position af = n_a 2^(e_a - RA) as an f32 (n_a as in `an`, pre-shift included;
+  // 0 for a zero or absent element) and per group and row RA, the largest e_a over the group's
+  // non-zero elements of that row (0 if none), such that every non-zero element of the group
+  // has e_a >= RA - kTcSpread; the same for B (bf, rb). The kernel takes each term as
+  // trunc(af bf 2^(RA + RB - E - cr)) in f32 and sums runs of fl terms in 32-bit lanes
+  // (fl T < 2^31, T the largest term: TcParams::fl).
+  const float* af = nullptr;  // [t][MR]
+  const float* bf = nullptr;  // [t][NR]
+  const std::int32_t* ra = nullptr;  // [group][MR]
+  const std::int32_t* rb = nullptr;  // [group][NR]
 };
+/// The float route's largest exponent spread within a group's row or column (TcTile::af):
+/// every f32 product af bf is a normal number (at least 2^(-2 kTcSpread)) and 2^k at most
+/// 2^(2 kTcSpread), both exact.
+inline constexpr int kTcSpread = 48;
 
 // ---- GST-FDPA (ScaleApplication::per_group: blackwell-mxf4, blackwell-nvf4) -------------------
 // The chunk is a run of whole instructions (group_size products each, the last one possibly
@@ -189,6 +210,7 @@ struct Kernels {
   SeqFn seq[6];  // by Rounding (rne, rna, rz, ru, rd, ro)
   int tc_mr, tc_nr;
   TcFn tc[2][2][2];  // [product reference][nearest-even alignment][64-bit group sums]
+  TcFn tc_rz[2];     // the published FP8 models' configuration (TcParams::rz_kernel), [64-bit group sums]
   int gst_mr, gst_nr;
   GstFn gst;
   // dot_pairs: tiles of 1 x NR pairs (the same NR), A packed like B ([t][NR], its vectors
@@ -197,6 +219,7 @@ struct Kernels {
   ExactFn exact_pairs_narrow;
   SeqFn seq_pairs[6];
   TcFn tc_pairs[2][2][2];
+  TcFn tc_rz_pairs[2];
   GstFn gst_pairs;
 };
 

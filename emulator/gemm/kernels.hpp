@@ -32,11 +32,16 @@
 //   driver checks fits), then the accumulator's cut term is added and the sum is normalised and
 //   rounded onto the grid (f32 exponent range; leaving it marks the output for the reference).
 //   A group whose every term is zero takes its sign from a scalar look at its zero products.
+//   With the operands' exponents and truncation (every published FP8 model), pass 2 may take
+//   the float route (TcTile::af: each term the truncating conversion of an exact f32 product),
+//   the group's rz its rounding from the f32 conversion (to_grid_rz), C's rne addition the
+//   FPU's (grid_add_f32_rne), and tc_tile_rz the whole configuration with r as an f32
+//   (docs/ARCHITECTURE.md, GEMM, "Exact routes and their proofs" 8).
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 
-#if SOFTMX_GEMM_BYTES == 64 && defined(__AVX512F__)
+#if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #endif
 
@@ -516,6 +521,50 @@ SOFTMX_GEMM_INLINE V lshl(V x, V s) {
   typedef typename Unsigned<V>::type U;
   return reinterpret_cast<V>(reinterpret_cast<U>(x) << reinterpret_cast<U>(s));
 }
+/// m ? a : b per lane, m's lanes all ones or all zeros. Bitwise: GCC lowers `?:` on the 64-bit
+/// lanes twice the vector width (vw) lane by lane through scalar registers.
+template <class V>
+SOFTMX_GEMM_INLINE V select(V m, V a, V b) {
+  return (m & a) | (~m & b);
+}
+// Lane masks (all ones where true) for the 32-bit lanes (vi: the vector's own comparisons) and
+// the 64-bit lanes twice the vector width (vw: arithmetic only, since GCC lowers a comparison
+// of vw lane by lane through scalar registers). The vw forms hold for |a|, |b| < 2^62, where
+// the differences cannot wrap; every caller's values are below that (sums bounded by tc_lanes,
+// GST's 2^62).
+template <class V>
+SOFTMX_GEMM_INLINE V lanes_neg(V x) {  // x < 0
+  return x >> (static_cast<int>(sizeof(x[0])) * 8 - 1);
+}
+template <class V>
+SOFTMX_GEMM_INLINE V lanes_nonzero(V x) {  // x != 0
+  if constexpr (sizeof(V) == sizeof(vi)) {
+    return x != 0;
+  } else {
+    typedef typename Unsigned<V>::type U;
+    const U u = reinterpret_cast<U>(x);
+    return lanes_neg(reinterpret_cast<V>(u | (U{} - u)));
+  }
+}
+template <class V>
+SOFTMX_GEMM_INLINE V lanes_zero(V x) {  // x == 0
+  return ~lanes_nonzero(x);
+}
+template <class V>
+SOFTMX_GEMM_INLINE V lanes_gt(V a, V b) {  // a > b
+  if constexpr (sizeof(V) == sizeof(vi)) return a > b;
+  else return lanes_neg(b - a);
+}
+template <class V>
+SOFTMX_GEMM_INLINE V lanes_ge(V a, V b) {  // a >= b
+  if constexpr (sizeof(V) == sizeof(vi)) return a >= b;
+  else return ~lanes_neg(a - b);
+}
+template <class V>
+SOFTMX_GEMM_INLINE V lanes_eq(V a, V b) {  // a == b
+  if constexpr (sizeof(V) == sizeof(vi)) return a == b;
+  else return lanes_zero(a - b);
+}
 /// floor(log2 x) for 1 <= x < 2^62 (any value for x = 0).
 SOFTMX_GEMM_INLINE vi flog2(vi x) { return floor_log2(x); }
 SOFTMX_GEMM_INLINE vi flog2(vw x) {
@@ -534,7 +583,7 @@ SOFTMX_GEMM_INLINE V cut(V mag, V sh) {
     const V one = V{} + 1;
     const V rem = mag - lshl(kept, sh);
     const V half = lshr(lshl(one, sh), one);  // 0 when sh = 0: no rounding
-    const V up = (sh > 0) & ((rem > half) | ((rem == half) & ((kept & 1) != 0)));
+    const V up = lanes_gt(sh, V{}) & (lanes_gt(rem, half) | (lanes_eq(rem, half) & lanes_nonzero(kept & 1)));
     return kept - up;
   }
 }
@@ -546,10 +595,10 @@ SOFTMX_GEMM_INLINE V round_grid(V mag, V d, V neg, Rounding mode) {
   V kept = lshr(mag, d);
   const V rem = mag - lshl(kept, d);
   const V half = lshl(one, d - 1);
-  const V inexact = rem != 0;
+  const V inexact = lanes_nonzero(rem);
   switch (mode) {
-    case Rounding::rne: kept -= (rem > half) | ((rem == half) & ((kept & 1) != 0)); break;
-    case Rounding::rna: kept -= rem >= half; break;
+    case Rounding::rne: kept -= lanes_gt(rem, half) | (lanes_eq(rem, half) & lanes_nonzero(kept & 1)); break;
+    case Rounding::rna: kept -= lanes_ge(rem, half); break;
     case Rounding::ru: kept -= inexact & ~neg; break;
     case Rounding::rd: kept -= inexact & neg; break;
     case Rounding::ro: kept |= inexact & 1; break;
@@ -571,8 +620,8 @@ SOFTMX_GEMM_INLINE GridLanes to_grid(V mag, vi unit, vi neg, Rounding mode, cons
   const vi L = flog2(mag);
   const vi lead = unit + L;
   const vi d = L - P.p;
-  const V k = from32<V>(d > 0) ? round_grid(mag, from32<V>(vmin(d, splat(kMax))), from32<V>(neg), mode)
-                               : lshl(mag, from32<V>(vmin(vmax(-d, splat(0)), splat(kMax))));
+  const V k = select(from32<V>(d > 0), round_grid(mag, from32<V>(vmin(d, splat(kMax))), from32<V>(neg), mode),
+                     lshl(mag, from32<V>(vmin(vmax(-d, splat(0)), splat(kMax)))));
   GridLanes g;
   g.kept = to32(k);  // at most 2^(p + 1)
   g.qe = lead - P.p;
@@ -598,14 +647,130 @@ SOFTMX_GEMM_INLINE GridLanes grid_add(GridLanes a, GridLanes b, Rounding mode, c
   const vw wh = lshl(from32<vw>(khi), from32<vw>(deff)), wl = from32<vw>(klo);
   const vw mh = from32<vw>(nhi), ml = from32<vw>(nlo);
   const vw sum = ((wh ^ mh) - mh) + ((wl ^ ml) - ml);
-  const vi zero = to32(sum == 0);
-  const vi neg = to32(sum < 0);
+  const vi zero = to32(lanes_zero(sum));
+  const vi neg = to32(lanes_neg(sum));
   vi rbad = vi{};
   GridLanes g = to_grid(labs(sum), qhi - deff, neg, mode, P, rbad);
   bad |= rbad & ~zero;
   const vi rd = splat(mode == Rounding::rd ? -1 : 0);
   g.neg = (az & bz) ? ((a.neg & b.neg) | ((a.neg ^ b.neg) & rd)) : (zero ? rd : neg);
   g.kept = zero ? vi{} : g.kept;
+  return g;
+}
+
+/// Whether any lane of the mask m (lanes all ones or zero) is set.
+SOFTMX_GEMM_INLINE bool any_lane(vi m) {
+#if SOFTMX_GEMM_BYTES == 64 && defined(__AVX512F__)
+  return _mm512_test_epi32_mask(reinterpret_cast<__m512i>(m), reinterpret_cast<__m512i>(m)) != 0;
+#else
+  std::uint64_t w[kF / 2];
+  std::memcpy(w, &m, sizeof w);
+  std::uint64_t o = 0;
+  for (int l = 0; l < kF / 2; ++l) o |= w[l];
+  return o != 0;
+#endif
+}
+
+/// RZ(a) to 24 significant bits as an f32, for 0 <= a < 2^31 (a = 0: +0). AVX-512: the
+/// conversion's own rounding (embedded, the MXCSR untouched); otherwise the FPU's conversion
+/// (round to nearest: the driver checks the MXCSR, fpu_default) stepped one code toward zero
+/// where it rounded up, seen as its truncation back exceeding a (or, at 2^31, converting to the
+/// integer indefinite value, negative).
+SOFTMX_GEMM_INLINE vf f32_rz(vi a) {
+#if SOFTMX_GEMM_BYTES == 64 && defined(__AVX512F__)
+  return reinterpret_cast<vf>(
+      _mm512_maskz_cvt_roundepi32_ps(0xFFFF, reinterpret_cast<__m512i>(a), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
+#else
+  const vf f = __builtin_convertvector(a, vf);
+  vi t;
+#if SOFTMX_GEMM_BYTES == 32 && defined(__AVX__)
+  t = reinterpret_cast<vi>(_mm256_cvttps_epi32(reinterpret_cast<__m256>(f)));
+#elif SOFTMX_GEMM_BYTES == 16 && defined(__SSE2__)
+  t = reinterpret_cast<vi>(_mm_cvttps_epi32(reinterpret_cast<__m128>(f)));
+#else
+  // No instruction named: the conversion of the lanes below 2^31 only (the rest are 2^31).
+  const vi big = reinterpret_cast<vi>(f) >= 0x4F000000;
+  t = big | __builtin_convertvector(reinterpret_cast<vf>(~big & reinterpret_cast<vi>(f)), vi);
+#endif
+  const vi up = (t > a) | (t < 0);
+  return reinterpret_cast<vf>(reinterpret_cast<vi>(f) + up);
+#endif
+}
+
+typedef float vfh __attribute__((vector_size(kBytes / 2)));  // kD floats
+
+/// RZ(d) to 24 significant bits, for doubles 0 <= d < 2^53 that are integers: AVX-512's
+/// conversion with its own rounding; otherwise the FPU's (round to nearest) stepped one code
+/// toward zero where its value exceeds d (an f32 converts to double exactly).
+SOFTMX_GEMM_INLINE vfh f32_rz(vd d) {
+#if SOFTMX_GEMM_BYTES == 64 && defined(__AVX512F__)
+  return reinterpret_cast<vfh>(_mm512_maskz_cvt_roundpd_ps(0xFF, reinterpret_cast<__m512d>(d), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
+#else
+  const vfh f = __builtin_convertvector(d, vfh);
+  const vh up = __builtin_convertvector(__builtin_convertvector(f, vd) > d, vh);
+  return reinterpret_cast<vfh>(reinterpret_cast<vh>(f) + up);
+#endif
+}
+
+/// RZ(m) to 24 significant bits as an f32, for 64-bit lanes 0 <= m < 2^53: m = h 2^31 + l as
+/// doubles (exact), each half of the lanes converted by f32_rz(vd).
+SOFTMX_GEMM_INLINE vf f32_rz(vw m) {
+  const vi h = to32(m >> 31), l = to32(m & 0x7FFFFFFF);
+  vh hh[2], lh[2];
+  std::memcpy(hh, &h, sizeof hh);
+  std::memcpy(lh, &l, sizeof lh);
+  vfh f[2];
+  for (int x = 0; x < 2; ++x)
+    f[x] = f32_rz(__builtin_convertvector(hh[x], vd) * 0x1p31 + __builtin_convertvector(lh[x], vd));
+  vf r;
+  std::memcpy(&r, f, sizeof r);
+  return r;
+}
+
+/// to_grid under rz for a sum below 2^31 (vi) or 2^53 (vw) in magnitude and p <= 23 (the
+/// float route's group end): RZ to 24 bits (f32_rz) cut to p + 1 bits is the RZ to p + 1 bits
+/// (truncations compose), and the f32's exponent is floor(log2 |sum|) (a truncation never
+/// reaches the next power of two). Lanes whose sum is zero hold no meaningful value (the
+/// caller overrides them).
+template <class V>
+SOFTMX_GEMM_INLINE GridLanes to_grid_rz(V sum, vi unit, const TcParams& P, vi& bad) {
+  const vi neg = to32(lanes_neg(sum));
+  const vi fb = reinterpret_cast<vi>(f32_rz(labs(sum)));
+  const int drop = 23 - P.p;
+  const vi L = ((fb >> 23) & 255) - 127;
+  GridLanes g;
+  g.kept = shr((fb & 0x7FFFFF) | 0x800000, splat(drop));
+  const vi lead = unit + L;
+  g.qe = lead - P.p;
+  g.neg = neg;
+  bad |= (lead < P.emin) | (lead > P.emax);
+  return g;
+}
+
+/// A grid value (kept <= 2^24, on a grid of p = 23 inside f32's normal range) as its f32: the
+/// conversion of kept (exact) with qe added to its exponent field, the sign set. Lanes outside
+/// the normal range give some f32 (their outputs are marked for the reference already).
+SOFTMX_GEMM_INLINE vf grid_f32(GridLanes x) {
+  const vu k = reinterpret_cast<vu>(__builtin_convertvector(x.kept, vf));
+  const vu e = reinterpret_cast<vu>(x.kept != 0) & (reinterpret_cast<vu>(x.qe) << 23);
+  return reinterpret_cast<vf>((k + e) | (reinterpret_cast<vu>(x.neg) & 0x80000000u));
+}
+
+/// grid_add for f32's grid (p = 23, exponents -126 .. 127) under rne: the FPU's f32 addition
+/// (round to nearest even, the MXCSR checked by the driver) of two normal f32s or zeros is the
+/// exact sum rounded onto that grid; a sum below 2^-126 is a subnormal (the exact sum of two
+/// multiples of 2^-149 is one, exact: exponent field 0) and one that rounds past the largest
+/// is Inf (field 255): both marked bad, as to_grid does. A zero sum's sign is IEEE 754 6.3's
+/// under rne: -0 only from two negative zeros, as grid_add's.
+SOFTMX_GEMM_INLINE GridLanes grid_add_f32_rne(GridLanes a, GridLanes b, vi& bad) {
+  const vi s = reinterpret_cast<vi>(grid_f32(a) + grid_f32(b));
+  const vi ef = (s >> 23) & 255;
+  const vi zero = (s & 0x7FFFFFFF) == 0;
+  GridLanes g;
+  g.kept = zero ? vi{} : ((s & 0x7FFFFF) | 0x800000);
+  g.qe = ef - 150;
+  g.neg = s >> 31;
+  bad |= ~zero & ((ef == 0) | (ef == 255));
   return g;
 }
 
@@ -626,8 +791,15 @@ void tc_tile(const TcTile& g) {
   const std::int32_t* bn = g.bn;
   const std::int32_t* be = g.be;
   const std::uint8_t* bs = g.bs;
+  const float* afp = g.af;
+  const float* bfp = g.bf;
   constexpr std::int32_t kNone = kZeroExponent;
   const vi rdm = splat(P.mode == Rounding::rd ? -1 : 0);
+  // The group's rounding rz onto a grid of p <= 23 bits: to_grid_rz (32-bit sums). The
+  // addition of r to the accumulator under rne on f32's own grid: the FPU's (grid_add_f32_rne).
+  const bool rz32 = P.mode == Rounding::rz && P.p <= 23;
+  const bool f32_grid = P.p == 23 && P.emin == -126 && P.emax == 127;
+  const bool f32_rne_add = f32_grid && P.addend_mode == Rounding::rne;
   auto bit = [](vi mask, std::uint32_t b) { return mask & static_cast<std::int32_t>(b); };
   auto has = [](vi st, std::uint32_t b) { return (st & static_cast<std::int32_t>(b)) != 0; };
   for (std::size_t gi = 0; gi < g.groups; ++gi) {
@@ -683,7 +855,43 @@ void tc_tile(const TcTile& g) {
     V S[MR][NV];
     for (int r = 0; r < MR; ++r)
       for (int v = 0; v < NV; ++v) S[r][v] = V{};
-    for (std::uint32_t t = 0; t < len; ++t) {
+    bool fast = false;
+    if constexpr (!ProdRef && !Near) {
+      if (afp) {
+        // The float route (kernel_api.hpp, TcTile::af; docs/ARCHITECTURE.md, "Exact routes and
+        // their proofs"): each product's term trunc(n_a n_b 2^(e_a + e_b - E - cr)) is
+        // trunc(af * bf * 2^k), k = RA + RB - E - cr, every step exact in f32 (or the value
+        // below 1), and the conversion truncates toward zero with the product's sign.
+        vf sc[MR][NV];
+        for (int r = 0; r < MR; ++r)
+          for (int v = 0; v < NV; ++v) {
+            const vi ra = Diag ? load<vi>(g.ra + gi * NR + v * kF) : splat(g.ra[gi * AW + r]);
+            const vi k = ra + load<vi>(g.rb + gi * NR + v * kF) - E[r][v] - P.cr;
+            sc[r][v] = reinterpret_cast<vf>(vmin(vmax(k + 127, splat(0)), splat(254)) << 23);
+          }
+        const float* af = afp;
+        const float* bf = bfp;
+        for (std::uint32_t t0 = 0; t0 < len; t0 += P.fl) {
+          const std::uint32_t t1 = t0 + P.fl < len ? t0 + P.fl : len;
+          vi part[MR][NV];
+          for (int r = 0; r < MR; ++r)
+            for (int v = 0; v < NV; ++v) part[r][v] = vi{};
+          for (std::uint32_t t = t0; t < t1; ++t) {
+            for (int v = 0; v < NV; ++v) {
+              const vf bv = load<vf>(bf + t * NR + v * kF);
+              for (int r = 0; r < MR; ++r) {
+                const vf av = Diag ? load<vf>(af + t * NR + v * kF) : splat(af[t * AW + r]);
+                part[r][v] += __builtin_convertvector((av * bv) * sc[r][v], vi);
+              }
+            }
+          }
+          for (int r = 0; r < MR; ++r)
+            for (int v = 0; v < NV; ++v) S[r][v] += from32<V>(part[r][v]);
+        }
+        fast = true;
+      }
+    }
+    for (std::uint32_t t = 0; t < (fast ? 0 : len); ++t) {
       for (int v = 0; v < NV; ++v) {
         const vi bev = load<vi>(be + t * NR + v * kF);
         const vi bnv = load<vi>(bn + t * NR + v * kF);
@@ -713,25 +921,34 @@ void tc_tile(const TcTile& g) {
         const vi rpres = has(st, kTcRPresent);
         const vi e = E[r][v];
         V sum = S[r][v];
-        if (P.addend_in_group) {
+        if (P.addend_in_group && P.F <= 29) {
+          // r's term in 32-bit lanes: r is a term only where its leading bit is at most E
+          // (pass 1 took it), so its cut value is below 2^(F + 1) <= 2^30; elsewhere it is
+          // masked off.
+          const vi sh = (e - P.F) - rv.qe;
+          const vi k = rv.kept;
+          const vi aterm = select(sh >= 0, cut<Near>(k, vmin(sh, splat(31))), shl(k, vmin(-sh, splat(31))));
+          const vi m = rv.neg & rpres;
+          sum += from32<V>(rpres & ((aterm ^ m) - m));
+        } else if (P.addend_in_group) {
           const vi sh = (e - P.F) - rv.qe;  // r's bits below the quantum 2^(E - F)
           const V k = from32<V>(rv.kept);
-          V aterm = from32<V>(sh >= 0) ? cut<Near>(k, from32<V>(vmin(sh, splat(kMax))))
-                                       : lshl(k, from32<V>(vmin(-sh, splat(kMax))));
+          V aterm = select(from32<V>(sh >= 0), cut<Near>(k, from32<V>(vmin(sh, splat(kMax)))),
+                           lshl(k, from32<V>(vmin(-sh, splat(kMax)))));
           const V m = from32<V>(rv.neg & rpres);
           sum += from32<V>(rpres) & ((aterm ^ m) - m);
         }
         const vi anyterm = Any[r][v];
-        const vi zero = to32(sum == 0);
+        const vi zero = to32(lanes_zero(sum));
         vi bad = vi{};
-        GridLanes gv = to_grid(labs(sum), e - P.F, to32(sum < 0), P.mode, P, bad);
+        GridLanes gv;
+        if (rz32 && (!Wide || P.sums53)) gv = to_grid_rz(sum, e - P.F, P, bad);
+        else gv = to_grid(labs(sum), e - P.F, to32(lanes_neg(sum)), P.mode, P, bad);
         bad &= ~zero;
         gv.kept = zero ? vi{} : gv.kept;
         gv.neg = zero ? (anyterm & rdm) : gv.neg;
         const vi lonely = zero & ~anyterm;  // every term zero: the zero products (and r) decide the sign
-        bool anylonely = false;
-        for (int l = 0; l < kF; ++l) anylonely |= lonely[l] != 0;
-        if (anylonely) {
+        if (any_lane(lonely)) {
           for (int l = 0; l < kF; ++l) {
             if (!lonely[l]) continue;
             const int col = v * kF + l;
@@ -763,7 +980,7 @@ void tc_tile(const TcTile& g) {
             const GridLanes av{load<vi>(g.acc_kept + at), load<vi>(g.acc_qe + at), has(st, kTcAccSign)};
             const vi apres = has(st, kTcAccPresent);
             vi abad = vi{};
-            const GridLanes added = grid_add(av, gv, P.addend_mode, P, abad);
+            const GridLanes added = f32_rne_add ? grid_add_f32_rne(av, gv, abad) : grid_add(av, gv, P.addend_mode, P, abad);
             acc.kept = apres ? added.kept : gv.kept;
             acc.qe = apres ? added.qe : gv.qe;
             acc.neg = apres ? added.neg : gv.neg;
@@ -776,12 +993,167 @@ void tc_tile(const TcTile& g) {
         }
         store(g.state + at, st);
       }
+    if (afp) {
+      afp += static_cast<std::size_t>(len) * AW;
+      bfp += static_cast<std::size_t>(len) * NR;
+    }
     an += static_cast<std::size_t>(len) * AW;
     ae += static_cast<std::size_t>(len) * AW;
     as += static_cast<std::size_t>(len) * AW;
     bn += static_cast<std::size_t>(len) * NR;
     be += static_cast<std::size_t>(len) * NR;
     bs += static_cast<std::size_t>(len) * NR;
+  }
+}
+
+/// tc_tile for the configuration of every published FP8 model (TcParams: the float route,
+/// rz onto a grid of p <= 23 bits, C as a term of the group, F <= 29, sums within to_grid_rz's
+/// range, and C after the products only by grid_add_f32_rne): the same steps as tc_tile, with
+/// the instruction's running value r held as its f32 (r_kept's lanes hold its bits; r_qe is
+/// not used). r is never live across chunks (each chunk is whole instructions) and the
+/// accumulator keeps tc_tile's form, so a chunk may take either kernel. Per group: r's
+/// exponent is its f32's; r's term is the truncating conversion of r 2^(F - E), formed by
+/// moving r's exponent field (below 2^(F + 1) <= 2^30, as r takes part in E; where the field
+/// would drop below 1 the value is below 2^-126 and its term 0); the group's sum is rounded by
+/// f32_rz, and the result r' = RZ(S) 2^(E - F) is that f32 with E - F added to its exponent
+/// field (exact where lead lies in emin .. emax; elsewhere the output is marked). Under rz a
+/// zero sum is +0 unless no term is non-zero and every zero product (and r) is negative.
+template <int MR, int NV, bool Wide, bool Diag>
+void tc_tile_rz(const TcTile& g) {
+  typedef typename SumLanes<Wide>::type V;
+  constexpr int NR = NV * kF;
+  constexpr int AW = Diag ? NR : MR;
+  auto A = [](const std::int32_t* p, std::uint32_t t, int r, int v) {
+    return Diag ? load<vi>(p + t * NR + v * kF) : splat(p[t * AW + r]);
+  };
+  const TcParams& P = *g.prm;
+  const std::int32_t* ae = g.ae;
+  const std::uint8_t* as = g.as;
+  const std::int32_t* be = g.be;
+  const std::uint8_t* bs = g.bs;
+  const float* af = g.af;
+  const float* bf = g.bf;
+  constexpr std::int32_t kNone = kZeroExponent;
+  const vi fmask = splat(~((std::int32_t{1} << (23 - P.p)) - 1));  // the fraction bits of p
+  auto bit = [](vi mask, std::uint32_t b) { return mask & static_cast<std::int32_t>(b); };
+  auto has = [](vi st, std::uint32_t b) { return (st & static_cast<std::int32_t>(b)) != 0; };
+  auto exp_add = [](vi bits, vi d) {  // bits with d added to the exponent field (unsigned lanes)
+    return reinterpret_cast<vi>(reinterpret_cast<vu>(bits) + (reinterpret_cast<vu>(d) << 23));
+  };
+  for (std::size_t gi = 0; gi < g.groups; ++gi) {
+    const TcGroup& gd = g.grp[gi];
+    const std::uint32_t len = gd.len;
+    vi E[MR][NV];
+    for (int r = 0; r < MR; ++r)
+      for (int v = 0; v < NV; ++v) {
+        const std::size_t at = static_cast<std::size_t>(r) * g.stride + static_cast<std::size_t>(v) * kF;
+        vi st = load<vi>(g.state + at);
+        if (gd.starts) {  // r starts as the accumulator (first_group) or empty (after_products)
+          st &= ~(splat(static_cast<std::int32_t>(kTcRSign | kTcRPresent)));
+          vi rb = vi{};
+          if (!P.after) {
+            st |= has(st, kTcAccPresent) & static_cast<std::int32_t>(kTcRPresent);
+            rb = reinterpret_cast<vi>(
+                grid_f32(GridLanes{load<vi>(g.acc_kept + at), load<vi>(g.acc_qe + at), has(st, kTcAccSign)}));
+          }
+          store(g.r_kept + at, rb);
+          store(g.state + at, st);
+        }
+        const vi mag = load<vi>(g.r_kept + at) & 0x7FFFFFFF;
+        E[r][v] = (has(st, kTcRPresent) & (mag != 0)) ? (mag >> 23) - 127 : splat(kNone);
+      }
+    for (std::uint32_t t = 0; t < len; ++t)
+      for (int v = 0; v < NV; ++v) {
+        const vi bev = load<vi>(be + t * NR + v * kF);
+        for (int r = 0; r < MR; ++r) E[r][v] = vmax(E[r][v], bev + A(ae, t, r, v));
+      }
+    vi Any[MR][NV];
+    vf sc[MR][NV];
+    for (int r = 0; r < MR; ++r)
+      for (int v = 0; v < NV; ++v) {
+        Any[r][v] = E[r][v] > kNone / 2;
+        E[r][v] = vmax(E[r][v], splat(P.zfloor));
+        const vi ra = Diag ? load<vi>(g.ra + gi * NR + v * kF) : splat(g.ra[gi * AW + r]);
+        const vi k = ra + load<vi>(g.rb + gi * NR + v * kF) - E[r][v] - P.cr;
+        sc[r][v] = reinterpret_cast<vf>(vmin(vmax(k + 127, splat(0)), splat(254)) << 23);
+      }
+    V S[MR][NV];
+    for (int r = 0; r < MR; ++r)
+      for (int v = 0; v < NV; ++v) S[r][v] = V{};
+    for (std::uint32_t t0 = 0; t0 < len; t0 += P.fl) {
+      const std::uint32_t t1 = t0 + P.fl < len ? t0 + P.fl : len;
+      vi part[MR][NV];
+      for (int r = 0; r < MR; ++r)
+        for (int v = 0; v < NV; ++v) part[r][v] = vi{};
+      for (std::uint32_t t = t0; t < t1; ++t)
+        for (int v = 0; v < NV; ++v) {
+          const vf bv = load<vf>(bf + t * NR + v * kF);
+          for (int r = 0; r < MR; ++r) {
+            const vf av = Diag ? load<vf>(af + t * NR + v * kF) : splat(af[t * AW + r]);
+            part[r][v] += __builtin_convertvector((av * bv) * sc[r][v], vi);
+          }
+        }
+      for (int r = 0; r < MR; ++r)
+        for (int v = 0; v < NV; ++v) S[r][v] += from32<V>(part[r][v]);
+    }
+    for (int r = 0; r < MR; ++r)
+      for (int v = 0; v < NV; ++v) {
+        const std::size_t at = static_cast<std::size_t>(r) * g.stride + static_cast<std::size_t>(v) * kF;
+        vi st = load<vi>(g.state + at);
+        const vi rb = load<vi>(g.r_kept + at);
+        const vi rpres = has(st, kTcRPresent);
+        const vi e = E[r][v];
+        // r's term: trunc(r 2^(F - E)) with r's sign.
+        const vi mag = rb & 0x7FFFFFFF;
+        const vi ok = rpres & (mag != 0) & (((mag >> 23) + (P.F - e)) >= 1);
+        const vi aterm = __builtin_convertvector(reinterpret_cast<vf>(ok & exp_add(rb, P.F - e)), vi);
+        const V sum = S[r][v] + from32<V>(aterm);
+        const vi zero = to32(lanes_zero(sum));
+        const vi fb = reinterpret_cast<vi>(f32_rz(labs(sum))) & fmask;
+        const vi lead = ((fb >> 23) & 255) - 127 + (e - P.F);
+        const vi bad = ~zero & ((lead < P.emin) | (lead > P.emax));
+        vi nb = ~zero & (exp_add(fb, e - P.F) | (to32(lanes_neg(sum)) & static_cast<std::int32_t>(0x80000000u)));
+        const vi lonely = zero & ~Any[r][v];  // every term zero: the zero products (and r) decide the sign
+        if (any_lane(lonely)) {
+          for (int l = 0; l < kF; ++l) {
+            if (!lonely[l]) continue;
+            const int col = v * kF + l;
+            bool allneg = !(rpres[l] && rb[l] >= 0);
+            for (std::uint32_t t = 0; t < len && allneg; ++t) {
+              const std::uint8_t sa = Diag ? as[t * NR + col] : as[t * MR + r];
+              if (sa == kTcAbsent) continue;
+              allneg = ((sa ^ bs[t * NR + col]) & 1) != 0;
+            }
+            nb[l] = allneg ? static_cast<std::int32_t>(0x80000000u) : 0;
+          }
+        }
+        st |= static_cast<std::int32_t>(kTcRPresent) | bit(bad, kTcReference);
+        store(g.r_kept + at, nb);
+        if (gd.ends) {
+          vi res = nb;
+          if (P.after) {  // acc + r under rne on f32's grid (grid_add_f32_rne)
+            const vi apres = has(st, kTcAccPresent);
+            const vf acc = grid_f32(GridLanes{load<vi>(g.acc_kept + at), load<vi>(g.acc_qe + at), has(st, kTcAccSign)});
+            const vi s = reinterpret_cast<vi>(acc + reinterpret_cast<vf>(nb));
+            const vi ef = (s >> 23) & 255;
+            st |= bit(apres & ((s & 0x7FFFFFFF) != 0) & ((ef == 0) | (ef == 255)), kTcReference);
+            res = apres ? s : nb;
+          }
+          const vi rz = (res & 0x7FFFFFFF) == 0;
+          const vi ef = (res >> 23) & 255;
+          store(g.acc_kept + at, ~rz & shr((res & 0x7FFFFF) | 0x800000, splat(23 - P.p)));
+          store(g.acc_qe + at, ef - 127 - P.p);
+          st = (st & ~splat(static_cast<std::int32_t>(kTcAccSign))) | bit(res >> 31, kTcAccSign) |
+               static_cast<std::int32_t>(kTcAccPresent);
+        }
+        store(g.state + at, st);
+      }
+    ae += static_cast<std::size_t>(len) * AW;
+    as += static_cast<std::size_t>(len) * AW;
+    be += static_cast<std::size_t>(len) * NR;
+    bs += static_cast<std::size_t>(len) * NR;
+    af += static_cast<std::size_t>(len) * AW;
+    bf += static_cast<std::size_t>(len) * NR;
   }
 }
 
@@ -865,14 +1237,14 @@ void gst_tile(const GstTile& g) {
         const std::size_t at = static_cast<std::size_t>(r) * g.stride + static_cast<std::size_t>(v) * kF;
         const vw sum = T[r][v];
         const vw mag = labs(sum);
-        const vi zero = to32(sum == 0);
+        const vi zero = to32(lanes_zero(sum));
         const vi unit = E[r][v] - P.F;
         const vi lead = unit + flog2(mag);
         const vi qe = vmax(lead - 23, splat(-149));
         const vi sh = qe - unit;  // >= -23
-        const vw kept = from32<vw>(sh >= 0) ? lshr(mag, from32<vw>(vmin(sh, splat(63))))
-                                            : lshl(mag, from32<vw>(vmin(vmax(-sh, splat(0)), splat(63))));
-        const vu sign = reinterpret_cast<vu>(to32(sum < 0)) & 0x80000000u;
+        const vw kept = select(from32<vw>(sh >= 0), lshr(mag, from32<vw>(vmin(sh, splat(63)))),
+                               lshl(mag, from32<vw>(vmin(vmax(-sh, splat(0)), splat(63)))));
+        const vu sign = reinterpret_cast<vu>(to32(lanes_neg(sum))) & 0x80000000u;
         const vu bits = ((reinterpret_cast<vu>(qe + 149) << 23) + reinterpret_cast<vu>(to32(kept))) | sign;
         const vu prev = load<vu>(g.acc + at);
         const vu zbits = reinterpret_cast<vu>((prev == 0x80000000u) & anz[r][v]) & 0x80000000u;
@@ -924,6 +1296,8 @@ Kernels make_kernels() {
   k.tc_mr = TMR;
   k.tc_nr = TNV * kF;
   fill_tc<TMR, TNV, false>(k.tc);
+  k.tc_rz[0] = tc_tile_rz<TMR, TNV, false, false>;
+  k.tc_rz[1] = tc_tile_rz<TMR, TNV, true, false>;
   k.gst_mr = GMR;
   k.gst_nr = GNV * kF;
   k.gst = gst_tile<GMR, GNV, false>;
@@ -931,6 +1305,8 @@ Kernels make_kernels() {
   k.exact_pairs_narrow = exact_tile<1, ENV, true, true>;
   fill_seq<1, SNV, true>(k.seq_pairs);
   fill_tc<1, TNV, true>(k.tc_pairs);
+  k.tc_rz_pairs[0] = tc_tile_rz<1, TNV, false, true>;
+  k.tc_rz_pairs[1] = tc_tile_rz<1, TNV, true, true>;
   k.gst_pairs = gst_tile<1, GNV, true>;
   return k;
 }

@@ -60,8 +60,10 @@ constexpr std::array<GemmPath, 4> kPaths{{
       kSequentialReference},
      sequential_takes, sequential_run},
     {{"tensor-core", "tensor-core models (TensorCoreModel) but the per-group ones",
-      "per group the largest exponent, every product shifted and cut in integer lanes, the group sum "
-      "normalised and rounded onto the accumulator grid; the exact sum decides the flags",
+      "per group the largest exponent, every product shifted and cut in integer lanes (truncation "
+      "with the operands' exponents: an f32 product truncated by the conversion), the group sum "
+      "normalised and rounded onto the accumulator grid (rz: by the f32 conversion); the exact sum "
+      "decides the flags",
       kTensorCoreReference},
      tensor_core_takes, tensor_core_run},
     {{"gst-fdpa", "blackwell-mxf4, blackwell-nvf4 (per-group scales)",

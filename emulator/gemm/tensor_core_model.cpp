@@ -2,6 +2,8 @@
 // "GEMM"; TensorCoreModel's steps, tensor_core.hpp): products packed in the model's position
 // order, the groups' integer lanes, C seeded into the accumulator; the exact sums give the flags.
 #include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <bit>
 #include <optional>
 #include <vector>
@@ -39,13 +41,11 @@ void seed_tc_accumulator(std::uint32_t c, int p, bool any_bits, std::int32_t& ke
   state = kTcAccPresent | sign;
 }
 
-/// The lanes the tensor-core kernel needs for this model and these formats: 32 or 64 bits, or 0
-/// (no kernel: the reference). A group's sum is below G * T + 2^(F + 1) + G + 1, T the largest
-/// product term in units of the quantum 2^(E - F): |N_a N_b| 2^(F - m_a - m_b) for the
+/// A bound on a group's sum in units of the quantum 2^(E - F) (alignment_bits <= 90,
+/// per-product scales): G * T + 2^(F + 1) + G + 1, T the largest product term in those units: |N_a N_b| 2^(F - m_a - m_b) for the
 /// operand-exponent reference, 2^(F + 1) for the product's own; 2^(F + 1) bounds the running
 /// value's term, and each cut may round up by one unit.
-int tc_lanes(const TensorCoreParams& p, const Side& a, const Side& b) {
-  if (p.alignment_bits > 90 || p.scale_application == ScaleApplication::per_group) return 0;  // GST: gst_kernel_fits
+i128 tc_group_bound(const TensorCoreParams& p, const Side& a, const Side& b) {
   auto maxn = [](const Side& s) {
     std::int64_t m = 0;
     for (std::int32_t n : s.tab.tc_n) m = std::max<std::int64_t>(m, n < 0 ? -std::int64_t{n} : n);
@@ -57,10 +57,37 @@ int tc_lanes(const TensorCoreParams& p, const Side& a, const Side& b) {
                  : c >= 0                                              ? prod << c
                                                                        : (prod >> -c) + 1;
   const i128 g = p.group_size;
-  const i128 bound = g * t + (i128{1} << (F + 1)) + g + 1;
+  return g * t + (i128{1} << (F + 1)) + g + 1;
+}
+
+/// The lanes the tensor-core kernel needs for this model and these formats (tc_group_bound):
+/// 32 or 64 bits, or 0 (no kernel: the reference).
+int tc_lanes(const TensorCoreParams& p, const Side& a, const Side& b) {
+  if (p.alignment_bits > 90 || p.scale_application == ScaleApplication::per_group) return 0;  // GST: gst_kernel_fits
+  const i128 bound = tc_group_bound(p, a, b);
   if (bound < (i128{1} << 31)) return 32;
   if (bound < (i128{1} << 62)) return 64;
   return 0;
+}
+
+/// TcParams::fl: the float route (TcTile::af) takes the operand-exponent reference with
+/// truncation when every term fits 32-bit lanes: fl terms per 32-bit partial sum, fl T < 2^31
+/// with T tc_lanes' largest term; 0 (the integer route) otherwise.
+std::uint32_t tc_float_run(const TensorCoreParams& p, const Side& a, const Side& b) {
+  if (p.alignment_bits > 90 || p.scale_application == ScaleApplication::per_group) return 0;
+  if (p.align_reference != AlignReference::operand_exponents || p.align_rounding != AlignRounding::truncate) return 0;
+  auto maxn = [](const Side& s) {
+    std::int64_t m = 0;
+    for (std::int32_t n : s.tab.tc_n) m = std::max<std::int64_t>(m, n < 0 ? -std::int64_t{n} : n);
+    return m;
+  };
+  const int c = p.alignment_bits - (a.tab.man_bits + b.tab.man_bits);
+  const i128 prod = static_cast<i128>(maxn(a)) * maxn(b);
+  if (c >= 31) return 0;
+  const i128 t = c >= 0 ? prod << c : (prod >> -c) + 1;
+  const i128 lim = (i128{1} << 31) - 1;
+  if (t > lim) return 0;
+  return static_cast<std::uint32_t>(std::min<i128>(std::max(p.group_size, 1), lim / std::max<i128>(t, 1)));
 }
 
 struct TcWork {
@@ -76,9 +103,12 @@ struct TcWork {
   bool fpu_ok = true;
   std::vector<std::int32_t> an, ae, bn, be, acc_kept, acc_qe, r_kept, r_qe;
   std::vector<std::uint8_t> as, bs;
+  std::vector<float> af, bf;       // the float route's operands (float_operands)
+  std::vector<std::int32_t> ra, rb;
   std::vector<std::uint32_t> state;
   std::vector<TcGroup> groups;
   std::vector<std::int64_t> pos;  // the chunk's positions in packed order: product k, or -1 (none)
+  std::vector<std::uint32_t> blk;  // pos[x]'s block (pos[x] / block; 0 where pos[x] < 0)
 
   void begin() {
     ex.emplace(*P);
@@ -121,28 +151,97 @@ struct TcWork {
     }
   }
 
+  /// Packs rows r0 .. r1 - 1 of a side for the chunk's positions (pos) into panels of w: n (the
+  /// significand, times 2^lshift), e (the exponent plus the block's scale exponent) and the sign
+  /// byte per position, [panel][position][lane]. The tables and the operand are read through
+  /// local pointers, and each position's block index is taken once per chunk (blk), not divided
+  /// out per element.
   void pack(const Side& sd, std::size_t r0, std::size_t r1, std::size_t w, int lshift, std::vector<std::int32_t>& n,
             std::vector<std::int32_t>& e, std::vector<std::uint8_t>& sg) const {
     const std::size_t panels = (r1 - r0 + w - 1) / w, len = pos.size();
     n.assign(panels * len * w, 0);
     e.assign(panels * len * w, kZeroExponent);
     sg.assign(panels * len * w, kTcAbsent);
-    for (std::size_t p = 0; p < panels; ++p)
-      for (std::size_t l = 0; l < w; ++l) {
-        const std::size_t r = r0 + p * w + l;
-        const std::size_t base = p * len * w + l;
-        for (std::size_t x = 0; x < len; ++x) {
-          const std::size_t at = base + x * w;
-          if (pos[x] < 0) continue;  // no product: n = 0, absent
-          sg[at] = 0;
-          if (r >= r1) continue;  // past the matrix: a +0 product
-          const auto t = static_cast<std::size_t>(pos[x]);
-          const std::uint8_t c = sd.code(r, t);
-          n[at] = sd.tab.tc_n[c] * (std::int32_t{1} << lshift);
-          sg[at] = sd.tab.sign[c];
-          if (sd.tab.tc_n[c] != 0) e[at] = sd.tab.tc_e[c] + (sd.scale(r, t / P->block) - 127);
+    const std::int32_t* tn = sd.tab.tc_n.data();
+    const std::int32_t* te = sd.tab.tc_e.data();
+    const std::uint8_t* ts = sd.tab.sign.data();
+    const std::uint8_t* codes = sd.op->codes.data();
+    const std::uint8_t* scales = sd.op->scales.data();
+    const std::size_t rs = sd.op->row_stride, ks = sd.op->k_stride, srs = sd.op->scale_row_stride,
+                      sbs = sd.op->scale_block_stride;
+    const std::int64_t* ps = pos.data();
+    const std::uint32_t* bk = blk.data();
+    std::int32_t* np = n.data();
+    std::int32_t* ep = e.data();
+    std::uint8_t* sp = sg.data();
+    // Position-major, lanes inside: B's codes (K x N, one column per lane) are then read along
+    // their rows, and A's MR rows advance together.
+    for (std::size_t p = 0; p < panels; ++p) {
+      const std::size_t q0 = r0 + p * w, q1 = std::min(r1, q0 + w);
+      for (std::size_t x = 0; x < len; ++x) {
+        if (ps[x] < 0) continue;  // no product: n = 0, absent
+        const std::size_t at = p * len * w + x * w;
+        const std::uint8_t* col = codes + static_cast<std::size_t>(ps[x]) * ks;
+        const std::uint8_t* scol = scales + bk[x] * sbs;
+        for (std::size_t r = q0; r < q1; ++r) {
+          const std::uint8_t c = col[r * rs];
+          const std::int32_t v = tn[c];
+          np[at + (r - q0)] = v * (std::int32_t{1} << lshift);
+          sp[at + (r - q0)] = ts[c];
+          if (v != 0) ep[at + (r - q0)] = te[c] + (static_cast<std::int32_t>(scol[r * srs]) - 127);
         }
+        for (std::size_t l = q1 - q0; l < w; ++l) sp[at + l] = 0;  // past the matrix: a +0 product
       }
+    }
+  }
+
+  /// The float route's operands (TcTile::af) for one side's packed panels of width w (n, e as
+  /// pack made them): per panel, group and lane the reference R (the largest exponent of a
+  /// non-zero element) and per position f = n * 2^(e - R) as an f32 (exact: n has at most 8
+  /// significant bits, e - R in -kTcSpread .. 0). False (the chunk takes the integer route) when
+  /// a non-zero element lies more than kTcSpread below its group's R.
+  bool float_operands(const std::vector<std::int32_t>& n, const std::vector<std::int32_t>& e, std::size_t w,
+                      std::vector<float>& f, std::vector<std::int32_t>& ref) const {
+    const std::size_t len = pos.size(), panels = n.size() / (len * w), G = groups.size();
+    f.resize(n.size());
+    ref.resize(panels * G * w);
+    std::int32_t lo[64], hi[64];  // w <= 64: the tile widths of every instruction set
+    if (w > 64) return false;
+    for (std::size_t p = 0; p < panels; ++p) {
+      std::size_t x0 = 0;
+      for (std::size_t gi = 0; gi < G; ++gi) {
+        const std::size_t x1 = x0 + groups[gi].len;
+        for (std::size_t l = 0; l < w; ++l) {
+          lo[l] = INT32_MAX;
+          hi[l] = INT32_MIN;
+        }
+        for (std::size_t x = x0; x < x1; ++x) {
+          const std::size_t at = (p * len + x) * w;
+          for (std::size_t l = 0; l < w; ++l)
+            if (n[at + l] != 0) {
+              lo[l] = std::min(lo[l], e[at + l]);
+              hi[l] = std::max(hi[l], e[at + l]);
+            }
+        }
+        std::int32_t* rp = ref.data() + (p * G + gi) * w;
+        for (std::size_t l = 0; l < w; ++l) {
+          if (hi[l] == INT32_MIN) hi[l] = 0;  // no non-zero element: every f is 0
+          else if (hi[l] - lo[l] > kTcSpread) return false;
+          rp[l] = hi[l];
+        }
+        for (std::size_t x = x0; x < x1; ++x) {
+          const std::size_t at = (p * len + x) * w;
+          for (std::size_t l = 0; l < w; ++l) {
+            const std::int32_t v = n[at + l];
+            // 2^(e - R) through its bits: e - R in -kTcSpread .. 0 where v != 0.
+            const float sc = std::bit_cast<float>(static_cast<std::uint32_t>(v != 0 ? 127 + e[at + l] - rp[l] : 0) << 23);
+            f[at + l] = static_cast<float>(v) * sc;
+          }
+        }
+        x0 = x1;
+      }
+    }
+    return true;
   }
 
   void operator()(std::size_t w, Flags& any) {
@@ -164,16 +263,23 @@ struct TcWork {
     const TcFn fn = (P->pairs ? K.tc_pairs : K.tc)[prodref ? 1 : 0][tp->align_rounding == AlignRounding::nearest_even ? 1 : 0]
                                                    [lanes == 64 ? 1 : 0];
     const int lshift = prodref ? 0 : std::max(prm.c, 0);
+    const TcFn rz_fn = (P->pairs ? K.tc_rz_pairs : K.tc_rz)[lanes == 64 ? 1 : 0];
     for (std::size_t t0 = 0; t0 < P->K; t0 += kc) {
       layout(t0, std::min(P->K, t0 + kc));
+      blk.resize(pos.size());
+      for (std::size_t x = 0; x < pos.size(); ++x)
+        blk[x] = pos[x] < 0 ? 0 : static_cast<std::uint32_t>(static_cast<std::size_t>(pos[x]) / P->block);
       pack(P->a, i0, i1, T.mr, lshift, an, ae, as);
       pack(P->b, j0, j1, T.nr, 0, bn, be, bs);
-      const std::size_t len = pos.size();
+      const std::size_t len = pos.size(), G = groups.size();
+      const bool fl = prm.fl != 0 && float_operands(an, ae, T.mr, af, ra) && float_operands(bn, be, T.nr, bf, rb);
       T.each([&](std::size_t x, std::size_t y) {
         const std::size_t ao = x * len * T.mr, bo = y * len * T.nr, at = T.tile(x, y);
-        fn(TcTile{an.data() + ao, ae.data() + ao, as.data() + ao, bn.data() + bo, be.data() + bo, bs.data() + bo,
+        (fl && prm.rz_kernel ? rz_fn : fn)(TcTile{an.data() + ao, ae.data() + ao, as.data() + ao, bn.data() + bo, be.data() + bo, bs.data() + bo,
                   groups.data(), groups.size(), acc_kept.data() + at, acc_qe.data() + at, r_kept.data() + at,
-                  r_qe.data() + at, state.data() + at, T.ld, &prm});
+                  r_qe.data() + at, state.data() + at, T.ld, &prm, fl ? af.data() + ao : nullptr,
+                  fl ? bf.data() + bo : nullptr, fl ? ra.data() + x * G * T.mr : nullptr,
+                  fl ? rb.data() + y * G * T.nr : nullptr});
       });
     }
     each_output(*P, i0, i1, j0, j1, [&](std::size_t i, std::size_t j) {
@@ -236,7 +342,7 @@ bool tensor_core_takes(const Problem& P) {
 
 Flags tensor_core_run(const Problem& P, unsigned threads) {
   const TensorCoreParams& tp = P.tc->params();
-  TcWork w(&P, &tp, blocking(P, P.kern->tc_mr, P.kern->tc_nr, 64, 128, threads), tc_lanes(tp, P.a, P.b));
+  TcWork w(&P, &tp, blocking(P, P.kern->tc_mr, P.kern->tc_nr, 256, 128, threads), tc_lanes(tp, P.a, P.b));
   w.prm.F = tp.alignment_bits;
   w.prm.p = tp.f32.fraction_bits;
   w.prm.emin = -126;
@@ -250,6 +356,12 @@ Flags tensor_core_run(const Problem& P, unsigned threads) {
   w.prm.c = tp.alignment_bits - mamb;
   w.prm.cr = std::max(-w.prm.c, 0);
   w.prm.zfloor = tp.zero_exponent ? *tp.zero_exponent : kZeroExponent;
+  w.prm.fl = tc_float_run(tp, P.a, P.b);
+  w.prm.sums53 = tc_group_bound(tp, P.a, P.b) < (i128{1} << 53);
+  w.prm.rz_kernel = w.prm.fl != 0 && w.prm.mode == Rounding::rz && w.prm.p <= 23 && w.prm.addend_in_group &&
+                    w.prm.F <= 29 && (w.lanes == 32 || w.prm.sums53) &&
+                    (!w.prm.after || (w.prm.addend_mode == Rounding::rne && w.prm.p == 23)) && w.prm.emin == -126 &&
+                    w.prm.emax == 127;
   return parallel(threads, w.bl.items(), w);
 }
 

@@ -30,8 +30,9 @@
 //                    addition's exact error (TwoSum) for the flags and the other rounding modes;
 //   tensor-core      (TensorCoreModel, any TensorCoreParams with addend_in_group) per group
 //                    the largest exponent, every product shifted and cut in 32-bit integer
-//                    lanes, the group sum normalised and rounded onto the accumulator grid; the
-//                    exact sum decides the flags;
+//                    lanes (truncated with the operands' exponents: an f32 product truncated by
+//                    the conversion), the group sum normalised and rounded onto the accumulator
+//                    grid (rz: by the f32 conversion); the exact sum decides the flags;
 //   GST-FDPA         (blackwell-mxf4, blackwell-nvf4: E2M1 groups of 16 under their block
 //                    scales) each group's exact sum in float lanes, E from C and the groups'
 //                    scale exponents, the group terms and C cut in 64-bit lanes, RZ to f32, the
