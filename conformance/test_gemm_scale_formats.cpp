@@ -5,7 +5,7 @@
 // Under the exact model the exact kernel takes these scales where exact_scales_fit allows
 // (driver.hpp: each scale's significand folded into the packed element integers, its exponent
 // where E8M0's goes); under fp32-sequential its kernel takes them where seq_scales_fit allows
-// (each block sum times both scale values, exact in double lanes, rounded once: kernels.hpp,
+// (each block sum times both scale values, exact in double lanes, rounded once: seq_tile.hpp,
 // scale_round); the rest stay with the reference per output. The
 // scales: UE4M3 as the GEMM reads it (scale_format e4m3: code & 0x7F) and as a descriptor
 // (block_scale_format ue4m3), ue5m3, e4m3 (signed), bf16, f16, f32; the elements: e4m3, e5m2

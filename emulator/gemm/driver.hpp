@@ -122,7 +122,7 @@ void decode_scales(Side& s, const Format& sf, std::uint32_t mask);
 /// reading by the tensor-core models): the one place that decides it, from the descriptor
 /// (docs/ARCHITECTURE.md, GEMM, "Exact routes and their proofs", 7). The model's d_j rounds
 /// s * X_A * X_B once into f32 (dot.cpp, times_scales); the kernel forms that product exactly
-/// in double lanes (kernels.hpp, scale_round), which needs every finite scale value exact in
+/// in double lanes (seq_tile.hpp, scale_round), which needs every finite scale value exact in
 /// f32 (2^(emin - man_bits) >= 2^-149, emax < 128) and 24 + 2 (man_bits + 1) <= 53 significant
 /// bits: man_bits <= 13. ue4m3, ue5m3, e4m3, bf16 and f16 fit; f32 (24 + 48 bits) does not.
 bool seq_scales_fit(const Format& sf);

@@ -60,7 +60,7 @@ class ExactBlock {
     pair_bits_ = pbits + P.a.sbits + P.b.sbits;  // scale significands folded in (exact_scales_fit)
     pbits = pair_bits_;
     // No partial sum of a segment reaches 2^51 (each product is below 2^pbits): the kernel's
-    // lanes hold them exactly on top of 1.5 * 2^52 (kernels.hpp, exact_tile).
+    // lanes hold them exactly on top of 1.5 * 2^52 (exact_tile.hpp).
     maxlen_ = std::size_t{1} << std::min(51 - pbits, 30);
     kc_ = 256;
   }

@@ -58,7 +58,7 @@ inline constexpr std::uint32_t kSeqReference = 2;   // a step left the range the
 // the lowest set bit over the block's non-zero element values, 2^e_S bounds the sum of their
 // magnitudes and 2^e_M the largest (e_S, e_M the least such integers; both kSeqAlwaysExact for
 // a block without a non-zero value). When min(sx_a + mx_b, mx_a + sx_b) <= 24 for the output,
-// every partial sum of the block's products is exact in f32 (SeqTile's kernel, kernels.hpp),
+// every partial sum of the block's products is exact in f32 (SeqTile's kernel, seq_tile.hpp),
 // and the kernel sums them with plain multiply-adds, no error terms.
 inline constexpr std::int32_t kSeqAlwaysExact = -(1 << 20);
 struct SeqSegment {

@@ -15,7 +15,7 @@ namespace softmx::gemm_detail {
 namespace {
 
 /// Whether the fp32-sequential kernel computes this problem (otherwise the reference). The
-/// kernel needs (kernels.hpp) every element value exact in f32, every product of two exact and
+/// kernel needs (seq_tile.hpp) every element value exact in f32, every product of two exact and
 /// normal (then every running block sum, a multiple of the products' quantum 2^(q_a + q_b), is
 /// zero or normal: q_a + q_b >= -126), and no block sum reaching Inf or NaN (a NaN's exponent
 /// field, moved by the block's scale, could look finite): block * max|a| * max|b| < 2^127.

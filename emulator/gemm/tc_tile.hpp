@@ -1,0 +1,704 @@
+// emulator/gemm/tc_tile.hpp: the tensor-core models' tile kernels, tc_tile and tc_tile_rz (gst_tile.hpp
+// builds GST-FDPA's on their cut and 64-bit lanes) (internal; included
+// through gemm/kernels.hpp, which says what SOFTMX_GEMM_NS and SOFTMX_GEMM_BYTES mean).
+//
+// tensor-core (tc_tile): per group, pass 1 finds E, the largest alignment exponent (the
+//   accumulator's, then every non-zero product's: zeros carry kZeroExponent), pass 2 adds every
+//   product cut to 2^(E - F) in 32-bit integer lanes (|sum| < (group + 1) * 2^(F + 2), which the
+//   driver checks fits), then the accumulator's cut term is added and the sum is normalised and
+//   rounded onto the grid (f32 exponent range; leaving it marks the output for the reference).
+//   A group whose every term is zero takes its sign from a scalar look at its zero products.
+//   With the operands' exponents and truncation (every published FP8 model), pass 2 may take
+//   the float route (TcTile::af: each term the truncating conversion of an exact f32 product),
+//   the group's rz its rounding from the f32 conversion (to_grid_rz), C's rne addition the
+//   FPU's (grid_add_f32_rne), and tc_tile_rz the whole configuration with r as an f32
+//   (docs/ARCHITECTURE.md, GEMM, "Exact routes and their proofs" 8).
+#pragma once
+
+#include <cstdint>
+
+#include "gemm/kernel_api.hpp"
+#include "gemm/tables.hpp"
+#include "gemm/tile_lanes.hpp"
+
+namespace softmx::gemm_detail::SOFTMX_GEMM_NS {
+
+typedef std::int64_t vw __attribute__((vector_size(2 * kBytes)));  // kF lanes of 64 bits
+typedef std::uint64_t vwu __attribute__((vector_size(2 * kBytes)));
+template <class V>
+struct Unsigned;
+template <>
+struct Unsigned<vi> {
+  typedef vu type;
+};
+template <>
+struct Unsigned<vw> {
+  typedef vwu type;
+};
+template <bool Wide>
+struct SumLanes {
+  typedef vi type;
+};
+template <>
+struct SumLanes<true> {
+  typedef vw type;
+};
+
+template <class V>
+SOFTMX_GEMM_INLINE V from32(vi x) {
+  if constexpr (sizeof(V) == sizeof(vi)) return x;
+  else return __builtin_convertvector(x, V);
+}
+template <class V>
+SOFTMX_GEMM_INLINE vi to32(V x) {
+  if constexpr (sizeof(V) == sizeof(vi)) return x;
+  else return __builtin_convertvector(x, vi);
+}
+template <class V>
+SOFTMX_GEMM_INLINE V labs(V x) {
+  const V m = x >> (static_cast<int>(sizeof(x[0])) * 8 - 1);
+  return (x ^ m) - m;
+}
+template <class V>
+SOFTMX_GEMM_INLINE V lshr(V x, V s) {
+  typedef typename Unsigned<V>::type U;
+  return reinterpret_cast<V>(reinterpret_cast<U>(x) >> reinterpret_cast<U>(s));
+}
+template <class V>
+SOFTMX_GEMM_INLINE V lshl(V x, V s) {
+  typedef typename Unsigned<V>::type U;
+  return reinterpret_cast<V>(reinterpret_cast<U>(x) << reinterpret_cast<U>(s));
+}
+/// m ? a : b per lane, m's lanes all ones or all zeros. Bitwise: GCC lowers `?:` on the 64-bit
+/// lanes twice the vector width (vw) lane by lane through scalar registers.
+template <class V>
+SOFTMX_GEMM_INLINE V select(V m, V a, V b) {
+  return (m & a) | (~m & b);
+}
+// Lane masks (all ones where true) for the 32-bit lanes (vi: the vector's own comparisons) and
+// the 64-bit lanes twice the vector width (vw: arithmetic only, since GCC lowers a comparison
+// of vw lane by lane through scalar registers). The vw forms hold for |a|, |b| < 2^62, where
+// the differences cannot wrap; every caller's values are below that (sums bounded by tc_lanes,
+// GST's 2^62).
+template <class V>
+SOFTMX_GEMM_INLINE V lanes_neg(V x) {  // x < 0
+  return x >> (static_cast<int>(sizeof(x[0])) * 8 - 1);
+}
+template <class V>
+SOFTMX_GEMM_INLINE V lanes_nonzero(V x) {  // x != 0
+  if constexpr (sizeof(V) == sizeof(vi)) {
+    return x != 0;
+  } else {
+    typedef typename Unsigned<V>::type U;
+    const U u = reinterpret_cast<U>(x);
+    return lanes_neg(reinterpret_cast<V>(u | (U{} - u)));
+  }
+}
+template <class V>
+SOFTMX_GEMM_INLINE V lanes_zero(V x) {  // x == 0
+  return ~lanes_nonzero(x);
+}
+template <class V>
+SOFTMX_GEMM_INLINE V lanes_gt(V a, V b) {  // a > b
+  if constexpr (sizeof(V) == sizeof(vi)) return a > b;
+  else return lanes_neg(b - a);
+}
+template <class V>
+SOFTMX_GEMM_INLINE V lanes_ge(V a, V b) {  // a >= b
+  if constexpr (sizeof(V) == sizeof(vi)) return a >= b;
+  else return ~lanes_neg(a - b);
+}
+template <class V>
+SOFTMX_GEMM_INLINE V lanes_eq(V a, V b) {  // a == b
+  if constexpr (sizeof(V) == sizeof(vi)) return a == b;
+  else return lanes_zero(a - b);
+}
+/// floor(log2 x) for 1 <= x < 2^62 (any value for x = 0).
+SOFTMX_GEMM_INLINE vi flog2(vi x) { return floor_log2(x); }
+SOFTMX_GEMM_INLINE vi flog2(vw x) {
+  const vi hi = to32(x >> 31), lo = to32(x & 0x7FFFFFFF);
+  return hi != 0 ? floor_log2(hi) + 31 : floor_log2(lo);
+}
+
+/// mag >> sh cut per the alignment rounding (sh from 0 to the lane width - 1; mag below half
+/// the lane range).
+template <bool Near, class V>
+SOFTMX_GEMM_INLINE V cut(V mag, V sh) {
+  const V kept = lshr(mag, sh);
+  if constexpr (!Near) {
+    return kept;
+  } else {
+    const V one = V{} + 1;
+    const V rem = mag - lshl(kept, sh);
+    const V half = lshr(lshl(one, sh), one);  // 0 when sh = 0: no rounding
+    const V up = lanes_gt(sh, V{}) & (lanes_gt(rem, half) | (lanes_eq(rem, half) & lanes_nonzero(kept & 1)));
+    return kept - up;
+  }
+}
+
+/// Rounds mag >> d (d >= 1) under `mode`; neg: the value's sign (lanes all ones or zero).
+template <class V>
+SOFTMX_GEMM_INLINE V round_grid(V mag, V d, V neg, Rounding mode) {
+  const V one = V{} + 1;
+  V kept = lshr(mag, d);
+  const V rem = mag - lshl(kept, d);
+  const V half = lshl(one, d - 1);
+  const V inexact = lanes_nonzero(rem);
+  switch (mode) {
+    case Rounding::rne: kept -= lanes_gt(rem, half) | (lanes_eq(rem, half) & lanes_nonzero(kept & 1)); break;
+    case Rounding::rna: kept -= lanes_ge(rem, half); break;
+    case Rounding::ru: kept -= inexact & ~neg; break;
+    case Rounding::rd: kept -= inexact & neg; break;
+    case Rounding::ro: kept |= inexact & 1; break;
+    default: break;  // rz (rs is refused by TensorCoreModel)
+  }
+  return kept;
+}
+
+/// A value on the accumulator grid, per lane: (-1)^neg * kept * 2^qe; kept = 0 a zero of that sign.
+struct GridLanes {
+  vi kept, qe, neg;
+};
+
+/// A non-zero exact value mag * 2^unit (sign neg) rounded onto the grid under `mode`; marks in
+/// bad the lanes that leave the normal range (the subnormal grid, Inf).
+template <class V>
+SOFTMX_GEMM_INLINE GridLanes to_grid(V mag, vi unit, vi neg, Rounding mode, const TcParams& P, vi& bad) {
+  constexpr int kMax = static_cast<int>(sizeof(mag[0])) * 8 - 1;
+  const vi L = flog2(mag);
+  const vi lead = unit + L;
+  const vi d = L - P.p;
+  const V k = select(from32<V>(d > 0), round_grid(mag, from32<V>(vmin(d, splat(kMax))), from32<V>(neg), mode),
+                     lshl(mag, from32<V>(vmin(vmax(-d, splat(0)), splat(kMax)))));
+  GridLanes g;
+  g.kept = to32(k);  // at most 2^(p + 1)
+  g.qe = lead - P.p;
+  g.neg = neg;
+  bad |= (lead < P.emin) | (g.qe + floor_log2(g.kept) > P.emax);
+  return g;
+}
+
+/// a + b exactly, rounded onto the grid under `mode` (tensor_core.cpp's add_exactly): IEEE 754
+/// 6.3 signs for a zero sum. Two values further apart than 36 bits: the smaller, below 2^-11 of
+/// the larger's quantum, is replaced by one unit 36 bits below it, which no mode tells apart.
+SOFTMX_GEMM_INLINE GridLanes grid_add(GridLanes a, GridLanes b, Rounding mode, const TcParams& P, vi& bad) {
+  const vi az = a.kept == 0, bz = b.kept == 0;
+  const vi qa = az ? b.qe : a.qe;
+  const vi qb = bz ? qa : b.qe;
+  const vi ahi = qa >= qb;
+  const vi qhi = ahi ? qa : qb;
+  const vi d = vabs(qa - qb);
+  const vi deff = vmin(d, splat(36));
+  const vi khi = ahi ? a.kept : b.kept, klo0 = ahi ? b.kept : a.kept;
+  const vi nhi = ahi ? a.neg : b.neg, nlo = ahi ? b.neg : a.neg;
+  const vi klo = d > 36 ? ((klo0 != 0) & 1) : klo0;
+  const vw wh = lshl(from32<vw>(khi), from32<vw>(deff)), wl = from32<vw>(klo);
+  const vw mh = from32<vw>(nhi), ml = from32<vw>(nlo);
+  const vw sum = ((wh ^ mh) - mh) + ((wl ^ ml) - ml);
+  const vi zero = to32(lanes_zero(sum));
+  const vi neg = to32(lanes_neg(sum));
+  vi rbad = vi{};
+  GridLanes g = to_grid(labs(sum), qhi - deff, neg, mode, P, rbad);
+  bad |= rbad & ~zero;
+  const vi rd = splat(mode == Rounding::rd ? -1 : 0);
+  g.neg = (az & bz) ? ((a.neg & b.neg) | ((a.neg ^ b.neg) & rd)) : (zero ? rd : neg);
+  g.kept = zero ? vi{} : g.kept;
+  return g;
+}
+
+/// Whether any lane of the mask m (lanes all ones or zero) is set.
+SOFTMX_GEMM_INLINE bool any_lane(vi m) {
+#if SOFTMX_GEMM_BYTES == 64 && defined(__AVX512F__)
+  return _mm512_test_epi32_mask(reinterpret_cast<__m512i>(m), reinterpret_cast<__m512i>(m)) != 0;
+#else
+  std::uint64_t w[kF / 2];
+  std::memcpy(w, &m, sizeof w);
+  std::uint64_t o = 0;
+  for (int l = 0; l < kF / 2; ++l) o |= w[l];
+  return o != 0;
+#endif
+}
+
+/// RZ(a) to 24 significant bits as an f32, for 0 <= a < 2^31 (a = 0: +0). AVX-512: the
+/// conversion's own rounding (embedded, the MXCSR untouched); otherwise the FPU's conversion
+/// (round to nearest: the driver checks the MXCSR, fpu_default) stepped one code toward zero
+/// where it rounded up, seen as its truncation back exceeding a (or, at 2^31, converting to the
+/// integer indefinite value, negative).
+SOFTMX_GEMM_INLINE vf f32_rz(vi a) {
+#if SOFTMX_GEMM_BYTES == 64 && defined(__AVX512F__)
+  return reinterpret_cast<vf>(
+      _mm512_maskz_cvt_roundepi32_ps(0xFFFF, reinterpret_cast<__m512i>(a), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
+#else
+  const vf f = __builtin_convertvector(a, vf);
+  vi t;
+#if SOFTMX_GEMM_BYTES == 32 && defined(__AVX__)
+  t = reinterpret_cast<vi>(_mm256_cvttps_epi32(reinterpret_cast<__m256>(f)));
+#elif SOFTMX_GEMM_BYTES == 16 && defined(__SSE2__)
+  t = reinterpret_cast<vi>(_mm_cvttps_epi32(reinterpret_cast<__m128>(f)));
+#else
+  // No instruction named: the conversion of the lanes below 2^31 only (the rest are 2^31).
+  const vi big = reinterpret_cast<vi>(f) >= 0x4F000000;
+  t = big | __builtin_convertvector(reinterpret_cast<vf>(~big & reinterpret_cast<vi>(f)), vi);
+#endif
+  const vi up = (t > a) | (t < 0);
+  return reinterpret_cast<vf>(reinterpret_cast<vi>(f) + up);
+#endif
+}
+
+typedef float vfh __attribute__((vector_size(kBytes / 2)));  // kD floats
+
+/// RZ(d) to 24 significant bits, for doubles 0 <= d < 2^53 that are integers: AVX-512's
+/// conversion with its own rounding; otherwise the FPU's (round to nearest) stepped one code
+/// toward zero where its value exceeds d (an f32 converts to double exactly).
+SOFTMX_GEMM_INLINE vfh f32_rz(vd d) {
+#if SOFTMX_GEMM_BYTES == 64 && defined(__AVX512F__)
+  return reinterpret_cast<vfh>(_mm512_maskz_cvt_roundpd_ps(0xFF, reinterpret_cast<__m512d>(d), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
+#else
+  const vfh f = __builtin_convertvector(d, vfh);
+  const vh up = __builtin_convertvector(__builtin_convertvector(f, vd) > d, vh);
+  return reinterpret_cast<vfh>(reinterpret_cast<vh>(f) + up);
+#endif
+}
+
+/// RZ(m) to 24 significant bits as an f32, for 64-bit lanes 0 <= m < 2^53: m = h 2^31 + l as
+/// doubles (exact), each half of the lanes converted by f32_rz(vd).
+SOFTMX_GEMM_INLINE vf f32_rz(vw m) {
+  const vi h = to32(m >> 31), l = to32(m & 0x7FFFFFFF);
+  vh hh[2], lh[2];
+  std::memcpy(hh, &h, sizeof hh);
+  std::memcpy(lh, &l, sizeof lh);
+  vfh f[2];
+  for (int x = 0; x < 2; ++x)
+    f[x] = f32_rz(__builtin_convertvector(hh[x], vd) * 0x1p31 + __builtin_convertvector(lh[x], vd));
+  vf r;
+  std::memcpy(&r, f, sizeof r);
+  return r;
+}
+
+/// to_grid under rz for a sum below 2^31 (vi) or 2^53 (vw) in magnitude and p <= 23 (the
+/// float route's group end): RZ to 24 bits (f32_rz) cut to p + 1 bits is the RZ to p + 1 bits
+/// (truncations compose), and the f32's exponent is floor(log2 |sum|) (a truncation never
+/// reaches the next power of two). Lanes whose sum is zero hold no meaningful value (the
+/// caller overrides them).
+template <class V>
+SOFTMX_GEMM_INLINE GridLanes to_grid_rz(V sum, vi unit, const TcParams& P, vi& bad) {
+  const vi neg = to32(lanes_neg(sum));
+  const vi fb = reinterpret_cast<vi>(f32_rz(labs(sum)));
+  const int drop = 23 - P.p;
+  const vi L = ((fb >> 23) & 255) - 127;
+  GridLanes g;
+  g.kept = shr((fb & 0x7FFFFF) | 0x800000, splat(drop));
+  const vi lead = unit + L;
+  g.qe = lead - P.p;
+  g.neg = neg;
+  bad |= (lead < P.emin) | (lead > P.emax);
+  return g;
+}
+
+/// A grid value (kept <= 2^24, on a grid of p = 23 inside f32's normal range) as its f32: the
+/// conversion of kept (exact) with qe added to its exponent field, the sign set. Lanes outside
+/// the normal range give some f32 (their outputs are marked for the reference already).
+SOFTMX_GEMM_INLINE vf grid_f32(GridLanes x) {
+  const vu k = reinterpret_cast<vu>(__builtin_convertvector(x.kept, vf));
+  const vu e = reinterpret_cast<vu>(x.kept != 0) & (reinterpret_cast<vu>(x.qe) << 23);
+  return reinterpret_cast<vf>((k + e) | (reinterpret_cast<vu>(x.neg) & 0x80000000u));
+}
+
+/// grid_add for f32's grid (p = 23, exponents -126 .. 127) under rne: the FPU's f32 addition
+/// (round to nearest even, the MXCSR checked by the driver) of two normal f32s or zeros is the
+/// exact sum rounded onto that grid; a sum below 2^-126 is a subnormal (the exact sum of two
+/// multiples of 2^-149 is one, exact: exponent field 0) and one that rounds past the largest
+/// is Inf (field 255): both marked bad, as to_grid does. A zero sum's sign is IEEE 754 6.3's
+/// under rne: -0 only from two negative zeros, as grid_add's.
+SOFTMX_GEMM_INLINE GridLanes grid_add_f32_rne(GridLanes a, GridLanes b, vi& bad) {
+  const vi s = reinterpret_cast<vi>(grid_f32(a) + grid_f32(b));
+  const vi ef = (s >> 23) & 255;
+  const vi zero = (s & 0x7FFFFFFF) == 0;
+  GridLanes g;
+  g.kept = zero ? vi{} : ((s & 0x7FFFFF) | 0x800000);
+  g.qe = ef - 150;
+  g.neg = s >> 31;
+  bad |= ~zero & ((ef == 0) | (ef == 255));
+  return g;
+}
+
+/// The state bits b (kTcRSign, kTcReference, ...) where mask is set, and where st holds them.
+SOFTMX_GEMM_INLINE vi state_bit(vi mask, std::uint32_t b) { return mask & static_cast<std::int32_t>(b); }
+SOFTMX_GEMM_INLINE vi state_has(vi st, std::uint32_t b) { return (st & static_cast<std::int32_t>(b)) != 0; }
+
+/// A's packed element t for output row r and column vector v: broadcast from A's MR rows, or
+/// (Diag, dot_pairs) a vector of its own, laid out as B's.
+template <int NV, int MR, bool Diag>
+SOFTMX_GEMM_INLINE vi a_lanes(const std::int32_t* p, std::uint32_t t, int r, int v) {
+  constexpr int NR = NV * kF;
+  constexpr int AW = Diag ? NR : MR;
+  return Diag ? load<vi>(p + t * NR + v * kF) : splat(p[t * AW + r]);
+}
+
+/// After pass 1: Any[r][v], whether the output has a non-zero term at all (E above the zero
+/// exponent), then the zero exponent as a floor on E (tensor_core.hpp step 4).
+template <int MR, int NV>
+SOFTMX_GEMM_INLINE void floor_at_zero_exponent(vi (&E)[MR][NV], vi (&Any)[MR][NV], std::int32_t zfloor) {
+  for (int r = 0; r < MR; ++r)
+    for (int v = 0; v < NV; ++v) {
+      Any[r][v] = E[r][v] > kZeroExponent / 2;
+      E[r][v] = vmax(E[r][v], splat(zfloor));
+    }
+}
+
+/// Pass 2 by the float route (kernel_api.hpp, TcTile::af; docs/ARCHITECTURE.md, "Exact routes
+/// and their proofs" 8a), for tc_tile and tc_tile_rz: adds to S[r][v] every product's term
+/// trunc(n_a n_b 2^(e_a + e_b - E - cr)) of group gi (len products from af and bf, packed as
+/// the integer route's an and bn are), formed as trunc(af * bf * 2^k), k = R_a + R_b - E - cr,
+/// every step exact in f32 (or the value below 1), the conversion truncating toward zero with
+/// the product's sign; runs of P.fl terms (each below 2^31 / P.fl) are summed in 32-bit lanes.
+template <int MR, int NV, bool Diag, class V>
+SOFTMX_GEMM_INLINE void float_route_sums(const TcTile& g, std::size_t gi, std::uint32_t len, const float* af,
+                                         const float* bf, const vi (&E)[MR][NV], V (&S)[MR][NV]) {
+  constexpr int NR = NV * kF;
+  constexpr int AW = Diag ? NR : MR;
+  const TcParams& P = *g.prm;
+  vf sc[MR][NV];
+  for (int r = 0; r < MR; ++r)
+    for (int v = 0; v < NV; ++v) {
+      const vi ra = Diag ? load<vi>(g.ra + gi * NR + v * kF) : splat(g.ra[gi * AW + r]);
+      const vi k = ra + load<vi>(g.rb + gi * NR + v * kF) - E[r][v] - P.cr;
+      sc[r][v] = reinterpret_cast<vf>(vmin(vmax(k + 127, splat(0)), splat(254)) << 23);
+    }
+  for (std::uint32_t t0 = 0; t0 < len; t0 += P.fl) {
+    const std::uint32_t t1 = t0 + P.fl < len ? t0 + P.fl : len;
+    vi part[MR][NV];
+    for (int r = 0; r < MR; ++r)
+      for (int v = 0; v < NV; ++v) part[r][v] = vi{};
+    for (std::uint32_t t = t0; t < t1; ++t)
+      for (int v = 0; v < NV; ++v) {
+        const vf bv = load<vf>(bf + t * NR + v * kF);
+        for (int r = 0; r < MR; ++r) {
+          const vf av = Diag ? load<vf>(af + t * NR + v * kF) : splat(af[t * AW + r]);
+          part[r][v] += __builtin_convertvector((av * bv) * sc[r][v], vi);
+        }
+      }
+    for (int r = 0; r < MR; ++r)
+      for (int v = 0; v < NV; ++v) S[r][v] += from32<V>(part[r][v]);
+  }
+}
+
+template <int MR, int NV, bool ProdRef, bool Near, bool Wide, bool Diag>
+void tc_tile(const TcTile& g) {
+  typedef typename SumLanes<Wide>::type V;
+  constexpr int kMax = Wide ? 63 : 31;
+  constexpr int NR = NV * kF;
+  constexpr int AW = Diag ? NR : MR;
+  auto A = [](const std::int32_t* p, std::uint32_t t, int r, int v) { return a_lanes<NV, MR, Diag>(p, t, r, v); };
+  const TcParams& P = *g.prm;
+  const std::int32_t* an = g.an;
+  const std::int32_t* ae = g.ae;
+  const std::uint8_t* as = g.as;
+  const std::int32_t* bn = g.bn;
+  const std::int32_t* be = g.be;
+  const std::uint8_t* bs = g.bs;
+  const float* afp = g.af;
+  const float* bfp = g.bf;
+  constexpr std::int32_t kNone = kZeroExponent;
+  const vi rdm = splat(P.mode == Rounding::rd ? -1 : 0);
+  // The group's rounding rz onto a grid of p <= 23 bits: to_grid_rz (32-bit sums). The
+  // addition of r to the accumulator under rne on f32's own grid: the FPU's (grid_add_f32_rne).
+  const bool rz32 = P.mode == Rounding::rz && P.p <= 23;
+  const bool f32_grid = P.p == 23 && P.emin == -126 && P.emax == 127;
+  const bool f32_rne_add = f32_grid && P.addend_mode == Rounding::rne;
+  for (std::size_t gi = 0; gi < g.groups; ++gi) {
+    const TcGroup& gd = g.grp[gi];
+    const std::uint32_t len = gd.len;
+    vi E[MR][NV];
+    for (int r = 0; r < MR; ++r)
+      for (int v = 0; v < NV; ++v) {
+        const std::size_t at = static_cast<std::size_t>(r) * g.stride + static_cast<std::size_t>(v) * kF;
+        vi st = load<vi>(g.state + at);
+        if (gd.starts) {  // r starts as the accumulator (first_group) or empty (after_products)
+          const vi keep = ~(splat(static_cast<std::int32_t>(kTcRSign | kTcRPresent)));
+          st &= keep;
+          if (!P.after) {
+            st |= (state_has(st, kTcAccSign) & static_cast<std::int32_t>(kTcRSign)) |
+                  (state_has(st, kTcAccPresent) & static_cast<std::int32_t>(kTcRPresent));
+            store(g.r_kept + at, load<vi>(g.acc_kept + at));
+            store(g.r_qe + at, load<vi>(g.acc_qe + at));
+          } else {
+            store(g.r_kept + at, vi{});
+          }
+          store(g.state + at, st);
+        }
+        // r's exponent (its leading bit; never below emin here) when it is a term.
+        const vi rk = load<vi>(g.r_kept + at);
+        const vi term = (P.addend_in_group ? state_has(st, kTcRPresent) : vi{}) & (rk != 0);
+        E[r][v] = term ? load<vi>(g.r_qe + at) + floor_log2(rk) : splat(kNone);
+      }
+    // Pass 1: the largest alignment exponent of the group's products.
+    for (std::uint32_t t = 0; t < len; ++t) {
+      for (int v = 0; v < NV; ++v) {
+        const vi bev = load<vi>(be + t * NR + v * kF);
+        if constexpr (ProdRef) {
+          const vi bnv = load<vi>(bn + t * NR + v * kF);
+          for (int r = 0; r < MR; ++r) {
+            const vi prod = vabs(bnv * A(an, t, r, v));
+            E[r][v] = vmax(E[r][v], bev + A(ae, t, r, v) - P.mamb + floor_log2(prod));
+          }
+        } else {
+          for (int r = 0; r < MR; ++r) E[r][v] = vmax(E[r][v], bev + A(ae, t, r, v));
+        }
+      }
+    }
+    // The zero exponent: a floor on E (tensor_core.hpp step 4), after noting which outputs
+    // have a non-zero term at all.
+    vi Any[MR][NV];
+    floor_at_zero_exponent(E, Any, P.zfloor);
+    // Pass 2: the cut products, summed exactly.
+    V S[MR][NV];
+    for (int r = 0; r < MR; ++r)
+      for (int v = 0; v < NV; ++v) S[r][v] = V{};
+    bool fast = false;
+    if constexpr (!ProdRef && !Near) {
+      if (afp) {
+        float_route_sums<MR, NV, Diag>(g, gi, len, afp, bfp, E, S);
+        fast = true;
+      }
+    }
+    for (std::uint32_t t = 0; t < (fast ? 0 : len); ++t) {
+      for (int v = 0; v < NV; ++v) {
+        const vi bev = load<vi>(be + t * NR + v * kF);
+        const vi bnv = load<vi>(bn + t * NR + v * kF);
+        for (int r = 0; r < MR; ++r) {
+          const vi prod = bnv * A(an, t, r, v);
+          const vi d = E[r][v] - (bev + A(ae, t, r, v));
+          V term;
+          if constexpr (ProdRef) {
+            const vi dd = d - P.c;
+            term = cut<Near>(lshl(from32<V>(vabs(prod)), from32<V>(vmin(vmax(-dd, splat(0)), splat(kMax)))),
+                             from32<V>(vmin(vmax(dd, splat(0)), splat(kMax))));
+          } else {
+            term = cut<Near>(from32<V>(vabs(prod)), from32<V>(vmin(d + P.cr, splat(kMax))));
+          }
+          const V m = from32<V>(prod >> 31);
+          S[r][v] += (term ^ m) - m;
+        }
+      }
+    }
+    // The group's end: r's term, the grid, r's addition (without addend_in_group), and the
+    // instruction's end.
+    for (int r = 0; r < MR; ++r)
+      for (int v = 0; v < NV; ++v) {
+        const std::size_t at = static_cast<std::size_t>(r) * g.stride + static_cast<std::size_t>(v) * kF;
+        vi st = load<vi>(g.state + at);
+        const GridLanes rv{load<vi>(g.r_kept + at), load<vi>(g.r_qe + at), state_has(st, kTcRSign)};
+        const vi rpres = state_has(st, kTcRPresent);
+        const vi e = E[r][v];
+        V sum = S[r][v];
+        if (P.addend_in_group && P.F <= 29) {
+          // r's term in 32-bit lanes: r is a term only where its leading bit is at most E
+          // (pass 1 took it), so its cut value is below 2^(F + 1) <= 2^30; elsewhere it is
+          // masked off.
+          const vi sh = (e - P.F) - rv.qe;
+          const vi k = rv.kept;
+          const vi aterm = select(sh >= 0, cut<Near>(k, vmin(sh, splat(31))), shl(k, vmin(-sh, splat(31))));
+          const vi m = rv.neg & rpres;
+          sum += from32<V>(rpres & ((aterm ^ m) - m));
+        } else if (P.addend_in_group) {
+          const vi sh = (e - P.F) - rv.qe;  // r's bits below the quantum 2^(E - F)
+          const V k = from32<V>(rv.kept);
+          V aterm = select(from32<V>(sh >= 0), cut<Near>(k, from32<V>(vmin(sh, splat(kMax)))),
+                           lshl(k, from32<V>(vmin(-sh, splat(kMax)))));
+          const V m = from32<V>(rv.neg & rpres);
+          sum += from32<V>(rpres) & ((aterm ^ m) - m);
+        }
+        const vi anyterm = Any[r][v];
+        const vi zero = to32(lanes_zero(sum));
+        vi bad = vi{};
+        GridLanes gv;
+        if (rz32 && (!Wide || P.sums53)) gv = to_grid_rz(sum, e - P.F, P, bad);
+        else gv = to_grid(labs(sum), e - P.F, to32(lanes_neg(sum)), P.mode, P, bad);
+        bad &= ~zero;
+        gv.kept = zero ? vi{} : gv.kept;
+        gv.neg = zero ? (anyterm & rdm) : gv.neg;
+        const vi lonely = zero & ~anyterm;  // every term zero: the zero products (and r) decide the sign
+        if (any_lane(lonely)) {
+          for (int l = 0; l < kF; ++l) {
+            if (!lonely[l]) continue;
+            const int col = v * kF + l;
+            bool allneg = true, allpos = true;
+            if (P.addend_in_group && rpres[l]) (rv.neg[l] ? allpos : allneg) = false;
+            for (std::uint32_t t = 0; t < len; ++t) {
+              const std::uint8_t sa = Diag ? as[t * NR + col] : as[t * MR + r];
+              if (sa == kTcAbsent) continue;
+              ((sa ^ bs[t * NR + col]) & 1 ? allpos : allneg) = false;
+            }
+            gv.neg[l] = allneg ? -1 : allpos ? 0 : rdm[l];
+          }
+        }
+        if (!P.addend_in_group) {
+          vi rbad = vi{};
+          const GridLanes added = grid_add(rv, gv, P.mode, P, rbad);
+          bad |= rbad & rpres;
+          gv.kept = rpres ? added.kept : gv.kept;
+          gv.qe = rpres ? added.qe : gv.qe;
+          gv.neg = rpres ? added.neg : gv.neg;
+        }
+        st = (st & ~splat(static_cast<std::int32_t>(kTcRSign))) | state_bit(gv.neg, kTcRSign) |
+             static_cast<std::int32_t>(kTcRPresent) | state_bit(bad, kTcReference);
+        store(g.r_kept + at, gv.kept);
+        store(g.r_qe + at, gv.qe);
+        if (gd.ends) {
+          GridLanes acc = gv;
+          if (P.after) {
+            const GridLanes av{load<vi>(g.acc_kept + at), load<vi>(g.acc_qe + at), state_has(st, kTcAccSign)};
+            const vi apres = state_has(st, kTcAccPresent);
+            vi abad = vi{};
+            const GridLanes added = f32_rne_add ? grid_add_f32_rne(av, gv, abad) : grid_add(av, gv, P.addend_mode, P, abad);
+            acc.kept = apres ? added.kept : gv.kept;
+            acc.qe = apres ? added.qe : gv.qe;
+            acc.neg = apres ? added.neg : gv.neg;
+            st |= state_bit(abad & apres, kTcReference);
+          }
+          st = (st & ~splat(static_cast<std::int32_t>(kTcAccSign))) | state_bit(acc.neg, kTcAccSign) |
+               static_cast<std::int32_t>(kTcAccPresent);
+          store(g.acc_kept + at, acc.kept);
+          store(g.acc_qe + at, acc.qe);
+        }
+        store(g.state + at, st);
+      }
+    if (afp) {
+      afp += static_cast<std::size_t>(len) * AW;
+      bfp += static_cast<std::size_t>(len) * NR;
+    }
+    an += static_cast<std::size_t>(len) * AW;
+    ae += static_cast<std::size_t>(len) * AW;
+    as += static_cast<std::size_t>(len) * AW;
+    bn += static_cast<std::size_t>(len) * NR;
+    be += static_cast<std::size_t>(len) * NR;
+    bs += static_cast<std::size_t>(len) * NR;
+  }
+}
+
+/// tc_tile for the configuration of every published FP8 model (TcParams: the float route,
+/// rz onto a grid of p <= 23 bits, C as a term of the group, F <= 29, sums within to_grid_rz's
+/// range, and C after the products only by grid_add_f32_rne): the same steps as tc_tile, with
+/// the instruction's running value r held as its f32 (r_kept's lanes hold its bits; r_qe is
+/// not used). r is never live across chunks (each chunk is whole instructions) and the
+/// accumulator keeps tc_tile's form, so a chunk may take either kernel. Per group: r's
+/// exponent is its f32's; r's term is the truncating conversion of r 2^(F - E), formed by
+/// moving r's exponent field (below 2^(F + 1) <= 2^30, as r takes part in E; where the field
+/// would drop below 1 the value is below 2^-126 and its term 0); the group's sum is rounded by
+/// f32_rz, and the result r' = RZ(S) 2^(E - F) is that f32 with E - F added to its exponent
+/// field (exact where lead lies in emin .. emax; elsewhere the output is marked). Under rz a
+/// zero sum is +0 unless no term is non-zero and every zero product (and r) is negative.
+template <int MR, int NV, bool Wide, bool Diag>
+void tc_tile_rz(const TcTile& g) {
+  typedef typename SumLanes<Wide>::type V;
+  constexpr int NR = NV * kF;
+  constexpr int AW = Diag ? NR : MR;
+  auto A = [](const std::int32_t* p, std::uint32_t t, int r, int v) { return a_lanes<NV, MR, Diag>(p, t, r, v); };
+  const TcParams& P = *g.prm;
+  const std::int32_t* ae = g.ae;
+  const std::uint8_t* as = g.as;
+  const std::int32_t* be = g.be;
+  const std::uint8_t* bs = g.bs;
+  const float* af = g.af;
+  const float* bf = g.bf;
+  constexpr std::int32_t kNone = kZeroExponent;
+  const vi fmask = splat(~((std::int32_t{1} << (23 - P.p)) - 1));  // the fraction bits of p
+  auto exp_add = [](vi bits, vi d) {  // bits with d added to the exponent field (unsigned lanes)
+    return reinterpret_cast<vi>(reinterpret_cast<vu>(bits) + (reinterpret_cast<vu>(d) << 23));
+  };
+  for (std::size_t gi = 0; gi < g.groups; ++gi) {
+    const TcGroup& gd = g.grp[gi];
+    const std::uint32_t len = gd.len;
+    vi E[MR][NV];
+    for (int r = 0; r < MR; ++r)
+      for (int v = 0; v < NV; ++v) {
+        const std::size_t at = static_cast<std::size_t>(r) * g.stride + static_cast<std::size_t>(v) * kF;
+        vi st = load<vi>(g.state + at);
+        if (gd.starts) {  // r starts as the accumulator (first_group) or empty (after_products)
+          st &= ~(splat(static_cast<std::int32_t>(kTcRSign | kTcRPresent)));
+          vi rb = vi{};
+          if (!P.after) {
+            st |= state_has(st, kTcAccPresent) & static_cast<std::int32_t>(kTcRPresent);
+            rb = reinterpret_cast<vi>(
+                grid_f32(GridLanes{load<vi>(g.acc_kept + at), load<vi>(g.acc_qe + at), state_has(st, kTcAccSign)}));
+          }
+          store(g.r_kept + at, rb);
+          store(g.state + at, st);
+        }
+        const vi mag = load<vi>(g.r_kept + at) & 0x7FFFFFFF;
+        E[r][v] = (state_has(st, kTcRPresent) & (mag != 0)) ? (mag >> 23) - 127 : splat(kNone);
+      }
+    for (std::uint32_t t = 0; t < len; ++t)
+      for (int v = 0; v < NV; ++v) {
+        const vi bev = load<vi>(be + t * NR + v * kF);
+        for (int r = 0; r < MR; ++r) E[r][v] = vmax(E[r][v], bev + A(ae, t, r, v));
+      }
+    vi Any[MR][NV];
+    floor_at_zero_exponent(E, Any, P.zfloor);
+    V S[MR][NV];
+    for (int r = 0; r < MR; ++r)
+      for (int v = 0; v < NV; ++v) S[r][v] = V{};
+    float_route_sums<MR, NV, Diag>(g, gi, len, af, bf, E, S);
+    for (int r = 0; r < MR; ++r)
+      for (int v = 0; v < NV; ++v) {
+        const std::size_t at = static_cast<std::size_t>(r) * g.stride + static_cast<std::size_t>(v) * kF;
+        vi st = load<vi>(g.state + at);
+        const vi rb = load<vi>(g.r_kept + at);
+        const vi rpres = state_has(st, kTcRPresent);
+        const vi e = E[r][v];
+        // r's term: trunc(r 2^(F - E)) with r's sign.
+        const vi mag = rb & 0x7FFFFFFF;
+        const vi ok = rpres & (mag != 0) & (((mag >> 23) + (P.F - e)) >= 1);
+        const vi aterm = __builtin_convertvector(reinterpret_cast<vf>(ok & exp_add(rb, P.F - e)), vi);
+        const V sum = S[r][v] + from32<V>(aterm);
+        const vi zero = to32(lanes_zero(sum));
+        const vi fb = reinterpret_cast<vi>(f32_rz(labs(sum))) & fmask;
+        const vi lead = ((fb >> 23) & 255) - 127 + (e - P.F);
+        const vi bad = ~zero & ((lead < P.emin) | (lead > P.emax));
+        vi nb = ~zero & (exp_add(fb, e - P.F) | (to32(lanes_neg(sum)) & static_cast<std::int32_t>(0x80000000u)));
+        const vi lonely = zero & ~Any[r][v];  // every term zero: the zero products (and r) decide the sign
+        if (any_lane(lonely)) {
+          for (int l = 0; l < kF; ++l) {
+            if (!lonely[l]) continue;
+            const int col = v * kF + l;
+            bool allneg = !(rpres[l] && rb[l] >= 0);
+            for (std::uint32_t t = 0; t < len && allneg; ++t) {
+              const std::uint8_t sa = Diag ? as[t * NR + col] : as[t * MR + r];
+              if (sa == kTcAbsent) continue;
+              allneg = ((sa ^ bs[t * NR + col]) & 1) != 0;
+            }
+            nb[l] = allneg ? static_cast<std::int32_t>(0x80000000u) : 0;
+          }
+        }
+        st |= static_cast<std::int32_t>(kTcRPresent) | state_bit(bad, kTcReference);
+        store(g.r_kept + at, nb);
+        if (gd.ends) {
+          vi res = nb;
+          if (P.after) {  // acc + r under rne on f32's grid (grid_add_f32_rne)
+            const vi apres = state_has(st, kTcAccPresent);
+            const vf acc = grid_f32(GridLanes{load<vi>(g.acc_kept + at), load<vi>(g.acc_qe + at), state_has(st, kTcAccSign)});
+            const vi s = reinterpret_cast<vi>(acc + reinterpret_cast<vf>(nb));
+            const vi ef = (s >> 23) & 255;
+            st |= state_bit(apres & ((s & 0x7FFFFFFF) != 0) & ((ef == 0) | (ef == 255)), kTcReference);
+            res = apres ? s : nb;
+          }
+          const vi rz = (res & 0x7FFFFFFF) == 0;
+          const vi ef = (res >> 23) & 255;
+          store(g.acc_kept + at, ~rz & shr((res & 0x7FFFFF) | 0x800000, splat(23 - P.p)));
+          store(g.acc_qe + at, ef - 127 - P.p);
+          st = (st & ~splat(static_cast<std::int32_t>(kTcAccSign))) | state_bit(res >> 31, kTcAccSign) |
+               static_cast<std::int32_t>(kTcAccPresent);
+        }
+        store(g.state + at, st);
+      }
+    ae += static_cast<std::size_t>(len) * AW;
+    as += static_cast<std::size_t>(len) * AW;
+    be += static_cast<std::size_t>(len) * NR;
+    bs += static_cast<std::size_t>(len) * NR;
+    af += static_cast<std::size_t>(len) * AW;
+    bf += static_cast<std::size_t>(len) * NR;
+  }
+}
+
+}  // namespace softmx::gemm_detail::SOFTMX_GEMM_NS
