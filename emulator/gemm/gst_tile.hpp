@@ -38,7 +38,7 @@ void gst_tile(const GstTile& g) {
     // C: its term, and pass 1.
     for (int r = 0; r < MR; ++r)
       for (int v = 0; v < NV; ++v) {
-        const std::size_t at = static_cast<std::size_t>(r) * g.stride + static_cast<std::size_t>(v) * kF;
+        const std::size_t at = tile_at(g, r, v);
         const vi c = load<vi>(g.acc + at);
         const vi bexp = (c >> 23) & 255;
         const vi czero = (c & 0x7FFFFFFF) == 0;
@@ -86,7 +86,7 @@ void gst_tile(const GstTile& g) {
     // RZ onto the f32 grid: quantum 2^max(lead - 23, -149).
     for (int r = 0; r < MR; ++r)
       for (int v = 0; v < NV; ++v) {
-        const std::size_t at = static_cast<std::size_t>(r) * g.stride + static_cast<std::size_t>(v) * kF;
+        const std::size_t at = tile_at(g, r, v);
         const vw sum = T[r][v];
         const vw mag = labs(sum);
         const vi zero = to32(lanes_zero(sum));

@@ -383,6 +383,50 @@ SOFTMX_GEMM_INLINE void float_route_sums(const TcTile& g, std::size_t gi, std::u
   }
 }
 
+/// The packed operands of a tile's groups, walked group by group: A's (an, ae, as, and af on the
+/// float route: AW values per product) and B's (bn, be, bs, bf: NR per product). A pointer the
+/// kernel was not given (null) stays null.
+struct TcPanels {
+  const std::int32_t* an;
+  const std::int32_t* ae;
+  const std::uint8_t* as;
+  const float* af;
+  const std::int32_t* bn;
+  const std::int32_t* be;
+  const std::uint8_t* bs;
+  const float* bf;
+  explicit TcPanels(const TcTile& g) : an(g.an), ae(g.ae), as(g.as), af(g.af), bn(g.bn), be(g.be), bs(g.bs), bf(g.bf) {}
+  /// Past one group of len products.
+  SOFTMX_GEMM_INLINE void advance(std::uint32_t len, int aw, int nr) {
+    const std::size_t a = static_cast<std::size_t>(len) * aw, b = static_cast<std::size_t>(len) * nr;
+    step(an, a), step(ae, a), step(as, a), step(af, a), step(bn, b), step(be, b), step(bs, b), step(bf, b);
+  }
+
+ private:
+  template <class T>
+  static SOFTMX_GEMM_INLINE void step(const T*& q, std::size_t n) {
+    if (q) q += n;
+  }
+};
+
+/// Pass 1 with the operands' exponents (ProdRef off): E[r][v] raised to the largest e_a + e_b
+/// over the group's len products (a zero element carries kZeroExponent, so it never wins).
+template <int MR, int NV, bool Diag>
+SOFTMX_GEMM_INLINE void max_operand_exponents(const TcPanels& pk, std::uint32_t len, vi (&E)[MR][NV]) {
+  constexpr int NR = NV * kF;
+  for (std::uint32_t t = 0; t < len; ++t)
+    for (int v = 0; v < NV; ++v) {
+      const vi bev = load<vi>(pk.be + t * NR + v * kF);
+      for (int r = 0; r < MR; ++r) E[r][v] = vmax(E[r][v], bev + a_lanes<NV, MR, Diag>(pk.ae, t, r, v));
+    }
+}
+
+/// The offset of output row r, column vector v in a tile's state arrays (row stride g.stride).
+template <class G>
+SOFTMX_GEMM_INLINE std::size_t tile_at(const G& g, int r, int v) {
+  return static_cast<std::size_t>(r) * g.stride + static_cast<std::size_t>(v) * kF;
+}
+
 template <int MR, int NV, bool ProdRef, bool Near, bool Wide, bool Diag>
 void tc_tile(const TcTile& g) {
   typedef typename SumLanes<Wide>::type V;
@@ -391,14 +435,7 @@ void tc_tile(const TcTile& g) {
   constexpr int AW = Diag ? NR : MR;
   auto A = [](const std::int32_t* p, std::uint32_t t, int r, int v) { return a_lanes<NV, MR, Diag>(p, t, r, v); };
   const TcParams& P = *g.prm;
-  const std::int32_t* an = g.an;
-  const std::int32_t* ae = g.ae;
-  const std::uint8_t* as = g.as;
-  const std::int32_t* bn = g.bn;
-  const std::int32_t* be = g.be;
-  const std::uint8_t* bs = g.bs;
-  const float* afp = g.af;
-  const float* bfp = g.bf;
+  TcPanels pk(g);
   constexpr std::int32_t kNone = kZeroExponent;
   const vi rdm = splat(P.mode == Rounding::rd ? -1 : 0);
   // The group's rounding rz onto a grid of p <= 23 bits: to_grid_rz (32-bit sums). The
@@ -412,7 +449,7 @@ void tc_tile(const TcTile& g) {
     vi E[MR][NV];
     for (int r = 0; r < MR; ++r)
       for (int v = 0; v < NV; ++v) {
-        const std::size_t at = static_cast<std::size_t>(r) * g.stride + static_cast<std::size_t>(v) * kF;
+        const std::size_t at = tile_at(g, r, v);
         vi st = load<vi>(g.state + at);
         if (gd.starts) {  // r starts as the accumulator (first_group) or empty (after_products)
           const vi keep = ~(splat(static_cast<std::int32_t>(kTcRSign | kTcRPresent)));
@@ -433,42 +470,39 @@ void tc_tile(const TcTile& g) {
         E[r][v] = term ? load<vi>(g.r_qe + at) + floor_log2(rk) : splat(kNone);
       }
     // Pass 1: the largest alignment exponent of the group's products.
-    for (std::uint32_t t = 0; t < len; ++t) {
-      for (int v = 0; v < NV; ++v) {
-        const vi bev = load<vi>(be + t * NR + v * kF);
-        if constexpr (ProdRef) {
-          const vi bnv = load<vi>(bn + t * NR + v * kF);
+    if constexpr (ProdRef) {
+      for (std::uint32_t t = 0; t < len; ++t)
+        for (int v = 0; v < NV; ++v) {
+          const vi bev = load<vi>(pk.be + t * NR + v * kF);
+          const vi bnv = load<vi>(pk.bn + t * NR + v * kF);
           for (int r = 0; r < MR; ++r) {
-            const vi prod = vabs(bnv * A(an, t, r, v));
-            E[r][v] = vmax(E[r][v], bev + A(ae, t, r, v) - P.mamb + floor_log2(prod));
+            const vi prod = vabs(bnv * A(pk.an, t, r, v));
+            E[r][v] = vmax(E[r][v], bev + A(pk.ae, t, r, v) - P.mamb + floor_log2(prod));
           }
-        } else {
-          for (int r = 0; r < MR; ++r) E[r][v] = vmax(E[r][v], bev + A(ae, t, r, v));
         }
-      }
+    } else {
+      max_operand_exponents<MR, NV, Diag>(pk, len, E);
     }
     // The zero exponent: a floor on E (tensor_core.hpp step 4), after noting which outputs
     // have a non-zero term at all.
     vi Any[MR][NV];
     floor_at_zero_exponent(E, Any, P.zfloor);
     // Pass 2: the cut products, summed exactly.
-    V S[MR][NV];
-    for (int r = 0; r < MR; ++r)
-      for (int v = 0; v < NV; ++v) S[r][v] = V{};
+    V S[MR][NV] = {};
     bool fast = false;
     if constexpr (!ProdRef && !Near) {
-      if (afp) {
-        float_route_sums<MR, NV, Diag>(g, gi, len, afp, bfp, E, S);
+      if (pk.af) {
+        float_route_sums<MR, NV, Diag>(g, gi, len, pk.af, pk.bf, E, S);
         fast = true;
       }
     }
     for (std::uint32_t t = 0; t < (fast ? 0 : len); ++t) {
       for (int v = 0; v < NV; ++v) {
-        const vi bev = load<vi>(be + t * NR + v * kF);
-        const vi bnv = load<vi>(bn + t * NR + v * kF);
+        const vi bev = load<vi>(pk.be + t * NR + v * kF);
+        const vi bnv = load<vi>(pk.bn + t * NR + v * kF);
         for (int r = 0; r < MR; ++r) {
-          const vi prod = bnv * A(an, t, r, v);
-          const vi d = E[r][v] - (bev + A(ae, t, r, v));
+          const vi prod = bnv * A(pk.an, t, r, v);
+          const vi d = E[r][v] - (bev + A(pk.ae, t, r, v));
           V term;
           if constexpr (ProdRef) {
             const vi dd = d - P.c;
@@ -486,7 +520,7 @@ void tc_tile(const TcTile& g) {
     // instruction's end.
     for (int r = 0; r < MR; ++r)
       for (int v = 0; v < NV; ++v) {
-        const std::size_t at = static_cast<std::size_t>(r) * g.stride + static_cast<std::size_t>(v) * kF;
+        const std::size_t at = tile_at(g, r, v);
         vi st = load<vi>(g.state + at);
         const GridLanes rv{load<vi>(g.r_kept + at), load<vi>(g.r_qe + at), state_has(st, kTcRSign)};
         const vi rpres = state_has(st, kTcRPresent);
@@ -526,9 +560,9 @@ void tc_tile(const TcTile& g) {
             bool allneg = true, allpos = true;
             if (P.addend_in_group && rpres[l]) (rv.neg[l] ? allpos : allneg) = false;
             for (std::uint32_t t = 0; t < len; ++t) {
-              const std::uint8_t sa = Diag ? as[t * NR + col] : as[t * MR + r];
+              const std::uint8_t sa = Diag ? pk.as[t * NR + col] : pk.as[t * MR + r];
               if (sa == kTcAbsent) continue;
-              ((sa ^ bs[t * NR + col]) & 1 ? allpos : allneg) = false;
+              ((sa ^ pk.bs[t * NR + col]) & 1 ? allpos : allneg) = false;
             }
             gv.neg[l] = allneg ? -1 : allpos ? 0 : rdm[l];
           }
@@ -564,16 +598,7 @@ void tc_tile(const TcTile& g) {
         }
         store(g.state + at, st);
       }
-    if (afp) {
-      afp += static_cast<std::size_t>(len) * AW;
-      bfp += static_cast<std::size_t>(len) * NR;
-    }
-    an += static_cast<std::size_t>(len) * AW;
-    ae += static_cast<std::size_t>(len) * AW;
-    as += static_cast<std::size_t>(len) * AW;
-    bn += static_cast<std::size_t>(len) * NR;
-    be += static_cast<std::size_t>(len) * NR;
-    bs += static_cast<std::size_t>(len) * NR;
+    pk.advance(len, AW, NR);
   }
 }
 
@@ -594,14 +619,8 @@ void tc_tile_rz(const TcTile& g) {
   typedef typename SumLanes<Wide>::type V;
   constexpr int NR = NV * kF;
   constexpr int AW = Diag ? NR : MR;
-  auto A = [](const std::int32_t* p, std::uint32_t t, int r, int v) { return a_lanes<NV, MR, Diag>(p, t, r, v); };
   const TcParams& P = *g.prm;
-  const std::int32_t* ae = g.ae;
-  const std::uint8_t* as = g.as;
-  const std::int32_t* be = g.be;
-  const std::uint8_t* bs = g.bs;
-  const float* af = g.af;
-  const float* bf = g.bf;
+  TcPanels pk(g);
   constexpr std::int32_t kNone = kZeroExponent;
   const vi fmask = splat(~((std::int32_t{1} << (23 - P.p)) - 1));  // the fraction bits of p
   auto exp_add = [](vi bits, vi d) {  // bits with d added to the exponent field (unsigned lanes)
@@ -613,7 +632,7 @@ void tc_tile_rz(const TcTile& g) {
     vi E[MR][NV];
     for (int r = 0; r < MR; ++r)
       for (int v = 0; v < NV; ++v) {
-        const std::size_t at = static_cast<std::size_t>(r) * g.stride + static_cast<std::size_t>(v) * kF;
+        const std::size_t at = tile_at(g, r, v);
         vi st = load<vi>(g.state + at);
         if (gd.starts) {  // r starts as the accumulator (first_group) or empty (after_products)
           st &= ~(splat(static_cast<std::int32_t>(kTcRSign | kTcRPresent)));
@@ -629,20 +648,14 @@ void tc_tile_rz(const TcTile& g) {
         const vi mag = load<vi>(g.r_kept + at) & 0x7FFFFFFF;
         E[r][v] = (state_has(st, kTcRPresent) & (mag != 0)) ? (mag >> 23) - 127 : splat(kNone);
       }
-    for (std::uint32_t t = 0; t < len; ++t)
-      for (int v = 0; v < NV; ++v) {
-        const vi bev = load<vi>(be + t * NR + v * kF);
-        for (int r = 0; r < MR; ++r) E[r][v] = vmax(E[r][v], bev + A(ae, t, r, v));
-      }
+    max_operand_exponents<MR, NV, Diag>(pk, len, E);
     vi Any[MR][NV];
     floor_at_zero_exponent(E, Any, P.zfloor);
-    V S[MR][NV];
-    for (int r = 0; r < MR; ++r)
-      for (int v = 0; v < NV; ++v) S[r][v] = V{};
-    float_route_sums<MR, NV, Diag>(g, gi, len, af, bf, E, S);
+    V S[MR][NV] = {};
+    float_route_sums<MR, NV, Diag>(g, gi, len, pk.af, pk.bf, E, S);
     for (int r = 0; r < MR; ++r)
       for (int v = 0; v < NV; ++v) {
-        const std::size_t at = static_cast<std::size_t>(r) * g.stride + static_cast<std::size_t>(v) * kF;
+        const std::size_t at = tile_at(g, r, v);
         vi st = load<vi>(g.state + at);
         const vi rb = load<vi>(g.r_kept + at);
         const vi rpres = state_has(st, kTcRPresent);
@@ -664,9 +677,9 @@ void tc_tile_rz(const TcTile& g) {
             const int col = v * kF + l;
             bool allneg = !(rpres[l] && rb[l] >= 0);
             for (std::uint32_t t = 0; t < len && allneg; ++t) {
-              const std::uint8_t sa = Diag ? as[t * NR + col] : as[t * MR + r];
+              const std::uint8_t sa = Diag ? pk.as[t * NR + col] : pk.as[t * MR + r];
               if (sa == kTcAbsent) continue;
-              allneg = ((sa ^ bs[t * NR + col]) & 1) != 0;
+              allneg = ((sa ^ pk.bs[t * NR + col]) & 1) != 0;
             }
             nb[l] = allneg ? static_cast<std::int32_t>(0x80000000u) : 0;
           }
@@ -692,12 +705,7 @@ void tc_tile_rz(const TcTile& g) {
         }
         store(g.state + at, st);
       }
-    ae += static_cast<std::size_t>(len) * AW;
-    as += static_cast<std::size_t>(len) * AW;
-    be += static_cast<std::size_t>(len) * NR;
-    bs += static_cast<std::size_t>(len) * NR;
-    af += static_cast<std::size_t>(len) * AW;
-    bf += static_cast<std::size_t>(len) * NR;
+    pk.advance(len, AW, NR);
   }
 }
 
