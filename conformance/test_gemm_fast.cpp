@@ -302,6 +302,14 @@ struct Shape {
 const Shape kShapes[] = {{1, 1, 1, 32},    {7, 25, 33, 32},  {9, 23, 64, 32},
                          {17, 33, 300, 32}, {5, 40, 600, 300}, {33, 35, 96, 16}, {24, 24, 20, 32}};
 
+/// The case's description in a mismatch message: data kind, formats, shape, layout.
+std::string describe(Kind kind, FormatId fa, FormatId fb, const Shape& sh, bool a_columns) {
+  std::ostringstream what;
+  what << kind_name(kind) << " " << format(fa).name << " x " << format(fb).name << " M " << sh.M << " N " << sh.N
+       << " K " << sh.K << " block " << sh.block << (a_columns ? " (A columns, B rows)" : "");
+  return what.str();
+}
+
 void run_model(const AccumulationModel* model, const std::vector<Kind>& kinds, const char* title) {
   Tally tally(title);
   std::uint64_t seed = 0x5EED0030;
@@ -313,12 +321,10 @@ void run_model(const AccumulationModel* model, const std::vector<Kind>& kinds, c
       for (const Shape& sh : std::span(kShapes).first(testing::kAddressSanitizer ? 3 : std::size(kShapes)))
         for (int layout = 0; layout < 2; ++layout) {
           const Mats m = make(kind, fa, fb, sh.M, sh.N, sh.K, sh.block, layout == 1, layout == 0, ++seed);
-          std::ostringstream what;
-          what << kind_name(kind) << " " << format(fa).name << " x " << format(fb).name << " M " << sh.M << " N "
-               << sh.N << " K " << sh.K << " block " << sh.block << (layout ? " (A columns, B rows)" : "");
+          const std::string what = describe(kind, fa, fb, sh, layout == 1);
           for (const ModelCase& mc : cases(model)) {
-            compare(m, mc, what.str(), tally);
-            if (kind == Kind::cancel) compare(m, mc, what.str() + ", C = -0", tally, true);
+            compare(m, mc, what, tally);
+            if (kind == Kind::cancel) compare(m, mc, what + ", C = -0", tally, true);
           }
         }
   tally.report();
@@ -392,13 +398,11 @@ TEST(GemmFast, TensorCoreRoutes) {
           for (int layout = 0; layout < 2; ++layout) {
             if (gst && sh.K % sh.block) continue;  // the GST models take whole blocks only
             const Mats m = make(kind, fa, fb, sh.M, sh.N, sh.K, sh.block, layout == 1, layout == 0, ++seed);
-            std::ostringstream what;
-            what << kind_name(kind) << " " << format(fa).name << " x " << format(fb).name << " M " << sh.M << " N "
-                 << sh.N << " K " << sh.K << " block " << sh.block << (layout ? " (A columns, B rows)" : "");
+            const std::string what = describe(kind, fa, fb, sh, layout == 1);
             for (const ModelCase& mc : tc_cases(model)) {
-              compare(m, mc, what.str(), tally);
+              compare(m, mc, what, tally);
               if (kind == Kind::cancel || kind == Kind::edges || kind == Kind::neg_zeros)
-                compare(m, mc, what.str() + ", C = -0", tally, true);
+                compare(m, mc, what + ", C = -0", tally, true);
             }
           }
   }
