@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds a second tree with AddressSanitizer and UndefinedBehaviorSanitizer (build-asan/) and
 # runs the suite there, except the `long` label (which holds the 2^32 sweeps), which would
-# take hours under the sanitizers, and except the four exhaustive arithmetic sweeps below: they
+# take hours under the sanitizers, and except the six exhaustive arithmetic sweeps below: they
 # spend minutes in the same code that smaller tests in this run already drive under the sanitizers
 # (the release run of scripts/test.sh runs them whole). Any sanitizer report fails the test it
 # occurs in.
@@ -25,5 +25,9 @@ cd "${SOFTMX_ASAN_BUILD_DIR:-$root/build-asan}"
 #   Dot.EveryCodePairOfEveryFormatPairThroughOneProduct Dot.RandomDotGeneral
 #   Dot.EveryScalePairThroughTheScaleProduct            Dot.RandomDotGeneral
 #   Blocks.QuantizeMatchesTheReference                  Blocks.*, BlockProperties.*
-heavy='^(CommittedVectors\.RegenerateToIdenticalBytes|Dot\.EveryCodePairOfEveryFormatPairThroughOneProduct|Dot\.EveryScalePairThroughTheScaleProduct|Blocks\.QuantizeMatchesTheReference)$'
+#   Gemm.EveryCodePairWithCompanions                    Gemm.DotPairs, Gemm.Random*, Gemm.EveryScalePair*
+#   CApiRuntimeConvert.EverySpecFromEveryF16AndBf16Input CApiRuntimeConvert.EveryCodeOfEverySpecIntoEveryFormat
+# The last two took 190 s and 53 s of this run's 1228 s of test CPU (build-asan's
+# CTestCostData.txt, 2026-11-29): the run's longest, so the tail of its two-core schedule.
+heavy='^(CommittedVectors\.RegenerateToIdenticalBytes|Dot\.EveryCodePairOfEveryFormatPairThroughOneProduct|Dot\.EveryScalePairThroughTheScaleProduct|Blocks\.QuantizeMatchesTheReference|Gemm\.EveryCodePairWithCompanions|CApiRuntimeConvert\.EverySpecFromEveryF16AndBf16Input)$'
 ctest -LE 'long|sweep' -E "$heavy" -j "$(nproc)" --output-on-failure --timeout 3000
