@@ -17,6 +17,8 @@
 // encode scales (and with bytes beyond 15).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -564,6 +566,24 @@ bool same(const Nvfp4Tensor& a, const Nvfp4Tensor& b) {
          a.encode_scale == b.encode_scale && a.scale_shape == b.scale_shape;
 }
 
+// NVFP4 quantization of v (rows x len, blocked along len) with options o on every vector
+// instruction set against Isa::scalar: the values compared added to cases, the mismatching
+// tensors to bad (the first three reported, named by `what`).
+void compare_nvfp4(const std::vector<std::uint32_t>& v, std::array<std::size_t, 2> shape, Nvfp4Options o,
+                   const std::string& what, std::size_t& cases, std::size_t& bad) {
+  o.isa = Isa::scalar;
+  const Nvfp4Tensor want = quantize_nvfp4(FormatId::f32, v.data(), shape, 1, o);
+  for (Isa isa : vector_isas()) {
+    o.isa = isa;
+    const Nvfp4Tensor got = quantize_nvfp4(FormatId::f32, v.data(), shape, 1, o);
+    if (!same(got, want)) {
+      if (bad < 3) ADD_FAILURE() << what << " " << name(isa) << " flags " << int(got.flags) << " vs " << int(want.flags);
+      ++bad;
+    }
+    cases += v.size();
+  }
+}
+
 TEST(ScaleLanes, Nvfp4QuantizeMatchesScalar) {
   if (vector_isas().empty()) GTEST_SKIP() << "no vector instruction set on this CPU";
   SplitMix64 rng(0xF4);
@@ -582,20 +602,33 @@ TEST(ScaleLanes, Nvfp4QuantizeMatchesScalar) {
     if (trial % 4 == 1) o.global_amax = std::ldexp(1.0f, static_cast<int>(rng.below(250)) - 125);
     if (trial % 8 == 3) o.global_amax = 0.0f;
     if (trial % 8 == 5) o.multiplier = Nvfp4Multiplier::division;
-    const std::size_t shape[2] = {rows, len};
-    o.isa = Isa::scalar;
-    const Nvfp4Tensor want = quantize_nvfp4(FormatId::f32, v.data(), shape, 1, o);
-    for (Isa isa : vector_isas()) {
-      o.isa = isa;
-      const Nvfp4Tensor got = quantize_nvfp4(FormatId::f32, v.data(), shape, 1, o);
-      if (!same(got, want)) {
-        if (bad < 3) ADD_FAILURE() << "trial " << trial << " " << name(isa) << " flags " << int(got.flags) << " vs " << int(want.flags);
-        ++bad;
-      }
-      cases += v.size();
-    }
+    compare_nvfp4(v, {rows, len}, o, "trial " + std::to_string(trial), cases, bad);
   }
   std::printf("nvfp4 quantize: %zu values, %zu mismatching tensors\n", cases, bad);
+  EXPECT_EQ(bad, 0u);
+}
+
+// The fused NVFP4 pass (mul_round_direct) decides Inf products, zero products and the direct
+// path's range from the blocks' bmax, bmin and m_b alone, and takes subnormal products as they
+// are: a given global amax 2^-gap times the data's top pushes the products x * m_b (about
+// 6 * 2^gap) through the binades up to FLT_MAX and Inf (above 2^106 the direct path does not
+// serve) and, for gap <= -130, down into f32's subnormals; two groups of 16 whole blocks, a zero
+// in some tensors.
+TEST(ScaleLanes, Nvfp4QuantizeProductRangeMatchesScalar) {
+  if (vector_isas().empty()) GTEST_SKIP() << "no vector instruction set on this CPU";
+  SplitMix64 rng(0xF6);
+  std::size_t cases = 0, bad = 0;
+  for (int e = -140; e <= 127; e += 3) {
+    for (int gap : {-150, -140, -130, -60, -30, 0, 20, 60, 100, 110, 120, 124, 125, 126, 127, 140, 200}) {
+      std::vector<std::uint32_t> v(512);  // 2 x 256: 32 blocks, two groups of 16
+      for (auto& x : v) x = random_f32(rng, std::max(-149, e - static_cast<int>(rng.below(12))));
+      if (gap % 20 == 0) v[rng.below(v.size())] = 0;
+      Nvfp4Options o;
+      o.global_amax = std::ldexp(1.0f, std::clamp(e - gap, -149, 127));
+      compare_nvfp4(v, {2, 256}, o, "e " + std::to_string(e) + " gap " + std::to_string(gap), cases, bad);
+    }
+  }
+  std::printf("nvfp4 product range: %zu values, %zu mismatching tensors\n", cases, bad);
   EXPECT_EQ(bad, 0u);
 }
 

@@ -23,6 +23,7 @@
 #include <array>
 #include <bit>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "block/nvfp4_steps.hpp"
@@ -68,11 +69,17 @@ std::optional<Nvfp4Tensor> quantize_lanes(const std::uint32_t* x, std::span<cons
   // magnitude first, and the tensor's is the largest of those (one pass over the data).
   const simd::ScaleKernels* kern = simd::scale_kernels(isa);
   const bool whole = len % kBlock == 0;
-  std::vector<std::uint32_t> d(outer * nb);
+  const std::size_t blocks = outer * nb;
+  // Per block: d_b's bits (and, for whole blocks, pass 1's largest and smallest magnitudes,
+  // which the fused pass reads instead of finding them again). Written before read: not zeroed.
+  // (new T[n] default-initializes: make_unique_for_overwrite's effect, which not every standard
+  // library of the CI's compilers has.)
+  const std::unique_ptr<std::uint32_t[]> d(new std::uint32_t[blocks]);
+  const std::unique_ptr<std::uint32_t[]> bmax(new std::uint32_t[whole ? blocks : 0]);
+  const std::unique_ptr<std::uint32_t[]> bmin(new std::uint32_t[whole ? blocks : 0]);
   std::uint32_t mx = 0;
   if (whole) {
-    kern->block_amax16(x, outer * nb, d.data());
-    for (const std::uint32_t v : d) mx = std::max(mx, v);
+    mx = kern->block_range16(x, blocks, bmax.get(), bmin.get());
   } else {
     mx = simd::max_magnitude_bits(x, n, 32, isa);
   }
@@ -97,21 +104,24 @@ std::optional<Nvfp4Tensor> quantize_lanes(const std::uint32_t* x, std::span<cons
 
   // d_b per block (block_scale's multiply and fminf), then S_dec_b in lanes.
   const float e6 = to_float(enc_over_6);
-  for (std::size_t o2 = 0; o2 < outer; ++o2)
-    for (std::size_t b = 0; b < nb; ++b) {
-      const std::uint32_t* v = x + o2 * len + b * kBlock;
-      const std::size_t count = std::min(kBlock, len - b * kBlock);
-      std::uint32_t bmax = 0;  // +0: the padding's zeros change nothing
-      if (whole)
-        bmax = d[o2 * nb + b];
-      else
-        for (std::size_t j = 0; j < count; ++j) bmax = std::max(bmax, v[j] & 0x7FFFFFFFu);
-      float db = std::bit_cast<float>(bmax) * e6;
-      if (db > std::numeric_limits<float>::max()) db = std::numeric_limits<float>::max();
-      d[o2 * nb + b] = std::bit_cast<std::uint32_t>(db);
-    }
-  std::vector<std::uint8_t> fl(std::max<std::size_t>(16 * kBlock, outer * nb));
-  t.flags |= to_e4m3.run(d.data(), t.scales.data(), fl.data(), outer * nb);
+  auto d_of = [e6](std::uint32_t bm) {
+    const float db = std::bit_cast<float>(bm) * e6;
+    return std::bit_cast<std::uint32_t>(db > std::numeric_limits<float>::max() ? std::numeric_limits<float>::max() : db);
+  };
+  if (whole) {
+    for (std::size_t b = 0; b < blocks; ++b) d[b] = d_of(bmax[b]);
+  } else {
+    for (std::size_t o2 = 0; o2 < outer; ++o2)
+      for (std::size_t b = 0; b < nb; ++b) {
+        const std::uint32_t* v = x + o2 * len + b * kBlock;
+        const std::size_t count = std::min(kBlock, len - b * kBlock);
+        std::uint32_t bm = 0;  // +0: the padding's zeros change nothing
+        for (std::size_t j = 0; j < count; ++j) bm = std::max(bm, v[j] & 0x7FFFFFFFu);
+        d[o2 * nb + b] = d_of(bm);
+      }
+  }
+  std::vector<std::uint8_t> fl(std::max<std::size_t>(16 * kBlock, blocks));
+  t.flags |= to_e4m3.run(d.get(), t.scales.data(), fl.data(), blocks);
 
   // m_b per scale code (the scalar steps), then x * m_b, then the elements in lanes.
   std::array<float, 256> m{};
@@ -124,30 +134,30 @@ std::optional<Nvfp4Tensor> quantize_lanes(const std::uint32_t* x, std::span<cons
   const simd::QuotientFn quotient = kern->pick_quotient(*to_e2m1.plan);
   const simd::MulRoundFn mul_round = kern->pick_mul_round(*to_e2m1.plan);
   if (quotient && whole) {
+    // m_b for every scale code in use first, so that the chunks only read them.
+    for (std::size_t b = 0; b < blocks; ++b) {
+      const std::uint8_t sc = t.scales[b];
+      if (made[sc]) continue;
+      const Unpacked mb = multiplier(unpack(format(FormatId::e4m3), sc), s_enc, rcp_enc, o.multiplier);
+      if (mb.cls == ValueClass::nan || mb.cls == ValueClass::inf) return std::nullopt;
+      m[sc] = to_float(mb);
+      made[sc] = true;
+    }
     constexpr std::size_t kChunk = 256;
-    const std::size_t blocks = outer * nb;
     alignas(64) std::array<std::uint32_t, kChunk * kBlock> p;
     std::array<float, kChunk> one, mj, gone;
     std::array<int, kChunk> shift{};
     for (std::size_t g0 = 0; g0 < blocks; g0 += kChunk) {
       const std::size_t cn = std::min(kChunk, blocks - g0);
-      for (std::size_t j = 0; j < cn; ++j) {
-        const std::uint8_t sc = t.scales[g0 + j];
-        if (!made[sc]) {
-          const Unpacked mb = multiplier(unpack(format(FormatId::e4m3), sc), s_enc, rcp_enc, o.multiplier);
-          if (mb.cls == ValueClass::nan || mb.cls == ValueClass::inf) return std::nullopt;
-          m[sc] = to_float(mb);
-          made[sc] = true;
-        }
-        mj[j] = m[sc];
-      }
+      for (std::size_t j = 0; j < cn; ++j) mj[j] = m[t.scales[g0 + j]];
       std::uint8_t* codes = t.codes.data() + g0 * kBlock;
       const std::size_t groups = cn / 16;
       if (mul_round) {
         // Groups of 16 blocks in one fused pass (multiply, round); a group with a product at
         // Inf or NaN, and the blocks past the last whole group, as below.
         std::array<std::uint8_t, kChunk / 16> skip;
-        t.flags |= mul_round(*to_e2m1.plan, x + g0 * kBlock, groups, mj.data(), codes, skip.data());
+        t.flags |= mul_round(*to_e2m1.plan, x + g0 * kBlock, groups, mj.data(), bmax.get() + g0, bmin.get() + g0, codes,
+                             skip.data());
         for (std::size_t gi = 0; gi < groups; ++gi)
           if (skip[gi]) {
             kern->products16(x + (g0 + gi * 16) * kBlock, mj.data() + gi * 16, 16, p.data(), one.data());
@@ -156,7 +166,8 @@ std::optional<Nvfp4Tensor> quantize_lanes(const std::uint32_t* x, std::span<cons
         const std::size_t rest = groups * 16;
         if (rest < cn) {
           kern->products16(x + (g0 + rest) * kBlock, mj.data() + rest, cn - rest, p.data(), one.data());
-          t.flags |= quotient(*to_e2m1.plan, p.data(), cn - rest, kBlock, one.data(), shift.data(), codes + rest * kBlock);
+          t.flags |= quotient(*to_e2m1.plan, p.data(), cn - rest, kBlock, one.data(), shift.data(), nullptr, nullptr,
+                              codes + rest * kBlock);
           for (std::size_t j = 0; j < cn - rest; ++j)
             if (one[j] == 0) t.flags |= to_e2m1.run(p.data() + j * kBlock, codes + (rest + j) * kBlock, fl.data(), kBlock);
         }
@@ -172,13 +183,14 @@ std::optional<Nvfp4Tensor> quantize_lanes(const std::uint32_t* x, std::span<cons
         for (std::size_t j = 0; j < 16; ++j) ok = one[gi * 16 + j] == 0 ? 0.0f : ok;
         gone[gi] = ok;
       }
-      t.flags |= quotient(*to_e2m1.plan, p.data(), groups, 16 * kBlock, gone.data(), shift.data(), codes);
+      t.flags |= quotient(*to_e2m1.plan, p.data(), groups, 16 * kBlock, gone.data(), shift.data(), nullptr, nullptr,
+                          codes);
       for (std::size_t gi = 0; gi < groups; ++gi)
         if (gone[gi] == 0)
           t.flags |= to_e2m1.run(p.data() + gi * 16 * kBlock, codes + gi * 16 * kBlock, fl.data(), 16 * kBlock);
       const std::size_t rest = groups * 16;
       t.flags |= quotient(*to_e2m1.plan, p.data() + rest * kBlock, cn - rest, kBlock, one.data() + rest, shift.data(),
-                          codes + rest * kBlock);
+                          nullptr, nullptr, codes + rest * kBlock);
       for (std::size_t j = rest; j < cn; ++j)
         if (one[j] == 0) t.flags |= to_e2m1.run(p.data() + j * kBlock, codes + j * kBlock, fl.data(), kBlock);
     }

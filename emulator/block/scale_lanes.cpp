@@ -143,7 +143,7 @@ bool BlockQuantizer::run_scale_lanes(const void* values, std::size_t count, std:
   float s = 0;
   int k = 0;
   if (!scale_of_block(x, count, S_out, s, k)) return false;
-  flags |= scale_quotient_(*scale_plan_, x, 1, count, &s, &k, codes);
+  flags |= scale_quotient_(*scale_plan_, x, 1, count, &s, &k, nullptr, nullptr, codes);
   if (negative_zero_)
     for (std::size_t i = 0; i < count; ++i)
       if (codes[i] == negative_zero_) codes[i] = 0;
@@ -153,24 +153,29 @@ bool BlockQuantizer::run_scale_lanes(const void* values, std::size_t count, std:
 void BlockQuantizer::run_blocks_scale(const void* values, std::size_t blocks, std::size_t k, std::uint8_t* scales,
                                       std::uint8_t* codes, Flags& flags) {
   const auto* x = static_cast<const std::uint32_t*>(values);
-  // Chunks of blocks: the scales first (scalar), then one kernel call for the chunk's blocks
-  // that the lanes take (s = 0 marks the others, which run() does one by one).
+  // Chunks of blocks (16 KiB of f32 data: the second pass reads them from L1): the scales first
+  // (in f64 lanes, with each block's largest and smallest magnitude, or scalar), then one kernel
+  // call for the chunk's blocks that the lanes take (s = 0 marks the others, which run() does
+  // one by one).
   constexpr std::size_t kChunk = 128;
   std::array<float, kChunk> s;
   std::array<int, kChunk> shift;
-  std::array<std::uint32_t, kChunk> S;
+  std::array<std::uint32_t, kChunk> S, amax, amin;
   for (std::size_t c0 = 0; c0 < blocks; c0 += kChunk) {
     const std::size_t n = std::min(kChunk, blocks - c0);
     const bool fpu = simd::scale_fpu_default();
+    bool ranges = false;  // amax and amin filled (the kernel then does not look for them)
     if (!fpu) {
       s.fill(0);
     } else if (scale_blocks_) {  // scale_of_block's f64 route in lanes across blocks
-      scale_blocks_(scale_f64_, x + c0 * k, n, k, S.data(), s.data(), shift.data());
+      scale_blocks_(scale_f64_, x + c0 * k, n, k, S.data(), s.data(), shift.data(), amax.data(), amin.data());
+      ranges = true;
     } else {
       for (std::size_t b = 0; b < n; ++b)
         if (!scale_of_block(x + (c0 + b) * k, k, S[b], s[b], shift[b])) s[b] = 0;
     }
-    flags |= scale_quotient_(*scale_plan_, x + c0 * k, n, k, s.data(), shift.data(), codes + c0 * k);
+    flags |= scale_quotient_(*scale_plan_, x + c0 * k, n, k, s.data(), shift.data(), ranges ? amax.data() : nullptr,
+                             ranges ? amin.data() : nullptr, codes + c0 * k);
     for (std::size_t b = 0; b < n; ++b) {
       if (s[b] == 0) S[b] = run(x + (c0 + b) * k, k, nullptr, codes + (c0 + b) * k, flags);
       store_scale_code(scales, c0 + b, scale_bytes_, S[b]);
@@ -315,18 +320,32 @@ std::optional<Flags> dequantize_scale_lanes(const Format& ef, const ScaleFormat&
       }
     }
   }
+  // fields_of's steps in lanes (ScaleKernels::scale_values_f32), for the chunks' scales.
+  simd::ScaleFields fields;
+  fields.code_mask = static_cast<std::uint32_t>(sf.code_mask());
+  fields.mag_mask = mag_mask;
+  fields.mag_lo = mag_lo;
+  fields.mag_hi = mag_hi;
+  fields.sign_shift = sm ? static_cast<std::uint32_t>(sf.width - 1) : 32u;
+  fields.m = lay.m;
+  fields.bias = lay.bias;
+  fields.sub_step = sub_step;
   const std::size_t nblocks = (n + k - 1) / k;
   for (std::size_t b0 = 0; b0 < nblocks; b0 += chunk) {
     const std::size_t nb = std::min(chunk, nblocks - b0), first0 = b0 * k, len0 = std::min(n - first0, nb * k);
     if (sbytes == 1)
       for (std::size_t j = 0; j < nb; ++j) sf32[j] = fast_scale[scales[b0 + j]];
+    else if (by_fields)
+      kern->scale_values_f32(fields, scales + b0 * sbytes, nb, static_cast<unsigned>(sbytes), sf32.data());
     else
-      for (std::size_t j = 0; j < nb; ++j) {
-        const std::uint32_t scale = load_scale_code(scales, b0 + j, sbytes);
-        sf32[j] = by_fields ? fields_of(scale) : fast_of(scale);
-      }
-    kern->scaled_blocks_f32(tab.data(), ncodes, codes + first0, len0, k, sf32.data(), wide, out + first0,
-                            flags ? status.data() : nullptr, bstatus.data());
+      for (std::size_t j = 0; j < nb; ++j) sf32[j] = fast_of(load_scale_code(scales, b0 + j, sbytes));
+    const std::uint8_t chunk_any = kern->scaled_blocks_f32(tab.data(), ncodes, codes + first0, len0, k, sf32.data(), wide,
+                                                           out + first0, flags ? status.data() : nullptr,
+                                                           bstatus.data());
+    if (!flags && chunk_any < 2) {  // every block done, no flags per element wanted: nothing left per block
+      if (chunk_any) all |= flag::inexact;
+      continue;
+    }
     for (std::size_t j = 0; j < nb; ++j) {
       const std::size_t first = first0 + j * k, len = std::min(k, n - first);
       if (bstatus[j] == 0) {

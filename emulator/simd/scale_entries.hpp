@@ -19,6 +19,7 @@
 #define SOFTMX_SCALE_PICK softmx::simd::SOFTMX_SIMD_NS::pick_quotient
 #define SOFTMX_SCALE_BLOCK_SCALES softmx::simd::SOFTMX_SIMD_NS::block_scales
 #define SOFTMX_SCALE_PICK_MUL softmx::simd::SOFTMX_SIMD_NS::pick_mul_round
+#define SOFTMX_SCALE_RANGE16 softmx::simd::SOFTMX_SIMD_NS::block_range16
 #include "simd/scale_lanes.hpp"
 
 namespace softmx::simd {

@@ -1,23 +1,60 @@
 // emulator/simd/scale_fused.hpp: one MX block with a scale S that is not a power of two, N
 // lanes at a time: every element x becomes RO_f32(x / S') (S = S' 2^k, S' in [1, 2)) in
 // registers, then goes through simd/block_lanes.hpp's direct path (scaled by 2^-k, flags ORed)
-// or simd/batch_lanes.hpp's VectorKernel (with flags per element), the kernels E8M0 blocks use (internal; included after simd/lanes.hpp by simd/scale_avx2.cpp and
-// simd/scale_avx512.cpp, in namespace SOFTMX_SIMD_NS). docs/BLOCKS.md 1.3 gives the argument.
+// or simd/batch_lanes.hpp's VectorKernel (with flags per element), the kernels E8M0 blocks use;
+// the blocks' scales in f64 lanes (block_scales), and NVFP4's first pass (block_range16) and
+// fused multiply-and-round pass (mul_round_direct). One body for both lane widths (GNU vector
+// operations; fmadd_lanes names the instruction set). Internal; included after simd/lanes.hpp by
+// simd/scale_avx2.cpp and simd/scale_avx512.cpp, in namespace SOFTMX_SIMD_NS. docs/BLOCKS.md 1.3
+// gives the argument.
+
+#include <utility>
 
 namespace softmx::simd::SOFTMX_SIMD_NS {
 
 /// The constants of ro_vec for one divisor s in [1, 2): s and r = RN_f32(1 / s) in every lane.
 struct RoConst {
-#if defined(__AVX512F__) && SOFTMX_SIMD_LANES == 16
-  __m512 s, r;
-  explicit RoConst(float v) : s(_mm512_set1_ps(v)), r(_mm512_set1_ps(1.0f / v)) {}
-#elif defined(__AVX2__) && SOFTMX_SIMD_LANES == 8
-  __m256 s, r;
-  explicit RoConst(float v) : s(_mm256_set1_ps(v)), r(_mm256_set1_ps(1.0f / v)) {}
-#else
+  f32v s, r;
+  explicit RoConst(float v) {
+    const float rv = 1.0f / v;
+    for (int j = 0; j < N; ++j) s[j] = v, r[j] = rv;
+  }
+};
+
+#if !(defined(__AVX512F__) && SOFTMX_SIMD_LANES == 16) && !(defined(__AVX2__) && SOFTMX_SIMD_LANES == 8)
 #error "simd/scale_fused.hpp serves AVX-512 (16 lanes) and AVX2 (8 lanes)"
 #endif
-};
+
+/// f64 lanes for block_scales: one register's worth (8 on AVX-512, 4 on AVX2), and their f32 and
+/// u32 halves.
+constexpr int kL = SOFTMX_SIMD_LANES / 2;
+typedef double f64h __attribute__((vector_size(8 * kL)));
+typedef std::int64_t i64h __attribute__((vector_size(8 * kL)));
+typedef std::uint64_t u64h __attribute__((vector_size(8 * kL)));
+typedef float f32h __attribute__((vector_size(4 * kL)));
+typedef std::uint32_t u32h __attribute__((vector_size(4 * kL)));
+
+/// a b + c lane by lane, rounded once (one fused multiply-add), on one register of f32 lanes
+/// (ro_vec) or f64 lanes (block_scales): the only steps here that name the instruction set.
+/// c - a b is fmadd_lanes(-a, b, c): negation is exact, and the compiler folds it into the
+/// negated form of the instruction.
+#if SOFTMX_SIMD_LANES == 16
+using RegF32 = __m512;
+using RegF64 = __m512d;
+SOFTMX_LANES_INLINE RegF32 fma_reg(RegF32 a, RegF32 b, RegF32 c) { return _mm512_fmadd_ps(a, b, c); }
+SOFTMX_LANES_INLINE RegF64 fma_reg(RegF64 a, RegF64 b, RegF64 c) { return _mm512_fmadd_pd(a, b, c); }
+#else
+using RegF32 = __m256;
+using RegF64 = __m256d;
+SOFTMX_LANES_INLINE RegF32 fma_reg(RegF32 a, RegF32 b, RegF32 c) { return _mm256_fmadd_ps(a, b, c); }
+SOFTMX_LANES_INLINE RegF64 fma_reg(RegF64 a, RegF64 b, RegF64 c) { return _mm256_fmadd_pd(a, b, c); }
+#endif
+template <class R, class V>
+SOFTMX_LANES_INLINE V fma_as(V a, V b, V c) {
+  return reinterpret_cast<V>(fma_reg(reinterpret_cast<R>(a), reinterpret_cast<R>(b), reinterpret_cast<R>(c)));
+}
+SOFTMX_LANES_INLINE f32v fmadd_lanes(f32v a, f32v b, f32v c) { return fma_as<RegF32>(a, b, c); }
+SOFTMX_LANES_INLINE f64h fmadd_lanes(f64h a, f64h b, f64h c) { return fma_as<RegF64>(a, b, c); }
 
 /// RO_f32(x / s) for one f32 x (bits) and s in [1, 2), as ro_vec computes it lane by lane.
 inline std::uint32_t ro_one(std::uint32_t xb, float s) {
@@ -34,6 +71,9 @@ inline std::uint32_t ro_one(std::uint32_t xb, float s) {
   return qb;
 }
 
+/// The bits of 2^-100, the smallest |x| that ro_vec divides (below it: the stand-in).
+inline constexpr std::uint32_t kRoLow = 0x0D800000u;
+
 /// N f32 codes x -> RO_f32(x / s), the quotient rounded to odd at f32's 24 bits, without a
 /// division (docs/BLOCKS.md 1.3 gives the bounds). Per lane, for |x| >= 2^-100 (a normal f32),
 /// with r = RN_f32(1 / s) and every step one f32 operation rounded to nearest even:
@@ -49,59 +89,31 @@ inline std::uint32_t ro_one(std::uint32_t xb, float s) {
 /// neighbour on e1's side (|x / s| > |q1| iff e1 has x's sign, as s > 0), and RO picks the one
 /// of those two whose last bit is 1: q1 | 1 on the far side, (q1 - 1) | 1 on the near side (bit
 /// patterns of the magnitude; the sign bit is untouched since |q1| >= 2^-101).
-/// Zeros stay as they are. 0 < |x| < 2^-100 gives sign(x) (2^-101 + 2^-124): a stand-in for
-/// "non-zero, inexact, and far below every element's smallest subnormal" once divided by 2^k
-/// with k >= -36 (the caller's condition; the true |x / S| is then below 2^-64 too).
-SOFTMX_LANES_INLINE u32v ro_vec(u32v xv, const RoConst& c) {
-#if defined(__AVX512F__) && SOFTMX_SIMD_LANES == 16
-  const __m512i xb = reinterpret_cast<__m512i>(xv);
-  const __m512 xf = _mm512_castsi512_ps(xb);
-  const __m512 q0 = _mm512_mul_ps(xf, c.r);
-  const __m512 e0 = _mm512_fnmadd_ps(q0, c.s, xf);  // x - q0 s, rounded once
-  const __m512 q1 = _mm512_fmadd_ps(e0, c.r, q0);   // faithful
-  const __m512 e1 = _mm512_fnmadd_ps(q1, c.s, xf);  // x - q1 s: its sign, and zero iff exact
-  const __mmask16 nz = _mm512_cmp_ps_mask(e1, _mm512_setzero_ps(), _CMP_NEQ_OQ);
-  // |x / s| < |q1|: e1's sign differs from x's.
-  const __mmask16 near = nz & _mm512_movepi32_mask(_mm512_xor_si512(_mm512_castps_si512(e1), xb));
-  const __m512i one = _mm512_set1_epi32(1);
-  const __m512i qb = _mm512_castps_si512(q1);
-  __m512i r = _mm512_mask_sub_epi32(qb, near, qb, one);
-  r = _mm512_mask_or_epi32(r, nz, r, one);
-  // Zeros and |x| < 2^-100 (one compare: zero is below too), rare: the fix-ups only when present.
-  const __m512i ax = _mm512_and_si512(xb, _mm512_set1_epi32(0x7FFFFFFF));
-  const __mmask16 tiny = _mm512_cmplt_epu32_mask(ax, _mm512_set1_epi32(0x0D800000));
-  if (tiny) [[unlikely]] {
-    r = _mm512_mask_or_epi32(r, tiny, _mm512_and_si512(xb, _mm512_set1_epi32(static_cast<int>(0x80000000u))),
-                             _mm512_set1_epi32(0x0D000001));
-    r = _mm512_mask_mov_epi32(r, _mm512_cmpeq_epi32_mask(ax, _mm512_setzero_si512()), xb);
+/// Tiny (the block may hold zeros or 0 < |x| < 2^-100; false: the caller knows it holds
+/// neither, and the lanes are not looked at): zeros stay as they are, and 0 < |x| < 2^-100
+/// gives sign(x) (2^-101 + 2^-124): a stand-in for "non-zero, inexact, and far below every
+/// element's smallest subnormal" once divided by 2^k with k >= -36 (the caller's condition; the
+/// true |x / S| is then below 2^-64 too).
+template <bool Tiny = true>
+SOFTMX_LANES_INLINE u32v ro_vec(u32v xb, const RoConst& c) {
+  const f32v xf = reinterpret_cast<f32v>(xb);
+  const f32v q0 = xf * c.r;
+  const f32v e0 = fmadd_lanes(-q0, c.s, xf);  // x - q0 s, rounded once
+  const f32v q1 = fmadd_lanes(e0, c.r, q0);   // faithful
+  const f32v e1 = fmadd_lanes(-q1, c.s, xf);  // x - q1 s: its sign, and zero iff exact
+  const i32v nz = e1 != 0.0f;
+  // |x / s| < |q1|: e1's sign differs from x's (-1 in those lanes; e1 = +0 where nz is 0).
+  const i32v near = nz & (reinterpret_cast<i32v>(reinterpret_cast<u32v>(e1) ^ xb) < 0);
+  u32v r = (reinterpret_cast<u32v>(q1) + reinterpret_cast<u32v>(near)) | (reinterpret_cast<u32v>(nz) & 1u);
+  if constexpr (Tiny) {
+    // Zeros and |x| < 2^-100 (one compare: zero is below too), rare: the fix-ups only when present.
+    const u32v ax = xb & 0x7FFFFFFFu;
+    if (any_at_least(splat(kRoLow - 1), ax)) [[unlikely]] {
+      r = ax < kRoLow ? (xb & 0x80000000u) | 0x0D000001u : r;
+      r = ax == 0 ? xb : r;
+    }
   }
-  return reinterpret_cast<u32v>(r);
-#else
-  const __m256i xb = reinterpret_cast<__m256i>(xv);
-  const __m256 xf = _mm256_castsi256_ps(xb);
-  const __m256 q0 = _mm256_mul_ps(xf, c.r);
-  const __m256 e0 = _mm256_fnmadd_ps(q0, c.s, xf);  // x - q0 s, rounded once
-  const __m256 q1 = _mm256_fmadd_ps(e0, c.r, q0);   // faithful
-  const __m256 e1 = _mm256_fnmadd_ps(q1, c.s, xf);  // x - q1 s: its sign, and zero iff exact
-  const __m256i nz = _mm256_castps_si256(_mm256_cmp_ps(e1, _mm256_setzero_ps(), _CMP_NEQ_OQ));
-  // |x / s| < |q1|: e1's sign differs from x's (-1 in those lanes).
-  const __m256i near = _mm256_and_si256(_mm256_srai_epi32(_mm256_xor_si256(_mm256_castps_si256(e1), xb), 31), nz);
-  const __m256i qb = _mm256_castps_si256(q1);
-  __m256i r = _mm256_add_epi32(qb, near);  // q1 - 1 where near (those lanes are -1)
-  r = _mm256_or_si256(r, _mm256_srli_epi32(nz, 31));
-  const __m256i ax = _mm256_and_si256(xb, _mm256_set1_epi32(0x7FFFFFFF));
-  // ax < 2^-100's bits (both below 2^31: the signed compare is the unsigned one); zero is below
-  // too. Rare: the fix-ups only when present.
-  const __m256i tiny = _mm256_cmpgt_epi32(_mm256_set1_epi32(0x0D800000), ax);
-  if (!_mm256_testz_si256(tiny, tiny)) [[unlikely]] {
-    r = _mm256_blendv_epi8(r,
-                           _mm256_or_si256(_mm256_and_si256(xb, _mm256_set1_epi32(static_cast<int>(0x80000000u))),
-                                           _mm256_set1_epi32(0x0D000001)),
-                           tiny);
-    r = _mm256_blendv_epi8(r, xb, _mm256_cmpeq_epi32(ax, _mm256_setzero_si256()));
-  }
-  return reinterpret_cast<u32v>(r);
-#endif
+  return r;
 }
 
 /// ScaleKernels::QuotientFn for destination D and rounding R, the general form: for every block
@@ -154,6 +166,36 @@ Flags quotient_blocks_general(const Plan& p, const std::uint32_t* x, std::size_t
 /// The largest k the direct form takes (its quotients live in a buffer on the stack).
 inline constexpr std::size_t kDirectMaxK = 256;
 
+/// The largest and smallest magnitudes (sign-cleared bits) of the k f32 codes at x (k a
+/// multiple of N).
+SOFTMX_LANES_INLINE void magnitude_range(const std::uint32_t* x, std::size_t k, std::uint32_t& hi, std::uint32_t& lo) {
+  u32v m = splat(0), mn = splat(0xFFFFFFFFu);
+  for (std::size_t i = 0; i < k; i += N) {
+    u32v xv;
+    std::memcpy(&xv, x + i, sizeof xv);
+    xv &= 0x7FFFFFFFu;
+    m = xv > m ? xv : m;
+    mn = xv < mn ? xv : mn;
+  }
+  hi = reduce_max(m);
+  lo = ~reduce_max(~mn);
+}
+
+/// y[i] = RO_f32(x[i] / s) for i < k (a multiple of N) by ro_vec (Tiny: with its fix-ups for
+/// zeros and 0 < |x| < 2^-100). With s = 1 (Tiny only), RO_f32(x / 1) is x: only the stand-in.
+template <bool Tiny>
+SOFTMX_LANES_INLINE void quotients(const std::uint32_t* x, std::size_t k, float s, std::uint32_t* y) {
+  const RoConst c(s);
+  const bool unit = Tiny && s == 1.0f;
+  for (std::size_t i = 0; i < k; i += N) {
+    u32v xv;
+    std::memcpy(&xv, x + i, sizeof xv);
+    const u32v ax = xv & 0x7FFFFFFFu;
+    const u32v yv = !unit ? ro_vec<Tiny>(xv, c) : ax < kRoLow && ax != 0 ? (xv & 0x80000000u) | 0x0D000001u : xv;
+    std::memcpy(y + i, &yv, sizeof yv);
+  }
+}
+
 /// ScaleKernels::QuotientFn, the direct form: the same codes and flags as
 /// quotient_blocks_general, by simd/block_lanes.hpp's direct path (BlockRun::direct_block) on
 /// the quotients y = RO_f32(x / s[b]) (ro_vec) stored in a buffer as f32 codes, scaled by
@@ -163,82 +205,77 @@ inline constexpr std::size_t kDirectMaxK = 256;
 /// range (BlockRun::in_range) when the largest |x| of the block is: |y| <= the largest |x|
 /// (s[b] >= 1, and rounding to odd never passes the f32 neighbour |x| itself above it), so the
 /// exponent of every |y| is at most the largest |x|'s. A block out of range takes the general
-/// path on the same buffer (VectorKernel: what quotient_blocks_general does). Preconditions:
-/// Direct<D>::possible and the plan's Direct::ok, k a multiple of N and at most kDirectMaxK.
-template <int D, Rounding R, bool Fpu>
-Flags quotient_blocks_direct(const Plan& p, const std::uint32_t* x, std::size_t blocks, std::size_t k, const float* s,
-                             const int* shift, std::uint8_t* codes) {
+/// path on the same buffer (VectorKernel: what quotient_blocks_general does).
+/// The usual block (smallest |x| >= 2^-100: no zero, no stand-in) takes ro_vec without its
+/// fix-ups and the direct path without its zero lanes; with s[b] = 1 (RO_f32(x / 1) = x) the
+/// direct path reads x itself. amax, amin: the blocks' largest and smallest magnitudes as
+/// BlockScalesFn gives them, or null (found here). K: k when it is known at compile time, else
+/// 0. Preconditions: Direct<D>::possible and the plan's Direct::ok, k a multiple of N and at
+/// most kDirectMaxK.
+template <int D, Rounding R, bool Fpu, std::size_t K>
+Flags quotient_blocks_direct(const Plan& p, const std::uint32_t* x, std::size_t blocks, std::size_t k_rt, const float* s,
+                             const int* shift, const std::uint32_t* amax, const std::uint32_t* amin,
+                             std::uint8_t* codes) {
   static constexpr BlockHooks kNoHooks{nullptr, -1, 0, nullptr, nullptr};  // scales come from the caller
+  const std::size_t k = K ? K : k_rt;
   BlockRun<D, R, Src::f32> run(p, kNoHooks);
+  // The flag bits and constants as locals, whose address no call sees: the code stores (bytes,
+  // which may alias anything whose address escaped) then leave them in registers.
+  FlagBits acc = run.direct_acc;
+  const Direct<D> dp = run.direct;
   alignas(64) std::uint32_t y[kDirectMaxK];
   for (std::size_t b = 0; b < blocks; ++b) {
     if (s[b] == 0) continue;
-    const RoConst c(s[b]);
     const std::uint32_t* xb = x + b * k;
-    u32v m = splat(0);
-    if (s[b] == 1.0f) {
-      // RO_f32(x / 1) is x: only ro_vec's stand-in for 0 < |x| < 2^-100 (NVFP4's products).
-      for (std::size_t i = 0; i < k; i += N) {
-        u32v xv;
-        std::memcpy(&xv, xb + i, sizeof xv);
-        const u32v ax = xv & 0x7FFFFFFFu;
-        m = ax > m ? ax : m;
-        const u32v yv = ax < 0x0D800000u && ax != 0 ? (xv & 0x80000000u) | 0x0D000001u : xv;
-        std::memcpy(y + i, &yv, sizeof yv);
-      }
+    std::uint8_t* cb = codes + b * k;
+    const int sh = shift[b];
+    std::uint32_t hi, lo;
+    if (amax) {
+      hi = amax[b];
+      lo = amin[b];
     } else {
-      for (std::size_t i = 0; i < k; i += N) {
-        u32v xv;
-        std::memcpy(&xv, xb + i, sizeof xv);
-        const u32v ax = xv & 0x7FFFFFFFu;
-        m = ax > m ? ax : m;
-        const u32v yv = ro_vec(xv, c);
-        std::memcpy(y + i, &yv, sizeof yv);
-      }
+      magnitude_range(xb, k, hi, lo);
     }
-    if (run.in_range(reduce_max(m), shift[b])) {
-      run.template direct_block<Fpu, true>(run.direct, y, k, shift[b], codes + b * k, run.direct_acc);
+    const bool in_range = run.in_range(hi, sh);
+    if (lo >= kRoLow && in_range) [[likely]] {
+      if (s[b] == 1.0f) {
+        run.template direct_block<Fpu, false, K>(dp, xb, k, sh, cb, acc);
+        continue;
+      }
+      quotients<false>(xb, k, s[b], y);
+      run.template direct_block<Fpu, false, K>(dp, y, k, sh, cb, acc);
+      continue;
+    }
+    // Zeros, values below 2^-100 (NVFP4's products, tiny data) or a block out of range.
+    quotients<true>(xb, k, s[b], y);
+    if (in_range) {
+      run.template direct_block<Fpu, true, K>(dp, y, k, sh, cb, acc);
     } else {
-      run.general(y, k, shift[b], codes + b * k);
+      run.general(y, k, sh, cb);
     }
   }
+  run.direct_acc = acc;
   return run.flags();
 }
 
 /// ScaleKernels::QuotientFn for destination D and rounding R: for every block b with s[b] != 0,
 /// codes[b k + i] = the element code of RO_f32(x[b k + i] / s[b]) 2^-shift[b]; returns the OR
-/// of the flags. The direct form where the plan and k allow it, else the general one.
+/// of the flags. The direct form where the plan and k allow it (compiled for k = 32 and for
+/// any k), else the general one.
 template <int D, Rounding R>
 Flags quotient_blocks(const Plan& p, const std::uint32_t* x, std::size_t blocks, std::size_t k, const float* s,
-                      const int* shift, std::uint8_t* codes) {
+                      const int* shift, const std::uint32_t* amax, const std::uint32_t* amin, std::uint8_t* codes) {
   if constexpr (Direct<D>::possible) {
     if (k % N == 0 && k <= kDirectMaxK && Direct<D>(p).ok) {
-      if (R == Rounding::rne && fpu_is_default())
-        return quotient_blocks_direct<D, R, true>(p, x, blocks, k, s, shift, codes);
-      return quotient_blocks_direct<D, R, false>(p, x, blocks, k, s, shift, codes);
+      auto go = [&]<bool Fpu>() {
+        return k == 32 ? quotient_blocks_direct<D, R, Fpu, 32>(p, x, blocks, k, s, shift, amax, amin, codes)
+                       : quotient_blocks_direct<D, R, Fpu, 0>(p, x, blocks, k, s, shift, amax, amin, codes);
+      };
+      if (R == Rounding::rne && fpu_is_default()) return go.template operator()<true>();
+      return go.template operator()<false>();
     }
   }
   return quotient_blocks_general<D, R>(p, x, blocks, k, s, shift, codes);
-}
-
-/// f64 lanes for block_scales: one register's worth (8 on AVX-512, 4 on AVX2), and their f32 and
-/// u32 halves.
-constexpr int kL = SOFTMX_SIMD_LANES / 2;
-typedef double f64h __attribute__((vector_size(8 * kL)));
-typedef std::int64_t i64h __attribute__((vector_size(8 * kL)));
-typedef std::uint64_t u64h __attribute__((vector_size(8 * kL)));
-typedef float f32h __attribute__((vector_size(4 * kL)));
-typedef std::uint32_t u32h __attribute__((vector_size(4 * kL)));
-
-/// c - a b rounded once (a fused multiply-add), lane by lane.
-SOFTMX_LANES_INLINE f64h fnmadd_f64h(f64h a, f64h b, f64h c) {
-#if defined(__AVX512F__) && SOFTMX_SIMD_LANES == 16
-  return reinterpret_cast<f64h>(
-      _mm512_fnmadd_pd(reinterpret_cast<__m512d>(a), reinterpret_cast<__m512d>(b), reinterpret_cast<__m512d>(c)));
-#else
-  return reinterpret_cast<f64h>(
-      _mm256_fnmadd_pd(reinterpret_cast<__m256d>(a), reinterpret_cast<__m256d>(b), reinterpret_cast<__m256d>(c)));
-#endif
 }
 
 /// x in every lane (exact copies, signs included).
@@ -248,54 +285,113 @@ SOFTMX_LANES_INLINE f64h splat_f64h(double x) {
   return v;
 }
 
-/// ScaleKernels::block_scales (BlockScalesFn): each block's largest magnitude in N lanes, then
-/// the scales of kL blocks at a time in f64 lanes by block/scale_lanes.cpp's scale_code_f64,
-/// step for step (the same IEEE operations, each rounded once: the division, the fused
-/// multiply-add of its remainder, the round-to-odd bit, the addition and subtraction of C).
-inline void block_scales(const ScaleF64& c, const std::uint32_t* x, std::size_t blocks, std::size_t k,
-                         std::uint32_t* S, float* s, int* shift) {
+/// The lane (of a then b, 0 .. 2N - 1) that lane i of a transpose_reduce shuffle reads. Kind 0
+/// and 1: within each 128-bit chunk of 4 lanes, the low (or, Hi, the high) 32-bit lanes of a
+/// and b interleaved (x86's unpack of 32-bit lanes: one instruction on AVX2 and AVX-512), or
+/// their low (high) 64-bit halves side by side (unpack of 64-bit lanes). Kind 2: the low (high)
+/// halves of consecutive groups of 2H lanes, a's groups then b's.
+template <int Kind, int H, bool Hi>
+constexpr int source_lane(int i) {
+  const int chunk = i / 4 * 4, r = i % 4, up = Hi ? 2 : 0;
+  if constexpr (Kind == 0) return chunk + up + r / 2 + (r % 2) * N;
+  if constexpr (Kind == 1) return chunk + up + r % 2 + (r / 2) * N;
+  return (i / H) * 2 * H + i % H + (Hi ? H : 0);
+}
+
+template <int Kind, int H, bool Hi, std::size_t... I>
+SOFTMX_LANES_INLINE u32v shuffle_lanes(u32v a, u32v b, std::index_sequence<I...>) {
+  return __builtin_shufflevector(a, b, source_lane<Kind, H, Hi>(static_cast<int>(I))...);
+}
+
+/// The larger (Max) or smaller of the low and high shuffles of a and b, lane by lane.
+template <int Kind, int H, bool Max>
+SOFTMX_LANES_INLINE u32v fold(u32v a, u32v b) {
+  const u32v lo = shuffle_lanes<Kind, H, false>(a, b, std::make_index_sequence<N>{});
+  const u32v hi = shuffle_lanes<Kind, H, true>(a, b, std::make_index_sequence<N>{});
+  if constexpr (Max) {
+    return lo > hi ? lo : hi;
+  } else {
+    return lo < hi ? lo : hi;
+  }
+}
+
+/// transpose_reduce's last levels: H / 4 vectors whose 128-bit chunks each hold one lane of 4
+/// consecutive blocks; pairs of vectors folded by groups of H lanes until one is left, then that
+/// one with itself (groups of 4 lanes): lane j is block j's.
+template <int H, bool Max>
+SOFTMX_LANES_INLINE u32v fold_chunks(u32v* v) {
+  if constexpr (H == 4) {
+    return fold<2, 4, Max>(v[0], v[0]);
+  } else {
+    for (int j = 0; j < H / 8; ++j) v[j] = fold<2, H, Max>(v[2 * j], v[2 * j + 1]);
+    return fold_chunks<H / 2, Max>(v);
+  }
+}
+
+/// N / 2 vectors v[j] (block j's partial results, N lanes each; overwritten) -> lane j of the
+/// result is the largest (Max) or smallest of v[j]'s lanes, for j < N / 2: pairs of vectors
+/// folded into one at each level (two shuffles and a max each: 7 levels' worth of folds on
+/// AVX-512, 3 on AVX2, instead of N / 2 horizontal reductions of log2(N) steps each). After
+/// the two unpack levels each 128-bit chunk holds one lane of each of 4 blocks (blocks
+/// 4q .. 4q + 3 in vector q), and every lane of a block has been folded into those lanes.
+template <bool Max>
+SOFTMX_LANES_INLINE u32v transpose_reduce(u32v* v) {
+  for (int j = 0; j < N / 4; ++j) v[j] = fold<0, 0, Max>(v[2 * j], v[2 * j + 1]);
+  for (int j = 0; j < N / 8; ++j) v[j] = fold<1, 0, Max>(v[2 * j], v[2 * j + 1]);
+  return fold_chunks<N / 2, Max>(v);
+}
+
+/// ScaleKernels::block_scales (BlockScalesFn; block_scales below picks K): each block's largest
+/// and smallest magnitudes in N lanes, kL blocks reduced at once by transpose_reduce (kept in
+/// bmax and bmin for QuotientFn), then the scales of those kL blocks in f64 lanes by
+/// block/scale_lanes.cpp's scale_code_f64, step for step (the same IEEE operations, each rounded
+/// once: the division, the fused multiply-add of its remainder, the round-to-odd bit, the
+/// addition and subtraction of C). K: k when it is known at compile time (32), else 0.
+template <std::size_t K>
+void block_scales_k(const ScaleF64& c, const std::uint32_t* x, std::size_t blocks, std::size_t k_rt,
+                    std::uint32_t* S, float* s, int* shift, std::uint32_t* bmax, std::uint32_t* bmin) {
+  const std::size_t k = K ? K : k_rt;
   const f64h maxe = splat_f64h(c.max_e), max_value = splat_f64h(c.max_value), min_value = splat_f64h(c.min_value);
   const f64h up = splat_f64h(__builtin_ldexp(1.0, c.m - c.emin)), two52 = splat_f64h(0x1p52);
   const u64h fmask = u64h{} + ((std::uint64_t{1} << c.m) - 1);
   for (std::size_t b0 = 0; b0 < blocks; b0 += kL) {
-    u32h amax{};
+    u32h amax{}, amin{};
     const std::size_t nb = blocks - b0 < kL ? blocks - b0 : kL;
-#if defined(__AVX2__) && SOFTMX_SIMD_LANES == 8
     if (nb == kL && k % N == 0) {
-      // Four blocks' largest magnitudes at once: each block's 8 lanes, then one transposing
-      // reduction (pairs of lanes, then pairs of pairs, then the two 128-bit halves) in place of
-      // four horizontal ones.
-      __m256i m[4];
-      for (int j = 0; j < 4; ++j) {
+      // kL blocks' largest and smallest magnitudes at once: each block's N lanes, then one
+      // transposing reduction (transpose_reduce) in place of kL horizontal ones.
+      u32v m[kL], mn[kL];
+      for (std::size_t j = 0; j < kL; ++j) {
         const std::uint32_t* v = x + (b0 + j) * k;
-        __m256i mm = _mm256_setzero_si256();
-        for (std::size_t i = 0; i < k; i += N)
-          mm = _mm256_max_epu32(mm, _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(v + i)),
-                                                     _mm256_set1_epi32(0x7FFFFFFF)));
-        m[j] = mm;
-      }
-      const __m256i a = _mm256_max_epu32(_mm256_unpacklo_epi32(m[0], m[1]), _mm256_unpackhi_epi32(m[0], m[1]));
-      const __m256i bb = _mm256_max_epu32(_mm256_unpacklo_epi32(m[2], m[3]), _mm256_unpackhi_epi32(m[2], m[3]));
-      const __m256i c2 = _mm256_max_epu32(_mm256_unpacklo_epi64(a, bb), _mm256_unpackhi_epi64(a, bb));
-      amax = reinterpret_cast<u32h>(_mm_max_epu32(_mm256_castsi256_si128(c2), _mm256_extracti128_si256(c2, 1)));
-    } else
-#endif
-    for (std::size_t j = 0; j < nb; ++j) {
-      const std::uint32_t* v = x + (b0 + j) * k;
-      std::size_t i = 0;
-      std::uint32_t r = 0;
-      if (k >= static_cast<std::size_t>(N)) {
-        u32v m = splat(0);
-        for (; i + N <= k; i += N) {
+        m[j] = splat(0);
+        mn[j] = splat(0xFFFFFFFFu);
+        for (std::size_t i = 0; i < k; i += N) {
           u32v xv;
           std::memcpy(&xv, v + i, sizeof xv);
           xv &= 0x7FFFFFFFu;
-          m = xv > m ? xv : m;
+          m[j] = xv > m[j] ? xv : m[j];
+          mn[j] = xv < mn[j] ? xv : mn[j];
         }
-        r = reduce_max(m);
       }
-      for (; i < k; ++i) r = std::max(r, v[i] & 0x7FFFFFFFu);
+      const u32v hi = transpose_reduce<true>(m), lo = transpose_reduce<false>(mn);
+      std::memcpy(&amax, &hi, sizeof amax);  // lanes 0 .. kL - 1
+      std::memcpy(&amin, &lo, sizeof amin);
+    } else
+    for (std::size_t j = 0; j < nb; ++j) {
+      const std::uint32_t* v = x + (b0 + j) * k;
+      std::size_t i = 0;
+      std::uint32_t r = 0, rl = 0xFFFFFFFFu;
+      if (k >= static_cast<std::size_t>(N)) {
+        const std::size_t kv = k - k % N;
+        magnitude_range(v, kv, r, rl);
+        i = kv;
+      }
+      for (; i < k; ++i) {
+        r = std::max(r, v[i] & 0x7FFFFFFFu);
+        rl = std::min(rl, v[i] & 0x7FFFFFFFu);
+      }
       amax[j] = r;
+      amin[j] = rl;
     }
     // Lanes without a finite positive amax (and the unused ones) compute on 1.0 and are
     // marked s = 0 below.
@@ -303,7 +399,7 @@ inline void block_scales(const ScaleF64& c, const std::uint32_t* x, std::size_t 
     const u32h am = bad ? 0x3F800000u : amax;
     const f64h a = __builtin_convertvector(reinterpret_cast<f32h>(am), f64h);
     f64h q = a / maxe;
-    const f64h r = fnmadd_f64h(q, maxe, a);  // a - q max_E, exact
+    const f64h r = fmadd_lanes(-q, maxe, a);  // a - q max_E, exact
     // (q - [r < 0]) | [r != 0]: q, q | 1 or (q - 1) | 1 (r < 0 lanes are -1 as integers).
     const u64h qb = (reinterpret_cast<u64h>(q) + reinterpret_cast<u64h>(r < 0)) | (reinterpret_cast<u64h>(r != 0) & 1u);
     q = reinterpret_cast<f64h>(qb);
@@ -332,52 +428,124 @@ inline void block_scales(const ScaleF64& c, const std::uint32_t* x, std::size_t 
       std::memcpy(S + b0, &code32, sizeof code32);
       std::memcpy(shift + b0, &ev32, sizeof ev32);
       std::memcpy(s + b0, &sf, sizeof sf);
+      std::memcpy(bmax + b0, &amax, sizeof amax);
+      std::memcpy(bmin + b0, &amin, sizeof amin);
     } else {
       for (std::size_t j = 0; j < nb; ++j) {
         S[b0 + j] = code32[j];
         shift[b0 + j] = ev32[j];
         s[b0 + j] = sf[j];
+        bmax[b0 + j] = amax[j];
+        bmin[b0 + j] = amin[j];
       }
     }
   }
 }
 
+inline void block_scales(const ScaleF64& c, const std::uint32_t* x, std::size_t blocks, std::size_t k,
+                         std::uint32_t* S, float* s, int* shift, std::uint32_t* bmax, std::uint32_t* bmin) {
+  if (k == 32) return block_scales_k<32>(c, x, blocks, k, S, s, shift, bmax, bmin);
+  block_scales_k<0>(c, x, blocks, k, S, s, shift, bmax, bmin);
+}
+
+/// ScaleKernels::block_range16: N / 2 blocks at a time (one vector a block after folding its
+/// 16 / N vectors lane by lane), reduced by transpose_reduce; the blocks past the last such
+/// group one by one.
+inline std::uint32_t block_range16(const std::uint32_t* x, std::size_t blocks, std::uint32_t* bmax, std::uint32_t* bmin) {
+  constexpr std::size_t G = N / 2;
+  u32v all = splat(0);
+  auto range = [&](std::size_t j, u32v& m, u32v& mn) {
+    m = splat(0);
+    mn = splat(0xFFFFFFFFu);
+    for (int i = 0; i < 16; i += N) {
+      u32v v;
+      std::memcpy(&v, x + 16 * j + i, sizeof v);
+      v &= 0x7FFFFFFFu;
+      m = v > m ? v : m;
+      mn = v < mn ? v : mn;
+    }
+    all = m > all ? m : all;
+  };
+  std::size_t j = 0;
+  for (; j + G <= blocks; j += G) {
+    u32v m[G], mn[G];
+    for (std::size_t g = 0; g < G; ++g) range(j + g, m[g], mn[g]);
+    const u32v hi = transpose_reduce<true>(m), lo = transpose_reduce<false>(mn);
+    std::memcpy(bmax + j, &hi, G * 4);  // lanes 0 .. G - 1
+    std::memcpy(bmin + j, &lo, G * 4);
+  }
+  for (; j < blocks; ++j) {
+    u32v m, mn;
+    range(j, m, mn);
+    bmax[j] = reduce_max(m);
+    bmin[j] = ~reduce_max(~mn);
+  }
+  return reduce_max(all);
+}
+
 /// ScaleKernels::MulRoundFn for destination D under rne: per group, y = RN_f32(x m) lane by
-/// lane (one f32 multiply; ro_vec's stand-in for 0 < |y| < 2^-100, as with s = 1), stored in a
-/// buffer, then BlockRun's direct path on the 256 values with shift 0 (general path out of
-/// range), as quotient_blocks_direct does for s = 1: with shift 0 and s = 1 no step depends on
-/// the block, so the 16 NVFP4 blocks of a group go as one. Preconditions: Direct<D>::possible
-/// and the plan's Direct::ok, rounding rne.
+/// lane (one f32 multiply) stored in a buffer, then BlockRun's direct path on the 256 values
+/// with shift 0 (general path out of range): with shift 0 no step depends on the block, so the
+/// 16 NVFP4 blocks of a group go as one. The group's largest and smallest |y| come from the
+/// blocks' bmax and bmin (pass 1's), not from the products: |RN(x m)| = RN(|x| |m|) and
+/// rounding is monotone, so block j's largest |y| is RN(bmax_j |m_j|) and its smallest
+/// RN(bmin_j |m_j|); the largest decides Inf (skip) and BlockRun::in_range, the smallest
+/// whether a product is zero (the direct path's zero lanes). A product below 2^-126 (an f32
+/// subnormal, which ro_vec's stand-in used to replace) goes in as it is: with shift 0 the
+/// direct path raises every non-zero value below 2^-126 to 2^-126 (scaled_f32), which rounds
+/// as the product does (to zero or the element's smallest subnormal per the mode; inexact and
+/// tiny), since Direct::ok keeps 2^-126 below half of the element's smallest subnormal.
+/// Preconditions: Direct<D>::possible and the plan's Direct::ok, rounding rne, x finite, every
+/// m finite.
 template <int D, bool Fpu>
 Flags mul_round_direct(const Plan& p, const std::uint32_t* x, std::size_t groups, const float* m,
-                       std::uint8_t* codes, std::uint8_t* skip) {
+                       const std::uint32_t* bmax, const std::uint32_t* bmin, std::uint8_t* codes,
+                       std::uint8_t* skip) {
   static constexpr BlockHooks kNoHooks{nullptr, -1, 0, nullptr, nullptr};
   BlockRun<D, Rounding::rne, Src::f32> run(p, kNoHooks);
-  constexpr std::size_t kG = 256;
+  FlagBits acc = run.direct_acc;  // a local, kept in registers (quotient_blocks_direct)
+  const Direct<D> dp = run.direct;
+  constexpr std::size_t kG = 256, kSub = 4 * N;  // kSub: the direct path's four-vector store
   alignas(64) std::uint32_t y[kG];
   for (std::size_t g = 0; g < groups; ++g) {
     const std::uint32_t* xg = x + g * kG;
-    u32v mx = splat(0);
-    for (std::size_t i = 0; i < kG; i += N) {
-      f32v xv, mv;
-      std::memcpy(&xv, xg + i, sizeof xv);
-      const float mb = m[g * 16 + i / 16];
-      for (int j = 0; j < N; ++j) mv[j] = mb;
-      const u32v pv = reinterpret_cast<u32v>(xv * mv);
-      const u32v ax = pv & 0x7FFFFFFFu;
-      mx = ax > mx ? ax : mx;
-      const u32v yv = ax < 0x0D800000u && ax != 0 ? (pv & 0x80000000u) | 0x0D000001u : pv;
-      std::memcpy(y + i, &yv, sizeof yv);
+    u32v hv = splat(0), lv = splat(0xFFFFFFFFu);
+    for (std::size_t j = 0; j < 16; j += N) {
+      u32v mb, hi, lo;
+      std::memcpy(&mb, m + g * 16 + j, sizeof mb);
+      std::memcpy(&hi, bmax + g * 16 + j, sizeof hi);
+      std::memcpy(&lo, bmin + g * 16 + j, sizeof lo);
+      const f32v am = reinterpret_cast<f32v>(mb & 0x7FFFFFFFu);
+      const u32v ph = reinterpret_cast<u32v>(reinterpret_cast<f32v>(hi) * am);
+      const u32v pl = reinterpret_cast<u32v>(reinterpret_cast<f32v>(lo) * am);
+      hv = ph > hv ? ph : hv;
+      lv = pl < lv ? pl : lv;
     }
-    const std::uint32_t amax = reduce_max(mx);
-    skip[g] = amax >= 0x7F800000u;
+    const std::uint32_t pmax = reduce_max(hv), pmin = ~reduce_max(~lv);
+    skip[g] = pmax >= 0x7F800000u;
     if (skip[g]) continue;
-    if (run.in_range(amax, 0)) {
-      run.template direct_block<Fpu, true>(run.direct, y, kG, 0, codes + g * kG, run.direct_acc);
+    for (std::size_t j = 0; j < 16; ++j) {
+      // m_j in every lane, bit for bit (an integer splat: a float one, 0 + m, would lose -0's sign).
+      std::uint32_t mb;
+      std::memcpy(&mb, m + g * 16 + j, 4);
+      const f32v mv = reinterpret_cast<f32v>(splat(mb));
+      for (std::size_t i = 16 * j; i < 16 * j + 16; i += N) {
+        f32v xv;
+        std::memcpy(&xv, xg + i, sizeof xv);
+        const f32v pv = xv * mv;
+        std::memcpy(y + i, &pv, sizeof pv);
+      }
+    }
+    std::uint8_t* cg = codes + g * kG;
+    if (!run.in_range(pmax, 0)) {
+      run.general(y, kG, 0, cg);
+    } else if (pmin != 0) [[likely]] {
+      for (std::size_t i = 0; i < kG; i += kSub) run.template direct_block<Fpu, false, kSub>(dp, y + i, kSub, 0, cg + i, acc);
     } else {
-      run.general(y, kG, 0, codes + g * kG);
+      for (std::size_t i = 0; i < kG; i += kSub) run.template direct_block<Fpu, true, kSub>(dp, y + i, kSub, 0, cg + i, acc);
     }
   }
+  run.direct_acc = acc;
   return run.flags();
 }
 

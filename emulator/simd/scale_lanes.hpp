@@ -1,5 +1,5 @@
-// emulator/simd/scale_lanes.hpp: ScaleKernels::products_f32, scaled_blocks_f32 (dequantize),
-// rows16_u32, block_amax16 and products16 (NVFP4) (simd/scale_kernels.hpp), N lanes at a time
+// emulator/simd/scale_lanes.hpp: ScaleKernels::products_f32, scaled_blocks_f32, scale_values_f32
+// (dequantize), rows16_u32 and products16 (NVFP4) (simd/scale_kernels.hpp), N lanes at a time
 // (internal; included once per instruction set by simd/scale_avx2.cpp and simd/scale_avx512.cpp,
 // which define SOFTMX_SCALE_NS and SOFTMX_SCALE_LANES and compile with that set's flags).
 //
@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "simd/scale_kernels.hpp"
 
@@ -173,8 +174,10 @@ std::uint8_t products_f32(const float* tab, unsigned ncodes, const std::uint8_t*
 
 /// ScaleKernels::scaled_blocks_f32: N table entries a step (a permutation of a register table
 /// for 4-bit elements, a gather for 8-bit ones), one f32 multiply, one compare for NaN entries.
-void scaled_blocks_f32(const float* tab, unsigned ncodes, const std::uint8_t* codes, std::size_t n, std::size_t k,
-                       const float* s, bool wide, std::uint32_t* out, std::uint8_t* status, std::uint8_t* bstatus) {
+std::uint8_t scaled_blocks_f32(const float* tab, unsigned ncodes, const std::uint8_t* codes, std::size_t n,
+                               std::size_t k, const float* s, bool wide, std::uint32_t* out, std::uint8_t* status,
+                               std::uint8_t* bstatus) {
+  std::uint8_t all = 0;
 #if defined(__AVX512F__) && SOFTMX_SCALE_LANES == 16
   const __m512 t16 = _mm512_loadu_ps(tab);
   // 8-bit codes whose table is sign-magnitude (entry c | 0x80 is entry c with the sign bit
@@ -198,6 +201,7 @@ void scaled_blocks_f32(const float* tab, unsigned ncodes, const std::uint8_t* co
     const float sb = s[b];
     if (sb != sb) {
       bstatus[b] = 2;
+      all |= 2;
       continue;
     }
     const std::uint8_t* c = codes + first;
@@ -276,6 +280,75 @@ void scaled_blocks_f32(const float* tab, unsigned ncodes, const std::uint8_t* co
       }
     }
     bstatus[b] = bad ? 2 : inexact ? 1 : 0;
+    all |= bstatus[b];
+  }
+  return all;
+}
+
+/// ScaleKernels::scale_values_f32, N codes a step (the fields as ScaleFields says, selects for
+/// the cases), the last n % N one by one.
+void scale_values_f32(const ScaleFields& f, const std::uint8_t* scales, std::size_t n, unsigned bytes, float* out) {
+  // The fields as locals (out may alias f as far as the compiler knows: it would reload them).
+  const std::uint32_t code_mask = f.code_mask, mag_mask = f.mag_mask, mag_lo = f.mag_lo, mag_hi = f.mag_hi;
+  const bool has_sign = f.sign_shift < 32;
+  const std::uint32_t sign_shift = has_sign ? f.sign_shift : 0;
+  const int m = f.m;
+  const std::uint32_t fmask = (1u << m) - 1;
+  const std::uint32_t rebias = static_cast<std::uint32_t>(127 - f.bias);  // modulo 2^32
+  const float sub_step = f.sub_step;
+  const f32v sub_step_v = broadcast<f32v>(sub_step);
+  auto one = [&](auto code) {  // one code (std::uint32_t) or N codes (u32v), the same steps
+    using V = decltype(code);
+    const V mag = code & mag_mask;
+    const V sign = has_sign ? ((code >> sign_shift) & 1u) << 31 : code & 0u;
+    const V E = mag >> m, F = mag & fmask;
+    const V norm = ((E + rebias) << 23) | (F << (23 - m));
+    // F * sub_step only where some E is 0: it is an f32 subnormal for most F when sub_step is
+    // (2^-149 for f32 scales), and every such result costs the FPU a slow assist.
+    V val = norm;
+    if constexpr (std::is_same_v<V, std::uint32_t>) {
+      if (E == 0) {
+        const float v = static_cast<float>(F) * sub_step;
+        std::memcpy(&val, &v, 4);
+      }
+    } else {
+      const auto e0 = E == 0;
+      bool any_e0 = false;
+      for (int j = 0; j < N; ++j) any_e0 |= e0[j] != 0;
+      if (any_e0) [[unlikely]] {
+        const u32v sub = reinterpret_cast<u32v>(__builtin_convertvector(reinterpret_cast<i32v>(F), f32v) * sub_step_v);
+        val = e0 ? sub : norm;
+      }
+    }
+    val |= sign;
+    const auto bad = (code > code_mask) | ((mag != 0) & ((mag < mag_lo) | (mag > mag_hi)));
+    return bad ? V{} + 0x7FC00000u : val;
+  };
+  std::size_t i = 0;
+  for (; i + N <= n; i += N) {
+    u32v code;
+    if (bytes == 2) {
+      typedef std::uint16_t u16v __attribute__((vector_size(2 * N)));
+      u16v c16;
+      std::memcpy(&c16, scales + 2 * i, sizeof c16);
+      code = __builtin_convertvector(c16, u32v);
+    } else {
+      std::memcpy(&code, scales + 4 * i, sizeof code);
+    }
+    const u32v v = one(code);
+    std::memcpy(out + i, &v, sizeof v);
+  }
+  for (; i < n; ++i) {
+    std::uint32_t code = 0;
+    if (bytes == 2) {
+      std::uint16_t c16;
+      std::memcpy(&c16, scales + 2 * i, 2);
+      code = c16;
+    } else {
+      std::memcpy(&code, scales + 4 * i, 4);
+    }
+    const std::uint32_t v = one(code);
+    std::memcpy(out + i, &v, 4);
   }
 }
 
@@ -314,26 +387,6 @@ std::size_t rows16_u32(const std::uint32_t* rows, const std::uint8_t* row_flags,
   return b;
 }
 
-/// ScaleKernels::block_amax16.
-void block_amax16(const std::uint32_t* x, std::size_t blocks, std::uint32_t* bmax) {
-  for (std::size_t j = 0; j < blocks; ++j) {
-    u32v m = u32v{};
-    for (int i = 0; i < 16; i += N) {
-      u32v v;
-      std::memcpy(&v, x + 16 * j + i, sizeof v);
-      v &= 0x7FFFFFFFu;
-      m = v > m ? v : m;
-    }
-#if defined(__AVX512F__) && SOFTMX_SCALE_LANES == 16
-    bmax[j] = _mm512_reduce_max_epu32(reinterpret_cast<__m512i>(m));
-#else
-    std::uint32_t r = 0;
-    for (int i = 0; i < N; ++i) r = m[i] > r ? m[i] : r;
-    bmax[j] = r;
-#endif
-  }
-}
-
 /// ScaleKernels::products16.
 void products16(const std::uint32_t* x, const float* m, std::size_t blocks, std::uint32_t* p, float* one) {
   for (std::size_t j = 0; j < blocks; ++j) {
@@ -364,6 +417,6 @@ void products16(const std::uint32_t* x, const float* m, std::size_t blocks, std:
 
 }  // namespace
 
-const ScaleKernels kScaleKernels = {SOFTMX_SCALE_PICK, SOFTMX_SCALE_BLOCK_SCALES, products_f32, scaled_blocks_f32, rows16_u32, block_amax16, products16, SOFTMX_SCALE_PICK_MUL};
+const ScaleKernels kScaleKernels = {SOFTMX_SCALE_PICK, SOFTMX_SCALE_BLOCK_SCALES, products_f32, scaled_blocks_f32, scale_values_f32, rows16_u32, SOFTMX_SCALE_RANGE16, products16, SOFTMX_SCALE_PICK_MUL};
 
 }  // namespace softmx::simd::SOFTMX_SCALE_NS
