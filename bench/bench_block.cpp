@@ -6,8 +6,8 @@
 // it), for every vector instruction set this CPU has (and Isa::scalar, the reference, at the
 // L2 size only):
 //  - quantize f32 -> MXFP8 (e4m3, e5m2; floor and rceil scale rules), MXFP6 (e2m3, e3m2),
-//    MXFP4 (e2m1: one code per byte, and packed two per byte: softmx::pack_into after
-//    quantize_tensor_into), and runtime elements (parse_format_spec; BLOCKS.md 1.1): e4m3fnuz,
+//    MXFP4 (e2m1: one code per byte, and packed two per byte: softmx::quantize_tensor_packed_into,
+//    which packs each few thousand codes from the L1 cache), and runtime elements (parse_format_spec; BLOCKS.md 1.1): e4m3fnuz,
 //    e5m2fnuz, e2m2, int4, each against the named element of the same width (e2m2, 5 bits,
 //    against e2m3; int4 against e2m1);
 //  - dequantize the same back to f32 (a Dequantizer made per call, as dequantize_tensor does,
@@ -156,12 +156,13 @@ softmx::BlockOptions options(const Element& e, Isa isa) {
 }
 
 /// Bytes moved per value: quantize reads 4 and writes a code byte and 1/32 of a scale byte;
-/// packing reads the code bytes again and writes w/8 bytes. Dequantize mirrors it.
-double bytes_per_value(const Element& e) {
+/// packed, it writes w/8 bytes in place of the code byte (quantize_tensor_packed_into). Dequantize
+/// of packed codes unpacks them first: reads w/8 and writes a code byte, then reads it again.
+double bytes_per_value(const Element& e, bool dequant) {
   const double base = 4 + 1 + 1.0 / kBlock;
   if (!e.packed) return base;
   const double w = softmx::parse_format_spec(e.spec).width;
-  return base + 1 + w / 8;
+  return dequant ? base + 1 + w / 8 : base - 1 + w / 8;
 }
 
 void quantize(benchmark::State& st, const Element* e, Isa isa, std::size_t n) {
@@ -171,9 +172,12 @@ void quantize(benchmark::State& st, const Element* e, Isa isa, std::size_t n) {
   const softmx::Format& f = o.element;
   const std::size_t shape[1] = {n};
   for (auto _ : st) {
-    const softmx::Flags fl = softmx::quantize_tensor_into(FormatId::f32, in, shape, 0, kBlock, o,
-                                                          {b.scales.data(), n / kBlock}, {b.codes.data(), n}, 1);
-    if (e->packed) softmx::pack_into(f, {b.codes.data(), n}, {b.packed.data(), softmx::packed_size(f, n)});
+    const softmx::Flags fl =
+        e->packed ? softmx::quantize_tensor_packed_into(FormatId::f32, in, shape, 0, kBlock, o,
+                                                        {b.scales.data(), n / kBlock},
+                                                        {b.packed.data(), softmx::packed_size(f, n)}, 1)
+                  : softmx::quantize_tensor_into(FormatId::f32, in, shape, 0, kBlock, o, {b.scales.data(), n / kBlock},
+                                                 {b.codes.data(), n}, 1);
     benchmark::DoNotOptimize(fl);
     benchmark::ClobberMemory();
   }
@@ -297,7 +301,7 @@ void summary(const Size& s, softmx::bench::RateReporter& rep) {
         const double r = rate(n), mem = rate(mname(s, loop_isa(isa), deq));
         if (r <= 0 || mem <= 0) continue;
         std::printf("    %-36s %7.2f GB/s %6.1f%% of %-8s %5.2f B/value", n.c_str(), r / 1e9, 100 * r / mem,
-                    loop_isa(isa).c_str(), bytes_per_value(e));
+                    loop_isa(isa).c_str(), bytes_per_value(e, deq));
         if (!e.peer.empty()) {
           Element peer;
           for (const Element& x : elements())

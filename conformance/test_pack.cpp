@@ -1,8 +1,10 @@
 // conformance/test_pack.cpp: the packed layouts of docs/BLOCKS.md section 4, bit by bit.
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
+#include "softmx/block.hpp"
 #include "softmx/pack.hpp"
 #include "softmx/prng.hpp"
 #include "support/report.hpp"
@@ -150,6 +152,80 @@ TEST(Pack, EveryWidthRoundTripsExhaustively) {
   EXPECT_THROW(pack(parse_format_spec("e1m1"), std::vector<std::uint8_t>{0x8}), std::invalid_argument);
   EXPECT_THROW(pack(parse_format_spec("e5m3"), std::vector<std::uint8_t>{0}), std::invalid_argument);
   EXPECT_THROW(unpack_codes(parse_format_spec("e2m2"), std::vector<std::uint8_t>{0, 0}, 4), std::invalid_argument);
+}
+
+// quantize_tensor_packed_into against quantize_tensor_into then pack_into: the same packed
+// bytes, scales and flags, for widths 4 to 8, 1-d rows of every kind of length (short of a
+// block, across the 128-block chunks, a partial last block), 2-d tensors along the last axis
+// whose rows start on a byte and whose rows do not (the whole-tensor fallback), along axis 0,
+// block sizes 32, 16, 7 and 1000, 1 and 3 threads, and rs (the fallback), with random f32 data
+// holding zeros, subnormals, NaN and Inf now and then.
+TEST(Pack, QuantizedPackedEqualsQuantizeThenPack) {
+  conformance::Tally t("quantize_tensor_packed_into == quantize_tensor_into + pack_into: bytes, scales, flags");
+  SplitMix64 rng(0x9AC4);
+  struct Shape {
+    std::vector<std::size_t> dims;
+    std::size_t axis;
+  };
+  const Shape shapes[] = {{{1}, 0},        {{31}, 0},       {{32}, 0},       {{33}, 0},   {{4096}, 0},
+                          {{4096 + 40}, 0}, {{20000 + 7}, 0}, {{3, 64}, 1},    {{5, 33}, 1}, {{7, 4112}, 1},
+                          {{6, 40}, 0},     {{2, 3, 96}, 2}, {{9, 1001}, 1}};
+  for (const char* spec : {"e2m1", "e2m2", "e2m3", "e3m3", "e4m3", "int4"}) {
+    const Format el = parse_format_spec(spec);
+    for (const Shape& sh : shapes)
+      for (std::size_t k : {32, 16, 7, 1000})
+        for (unsigned threads : {1u, 3u})
+          for (bool rs : {false, true}) {
+            if (rs && (threads > 1 || k != 32)) continue;
+            std::size_t n = 1;
+            for (std::size_t d : sh.dims) n *= d;
+            std::vector<std::uint32_t> v(n);
+            for (auto& x : v) {
+              const std::uint64_t z = rng.next();
+              x = static_cast<std::uint32_t>(z >> 59 & 1) << 31 | static_cast<std::uint32_t>(110 + (z >> 54 & 31)) << 23 |
+                  (static_cast<std::uint32_t>(z) & 0x7FFFFF);
+              switch (z >> 40 & 255) {
+                case 0: x &= 0x80000000u; break;
+                case 1: x &= 0x807FFFFFu; break;
+                case 2: x = 0x7FC00000u; break;
+                case 3: x = 0xFF800000u; break;
+                default: break;
+              }
+            }
+            std::vector<std::uint64_t> rbits(rs ? n : 0);
+            for (auto& r : rbits) r = rng.next();
+            BlockOptions o;
+            o.element = el;
+            if (rs) {
+              o.rounding = Rounding::rs;
+              o.rbits = rbits;
+            }
+            std::size_t ns = 1;
+            for (std::size_t d : scale_shape(sh.dims, sh.axis, k)) ns *= d;
+            std::vector<std::uint8_t> codes(n), scales(ns, 0xAA), want(packed_size(el, n));
+            const Flags wf = quantize_tensor_into(FormatId::f32, v.data(), sh.dims, sh.axis, k, o, scales, codes, 1);
+            pack_into(el, codes, want);
+            std::vector<std::uint8_t> got(want.size(), 0xAA), got_scales(ns, 0x55);
+            const Flags gf =
+                quantize_tensor_packed_into(FormatId::f32, v.data(), sh.dims, sh.axis, k, o, got_scales, got, threads);
+            std::size_t bad = got != want;
+            bad += got_scales != scales;
+            bad += gf != wf;
+            t.pass(3 - bad);
+            if (bad)
+              t.fail(std::string(spec) + " n " + std::to_string(n) + " axis " + std::to_string(sh.axis) + " k " +
+                         std::to_string(k) + " threads " + std::to_string(threads) + (rs ? " rs" : ""),
+                     bad);
+          }
+  }
+  t.report();
+  // The packed array's size is checked.
+  const std::uint32_t one = 0x3F800000u;
+  const std::size_t shape[1] = {1};
+  std::vector<std::uint8_t> sc(1), wrong(2);
+  BlockOptions o;
+  o.element = FormatId::e2m1;
+  EXPECT_THROW(quantize_tensor_packed_into(FormatId::f32, &one, shape, 0, 32, o, sc, wrong), std::invalid_argument);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "core/storage.hpp"
 #include "softmx/block.hpp"
 #include "softmx/convert.hpp"
+#include "softmx/pack.hpp"
 #include "softmx/parallel.hpp"
 
 namespace softmx {
@@ -125,6 +126,62 @@ Flags quantize_tensor_into(FormatId src, const void* data, std::span<const std::
                       }
                     }
                     all_flags.fetch_or(f);
+                  });
+  return static_cast<Flags>(all_flags.load());
+}
+
+// Along the last axis, rows whose packed codes start on a byte (len * w a multiple of 8, or one
+// row), not rs: chunks of C = 8 * max(1, 512 / k) blocks, a multiple of 8 so that every chunk
+// starts on a byte of the packed array too, each quantized into a buffer of C * k codes (4 KiB
+// for k <= 512: it stays in the L1 cache) and packed from there by pack_into. pack_into's bit
+// stream from a byte boundary is the whole stream's from there on, its last partial byte
+// included, so the bytes are those of pack_into over the whole tensor. Anything else: the whole
+// tensor's codes, then pack_into.
+Flags quantize_tensor_packed_into(FormatId src, const void* data, std::span<const std::size_t> shape,
+                                  std::size_t axis, std::size_t k, const BlockOptions& options,
+                                  std::span<std::uint8_t> scales, std::span<std::uint8_t> packed, unsigned threads) {
+  const Geometry g = geometry(shape, axis, "quantize");
+  if (k == 0) throw std::invalid_argument("quantize: the block size must be at least 1");
+  detail::BlockQuantizer check(src, options);  // validates once, before any thread starts
+  const Format& f = options.element.format();
+  const std::size_t n = g.outer * g.len * g.inner, w = f.width;
+  if (packed.size() != packed_size(f, n))
+    throw std::invalid_argument("quantize: " + std::to_string(n) + " " + std::string(f.name) + " codes take " +
+                                std::to_string(packed_size(f, n)) + " bytes packed, got " +
+                                std::to_string(packed.size()));
+  if (g.inner != 1 || check.stochastic() || (g.outer > 1 && g.len * w % 8 != 0) || n == 0) {
+    std::vector<std::uint8_t> codes(n);
+    const Flags fl = quantize_tensor_into(src, data, shape, axis, k, options, scales, codes, threads);
+    pack_into(f, codes, packed);
+    return fl;
+  }
+  const std::size_t nb = (g.len + k - 1) / k, sb = options.scale_format.code_bytes();
+  if (scales.size() < g.outer * nb * sb)
+    throw std::invalid_argument("quantize: the scale array holds " + std::to_string(scales.size()) +
+                                " bytes; the tensor needs " + std::to_string(g.outer * nb * sb));
+  const std::size_t chunk = 8 * std::max<std::size_t>(1, 512 / k);  // blocks per chunk
+  const std::size_t per_row = (nb + chunk - 1) / chunk, bytes = storage_bytes(src);
+  const unsigned char* in = static_cast<const unsigned char*>(data);
+  std::atomic<unsigned> all_flags{0};
+  parallel_ranges(g.outer * per_row, threads, std::max<std::size_t>(1, kMinElementsPerThread / (chunk * k)), 1,
+                  [&](std::size_t first, std::size_t last) {
+                    detail::BlockQuantizer bq(src, options);
+                    std::vector<std::uint8_t> buf(chunk * k);
+                    Flags fl = 0;
+                    for (std::size_t j = first; j < last; ++j) {
+                      const std::size_t o = j / per_row, b = j % per_row * chunk;
+                      const std::size_t i0 = b * k, i1 = std::min(g.len, (b + chunk) * k);
+                      const std::size_t full = (i1 - i0) / k;  // whole blocks; then at most one short one
+                      const unsigned char* at = in + (o * g.len + i0) * bytes;
+                      if (full) bq.run_blocks(at, full, k, &scales[(o * nb + b) * sb], buf.data(), fl);
+                      if (full * k < i1 - i0)
+                        store_scale_code(scales.data(), o * nb + b + full, sb,
+                                         bq.run(at + full * k * bytes, i1 - i0 - full * k, nullptr,
+                                                buf.data() + full * k, fl));
+                      pack_into(f, {buf.data(), i1 - i0},
+                                packed.subspan((o * g.len + i0) * w / 8, packed_size(f, i1 - i0)));
+                    }
+                    all_flags.fetch_or(fl);
                   });
   return static_cast<Flags>(all_flags.load());
 }

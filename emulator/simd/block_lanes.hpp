@@ -42,6 +42,8 @@
 #define SOFTMX_LANES_INLINE_LAMBDA __attribute__((always_inline))
 #endif
 
+#include <utility>
+
 namespace softmx::simd::SOFTMX_SIMD_NS {
 
 /// The largest of the lanes.
@@ -69,6 +71,56 @@ SOFTMX_LANES_INLINE std::uint32_t reduce_max(u32v m) {
   for (int j = 1; j < N; ++j) m[0] = m[j] > m[0] ? m[j] : m[0];
 #endif
   return m[0];
+}
+
+/// log2(N): the levels of the transposed reduction.
+constexpr int kLog2N = N == 16 ? 4 : N == 8 ? 3 : N == 4 ? 2 : N == 2 ? 1 : 0;
+static_assert(1 << kLog2N == N, "transposed_max needs N a power of two up to 16");
+
+/// i with its kLog2N bits reversed: fold_level leaves vector i's largest lane in lane
+/// bit_reverse(i) (a bit-reversal permutation is its own inverse).
+constexpr int bit_reverse(int i) {
+  int r = 0;
+  for (int b = 0; b < kLog2N; ++b) r |= (i >> b & 1) << (kLog2N - 1 - b);
+  return r;
+}
+
+/// One level of transposed_max: a and b each hold N / S segments of S lanes (each segment the
+/// partial maxima of one vector); the result holds 2N / S segments of S / 2 lanes, segment j
+/// the lane-wise larger of the two halves of segment j / 2 of a (j even) or of b (j odd). Lane
+/// l of the two halves, as an index into a's lanes then b's.
+template <int S>
+constexpr int fold_index(int l, bool upper) {
+  const int h = S / 2, seg = l / h;
+  return (seg % 2 ? N : 0) + seg / 2 * S + l % h + (upper ? h : 0);
+}
+template <int S, int... L>
+SOFTMX_LANES_INLINE u32v fold_max(u32v a, u32v b, std::integer_sequence<int, L...>) {
+  // Segments are interleaved (not a's then b's) so that every shuffle stays inside 128-bit
+  // lanes below S = 8: one unpack on AVX2.
+  const u32v lo = __builtin_shufflevector(a, b, fold_index<S>(L, false)...);
+  const u32v hi = __builtin_shufflevector(a, b, fold_index<S>(L, true)...);
+  return lo > hi ? lo : hi;
+}
+template <int S>
+SOFTMX_LANES_INLINE void fold_level(u32v* v, int count) {
+  for (int i = 0; i < count / 2; ++i) v[i] = fold_max<S>(v[2 * i], v[2 * i + 1], std::make_integer_sequence<int, N>{});
+  if constexpr (S > 2) fold_level<S / 2>(v, count / 2);
+}
+
+/// v's lanes in bit-reversed order: lane j is v's lane bit_reverse(j) (one permutation).
+template <int... L>
+SOFTMX_LANES_INLINE u32v bit_reversed(u32v v, std::integer_sequence<int, L...>) {
+  return __builtin_shufflevector(v, v, bit_reverse(L)...);
+}
+
+/// The largest lane of each of N vectors, at once: lane i of the result is the largest lane of
+/// v[i] (v is overwritten). N - 1 lane-wise maxima and 2(N - 1) shuffles, and one permutation
+/// (the folds leave vector i's largest in lane bit_reverse(i)), where reduce_max on each takes
+/// N log2(N) of each: the scan of a group of blocks (BlockRun::hot).
+SOFTMX_LANES_INLINE u32v transposed_max(u32v* v) {
+  if constexpr (N > 1) fold_level<N>(v, N);
+  return bit_reversed(v[0], std::make_integer_sequence<int, N>{});
 }
 
 /// A block kernel's source storage: f32 (32-bit codes), bf16 (the top half of an f32) or f16.
@@ -125,6 +177,21 @@ struct Direct {
   bool ok = false;
   u32v max_mag, ovf_mag, tiny_below;
   u32v max_mag1, ovf_mag1;  // twos: the negative side's largest magnitude and overflow code
+  /// The overflow code is the largest finite magnitude code or the one above it (satfinite, or
+  /// an Inf or NaN code next to the largest), for both signs: then the magnitude code, which
+  /// every rounding past the largest makes larger, takes its overflow code by one unsigned
+  /// minimum, min(mag, ovf_mag), where a compare and a select took three instructions
+  /// (direct_rne_fpu's OvfMin). Read from the plan's codes, for every element alike.
+  bool ovf_min = false;
+  /// rne (direct_rne_fpu): the f32 bits of the smallest scaled value y that rounds above the
+  /// largest finite magnitude (code max_mag), so a block overflows exactly when its largest y,
+  /// that of its amax (rounding is monotone), is at least this. That is the midpoint of max_E
+  /// and the value one quantum above it, (2 n + 1) 2^(e - 1) with max_E = n 2^e (n the
+  /// significand of the code, e its quantum's exponent), when max_mag is odd (the tie rounds to
+  /// the even code above), else the f32 after it. 0x7F800000 when that is beyond the f32 range
+  /// (no y reaches it). BlockRun::hot checks the group's scaled amaxes against it, where every
+  /// lane kept the largest code (FlagBits::largest).
+  std::uint32_t ovf_from = 0x7F800000u;
   /// The largest f32 exponent of a scaled value the direct path takes (BlockRun::in_range):
   /// direct_rne_fpu adds 2^(e + 23 - m), or (twos) 2^(emin - m + 23), which must exceed it.
   int ymax = 0;
@@ -141,8 +208,22 @@ struct Direct {
     ovf_mag = splat(p.ovf_code[0]);
     max_mag1 = splat(p.max_mag[1]);
     ovf_mag1 = splat(p.ovf_code[1]);
+    ovf_min = (p.ovf_code[0] == p.max_mag[0] || p.ovf_code[0] == p.max_mag[0] + 1) && p.max_mag[0] == p.max_mag[1];
     const int mm = m(), em = emin();
     ymax = twos ? em - mm + 22 : 104 + mm;
+    if constexpr (!twos) {
+      const std::uint32_t mx = p.max_mag[0], ef = mx >> mm, fr = mx & ((1u << mm) - 1);
+      const std::uint32_t n = 2 * (ef > 0 ? (1u << mm) + fr : fr) + 1;  // odd, below 2^(m + 2)
+      const int top = 31 - __builtin_clz(n);                                // n's leading bit
+      const int field = top + (ef > 0 ? static_cast<int>(ef) : 1) - bias() - mm - 1 + 127;  // n 2^(e-1)'s f32 field
+      if (field >= 255) {
+        ovf_from = 0x7F800000u;
+      } else if (field >= 1) {
+        ovf_from = (static_cast<std::uint32_t>(field) << 23 | ((n << (23 - top)) & 0x7FFFFFu)) + (mx & 1 ? 0 : 1);
+      } else {
+        ovf_from = 0;  // not an f32 normal (no format the direct path takes): every group overflows
+      }
+    }
     const bool in_f32 = !runtime || (p.rt.subnormals && p.rt.fixed_point == twos && p.rt.width <= 8 &&
                                      (twos || mm >= 1) && em - mm >= -124 && em - mm + 23 <= 127);
     // In f32 bits: 2^emin (tininess before rounding) or the rne midpoint below it (after).
@@ -198,10 +279,14 @@ SOFTMX_LANES_INLINE void scaled_f32(u32v x, i32v ss, u32v& y, u32v& sign, i32v& 
   }
 }
 
-/// The direct path for one block of k codes (k a multiple of N), rne with the FPU's help.
-template <int D, Src S, bool Zeros, std::size_t K = 0>
-SOFTMX_LANES_INLINE void direct_rne_fpu(const Direct<D>& dp, const void* blk, std::size_t k, int s, std::uint8_t* out,
-                                        FlagBits& acc) {
+/// The direct path for one block of k codes (k a multiple of N), rne with the FPU's help; `ss`
+/// is s << 23 in every lane. OvfMin: the overflow code by min(mag, ovf_mag) (Direct::ovf_min
+/// must hold), else by a compare and a select.
+/// Largest: keep FlagBits::largest (false: the caller decides overflow from the block's amax
+/// and Direct::ovf_from).
+template <int D, Src S, bool Zeros, std::size_t K = 0, bool OvfMin = false, bool Largest = true>
+SOFTMX_LANES_INLINE void direct_rne_fpu(const Direct<D>& dp, const void* blk, std::size_t k, i32v ss,
+                                        std::uint8_t* out, FlagBits& acc) {
   // y (an f32 below 2^(105 + m): in_range) is rounded at its quantum q = 2^(max(e, emin) - m),
   // e = floor(log2 y), by one f32 addition t = y + c with c = 2^(max(e, emin) - m + 23): c is
   // 2^23 quanta (even), y < 2^(e+1) <= c / 2^(22 - m), so t lies in [c, 2c) where the f32 quantum
@@ -214,7 +299,6 @@ SOFTMX_LANES_INLINE void direct_rne_fpu(const Direct<D>& dp, const void* blk, st
   const std::uint32_t magic = static_cast<std::uint32_t>(dp.emin() - dp.m() + 23 + 127) << 23;
   const u32v magic_v = splat(magic);
   const u32v up = splat(static_cast<std::uint32_t>(k_) << 23);  // 2^e -> 2^(e + 23 - m) in bits
-  const i32v ss = splat_i(s * (1 << 23));
   // The codes of the N values from i on.
   auto lanes = [&](std::size_t i) SOFTMX_LANES_INLINE_LAMBDA {
     u32v y, sign;
@@ -239,9 +323,15 @@ SOFTMX_LANES_INLINE void direct_rne_fpu(const Direct<D>& dp, const void* blk, st
     const u32v mag = (reinterpret_cast<u32v>(t) - c) + ((c - magic_v) >> k_);
     const u32v below = reinterpret_cast<u32v>(t - reinterpret_cast<f32v>(c)) ^ y;  // non-zero: inexact
     acc.inexact |= below;
-    acc.tiny |= y < dp.tiny_below ? below : splat(0);
-    acc.largest = mag > acc.largest ? mag : acc.largest;  // overflow: above the largest finite
-    return (mag > dp.max_mag ? dp.ovf_mag : mag) | dp.sign_of(sign, mag);
+    // y and tiny_below are below 2^31: the signed compare is the unsigned one, in one
+    // instruction on AVX2 (which has no unsigned compare).
+    acc.tiny |= reinterpret_cast<i32v>(y) < reinterpret_cast<i32v>(dp.tiny_below) ? below : splat(0);
+    if constexpr (Largest) acc.largest = mag > acc.largest ? mag : acc.largest;  // overflow: above the largest finite
+    if constexpr (OvfMin) {
+      return (mag < dp.ovf_mag ? mag : dp.ovf_mag) | dp.sign_of(sign, mag);
+    } else {
+      return (mag > dp.max_mag ? dp.ovf_mag : mag) | dp.sign_of(sign, mag);
+    }
   };
   if constexpr (K == 4 * N) {
     // Four vectors share one narrowing and one 32-byte store (store_codes4).
@@ -250,6 +340,13 @@ SOFTMX_LANES_INLINE void direct_rne_fpu(const Direct<D>& dp, const void* blk, st
   } else {
     for (std::size_t i = 0; i < k; i += N) store_codes(out + i, lanes(i));
   }
+}
+
+/// direct_rne_fpu with the scale exponent s as an int.
+template <int D, Src S, bool Zeros, std::size_t K = 0>
+SOFTMX_LANES_INLINE void direct_rne_fpu(const Direct<D>& dp, const void* blk, std::size_t k, int s, std::uint8_t* out,
+                                        FlagBits& acc) {
+  direct_rne_fpu<D, S, Zeros, K>(dp, blk, k, splat_i(s * (1 << 23)), out, acc);
 }
 
 /// The direct path for one block of k codes (k a multiple of N), any deterministic mode, by
@@ -387,11 +484,11 @@ struct BlockRun {
   }
 
   /// The direct path on one block; Zeros: the block may hold zeros.
-  template <bool Fpu, bool Zeros, std::size_t K = 0>
+  template <bool Fpu, bool Zeros, std::size_t K = 0, bool OvfMin = false>
   SOFTMX_LANES_INLINE void direct_block(const Direct<D>& dp, const void* blk, std::size_t k, int s, std::uint8_t* out,
                                         FlagBits& acc) const {
     if constexpr (Fpu && R == Rounding::rne) {
-      direct_rne_fpu<D, S, Zeros, K>(dp, blk, k, s, out, acc);
+      direct_rne_fpu<D, S, Zeros, K, OvfMin>(dp, blk, k, splat_i(s * (1 << 23)), out, acc);
     } else {
       direct_int<D, R, S, Zeros>(kern, dp, blk, k, s, out, acc);
     }
@@ -400,8 +497,8 @@ struct BlockRun {
   /// The blocks from b on, for as long as each one's scale is the floor rule's on a normal amax
   /// and the direct path serves it; returns the first block that is not (nblocks if none). No
   /// call is made in the loop, so that the compiler can keep every constant and accumulator in
-  /// registers (a call clobbers all vector registers).
-  template <std::size_t K, bool Fpu>
+  /// registers (a call clobbers all vector registers). OvfMin: Direct::ovf_min holds.
+  template <std::size_t K, bool Fpu, bool OvfMin>
   __attribute__((noinline)) std::size_t hot(const void* in, std::size_t b, std::size_t nblocks, std::size_t k_rt,
                                             std::uint8_t* scales, std::uint8_t* codes) {
     const std::size_t k = K ? K : k_rt;
@@ -409,34 +506,74 @@ struct BlockRun {
     const Direct<D> dp = direct;
     const std::uint32_t min_normal = std::uint32_t{1} << plan.src_m;
     if constexpr (K != 0) {
-      // Groups of G blocks in two passes: first every block's amax and scale (G independent
-      // reductions, which the CPU overlaps, where one block at a time waits for each), then
-      // the elements. A group with any block the direct path does not serve (or whose scale
-      // is not the floor rule's on a normal amax) goes block by block below, which stops there.
-      constexpr std::size_t G = 8;
+      // Groups of G = N blocks, one block per lane, in two passes: first every block's amax
+      // and scale (G independent reductions, which the CPU overlaps, where one block at a time
+      // waits for each), then the elements. The G reductions end in one vector (transposed_max:
+      // lane g holds block g's amax), so the scales, the checks and the scale bytes are lane
+      // arithmetic on all G blocks at once, and each block's s << 23 is one broadcast from
+      // memory. A group with any block the direct path does not serve (or whose scale is not the
+      // floor rule's on a normal amax) goes block by block below, which stops there.
+      constexpr std::size_t G = N;
+      constexpr bool by_amax = Fpu && R == Rounding::rne && !Direct<D>::twos;  // overflow from ovf_from
       const Src0 c = src0();
-      const int ymax = dp.ymax;  // in_range
+      const std::uint32_t mag_mask = in32 ? 0x7FFFFFFFu : 0x7FFFu;
+      const i32v bias_emax = splat_i(c.bias + c.emax), e_limit = splat_i(c.bias + dp.ymax);
+      const i32v ovf_from = splat_i(static_cast<std::int32_t>(dp.ovf_from));
+      i32v ovf = splat_i(0);  // by_amax: the lanes of blocks that overflowed
       while (b + G <= nblocks) {
         const unsigned char* grp = static_cast<const unsigned char*>(in) + b * K * bytes;
-        int sg[G];
-        bool ok = true;
+        // One chain of maxima per block over the magnitudes less the smallest normal, modulo
+        // 2^32: a zero or subnormal wraps to 2^31 or more (every magnitude is below 2^31), so
+        // the block's largest is amax - min_normal when it holds none, and at least 2^31
+        // (negative as an int) when it holds one. One reduction serves amax and all_normal.
+        u32v mx[G];
         for (std::size_t g = 0; g < G; ++g) {
-          u32v m, mn;
-          scan(grp + g * K * bytes, K, m, mn);
-          const std::uint32_t amax = reduce_max(m);
-          // floor_scale, in_range and all_normal with the source's constants in registers.
-          const int f = static_cast<int>((amax + c.round) >> c.m) - c.bias - c.emax;
-          sg[g] = f < -127 ? -127 : f;
-          ok &= (amax >= c.min_normal) & (amax < c.inf) & (f <= 127) &
-                (static_cast<int>(amax >> c.m) - c.bias - sg[g] <= ymax) & !any_at_least(splat(c.min_normal - 1), mn);
+          // Blocks in memory order: reading them in bit-reversed order (so that the folds left
+          // lane g = block g without the last permutation) cost the L3 and DRAM rows a quarter
+          // to a third on AVX-512 (bench_block, 2026-11-29), the prefetchers following a stream.
+          const unsigned char* blk = grp + g * K * bytes;
+          u32v m = splat(0);
+          for (std::size_t i = 0; i < K; i += N) {
+            const u32v x = (load_lanes(blk, i, in32) & mag_mask) - c.min_normal;
+            m = x > m ? x : m;
+          }
+          mx[g] = m;
         }
-        if (!ok) break;
+        const u32v low = transposed_max(mx);
+        const u32v amax = low + c.min_normal;
+        // floor_scale and in_range per lane (amax + round stays below 2^32: amax is below the
+        // Inf code of a 32-bit source; every magnitude is below 2^31, so signed compares).
+        const i32v f = reinterpret_cast<i32v>((amax + c.round) >> c.m) - bias_emax;
+        const i32v sv = maxi(f, splat_i(-127));
+        const i32v e = reinterpret_cast<i32v>(amax >> c.m);  // floor(log2 amax) + bias
+        const i32v bad = (reinterpret_cast<i32v>(low) < 0) |
+                         (reinterpret_cast<i32v>(amax) >= static_cast<std::int32_t>(c.inf)) | (f > 127) |
+                         (e - sv > e_limit);
+        if (lane_bits(bad)) break;
+        const i32v ssv = reinterpret_cast<i32v>(reinterpret_cast<u32v>(sv) << 23);  // s * 2^23
+        if constexpr (by_amax) {
+          // The block's largest scaled value, as scaled_f32 makes it (amax as f32 bits less
+          // s << 23, raised to 2^-126).
+          u32v a32 = amax;
+          if constexpr (S == Src::bf16) a32 <<= 16;
+          if constexpr (S == Src::f16) a32 = (a32 << 13) + (112u << 23);  // normal (all_normal)
+          ovf |= maxi(reinterpret_cast<i32v>(a32) - ssv, splat_i(0x800000)) >= ovf_from;
+        }
+        alignas(64) std::int32_t ss[G], sg[G];
+        std::memcpy(ss, &ssv, sizeof ssv);
+        std::memcpy(sg, &sv, sizeof sv);
+        store_codes(scales + b, reinterpret_cast<u32v>(sv + 127));
         for (std::size_t g = 0; g < G; ++g) {
-          direct_block<Fpu, false, K>(dp, grp + g * K * bytes, K, sg[g], codes + (b + g) * K, acc);
-          scales[b + g] = static_cast<std::uint8_t>(sg[g] + 127);
+          if constexpr (Fpu && R == Rounding::rne) {
+            direct_rne_fpu<D, S, false, K, OvfMin, !by_amax>(dp, grp + g * K * bytes, K, splat_i(ss[g]),
+                                                             codes + (b + g) * K, acc);
+          } else {
+            direct_int<D, R, S, false>(kern, dp, grp + g * K * bytes, K, sg[g], codes + (b + g) * K, acc);
+          }
         }
         b += G;
       }
+      if (lane_bits(ovf)) acc.slow |= flag::overflow | flag::inexact;
     }
     for (; b < nblocks; ++b) {
       const void* blk = static_cast<const unsigned char*>(in) + b * k * bytes;
@@ -446,9 +583,9 @@ struct BlockRun {
       int s;
       if (!floor_scale(amax, s) || !in_range(amax, s)) break;
       if (all_normal(mn)) [[likely]] {
-        direct_block<Fpu, false>(dp, blk, k, s, codes + b * k, acc);
+        direct_block<Fpu, false, 0, OvfMin>(dp, blk, k, s, codes + b * k, acc);
       } else if (no_subnormal(blk, k, min_normal)) {
-        direct_block<Fpu, true>(dp, blk, k, s, codes + b * k, acc);
+        direct_block<Fpu, true, 0, OvfMin>(dp, blk, k, s, codes + b * k, acc);
       } else {
         break;
       }
@@ -489,7 +626,10 @@ struct BlockRun {
     for (std::size_t b = 0; b < nblocks; ++b) {
       if constexpr (DirectOk) {
         if (hooks.floor_emax >= 0) {
-          b = hot<K, Fpu>(in, b, nblocks, k, scales, codes);
+          // OvfMin changes direct_rne_fpu only: the other paths have one instantiation.
+          constexpr bool fpu_rne = Fpu && R == Rounding::rne;
+          b = fpu_rne && direct.ovf_min ? hot<K, Fpu, fpu_rne>(in, b, nblocks, k, scales, codes)
+                                        : hot<K, Fpu, false>(in, b, nblocks, k, scales, codes);
           if (b == nblocks) break;
         }
       }

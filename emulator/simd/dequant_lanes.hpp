@@ -11,6 +11,11 @@
 //   e > 0:          s | (e - bias + 127 + X) << 23 | f << (23 - m)
 //   e = 0, f > 0:   s | bits(float(f)) + (1 - bias - m + X) << 23      (float(f) exact)
 //   e = 0, f = 0:   s (a zero of its sign)
+// The first is (mag << (23 - m)) + (127 - bias + X) << 23 (mag = e << m | f). Where the 2^m
+// codes with e = 0 fit in the N lanes (m <= 3 on AVX2, m <= 4 on AVX-512: every named FP
+// element), the last two are a table of N lanes built once per block (lane f: bits(float(f))
+// + (1 - bias - m + X) << 23, lane 0: 0) and read by one permutation indexed by mag, where the
+// conversion, a compare and a select made them per vector.
 // Codes that are NaN or Inf (ieee: an all-ones exponent field; fn: all-ones magnitude; fnuz:
 // the -0 code) take the Dequantizer's table row (their result does not depend on the scale):
 // those lanes are rewritten from the table, their flags ORed into *flags_or when the table has
@@ -23,6 +28,8 @@
 #ifndef SOFTMX_LANES_INLINE_LAMBDA
 #define SOFTMX_LANES_INLINE_LAMBDA __attribute__((always_inline))
 #endif
+
+#include <bit>
 
 namespace softmx::simd::SOFTMX_SIMD_NS {
 
@@ -44,6 +51,22 @@ SOFTMX_LANES_INLINE u32v load_bytes(const std::uint8_t* p) {
 #endif
 }
 
+/// Lane j of the result is lane (i[j] mod N) of t (one vpermd).
+SOFTMX_LANES_INLINE u32v permute_lanes(u32v t, u32v i) {
+#if defined(__AVX512F__) && SOFTMX_SIMD_LANES == 16
+  // The zero-masked form, as load_bytes: the unmasked one reads an undefined register (GCC's
+  // -Wmaybe-uninitialized false positive); both are one vpermd.
+  return reinterpret_cast<u32v>(
+      _mm512_maskz_permutexvar_epi32(0xFFFF, reinterpret_cast<__m512i>(i), reinterpret_cast<__m512i>(t)));
+#elif defined(__AVX2__) && SOFTMX_SIMD_LANES == 8
+  return reinterpret_cast<u32v>(_mm256_permutevar8x32_epi32(reinterpret_cast<__m256i>(t), reinterpret_cast<__m256i>(i)));
+#else
+  u32v r;
+  for (int j = 0; j < N; ++j) r[j] = t[i[j] & (N - 1)];
+  return r;
+#endif
+}
+
 /// DequantFn (plan.hpp) for this instruction set, with the format's width W, fraction bits M
 /// and specials Sp known at compile time (W = 0: read from d). A compile-time format keeps every
 /// mask and shift an immediate, and an 8-bit one needs no test for bytes beyond the format.
@@ -57,6 +80,15 @@ std::size_t dequantize_f32_blocks_t(const DequantLanes& d, const std::uint8_t* s
   const u32v emask = splat((1u << (width - 1 - man)) - 1);  // an all-ones exponent field
   const u32v fnuz_nan = splat(1u << (width - 1));           // fnuz: the -0 code is the NaN
   const int sign_shift = width - 1;
+  // Where the 2^m subnormal codes (the zero included) fit in one vector, their results are a
+  // table of N lanes read by one permutation: lane f holds bits(float(f)) + sub_add (zero: 0),
+  // what the formula above gives, built per block by one addition to bits(float(f)).
+  const bool sub_table = (1 << man) <= N;
+  u32v lane_f32{}, lane_nonzero{};
+  for (int j = 0; j < N; ++j) {
+    lane_f32[j] = std::bit_cast<std::uint32_t>(static_cast<float>(j));
+    lane_nonzero[j] = j ? 0xFFFFFFFFu : 0u;
+  }
   for (std::size_t first = b * k; first < n; ++b, first += k) {
     const std::uint8_t sc = scales[b];
     const std::uint64_t* tab = d.tabs[sc];
@@ -65,6 +97,7 @@ std::size_t dequantize_f32_blocks_t(const DequantLanes& d, const std::uint8_t* s
     const std::size_t end = n - first < k ? n : first + k;
     const u32v normal_add = splat(static_cast<std::uint32_t>(127 - d.bias + x) << 23);
     const u32v sub_add = splat(static_cast<std::uint32_t>(1 - d.bias - man + x) << 23);
+    const u32v subs = lane_f32 + (lane_nonzero & sub_add);  // sub_table: lane f, code f's result
     // N codes from p: their f32 results by the formula into v; returns the lanes holding a
     // NaN/Inf code (their results come from the table), or ~0u for a byte beyond the format
     // (the reference reads those its own way: the kernel stops).
@@ -91,7 +124,14 @@ std::size_t dequantize_f32_blocks_t(const DequantLanes& d, const std::uint8_t* s
         return odd;
       }
       const u32v s = (c >> sign_shift) << 31;
-      const u32v nrm = (e << 23) + normal_add + (f << (23 - man));
+      // (e << 23) + (f << (23 - m)) is mag << (23 - m): two instructions fewer.
+      const u32v nrm = (mag << (23 - man)) + normal_add;
+      if (sub_table) {
+        // A subnormal code's mag is f, below 2^m <= N: its lane of the table (mag < 2^m is
+        // e = 0; mag is below 2^31, so the compare is a signed one).
+        v = s | (reinterpret_cast<i32v>(mag) < reinterpret_cast<i32v>(fmask + 1) ? permute_lanes(subs, mag) : nrm);
+        return odd;
+      }
       const u32v fbits = reinterpret_cast<u32v>(__builtin_convertvector(reinterpret_cast<i32v>(f), f32v));
       const u32v sub = f == 0 ? zero : fbits + sub_add;
       v = s | (e == 0 ? sub : nrm);

@@ -20,9 +20,12 @@
 #include <stdexcept>
 #include <vector>
 
+#include "softmx/flags.hpp"
 #include "softmx/format.hpp"
 
 namespace softmx {
+
+struct BlockOptions;  // softmx/block.hpp
 
 /// Bytes that `n` codes of `f` occupy packed: ceil(width * n / 8) (FP4: ceil(n/2); FP6:
 /// ceil(3n/4); 8-bit: n). Throws std::invalid_argument for formats wider than 8 bits.
@@ -48,5 +51,18 @@ void pack_into(const Format& f, std::span<const std::uint8_t> codes, std::span<s
 /// unpack_codes() into the caller's array: out.size() codes from `bytes`, which must hold
 /// exactly packed_size(f, out.size()) bytes (std::invalid_argument otherwise).
 void unpack_into(const Format& f, std::span<const std::uint8_t> bytes, std::span<std::uint8_t> out);
+
+/// softmx::quantize_tensor_into (softmx/block.hpp) with the element codes packed: `packed` holds
+/// exactly packed_size(options.element, number of values) bytes. The same scales, flags and
+/// exceptions, and the bytes pack_into makes of quantize_tensor_into's codes, in one pass in
+/// which the codes never reach memory one per byte: along the last axis (each row's packed codes
+/// starting on a byte: a row's values times the width a multiple of 8, or one row; not rs) the
+/// blocks are quantized a few thousand codes at a time into a buffer that stays in the L1 cache
+/// and packed from there; otherwise the codes are made whole, then packed. Throws what
+/// quantize_tensor_into throws, and std::invalid_argument when `packed` is not that size.
+Flags quantize_tensor_packed_into(FormatId src, const void* data, std::span<const std::size_t> shape,
+                                  std::size_t axis, std::size_t k, const BlockOptions& options,
+                                  std::span<std::uint8_t> scales, std::span<std::uint8_t> packed,
+                                  unsigned threads = 1);
 
 }  // namespace softmx
