@@ -44,6 +44,19 @@
 //   negative-zero blocks were added);  not caught: kTcSpread loosened from 48 to 1000, which
 //   no accepted output can show (a group spread that breaks the f32 products also breaks the
 //   exact sum's 128-bit bound, ExactBlock::fits, and the output goes to the reference).
+// The lean tc_tile_rz (issue 30, docs/ARCHITECTURE.md Exact routes 8f, 8g; 2026-11-29,
+// mismatching outputs of TensorCoreRoutes unless named), 9 of 10: f32_rz_signed (wide sums in
+// doubles) without its step toward zero: 320,334;  f32_rz(vi)'s step from t - a instead of
+// a - t: 444,918;  r's exponent for E off by one: 1,771,128;  r's term without its field
+// guard (min(field, field + F - E) >= 1 reduced to the moved field): 943,360;  the lonely-lane
+// test with its operands swapped: 16,280;  an absent accumulator held as +0 instead of -0:
+// 6,872;  the wide sum's halves swapped: 3,161,936;  the after_products accumulator not
+// written back at the call's end: 1,799,012;  no conversion of r when a chunk changes kernel
+// (TensorCoreKernelSwitch): 7,200;  not seen: the range test one exponent short (lead = emax
+// marked), which only sends more outputs to the reference.
+//
+// - GemmFast.TensorCoreKernelSwitch: a chunk off the float route after one on it, r live
+//   across chunks (the models without product_order), every published non-GST model.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -411,6 +424,25 @@ TEST(GemmFast, TensorCoreRoutes) {
   for (const TensorCoreModel* m : tensor_core_models())
     if (m->params().scale_application != ScaleApplication::per_group)
       for (const ModelCase& mc : tc_cases(m)) compare(big, mc, "bell 64^2 x 1024", tally);
+  tally.report();
+}
+
+/// A chunk (256 products) off the float route after one on it: the models without a
+/// product_order chain their running value r through all of K, so r is live across the
+/// chunks, and the second chunk takes tc_tile where the first took tc_tile_rz. Bell-shaped
+/// E4M3 with every scale 2^0, K = 512 in blocks of 16, but row 0 of A with scales 2^40 and
+/// 2^-40 in blocks 16 and 17 (k = 256 .. 287): that group of 32 spreads beyond kTcSpread, so
+/// the second chunk leaves the float route.
+TEST(GemmFast, TensorCoreKernelSwitch) {
+  Tally tally("tensor-core models: a chunk off the float route after one on it");
+  Mats m = make(Kind::bell, FormatId::e4m3, FormatId::e4m3, 9, 24, 512, 16, false, true, 0x7C5317);
+  std::fill(m.as.begin(), m.as.end(), std::uint8_t{127});
+  std::fill(m.bs.begin(), m.bs.end(), std::uint8_t{127});
+  m.asc(0, 16) = 127 + 40;
+  m.asc(0, 17) = 127 - 40;
+  for (const TensorCoreModel* tc : tensor_core_models())
+    if (tc->params().scale_application != ScaleApplication::per_group)
+      for (const ModelCase& mc : tc_cases(tc)) compare(m, mc, "bell, row 0 spread in the second chunk", tally);
   tally.report();
 }
 

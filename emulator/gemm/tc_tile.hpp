@@ -18,6 +18,7 @@
 #include <cstdint>
 
 #include "gemm/kernel_api.hpp"
+#include "gemm/seq_tile.hpp"  // half_lo, half_hi, join
 #include "gemm/tables.hpp"
 #include "gemm/tile_lanes.hpp"
 
@@ -236,11 +237,15 @@ SOFTMX_GEMM_INLINE vf f32_rz(vi a) {
 #elif SOFTMX_GEMM_BYTES == 16 && defined(__SSE2__)
   t = reinterpret_cast<vi>(_mm_cvttps_epi32(reinterpret_cast<__m128>(f)));
 #else
-  // No instruction named: the conversion of the lanes below 2^31 only (the rest are 2^31).
+  // No instruction named: the conversion of the lanes below 2^31 only (the rest, f = 2^31,
+  // read as the indefinite value -2^31, as the instructions give).
   const vi big = reinterpret_cast<vi>(f) >= 0x4F000000;
-  t = big | __builtin_convertvector(reinterpret_cast<vf>(~big & reinterpret_cast<vi>(f)), vi);
+  t = (big & splat(static_cast<std::int32_t>(0x80000000u))) |
+      __builtin_convertvector(reinterpret_cast<vf>(~big & reinterpret_cast<vi>(f)), vi);
 #endif
-  const vi up = (t > a) | (t < 0);
+  // Rounded up: t > a, or t the indefinite value -2^31 (f = 2^31); in both cases a - t wraps
+  // or falls below zero (a < 2^31), and otherwise t = f <= a: the sign of a - t.
+  const vi up = (a - t) >> 31;
   return reinterpret_cast<vf>(reinterpret_cast<vi>(f) + up);
 #endif
 }
@@ -346,15 +351,30 @@ SOFTMX_GEMM_INLINE void floor_at_zero_exponent(vi (&E)[MR][NV], vi (&Any)[MR][NV
     }
 }
 
+/// A group's exact sum per lane: 32-bit lanes (vi), 64-bit lanes (vw), or, for tc_tile_rz's wide
+/// sums, two halves of double lanes (SumD: integers below 2^53, tc_tile_rz's precondition, so
+/// every addition is exact). add_run adds one run's 32-bit partial sum.
+struct SumD {
+  vd h[2];  // lanes 0 .. kD - 1, then kD .. kF - 1
+};
+SOFTMX_GEMM_INLINE void add_run(vi& s, vi part) { s += part; }
+SOFTMX_GEMM_INLINE void add_run(vw& s, vi part) { s += from32<vw>(part); }
+SOFTMX_GEMM_INLINE void add_run(SumD& s, vi part) {
+  s.h[0] += __builtin_convertvector(half_lo<vh>(part), vd);
+  s.h[1] += __builtin_convertvector(half_hi<vh>(part), vd);
+}
+
 /// Pass 2 by the float route (kernel_api.hpp, TcTile::af; docs/ARCHITECTURE.md, "Exact routes
-/// and their proofs" 8a), for tc_tile and tc_tile_rz: adds to S[r][v] every product's term
-/// trunc(n_a n_b 2^(e_a + e_b - E - cr)) of group gi (len products from af and bf, packed as
+/// and their proofs" 8a), for tc_tile and tc_tile_rz: sets S[r][v] to the sum of every product's
+/// term trunc(n_a n_b 2^(e_a + e_b - E - cr)) of group gi (len products from af and bf, packed as
 /// the integer route's an and bn are), formed as trunc(af * bf * 2^k), k = R_a + R_b - E - cr,
 /// every step exact in f32 (or the value below 1), the conversion truncating toward zero with
 /// the product's sign; runs of P.fl terms (each below 2^31 / P.fl) are summed in 32-bit lanes.
-template <int MR, int NV, bool Diag, class V>
+/// The operands are walked by pointers (constant offsets per row and vector, no index arithmetic
+/// per product: on AVX2 that arithmetic shares the vector ALU ports).
+template <int MR, int NV, bool Diag, class S>
 SOFTMX_GEMM_INLINE void float_route_sums(const TcTile& g, std::size_t gi, std::uint32_t len, const float* af,
-                                         const float* bf, const vi (&E)[MR][NV], V (&S)[MR][NV]) {
+                                         const float* bf, const vi (&E)[MR][NV], S (&sum)[MR][NV]) {
   constexpr int NR = NV * kF;
   constexpr int AW = Diag ? NR : MR;
   const TcParams& P = *g.prm;
@@ -364,22 +384,26 @@ SOFTMX_GEMM_INLINE void float_route_sums(const TcTile& g, std::size_t gi, std::u
       const vi ra = Diag ? load<vi>(g.ra + gi * NR + v * kF) : splat(g.ra[gi * AW + r]);
       const vi k = ra + load<vi>(g.rb + gi * NR + v * kF) - E[r][v] - P.cr;
       sc[r][v] = reinterpret_cast<vf>(vmin(vmax(k + 127, splat(0)), splat(254)) << 23);
+      sum[r][v] = S{};
     }
   for (std::uint32_t t0 = 0; t0 < len; t0 += P.fl) {
-    const std::uint32_t t1 = t0 + P.fl < len ? t0 + P.fl : len;
+    const std::uint32_t n = (t0 + P.fl < len ? t0 + P.fl : len) - t0;
+    const float* ap = af + static_cast<std::size_t>(t0) * AW;
+    const float* bp = bf + static_cast<std::size_t>(t0) * NR;
     vi part[MR][NV];
     for (int r = 0; r < MR; ++r)
       for (int v = 0; v < NV; ++v) part[r][v] = vi{};
-    for (std::uint32_t t = t0; t < t1; ++t)
+#pragma GCC unroll 2
+    for (std::uint32_t t = 0; t < n; ++t, ap += AW, bp += NR)
       for (int v = 0; v < NV; ++v) {
-        const vf bv = load<vf>(bf + t * NR + v * kF);
+        const vf bv = load<vf>(bp + v * kF);
         for (int r = 0; r < MR; ++r) {
-          const vf av = Diag ? load<vf>(af + t * NR + v * kF) : splat(af[t * AW + r]);
+          const vf av = Diag ? load<vf>(ap + v * kF) : splat(ap[r]);
           part[r][v] += __builtin_convertvector((av * bv) * sc[r][v], vi);
         }
       }
     for (int r = 0; r < MR; ++r)
-      for (int v = 0; v < NV; ++v) S[r][v] += from32<V>(part[r][v]);
+      for (int v = 0; v < NV; ++v) add_run(sum[r][v], part[r][v]);
   }
 }
 
@@ -414,10 +438,14 @@ struct TcPanels {
 template <int MR, int NV, bool Diag>
 SOFTMX_GEMM_INLINE void max_operand_exponents(const TcPanels& pk, std::uint32_t len, vi (&E)[MR][NV]) {
   constexpr int NR = NV * kF;
-  for (std::uint32_t t = 0; t < len; ++t)
+  constexpr int AW = Diag ? NR : MR;
+  const std::int32_t* ap = pk.ae;
+  const std::int32_t* bp = pk.be;
+#pragma GCC unroll 2
+  for (std::uint32_t t = 0; t < len; ++t, ap += AW, bp += NR)
     for (int v = 0; v < NV; ++v) {
-      const vi bev = load<vi>(pk.be + t * NR + v * kF);
-      for (int r = 0; r < MR; ++r) E[r][v] = vmax(E[r][v], bev + a_lanes<NV, MR, Diag>(pk.ae, t, r, v));
+      const vi bev = load<vi>(bp + v * kF);
+      for (int r = 0; r < MR; ++r) E[r][v] = vmax(E[r][v], bev + (Diag ? load<vi>(ap + v * kF) : splat(ap[r])));
     }
 }
 
@@ -602,40 +630,106 @@ void tc_tile(const TcTile& g) {
   }
 }
 
+/// RZ(d) to 24 significant bits as an f32 with d's sign, for doubles |d| < 2^53 that are
+/// integers: AVX-512's conversion with its own rounding; otherwise the FPU's (round to nearest)
+/// stepped one code toward zero (the bits minus one: sign and magnitude) where its magnitude
+/// exceeds |d| (an f32 converts to double exactly; d = 0 gives +0 or -0, never stepped).
+SOFTMX_GEMM_INLINE vfh f32_rz_signed(vd d) {
+#if SOFTMX_GEMM_BYTES == 64 && defined(__AVX512F__)
+  return reinterpret_cast<vfh>(_mm512_maskz_cvt_roundpd_ps(0xFF, reinterpret_cast<__m512d>(d), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
+#else
+  const vfh f = __builtin_convertvector(d, vfh);
+  const vl m = vl{} + 0x7FFFFFFFFFFFFFFF;
+  const vd back = reinterpret_cast<vd>(reinterpret_cast<vl>(__builtin_convertvector(f, vd)) & m);
+  const vh up = __builtin_convertvector(back > reinterpret_cast<vd>(reinterpret_cast<vl>(d) & m), vh);
+  return reinterpret_cast<vfh>(reinterpret_cast<vh>(f) + up);
+#endif
+}
+
+/// Whether any lane is set in zero but not in any (masks: lanes all ones or zero).
+SOFTMX_GEMM_INLINE bool any_lane_without(vi zero, vi any) {
+#if SOFTMX_GEMM_BYTES == 32 && defined(__AVX__)
+  return !_mm256_testc_si256(reinterpret_cast<__m256i>(any), reinterpret_cast<__m256i>(zero));
+#else
+  return any_lane(zero & ~any);
+#endif
+}
+
+/// Stores the f32 res (a normal number or a zero on f32's grid of p bits; any other lane is
+/// marked already) as the accumulator in tc_tile's form, kept 2^qe with its sign, present.
+SOFTMX_GEMM_INLINE void store_acc_f32(const TcTile& g, std::size_t at, vi res, vi& st) {
+  const int p = g.prm->p;
+  const vi rz = (res & 0x7FFFFFFF) == 0;
+  const vi ef = (res >> 23) & 255;
+  store(g.acc_kept + at, ~rz & shr((res & 0x7FFFFF) | 0x800000, splat(23 - p)));
+  store(g.acc_qe + at, ef - 127 - p);
+  st = (st & ~splat(static_cast<std::int32_t>(kTcAccSign))) | state_bit(res >> 31, kTcAccSign) |
+       static_cast<std::int32_t>(kTcAccPresent);
+}
+
+/// tc_tile_rz's group sum: 32-bit lanes, or (Wide: 64-bit group bounds, below 2^53) doubles.
+template <bool Wide>
+struct RzSum {
+  typedef vi type;
+};
+template <>
+struct RzSum<true> {
+  typedef SumD type;
+};
+
 /// tc_tile for the configuration of every published FP8 model (TcParams: the float route,
 /// rz onto a grid of p <= 23 bits, C as a term of the group, F <= 29, sums within to_grid_rz's
 /// range, and C after the products only by grid_add_f32_rne): the same steps as tc_tile, with
 /// the instruction's running value r held as its f32 (r_kept's lanes hold its bits; r_qe is
-/// not used). r is never live across chunks (each chunk is whole instructions) and the
-/// accumulator keeps tc_tile's form, so a chunk may take either kernel. Per group: r's
+/// not used). The accumulator keeps tc_tile's form between calls; where r is live across
+/// chunks (models without product_order) and the next chunk takes the other kernel, the driver
+/// converts r (TcWork::convert_r), so a chunk may take either kernel. Per group: r's
 /// exponent is its f32's; r's term is the truncating conversion of r 2^(F - E), formed by
 /// moving r's exponent field (below 2^(F + 1) <= 2^30, as r takes part in E; where the field
 /// would drop below 1 the value is below 2^-126 and its term 0); the group's sum is rounded by
 /// f32_rz, and the result r' = RZ(S) 2^(E - F) is that f32 with E - F added to its exponent
 /// field (exact where lead lies in emin .. emax; elsewhere the output is marked). Under rz a
 /// zero sum is +0 unless no term is non-zero and every zero product (and r) is negative.
+/// Where r is absent (before an instruction's first group under after_products, or with no
+/// accumulator) its lanes hold +0 or -0, so r is a term exactly where its bits are not a zero
+/// (docs/ARCHITECTURE.md, Exact routes 8e); the state word is read only at an instruction's
+/// start and end, for the marks, and where a zero sum's sign needs r's presence.
 template <int MR, int NV, bool Wide, bool Diag>
 void tc_tile_rz(const TcTile& g) {
-  typedef typename SumLanes<Wide>::type V;
+  typedef typename RzSum<Wide>::type Sum;
   constexpr int NR = NV * kF;
   constexpr int AW = Diag ? NR : MR;
   const TcParams& P = *g.prm;
   TcPanels pk(g);
   constexpr std::int32_t kNone = kZeroExponent;
-  const vi fmask = splat(~((std::int32_t{1} << (23 - P.p)) - 1));  // the fraction bits of p
-  auto exp_add = [](vi bits, vi d) {  // bits with d added to the exponent field (unsigned lanes)
-    return reinterpret_cast<vi>(reinterpret_cast<vu>(bits) + (reinterpret_cast<vu>(d) << 23));
-  };
-  for (std::size_t gi = 0; gi < g.groups; ++gi) {
-    const TcGroup& gd = g.grp[gi];
-    const std::uint32_t len = gd.len;
-    vi E[MR][NV];
+  constexpr std::int32_t kSign = static_cast<std::int32_t>(0x80000000u);
+  const vi fmask = splat(~((std::int32_t{1} << (23 - P.p)) - 1) & 0x7FFFFFFF);  // the fraction bits of p, no sign
+  const vi F = splat(P.F);
+  const vi lo0 = splat(-127 - P.emin);  // a result's exponent field plus this, minus F - E: lead - emin
+  const vu span = reinterpret_cast<vu>(splat(P.emax - P.emin));
+  // Under after_products the accumulator is held, for this call, as its f32 in r_qe's lanes
+  // (unused by this kernel otherwise), an absent one as -0 (x + -0 = x under rne, zeros
+  // included): read here, written back at the call's end in tc_tile's form. Between an
+  // instruction's end and the next one's the form round-trips exactly (p = 23: kept is the
+  // f32's significand), so the sums are those of storing it at every end.
+  bool ended = false;
+  if (P.after)
     for (int r = 0; r < MR; ++r)
       for (int v = 0; v < NV; ++v) {
         const std::size_t at = tile_at(g, r, v);
-        vi st = load<vi>(g.state + at);
-        if (gd.starts) {  // r starts as the accumulator (first_group) or empty (after_products)
-          st &= ~(splat(static_cast<std::int32_t>(kTcRSign | kTcRPresent)));
+        const vi st = load<vi>(g.state + at);
+        const vi accf = reinterpret_cast<vi>(
+            grid_f32(GridLanes{load<vi>(g.acc_kept + at), load<vi>(g.acc_qe + at), state_has(st, kTcAccSign)}));
+        store(g.r_qe + at, state_has(st, kTcAccPresent) ? accf : splat(kSign));
+      }
+  for (std::size_t gi = 0; gi < g.groups; ++gi) {
+    const TcGroup& gd = g.grp[gi];
+    const std::uint32_t len = gd.len;
+    if (gd.starts)  // r starts as the accumulator (first_group) or empty (after_products)
+      for (int r = 0; r < MR; ++r)
+        for (int v = 0; v < NV; ++v) {
+          const std::size_t at = tile_at(g, r, v);
+          vi st = load<vi>(g.state + at) & ~(splat(static_cast<std::int32_t>(kTcRSign | kTcRPresent)));
           vi rb = vi{};
           if (!P.after) {
             st |= state_has(st, kTcAccPresent) & static_cast<std::int32_t>(kTcRPresent);
@@ -645,33 +739,55 @@ void tc_tile_rz(const TcTile& g) {
           store(g.r_kept + at, rb);
           store(g.state + at, st);
         }
-        const vi mag = load<vi>(g.r_kept + at) & 0x7FFFFFFF;
-        E[r][v] = (state_has(st, kTcRPresent) & (mag != 0)) ? (mag >> 23) - 127 : splat(kNone);
+    // r's exponent where r is a term (its bits not a zero).
+    vi E[MR][NV];
+    for (int r = 0; r < MR; ++r)
+      for (int v = 0; v < NV; ++v) {
+        const vi mag = load<vi>(g.r_kept + tile_at(g, r, v)) & 0x7FFFFFFF;
+        E[r][v] = mag != 0 ? shr(mag, splat(23)) - 127 : splat(kNone);
       }
     max_operand_exponents<MR, NV, Diag>(pk, len, E);
     vi Any[MR][NV];
     floor_at_zero_exponent(E, Any, P.zfloor);
-    V S[MR][NV] = {};
+    Sum S[MR][NV];
     float_route_sums<MR, NV, Diag>(g, gi, len, pk.af, pk.bf, E, S);
     for (int r = 0; r < MR; ++r)
       for (int v = 0; v < NV; ++v) {
         const std::size_t at = tile_at(g, r, v);
-        vi st = load<vi>(g.state + at);
         const vi rb = load<vi>(g.r_kept + at);
-        const vi rpres = state_has(st, kTcRPresent);
-        const vi e = E[r][v];
-        // r's term: trunc(r 2^(F - E)) with r's sign.
-        const vi mag = rb & 0x7FFFFFFF;
-        const vi ok = rpres & (mag != 0) & (((mag >> 23) + (P.F - e)) >= 1);
-        const vi aterm = __builtin_convertvector(reinterpret_cast<vf>(ok & exp_add(rb, P.F - e)), vi);
-        const V sum = S[r][v] + from32<V>(aterm);
-        const vi zero = to32(lanes_zero(sum));
-        const vi fb = reinterpret_cast<vi>(f32_rz(labs(sum))) & fmask;
-        const vi lead = ((fb >> 23) & 255) - 127 + (e - P.F);
-        const vi bad = ~zero & ((lead < P.emin) | (lead > P.emax));
-        vi nb = ~zero & (exp_add(fb, e - P.F) | (to32(lanes_neg(sum)) & static_cast<std::int32_t>(0x80000000u)));
-        const vi lonely = zero & ~Any[r][v];  // every term zero: the zero products (and r) decide the sign
-        if (any_lane(lonely)) {
+        const vi d = F - E[r][v];  // F - E
+        const vi d23 = shl(d, splat(23));
+        // r's term: trunc(r 2^(F - E)) with r's sign, where r is a term (exponent field >= 1)
+        // and the moved field stays >= 1.
+        const vi rexp = shr(rb & 0x7FFFFFFF, splat(23));
+        const vi ok = vmin(rexp, rexp + d) > 0;
+        const vi aterm = __builtin_convertvector(reinterpret_cast<vf>(ok & (rb + d23)), vi);
+        // fa: RZ(|sum|) to 24 bits cut to p + 1 (an f32's bits, no sign); sign: the sum's.
+        vi fa, sign, zero;
+        if constexpr (!Wide) {
+          const vi sum = S[r][v] + aterm;
+          zero = sum == 0;
+          fa = reinterpret_cast<vi>(f32_rz(vabs(sum))) & fmask;
+          sign = sum & kSign;
+        } else {
+          SumD sum = S[r][v];
+          add_run(sum, aterm);
+          // Joined in registers (through memory, two half stores and one whole load, the
+          // load would wait for both stores).
+          const vi fs = join<vh>(reinterpret_cast<vh>(f32_rz_signed(sum.h[0])), reinterpret_cast<vh>(f32_rz_signed(sum.h[1])));
+          fa = fs & fmask;
+          sign = fs & kSign;
+          zero = (fs & 0x7FFFFFFF) == 0;  // RZ of a non-zero integer is at least 1
+        }
+        // lead = field - 127 + E - F in emin .. emax, as an unsigned range test.
+        const vu lo = reinterpret_cast<vu>(shr(fa, splat(23)) + (lo0 - d));
+        const vi inr = reinterpret_cast<vi>((lo < span ? lo : span) == lo);
+        const vi st0 = load<vi>(g.state + at);
+        vi st = st0 | (~(inr | zero) & static_cast<std::int32_t>(kTcReference)) | static_cast<std::int32_t>(kTcRPresent);
+        vi nb = ~zero & ((fa - d23) | sign);
+        if (any_lane_without(zero, Any[r][v])) {  // every term zero: the zero products (and r) decide the sign
+          const vi lonely = zero & ~Any[r][v];
+          const vi rpres = state_has(st0, kTcRPresent);
           for (int l = 0; l < kF; ++l) {
             if (!lonely[l]) continue;
             const int col = v * kF + l;
@@ -681,32 +797,37 @@ void tc_tile_rz(const TcTile& g) {
               if (sa == kTcAbsent) continue;
               allneg = ((sa ^ pk.bs[t * NR + col]) & 1) != 0;
             }
-            nb[l] = allneg ? static_cast<std::int32_t>(0x80000000u) : 0;
+            nb[l] = allneg ? kSign : 0;
           }
         }
-        st |= static_cast<std::int32_t>(kTcRPresent) | state_bit(bad, kTcReference);
         store(g.r_kept + at, nb);
         if (gd.ends) {
-          vi res = nb;
-          if (P.after) {  // acc + r under rne on f32's grid (grid_add_f32_rne)
-            const vi apres = state_has(st, kTcAccPresent);
-            const vf acc = grid_f32(GridLanes{load<vi>(g.acc_kept + at), load<vi>(g.acc_qe + at), state_has(st, kTcAccSign)});
-            const vi s = reinterpret_cast<vi>(acc + reinterpret_cast<vf>(nb));
-            const vi ef = (s >> 23) & 255;
-            st |= state_bit(apres & ((s & 0x7FFFFFFF) != 0) & ((ef == 0) | (ef == 255)), kTcReference);
-            res = apres ? s : nb;
+          if (P.after) {  // acc + r under rne on f32's grid (grid_add_f32_rne); acc in r_qe
+            const vi s = reinterpret_cast<vi>(load<vf>(g.r_qe + at) + reinterpret_cast<vf>(nb));
+            // Marked: a non-zero sum outside the normal range (exponent field 0 or 255).
+            const vu m = reinterpret_cast<vu>(s & 0x7FFFFFFF);
+            const vu x = m - 0x00800000u;
+            const vu top = vu{} + 0x7EFFFFFFu;
+            st |= ~((reinterpret_cast<vi>((x < top ? x : top) == x)) | reinterpret_cast<vi>(m == 0)) &
+                  static_cast<std::int32_t>(kTcReference);
+            store(g.r_qe + at, s);
+          } else {
+            store_acc_f32(g, at, nb, st);
           }
-          const vi rz = (res & 0x7FFFFFFF) == 0;
-          const vi ef = (res >> 23) & 255;
-          store(g.acc_kept + at, ~rz & shr((res & 0x7FFFFF) | 0x800000, splat(23 - P.p)));
-          store(g.acc_qe + at, ef - 127 - P.p);
-          st = (st & ~splat(static_cast<std::int32_t>(kTcAccSign))) | state_bit(res >> 31, kTcAccSign) |
-               static_cast<std::int32_t>(kTcAccPresent);
         }
         store(g.state + at, st);
       }
+    ended |= gd.ends;
     pk.advance(len, AW, NR);
   }
+  if (P.after && ended)
+    for (int r = 0; r < MR; ++r)
+      for (int v = 0; v < NV; ++v) {
+        const std::size_t at = tile_at(g, r, v);
+        vi st = load<vi>(g.state + at);
+        store_acc_f32(g, at, load<vi>(g.r_qe + at), st);
+        store(g.state + at, st);
+      }
 }
 
 }  // namespace softmx::gemm_detail::SOFTMX_GEMM_NS

@@ -264,6 +264,7 @@ struct TcWork {
                                                    [lanes == 64 ? 1 : 0];
     const int lshift = prodref ? 0 : std::max(prm.c, 0);
     const TcFn rz_fn = (P->pairs ? K.tc_rz_pairs : K.tc_rz)[lanes == 64 ? 1 : 0];
+    bool rz_form = false;  // r_kept holds tc_tile_rz's form of r (its f32 bits)
     for (std::size_t t0 = 0; t0 < P->K; t0 += kc) {
       layout(t0, std::min(P->K, t0 + kc));
       blk.resize(pos.size());
@@ -273,9 +274,14 @@ struct TcWork {
       pack(P->b, j0, j1, T.nr, 0, bn, be, bs);
       const std::size_t len = pos.size(), G = groups.size();
       const bool fl = prm.fl != 0 && float_operands(an, ae, T.mr, af, ra) && float_operands(bn, be, T.nr, bf, rb);
+      const bool rz = fl && prm.rz_kernel;
+      // A model without product_order chains r through all of K, so r is live here unless the
+      // chunk starts an instruction; the two kernels hold it in different forms.
+      if (rz != rz_form && !groups.front().starts) convert_r(rz);
+      rz_form = rz;
       T.each([&](std::size_t x, std::size_t y) {
         const std::size_t ao = x * len * T.mr, bo = y * len * T.nr, at = T.tile(x, y);
-        (fl && prm.rz_kernel ? rz_fn : fn)(TcTile{an.data() + ao, ae.data() + ao, as.data() + ao, bn.data() + bo, be.data() + bo, bs.data() + bo,
+        (rz ? rz_fn : fn)(TcTile{an.data() + ao, ae.data() + ao, as.data() + ao, bn.data() + bo, be.data() + bo, bs.data() + bo,
                   groups.data(), groups.size(), acc_kept.data() + at, acc_qe.data() + at, r_kept.data() + at,
                   r_qe.data() + at, state.data() + at, T.ld, &prm, fl ? af.data() + ao : nullptr,
                   fl ? bf.data() + bo : nullptr, fl ? ra.data() + x * G * T.mr : nullptr,
@@ -289,6 +295,35 @@ struct TcWork {
       else
         put(*P, i, j, finish(i, j, at), any);
     });
+  }
+
+  /// The running value r of every output from tc_tile's form (kept 2^qe in r_kept and r_qe,
+  /// its sign kTcRSign) into tc_tile_rz's (its f32's bits in r_kept: exact, kept having at
+  /// most p + 1 <= 24 bits and, where the output is not marked, lead in -126 .. 127), or
+  /// back (kept the significand cut to p + 1 bits, which tc_tile_rz's values have). A marked
+  /// output's r may be anything: the reference computes it.
+  void convert_r(bool to_rz) {
+    const int p = prm.p;
+    for (std::size_t c = 0; c < state.size(); ++c) {
+      const bool neg = state[c] & kTcRSign;
+      if (to_rz) {
+        const auto k = static_cast<std::uint32_t>(r_kept[c]);
+        std::uint32_t bits = neg ? 0x80000000u : 0;
+        if (k != 0 && k < (1u << 25)) {
+          const int msb = static_cast<int>(std::bit_width(k)) - 1;
+          const int field = r_qe[c] + msb + 127;
+          if (field >= 1 && field <= 254)
+            bits |= static_cast<std::uint32_t>(field) << 23 | ((msb <= 23 ? k << (23 - msb) : k >> (msb - 23)) & 0x7FFFFF);
+        }
+        r_kept[c] = static_cast<std::int32_t>(bits);
+      } else {
+        const auto bits = static_cast<std::uint32_t>(r_kept[c]);
+        const std::uint32_t field = (bits >> 23) & 0xFF;
+        state[c] = (state[c] & ~kTcRSign) | ((bits >> 31) ? kTcRSign : 0);
+        r_kept[c] = field == 0 ? 0 : static_cast<std::int32_t>(((bits & 0x7FFFFF) | 0x800000) >> (23 - p));
+        r_qe[c] = static_cast<std::int32_t>(field) - 127 - p;
+      }
+    }
   }
 
   /// The accumulator as the f32 code, with the flags against the exact sum (tensor_core.hpp).
@@ -342,7 +377,7 @@ bool tensor_core_takes(const Problem& P) {
 
 Flags tensor_core_run(const Problem& P, unsigned threads) {
   const TensorCoreParams& tp = P.tc->params();
-  TcWork w(&P, &tp, blocking(P, P.kern->tc_mr, P.kern->tc_nr, 256, 128, threads), tc_lanes(tp, P.a, P.b));
+  TcWork w(&P, &tp, blocking(P, P.kern->tc_mr, P.kern->tc_nr, 512, 512, threads), tc_lanes(tp, P.a, P.b));
   w.prm.F = tp.alignment_bits;
   w.prm.p = tp.f32.fraction_bits;
   w.prm.emin = -126;
