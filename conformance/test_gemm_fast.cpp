@@ -57,6 +57,20 @@
 //
 // - GemmFast.TensorCoreKernelSwitch: a chunk off the float route after one on it, r live
 //   across chunks (the models without product_order), every published non-GST model.
+//
+// The second speed pass (ARCHITECTURE, Exact routes 9; 2026-11-29, each a one-line change,
+// rebuilt; mismatching outputs in ExactRoutes or SequentialRoutes, then SharedRowBlocks), 14 of
+// 14: finish_narrow's unit off by one: 1,273,776 + 1,696,000;  finish_narrow ignoring B's
+//   special vectors: 3,842 + 0;  finish_narrow dropping the flags: 159,928 + 126,976;  A's kept
+//   panels reused without the row key: 1,408,049 + 1,415,112;  the kept slot ignoring the
+//   chunk: 391,621 + 41,960;  rne after the bracketing pair without the differing lanes'
+//   flags: 19,972 + 8,340;  the plain rerun under every mode: 161,235 + 315,994;  any_set
+//   inverted on AVX2: 109,580 + 8,340;  any_set missing lane 0 on AVX-512: 522 + 208;
+//   any_set's portable form reading one word: 806 + 580;  the sequential finish ignoring
+//   kSeqReference: 844,240 + 0;  the AVX2 bracket's up chain not negated back: 171,608;  its
+//   chains rounding toward zero: 244,162;  the MXCSR not restored after them: 5,452 (SharedRowBlocks,
+//   with its MXCSR check failing 8 times; SequentialRoutes 0: the next GEMM's FPU check sends
+//   every output to the reference).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -68,6 +82,10 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#endif
 
 #include "gemm/kernel_api.hpp"
 #include "softmx/block.hpp"
@@ -352,6 +370,40 @@ TEST(GemmFast, SequentialRoutes) {
   run_model(&fp32_sequential_accumulation(),
             {Kind::bell, Kind::narrow_values, Kind::cancel, Kind::adversarial, Kind::wide, Kind::near_bound},
             "fp32-sequential: plain, directed-pair and general loops under every mode");
+}
+
+/// Output blocks that share their rows (issue 30's speed work): exact and fp32-sequential cut
+/// the outputs into blocks of up to 512 rows, and the exact model keeps A's panels over all of k
+/// for the next block of the same rows (ExactBlock::run). 530 rows make two row ranges (512 and
+/// 18) and 200 columns two column blocks, each range met twice in a row by one thread (the kept
+/// panels reused), and 3 threads interleave the ranges (kept panels of the wrong rows must be
+/// repacked); k = 300 crosses a chunk. Bell blocks (narrow: the exact model's finish_narrow) and
+/// adversarial ones (specials, wide accumulators), both layouts, rne and rd.
+TEST(GemmFast, SharedRowBlocks) {
+  std::uint64_t seed = 0x5EED0530;
+#if defined(__x86_64__) || defined(__i386__)
+  const unsigned csr = _mm_getcsr() & ~0x3Fu;
+#endif
+  for (const AccumulationModel* model : {&exact_accumulation(), &fp32_sequential_accumulation()}) {
+    Tally tally(std::string(model->name()) + ": output blocks sharing their rows");
+    const std::vector<ModelCase> mcs = rounding_cases(model);
+    for (Kind kind : {Kind::bell, Kind::adversarial})
+      for (int layout = 0; layout < 2; ++layout) {
+        const Shape sh{530, 200, 300, 32};
+        const Mats m = make(kind, FormatId::e4m3, FormatId::e4m3, sh.M, sh.N, sh.K, sh.block, layout == 1, layout == 0,
+                            ++seed);
+        for (const ModelCase& mc : {mcs[0], mcs[4]}) {
+          compare(m, mc, describe(kind, FormatId::e4m3, FormatId::e4m3, sh, layout == 1), tally);
+#if defined(__x86_64__) || defined(__i386__)
+          // The AVX2 bracketing chains change the MXCSR's rounding and must restore it: left
+          // changed, the next GEMM's FPU check would quietly send every output to the reference.
+          // (Its control bits: the sticky exception flags, bits 0-5, any f32 operation may set.)
+          EXPECT_EQ(_mm_getcsr() & ~0x3Fu, csr) << "the MXCSR after " << mc.label;
+#endif
+        }
+      }
+    tally.report();
+  }
 }
 
 /// The tensor-core models' fast routes (issue 30's speed work): the float route of pass 2 (each

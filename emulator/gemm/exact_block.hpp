@@ -72,6 +72,11 @@ class ExactBlock {
     return static_cast<i128>((static_cast<u128>(static_cast<std::uint64_t>(hi_[at])) << 64) | lo_[at]);
   }
 
+  /// Whether the last run() kept one int64 per output (narrow()); then narrow_row(i)[j - j0] is
+  /// output (i, j)'s sum as an int64's bits (not in pairs mode).
+  bool is_narrow() const { return narrow_; }
+  const std::uint64_t* narrow_row(std::size_t i) const { return lo_.data() + tiles_.at(i - i0_, 0); }
+
   /// The output's sum is exact in 128 bits: its largest shift plus the widest product and the
   /// count of products stays below 2^125.
   bool fits(std::size_t i, std::size_t j) const {
@@ -118,7 +123,18 @@ class ExactBlock {
     else if (hi_.size() < T.cells()) hi_.resize(T.cells());  // (not read: a valid pointer for the tile)
     const ExactFn fn = P_.pairs ? (narrow_ ? P_.kern->exact_pairs_narrow : P_.kern->exact_pairs)
                                 : (narrow_ ? P_.kern->exact_narrow : P_.kern->exact);
-    for (std::size_t ca = 0; ca < P_.a.tab.parts.size(); ++ca)
+    // A's panels over the whole of k are kept for the next run() with the same rows (a thread
+    // takes the blocks of one row range in turn, Blocking), where they fit in kKeepA bytes:
+    // then each A element is packed once per row range instead of once per block.
+    const std::size_t na = P_.a.tab.parts.size(), nchunks = (P_.K + kc_ - 1) / kc_;
+    const bool keep = na * nchunks * T.pa * T.mr * kc_ * sizeof(double) <= kKeepA;
+    const bool kept = keep && a_kept_ && a_i0_ == i0 && a_i1_ == i1;
+    apack_.resize(keep ? na * nchunks : 1);
+    ra_.resize(apack_.size());
+    a_kept_ = keep;
+    a_i0_ = i0;
+    a_i1_ = i1;
+    for (std::size_t ca = 0; ca < na; ++ca)
       for (std::size_t cb = 0; cb < P_.b.tab.parts.size(); ++cb)
         for (std::size_t t0 = 0; t0 < P_.K; t0 += kc_) {
           const std::size_t t1 = std::min(P_.K, t0 + kc_);
@@ -130,15 +146,19 @@ class ExactBlock {
             seg_.push_back({t, end, blk});
             t = end;
           }
-          pack(P_.a, ca, i0, i1, t0, t1, T.mr, apack_, ra_);
+          const std::size_t slot = keep ? ca * nchunks + t0 / kc_ : 0;
+          const std::vector<double>& apack = apack_[slot];
+          const std::vector<std::int32_t>& ra = ra_[slot];
+          if (!kept && (!keep || cb == 0))  // kept: packed by an earlier run() or part of B
+            pack(P_.a, ca, i0, i1, t0, t1, T.mr, apack_[slot], ra_[slot]);
           pack(P_.b, cb, j0, j1, t0, t1, T.nr, bpack_, rb_);
           const std::size_t len = t1 - t0, ns = seg_.size();
           segs_.resize(ns);
           T.each([&](std::size_t x, std::size_t y) {
             for (std::size_t s = 0; s < ns; ++s)
               segs_[s] = ExactSegment{static_cast<std::uint32_t>(seg_[s].end - seg_[s].begin),
-                                      ra_.data() + (x * ns + s) * T.mr, rb_.data() + (y * ns + s) * T.nr};
-            fn(ExactTile{apack_.data() + x * len * T.mr, bpack_.data() + y * len * T.nr, segs_.data(), ns,
+                                      ra.data() + (x * ns + s) * T.mr, rb_.data() + (y * ns + s) * T.nr};
+            fn(ExactTile{apack.data() + x * len * T.mr, bpack_.data() + y * len * T.nr, segs_.data(), ns,
                          lo_.data() + T.tile(x, y), hi_.data() + T.tile(x, y), T.ld});
           });
         }
@@ -187,7 +207,13 @@ class ExactBlock {
   std::vector<std::int64_t> hi_;   // high words
   std::vector<Seg> seg_;
   std::vector<ExactSegment> segs_;
-  std::vector<double> apack_, bpack_;
-  std::vector<std::int32_t> ra_, rb_;
+  // A's packed panels and shifts, per (part, chunk) where kept (run()), else one slot.
+  std::vector<std::vector<double>> apack_;
+  std::vector<std::vector<std::int32_t>> ra_;
+  bool a_kept_ = false;
+  std::size_t a_i0_ = 0, a_i1_ = 0;
+  static constexpr std::size_t kKeepA = std::size_t{8} << 20;
+  std::vector<double> bpack_;
+  std::vector<std::int32_t> rb_;
 };
 }  // namespace softmx::gemm_detail

@@ -32,8 +32,47 @@ SOFTMX_GEMM_INLINE vf fma_up(vf a, vf b, vf c) {
   return reinterpret_cast<vf>(_mm512_fmadd_round_ps(reinterpret_cast<__m512>(a), reinterpret_cast<__m512>(b),
                                                     reinterpret_cast<__m512>(c), _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC));
 }
+/// The up chain is held as itself; the rounding needs no mode (below).
+SOFTMX_GEMM_INLINE vf up_in(vf x) { return x; }
+SOFTMX_GEMM_INLINE vf up_out(vf x) { return x; }
+SOFTMX_GEMM_INLINE unsigned round_down_begin() { return 0; }
+SOFTMX_GEMM_INLINE void round_down_end(unsigned) {}
+SOFTMX_GEMM_INLINE void pin(vf&) {}
+#elif SOFTMX_GEMM_BYTES == 32 && defined(__AVX__)
+#define SOFTMX_GEMM_DIRECTED 2
+/// AVX2 has no rounding per instruction: the chains run with the MXCSR's rounding control set to
+/// round down (round_down_begin, which returns the MXCSR to restore; round_down_end restores
+/// it), and the up chain is held negated: RU(z) = -RD(-z) for every real z (the two directed
+/// roundings mirror each other, and so do an exact zero's signs: x + (-x) is -0 rounding down,
+/// +0 rounding up; -0 + -0 is -0 under both), so nh = -hi steps as nh = RD(nh - a b). The products
+/// are exact, so fused or not, each step is one rounding of the exact sum.
+SOFTMX_GEMM_INLINE vf fma_down(vf a, vf b, vf c) { return c + a * b; }
+SOFTMX_GEMM_INLINE vf fma_up(vf a, vf b, vf nc) { return nc - a * b; }
+SOFTMX_GEMM_INLINE vf up_in(vf x) {
+  return reinterpret_cast<vf>(reinterpret_cast<vi>(x) ^ static_cast<std::int32_t>(0x80000000u));
+}
+SOFTMX_GEMM_INLINE vf up_out(vf x) { return up_in(x); }
+SOFTMX_GEMM_INLINE unsigned round_down_begin() {
+  const unsigned csr = _mm_getcsr();
+  _mm_setcsr((csr & ~0x6000u) | 0x2000u);  // RC (bits 13-14) = 01: toward -Inf
+  return csr;
+}
+SOFTMX_GEMM_INLINE void round_down_end(unsigned csr) { _mm_setcsr(csr); }
+/// Keeps x in a register at this point of the program: a volatile asm, which the compiler
+/// keeps in order with the MXCSR writes, so that no arithmetic on the chains moves across them.
+SOFTMX_GEMM_INLINE void pin(vf& x) { asm volatile("" : "+x"(x)); }
 #else
 #define SOFTMX_GEMM_DIRECTED 0
+#endif
+#if SOFTMX_GEMM_DIRECTED
+template <int MR, int NV>
+SOFTMX_GEMM_INLINE void pin_all(vf (&lo)[MR][NV], vf (&hi)[MR][NV]) {
+  for (int r = 0; r < MR; ++r)
+    for (int v = 0; v < NV; ++v) {
+      pin(lo[r][v]);
+      pin(hi[r][v]);
+    }
+}
 #endif
 
 /// r = round(x + y) under mode M, ORing e != 0 into inexact. An overflow gives +-Inf under
@@ -193,7 +232,7 @@ void seq_tile(const SeqTile& g) {
           if constexpr (M == Rounding::rne) f &= ~inx[r][v];
           fail |= f;
         }
-      for (int l = 0; l < kF; ++l) plain &= fail[l] == 0;
+      plain = !any_set(fail);
     }
     if (plain) {
       for (std::uint32_t t = 0; t < sg.len; ++t, a += AW, b += NR) {
@@ -210,8 +249,8 @@ void seq_tile(const SeqTile& g) {
     const float* a0 = a;
     const float* b0 = b;
 #if SOFTMX_GEMM_DIRECTED
-    // Two bracketing chains (the AVX-512 kernels: rounding per instruction): lo_t rounds each
-    // step down, hi_t up. By induction lo_t <= E_t <= hi_t (E_t the exact partial sums from the
+    // Two bracketing chains (AVX-512: rounding per instruction; AVX2: the MXCSR's, above): lo_t
+    // rounds each step down, hi_t up. By induction lo_t <= E_t <= hi_t (E_t the exact partial sums from the
     // segment's starting s), and once a step of lo is inexact, lo_t < E_t for every later t (a
     // value below E_t rounds down to one below it); the same for hi. So lo = hi at the
     // segment's end iff every step of both was exact, iff every E_t is an f32 (both chains are
@@ -223,7 +262,15 @@ void seq_tile(const SeqTile& g) {
       if (!done) {
         vf lo[MR][NV], hi[MR][NV];
         for (int r = 0; r < MR; ++r)
-          for (int v = 0; v < NV; ++v) lo[r][v] = hi[r][v] = s[r][v];
+          for (int v = 0; v < NV; ++v) {
+            lo[r][v] = s[r][v];
+            hi[r][v] = up_in(s[r][v]);
+          }
+        // Every chain value passes a pin before and after each MXCSR write (AVX2), so that the
+        // steps fall between the writes and nothing else does.
+        pin_all(lo, hi);
+        const unsigned csr = round_down_begin();
+        pin_all(lo, hi);
         for (std::uint32_t t = 0; t < sg.len; ++t, a += AW, b += NR) {
           vf bv[NV];
           for (int v = 0; v < NV; ++v) bv[v] = load<vf>(b + v * kF);
@@ -236,12 +283,18 @@ void seq_tile(const SeqTile& g) {
             }
           }
         }
+        pin_all(lo, hi);
+        round_down_end(csr);
+        pin_all(lo, hi);
         done = true;
         for (int r = 0; r < MR; ++r)
           for (int v = 0; v < NV; ++v) {
+            hi[r][v] = up_out(hi[r][v]);
             const vi differ = lo[r][v] != hi[r][v];
-            bool same = true;
-            for (int l = 0; l < kF; ++l) same &= differ[l] == 0;
+            const bool same = !any_set(differ);
+            // Under rne a lane where they differ had an inexact step in the model's chain (the
+            // iff above): its flag is known here, and the rerun is the plain hardware chain.
+            if constexpr (M == Rounding::rne) inx[r][v] |= differ;
             need[r][v] = !same;
             done &= same;
             if (same) s[r][v] = hi[r][v];
@@ -249,6 +302,10 @@ void seq_tile(const SeqTile& g) {
       }
     }
 #endif
+    // The general loop: TwoSum per step; or, under rne after the bracketing chains, which
+    // set the flags of every lane that needs it, the hardware's rne additions, which are the
+    // model's (its sum is add_round<rne>'s x + y; the product is exact, fused or not).
+    constexpr bool kFlagged = SOFTMX_GEMM_DIRECTED && M == Rounding::rne;
     if (!done) {
       a = a0;
       b = b0;
@@ -257,8 +314,10 @@ void seq_tile(const SeqTile& g) {
         for (int v = 0; v < NV; ++v) bv[v] = load<vf>(b + v * kF);
         for (int r = 0; r < MR; ++r)
           for (int v = 0; v < NV; ++v)
-            if (need[r][v])
-              s[r][v] = add_round<M>(s[r][v], (Diag ? load<vf>(a + v * kF) : splat(a[r])) * bv[v], inx[r][v]);
+            if (need[r][v]) {
+              const vf p = (Diag ? load<vf>(a + v * kF) : splat(a[r])) * bv[v];
+              s[r][v] = kFlagged ? s[r][v] + p : add_round<M>(s[r][v], p, inx[r][v]);
+            }
       }
     }
     if (!sg.ends_block) continue;

@@ -157,6 +157,10 @@ struct SeqWork {
                    acc.data() + at, state.data() + at, T.ld});
       });
     }
+    if (!P->pairs && (!P->dest || P->to->id == FormatId::f32)) {
+      finish_f32(T, i0, i1, j0, j1, any);
+      return;
+    }
     const Format& f32 = format(FormatId::f32);
     each_output(*P, i0, i1, j0, j1, [&](std::size_t i, std::size_t j) {
       const std::size_t at = T.at(i - i0, j - j0);
@@ -171,6 +175,30 @@ struct SeqWork {
       }
     });
   }
+
+  /// The block's outputs into f32 (not pairs): the general loop's first two cases, per row,
+  /// with raw pointers in locals (the flags' byte stores could alias any member, which would
+  /// make the compiler reload every one per output).
+  void finish_f32(const Tiles& T, std::size_t i0, std::size_t i1, std::size_t j0, std::size_t j1, Flags& any) {
+    const std::uint8_t* const bsp = P->b.special.data() + j0;
+    Flags seen = 0;
+    for (std::size_t i = i0; i < i1; ++i) {
+      const std::uint32_t* const st = state.data() + T.at(i - i0, 0);
+      const std::uint32_t* const ac = acc.data() + T.at(i - i0, 0);
+      std::uint32_t* const c = P->c + i * P->N + j0;
+      Flags* const fl = P->flags ? P->flags + i * P->N + j0 : nullptr;
+      const bool sa = P->a.special[i] != 0;
+      for (std::size_t j = 0; j < j1 - j0; ++j) {
+        const Result r = sa || bsp[j] || (st[j] & kSeqReference)
+                             ? reference_output(*P, i, j0 + j, s)
+                             : Result{ac[j], (st[j] & kSeqInexact) ? flag::inexact : Flags{0}};
+        c[j] = static_cast<std::uint32_t>(r.code);
+        if (fl) fl[j] = r.flags;
+        seen |= r.flags;
+      }
+    }
+    any |= seen;
+  }
 };
 
 }  // namespace
@@ -181,7 +209,8 @@ bool sequential_takes(const Problem& P) {
 }
 
 Flags sequential_run(const Problem& P, unsigned threads) {
-  const Blocking bl = blocking(P, P.kern->seq_mr, P.kern->seq_nr, 128, 256, threads);
+  // 512 x 256 outputs per item: B's panels packed once per 512 rows of A (as exact_run).
+  const Blocking bl = blocking(P, P.kern->seq_mr, P.kern->seq_nr, 512, 256, threads);
   const SeqExact ea = seq_exact(P.a, P.K, P.block), eb = seq_exact(P.b, P.K, P.block);
   return parallel(threads, bl.items(), SeqWork(&P, bl, &ea, &eb));
 }

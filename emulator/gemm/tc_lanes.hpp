@@ -198,19 +198,6 @@ SOFTMX_GEMM_INLINE GridLanes grid_add(GridLanes a, GridLanes b, Rounding mode, c
   return g;
 }
 
-/// Whether any lane of the mask m (lanes all ones or zero) is set.
-SOFTMX_GEMM_INLINE bool any_lane(vi m) {
-#if SOFTMX_GEMM_BYTES == 64 && defined(__AVX512F__)
-  return _mm512_test_epi32_mask(reinterpret_cast<__m512i>(m), reinterpret_cast<__m512i>(m)) != 0;
-#else
-  std::uint64_t w[kF / 2];
-  std::memcpy(w, &m, sizeof w);
-  std::uint64_t o = 0;
-  for (int l = 0; l < kF / 2; ++l) o |= w[l];
-  return o != 0;
-#endif
-}
-
 /// RZ(a) to 24 significant bits as an f32, for 0 <= a < 2^31 (a = 0: +0). AVX-512: the
 /// conversion's own rounding (embedded, the MXCSR untouched); otherwise the FPU's conversion
 /// (round to nearest: the driver checks the MXCSR, fpu_default) stepped one code toward zero

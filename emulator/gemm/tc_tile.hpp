@@ -280,7 +280,7 @@ void tc_tile(const TcTile& g) {
         gv.kept = zero ? vi{} : gv.kept;
         gv.neg = zero ? (anyterm & rdm) : gv.neg;
         const vi lonely = zero & ~anyterm;  // every term zero: the zero products (and r) decide the sign
-        if (any_lane(lonely)) {
+        if (any_set(lonely)) {
           for (int l = 0; l < kF; ++l) {
             if (!lonely[l]) continue;
             const int col = v * kF + l;
@@ -350,7 +350,7 @@ SOFTMX_GEMM_INLINE bool any_lane_without(vi zero, vi any) {
 #if SOFTMX_GEMM_BYTES == 32 && defined(__AVX__)
   return !_mm256_testc_si256(reinterpret_cast<__m256i>(any), reinterpret_cast<__m256i>(zero));
 #else
-  return any_lane(zero & ~any);
+  return any_set(zero & ~any);
 #endif
 }
 

@@ -79,6 +79,23 @@ SOFTMX_GEMM_INLINE vi floor_log2(vi x) {
   return l - ((shr(x, l) == 0) & 1);
 }
 
+/// Whether any lane of the mask m (each lane all ones or zero, as a comparison gives) is set:
+/// one instruction where the instruction set has it (GCC lowers a lane-by-lane loop to one
+/// extract per lane), else the mask's 64-bit words ORed.
+SOFTMX_GEMM_INLINE bool any_set(vi m) {
+#if SOFTMX_GEMM_BYTES == 64 && defined(__AVX512DQ__)
+  return _mm512_movepi32_mask(reinterpret_cast<__m512i>(m)) != 0;  // the lanes' sign bits
+#elif SOFTMX_GEMM_BYTES == 32 && defined(__AVX__)
+  return !_mm256_testz_si256(reinterpret_cast<__m256i>(m), reinterpret_cast<__m256i>(m));
+#else
+  std::uint64_t words[kBytes / 8];
+  std::memcpy(words, &m, sizeof words);
+  std::uint64_t any = 0;
+  for (const std::uint64_t x : words) any |= x;
+  return any != 0;
+#endif
+}
+
 typedef std::int32_t vh __attribute__((vector_size(kBytes / 2)));  // kD lanes of 32 bits
 typedef float vfh __attribute__((vector_size(kBytes / 2)));  // kD float lanes
 
