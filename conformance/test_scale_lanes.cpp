@@ -311,6 +311,29 @@ TEST(ScaleLanes, QuantizeF16ExhaustiveUe4m3) {
   EXPECT_EQ(bad, 0u);
 }
 
+// The positive finite codes of scale format sf taken by the boundary tests: every one of an
+// 8-bit format, every step16-th of a 16-bit one, n32 random ones (rng) of a wider one.
+std::vector<std::uint64_t> scale_codes(const Format& sf, std::uint64_t step16, int n32, SplitMix64& rng) {
+  std::vector<std::uint64_t> scodes;
+  const std::uint64_t top = sf.max_finite_magnitude();
+  const std::uint64_t step = sf.width <= 8 ? 1 : sf.width <= 16 ? step16 : 0;
+  if (step)
+    for (std::uint64_t c = 1; c <= top; c += step) scodes.push_back(c);
+  else
+    for (int i = 0; i < n32; ++i) scodes.push_back(1 + rng.below(top));
+  return scodes;
+}
+
+// One block of k f32 codes at v: `top` at a random place, the others top times random factors
+// in (0, 1], each with a random sign.
+void fill_block(std::uint32_t* v, std::size_t k, float top, SplitMix64& rng) {
+  const std::size_t at = rng.below(k);
+  for (std::size_t j = 0; j < k; ++j) {
+    const float x = j == at ? top : top * static_cast<float>(static_cast<double>(1 + rng.below(1u << 24)) * 0x1p-24);
+    v[j] = f32_bits(x) | (rng.below(2) ? 0x80000000u : 0u);
+  }
+}
+
 // The scale of a block at the rounding boundaries of every scale format: scale_of_block's f64
 // route (block/scale_lanes.cpp, scale_code_f64) against run_scale_format's exact quotient and
 // round_pack. Each block's largest magnitude is an f32 at, or 1 or 2 f32 steps either side
@@ -325,13 +348,8 @@ TEST(ScaleLanes, QuantizeScaleBoundariesMatchScalar) {
   std::size_t bad = 0, blocks = 0;
   for (const char* sname : kScaleFormats) {
     const Format sf = parse_format_spec(sname);
-    std::vector<std::uint64_t> scodes;
+    const std::vector<std::uint64_t> scodes = scale_codes(sf, 5, 20000, rng);
     const std::uint64_t top = sf.max_finite_magnitude();
-    const std::uint64_t step = sf.width <= 8 ? 1 : sf.width <= 16 ? 5 : 0;
-    if (step)
-      for (std::uint64_t c = 1; c <= top; c += step) scodes.push_back(c);
-    else
-      for (int i = 0; i < 20000; ++i) scodes.push_back(1 + rng.below(top));
     for (FormatId e : kElements) {
       const double max_e = to_double(format(e), format(e).max_finite_magnitude());
       std::vector<float> amax;
@@ -350,14 +368,8 @@ TEST(ScaleLanes, QuantizeScaleBoundariesMatchScalar) {
       for (int i = 0; i < 20000; ++i)
         amax.push_back(std::bit_cast<float>(1 + static_cast<std::uint32_t>(rng.below(0x7F7FFFFFu))));
       std::vector<std::uint32_t> v;
-      v.reserve(amax.size() * k);
-      for (float a : amax) {
-        const std::size_t at = rng.below(k);
-        for (std::size_t j = 0; j < k; ++j) {
-          const float x = j == at ? a : a * static_cast<float>(static_cast<double>(1 + rng.below(1u << 24)) * 0x1p-24);
-          v.push_back(f32_bits(x) | (rng.below(2) ? 0x80000000u : 0u));
-        }
-      }
+      v.resize(amax.size() * k);
+      for (std::size_t i = 0; i < amax.size(); ++i) fill_block(v.data() + i * k, k, amax[i], rng);
       BlockOptions o;
       o.element = e;
       o.scale_format = ScaleFormat(sf);
@@ -366,6 +378,57 @@ TEST(ScaleLanes, QuantizeScaleBoundariesMatchScalar) {
     }
   }
   EXPECT_EQ(bad, 0u);
+  RecordProperty("blocks", static_cast<int>(blocks));
+}
+
+// The element's overflow boundary, where the vector paths decide overflow once per block from
+// its largest magnitude (simd/scale_fused.hpp's quotients_overflow): tensors of 17 blocks (the
+// chunked path, its lanes and its tail), one of them at a random place the block under test,
+// the others with amax max_E / 8 (quotients max_E exactly: no overflow), so that the tensor's
+// flags are that block's; the block's largest
+// magnitude is an f32 at, or 1 f32 step either side of, value(c) T for every positive finite
+// scale code c (every 67th 16-bit one, a sampled set of f32 ones), T the midpoint of the
+// element's largest value and the value a quantum above it (where rne starts to overflow), the
+// other elements that amax times random factors in (0, 1]; under satfinite and satnone.
+TEST(ScaleLanes, QuantizeOverflowBoundaryMatchesScalar) {
+  if (vector_isas().empty()) GTEST_SKIP() << "no vector instruction set on this CPU";
+  SplitMix64 rng(0x0F10);
+  constexpr std::size_t k = 32;
+  std::size_t bad = 0, blocks = 0;
+  for (const char* sname : kScaleFormats) {
+    const Format sf = parse_format_spec(sname);
+    const std::vector<std::uint64_t> scodes = scale_codes(sf, 67, 1000, rng);
+    for (FormatId e : kElements) {
+      const std::uint64_t mx = format(e).max_finite_magnitude();
+      const double max_e = to_double(format(e), mx), below = to_double(format(e), mx - 1);
+      const double t_ovf = max_e + (max_e - below) / 2;  // the largest value's quantum is max_e - below
+      const std::string what = std::string(sname) + " " + std::string(name(e)) + " overflow boundary";
+      constexpr std::size_t kBlocks = 17;
+      std::vector<std::uint32_t> v(kBlocks * k);
+      for (std::uint64_t c : scodes) {
+        const double a = to_double(sf, c) * t_ovf;
+        if (!(a < 3.4e38) || !(a > 1e-37)) continue;
+        const std::uint32_t b = f32_bits(static_cast<float>(a));
+        for (int d = -1; d <= 1; ++d) {
+          const float am = std::bit_cast<float>(b + static_cast<std::uint32_t>(d));
+          const std::size_t tb = rng.below(kBlocks);
+          for (std::size_t bl = 0; bl < kBlocks; ++bl) {
+            fill_block(v.data() + bl * k, k, bl == tb ? am : static_cast<float>(max_e / 8), rng);
+          }
+          for (Saturation sat : {Saturation::finite, Saturation::none}) {
+            BlockOptions o;
+            o.element = e;
+            o.scale_format = ScaleFormat(sf);
+            o.saturation = sat;
+            bad += compare_quantize(v, k, o, what);
+            ++blocks;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(bad, 0u);
+  std::printf("overflow boundary: %zu tensors of 17 blocks, %zu mismatches\n", blocks, bad);
   RecordProperty("blocks", static_cast<int>(blocks));
 }
 

@@ -196,6 +196,46 @@ SOFTMX_LANES_INLINE void quotients(const std::uint32_t* x, std::size_t k, float 
   }
 }
 
+/// Whether some block b < blocks with s[b] != 0 overflows under rne (direct_rne_fpu): its
+/// largest scaled quotient, maxi(RO_f32(amax[b] / s[b]) - shift[b] 2^23, 2^-126) in f32 bits
+/// (what scaled_f32 makes of the quotient of the block's largest magnitude), is at least
+/// Direct::ovf_from. Exact because every step is monotone in |x|: the division by s[b] > 0,
+/// rounding to odd, the exponent shift and raise to 2^-126 (on f32 bits of non-negative values,
+/// integer order is value order), and the element's rne rounding; so the block's largest
+/// rounded magnitude is its amax's, and the block overflows iff that one does (the direct path
+/// with Largest kept found the same: a largest code above max_mag). Blocks that then take the
+/// general path (out of range) overflow in it as well: it rounds the same quotient. N blocks
+/// at a time in lanes, with each lane's own s (r = RN_f32(1 / s), as RoConst), the rest one by
+/// one (ro_one, which ro_vec equals lane by lane). Lanes with s = 0 are left out.
+template <int D>
+SOFTMX_LANES_INLINE bool quotients_overflow(const Direct<D>& dp, std::size_t blocks, const float* s, const int* shift,
+                                            const std::uint32_t* amax) {
+  const i32v from = splat_i(static_cast<std::int32_t>(dp.ovf_from));
+  i32v ovf = splat_i(0);
+  std::size_t b = 0;
+  for (; b + N <= blocks; b += N) {
+    RoConst c(1.0f);
+    u32v a;
+    i32v sh;
+    std::memcpy(&c.s, s + b, sizeof c.s);
+    std::memcpy(&a, amax + b, sizeof a);
+    std::memcpy(&sh, shift + b, sizeof sh);
+    const i32v live = c.s != 0.0f;
+    c.s = live ? c.s : c.r;  // 1.0 in the lanes left out (no Inf or NaN from 1 / 0)
+    c.r = c.r / c.s;
+    const u32v q = ro_vec<true>(a, c);
+    const i32v top = maxi(reinterpret_cast<i32v>(q) - (sh << 23), splat_i(0x800000));
+    ovf |= live & (top >= from);
+  }
+  bool any = lane_bits(ovf) != 0;
+  for (; b < blocks; ++b) {
+    if (s[b] == 0) continue;
+    const std::int32_t top = static_cast<std::int32_t>(ro_one(amax[b], s[b])) - shift[b] * (1 << 23);
+    any |= std::max(top, std::int32_t{0x800000}) >= static_cast<std::int32_t>(dp.ovf_from);
+  }
+  return any;
+}
+
 /// ScaleKernels::QuotientFn, the direct form: the same codes and flags as
 /// quotient_blocks_general, by simd/block_lanes.hpp's direct path (BlockRun::direct_block) on
 /// the quotients y = RO_f32(x / s[b]) (ro_vec) stored in a buffer as f32 codes, scaled by
@@ -212,7 +252,7 @@ SOFTMX_LANES_INLINE void quotients(const std::uint32_t* x, std::size_t k, float 
 /// BlockScalesFn gives them, or null (found here). K: k when it is known at compile time, else
 /// 0. Preconditions: Direct<D>::possible and the plan's Direct::ok, k a multiple of N and at
 /// most kDirectMaxK.
-template <int D, Rounding R, bool Fpu, std::size_t K>
+template <int D, Rounding R, bool Fpu, std::size_t K, bool ByAmax = false, bool OvfMin = false>
 Flags quotient_blocks_direct(const Plan& p, const std::uint32_t* x, std::size_t blocks, std::size_t k_rt, const float* s,
                              const int* shift, const std::uint32_t* amax, const std::uint32_t* amin,
                              std::uint8_t* codes) {
@@ -224,6 +264,20 @@ Flags quotient_blocks_direct(const Plan& p, const std::uint32_t* x, std::size_t 
   FlagBits acc = run.direct_acc;
   const Direct<D> dp = run.direct;
   alignas(64) std::uint32_t y[kDirectMaxK];
+  // ByAmax: overflow decided per block from its largest quotient (quotients_overflow), so the
+  // direct path keeps no largest code per element and takes the overflow code by a minimum
+  // where OvfMin (Direct::ovf_min) holds.
+  constexpr bool by_amax = ByAmax && Fpu && R == Rounding::rne && !Direct<D>::twos;
+  if constexpr (by_amax) {
+    if (quotients_overflow(dp, blocks, s, shift, amax)) acc.slow |= flag::overflow | flag::inexact;
+  }
+  auto direct = [&]<bool Zeros>(const std::uint32_t* src, int sh, std::uint8_t* cb) SOFTMX_LANES_INLINE_LAMBDA {
+    if constexpr (by_amax) {
+      direct_rne_fpu<D, Src::f32, Zeros, K, OvfMin, false>(dp, src, k, splat_i(sh * (1 << 23)), cb, acc);
+    } else {
+      run.template direct_block<Fpu, Zeros, K>(dp, src, k, sh, cb, acc);
+    }
+  };
   for (std::size_t b = 0; b < blocks; ++b) {
     if (s[b] == 0) continue;
     const std::uint32_t* xb = x + b * k;
@@ -239,17 +293,17 @@ Flags quotient_blocks_direct(const Plan& p, const std::uint32_t* x, std::size_t 
     const bool in_range = run.in_range(hi, sh);
     if (lo >= kRoLow && in_range) [[likely]] {
       if (s[b] == 1.0f) {
-        run.template direct_block<Fpu, false, K>(dp, xb, k, sh, cb, acc);
+        direct.template operator()<false>(xb, sh, cb);
         continue;
       }
       quotients<false>(xb, k, s[b], y);
-      run.template direct_block<Fpu, false, K>(dp, y, k, sh, cb, acc);
+      direct.template operator()<false>(y, sh, cb);
       continue;
     }
     // Zeros, values below 2^-100 (NVFP4's products, tiny data) or a block out of range.
     quotients<true>(xb, k, s[b], y);
     if (in_range) {
-      run.template direct_block<Fpu, true, K>(dp, y, k, sh, cb, acc);
+      direct.template operator()<true>(y, sh, cb);
     } else {
       run.general(y, k, sh, cb);
     }
@@ -271,7 +325,18 @@ Flags quotient_blocks(const Plan& p, const std::uint32_t* x, std::size_t blocks,
         return k == 32 ? quotient_blocks_direct<D, R, Fpu, 32>(p, x, blocks, k, s, shift, amax, amin, codes)
                        : quotient_blocks_direct<D, R, Fpu, 0>(p, x, blocks, k, s, shift, amax, amin, codes);
       };
-      if (R == Rounding::rne && fpu_is_default()) return go.template operator()<true>();
+      if (R == Rounding::rne && fpu_is_default()) {
+        // The usual call (k = 32, the ranges from BlockScalesFn): overflow per block.
+        if constexpr (!Direct<D>::twos) {
+          if (k == 32 && amax) {
+            return Direct<D>(p).ovf_min
+                       ? quotient_blocks_direct<D, R, true, 32, true, true>(p, x, blocks, k, s, shift, amax, amin, codes)
+                       : quotient_blocks_direct<D, R, true, 32, true, false>(p, x, blocks, k, s, shift, amax, amin,
+                                                                             codes);
+          }
+        }
+        return go.template operator()<true>();
+      }
       return go.template operator()<false>();
     }
   }
@@ -497,7 +562,7 @@ inline std::uint32_t block_range16(const std::uint32_t* x, std::size_t blocks, s
 /// tiny), since Direct::ok keeps 2^-126 below half of the element's smallest subnormal.
 /// Preconditions: Direct<D>::possible and the plan's Direct::ok, rounding rne, x finite, every
 /// m finite.
-template <int D, bool Fpu>
+template <int D, bool Fpu, bool OvfMin = false>
 Flags mul_round_direct(const Plan& p, const std::uint32_t* x, std::size_t groups, const float* m,
                        const std::uint32_t* bmax, const std::uint32_t* bmin, std::uint8_t* codes,
                        std::uint8_t* skip) {
@@ -507,6 +572,16 @@ Flags mul_round_direct(const Plan& p, const std::uint32_t* x, std::size_t groups
   const Direct<D> dp = run.direct;
   constexpr std::size_t kG = 256, kSub = 4 * N;  // kSub: the direct path's four-vector store
   alignas(64) std::uint32_t y[kG];
+  // Fpu: overflow decided per group from pmax (direct_rne_fpu then keeps no largest code per
+  // element; OvfMin: the overflow code by a minimum), as quotients_overflow does per block.
+  bool ovf = false;
+  auto direct = [&]<bool Zeros>(std::size_t i, std::uint8_t* cg) SOFTMX_LANES_INLINE_LAMBDA {
+    if constexpr (Fpu) {
+      direct_rne_fpu<D, Src::f32, Zeros, kSub, OvfMin, false>(dp, y + i, kSub, splat_i(0), cg + i, acc);
+    } else {
+      run.template direct_block<Fpu, Zeros, kSub>(dp, y + i, kSub, 0, cg + i, acc);
+    }
+  };
   for (std::size_t g = 0; g < groups; ++g) {
     const std::uint32_t* xg = x + g * kG;
     u32v hv = splat(0), lv = splat(0xFFFFFFFFu);
@@ -539,12 +614,17 @@ Flags mul_round_direct(const Plan& p, const std::uint32_t* x, std::size_t groups
     std::uint8_t* cg = codes + g * kG;
     if (!run.in_range(pmax, 0)) {
       run.general(y, kG, 0, cg);
-    } else if (pmin != 0) [[likely]] {
-      for (std::size_t i = 0; i < kG; i += kSub) run.template direct_block<Fpu, false, kSub>(dp, y + i, kSub, 0, cg + i, acc);
     } else {
-      for (std::size_t i = 0; i < kG; i += kSub) run.template direct_block<Fpu, true, kSub>(dp, y + i, kSub, 0, cg + i, acc);
+      // The group's largest y as scaled_f32 makes it with shift 0 (raised to 2^-126).
+      ovf |= std::max(pmax, std::uint32_t{0x800000}) >= dp.ovf_from;
+      if (pmin != 0) [[likely]] {
+        for (std::size_t i = 0; i < kG; i += kSub) direct.template operator()<false>(i, cg);
+      } else {
+        for (std::size_t i = 0; i < kG; i += kSub) direct.template operator()<true>(i, cg);
+      }
     }
   }
+  if (Fpu && ovf) acc.slow |= flag::overflow | flag::inexact;
   run.direct_acc = acc;
   return run.flags();
 }
@@ -554,7 +634,11 @@ inline MulRoundFn pick_mul_round(const Plan& p) {
   if (p.ctx.rounding != Rounding::rne) return nullptr;
   auto direct = [&]<int D>() -> MulRoundFn {
     if constexpr (Direct<D>::possible) {
-      if (Direct<D>(p).ok) return fpu_is_default() ? &mul_round_direct<D, true> : &mul_round_direct<D, false>;
+      const Direct<D> dp(p);
+      if (dp.ok) {
+        if (!fpu_is_default()) return &mul_round_direct<D, false>;
+        return dp.ovf_min ? &mul_round_direct<D, true, true> : &mul_round_direct<D, true, false>;
+      }
     }
     return nullptr;
   };
