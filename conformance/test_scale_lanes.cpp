@@ -695,6 +695,66 @@ TEST(ScaleLanes, Nvfp4QuantizeProductRangeMatchesScalar) {
   EXPECT_EQ(bad, 0u);
 }
 
+// A block whose largest product x * m is exactly 7.0, E2M1's overflow threshold (the midpoint of
+// 6 and 8, a tie that rne takes to 8, so overflow), and one f32 step either side. TransformerEngine's
+// steps (nvfp4_steps.hpp: encode_scale, block_scale, multiplier under reciprocal_product) in f32
+// on the FPU: S_enc = RN(2688 / G), S_dec = RN(1 / S_enc), the block scale code c (E4M3 c 2^-9,
+// a subnormal: only there is x m >= 7 reachable, since the scale's rounding error is up to a half
+// code) when RN(x RN(S_enc RN(1/6))) lies strictly inside ((c - 1/2) 2^-9, (c + 1/2) 2^-9), and
+// m = RN(1 / RN(c 2^-9 S_dec)). Codes 1 and 2 (3 puts 7.0 on the scale's own tie). The other
+// values of the block lie below x, the other blocks of the group are zero, so the tensor's flags
+// are the block's. It pins the group's `pmax >= ovf_from` (a `>` passes every other test).
+TEST(ScaleLanes, Nvfp4QuantizeOverflowThresholdMatchesScalar) {
+  if (vector_isas().empty()) GTEST_SKIP() << "no vector instruction set on this CPU";
+  SplitMix64 rng(0xF7);
+  std::size_t cases = 0, bad = 0, tensors = 0, found = 0;
+  for (float g : {1.0f, 3.0f, 0.37f, 1e10f, 7.5e-20f, 5.0f, 11.0f, 0.9f, 2.2e5f, 6.1e-3f, 1.3f, 40.0f}) {
+    const float s_enc = std::min(2688.0f / g, 3.4028235e38f), s_dec = 1.0f / s_enc;
+    const float eo6 = s_enc * (1.0f / 6.0f);
+    for (int c : {1, 2}) {
+      const float sdec_b = std::ldexp(static_cast<float>(c), -9);
+      const float m = std::min(1.0f / (sdec_b * s_dec), 3.4028235e38f);
+      const auto scale_is_c = [&](float x) {
+        const float y = x * eo6;
+        return y > std::ldexp(c - 0.5f, -9) && y < std::ldexp(c + 0.5f, -9);
+      };
+      // x with RN(x m) = 7.0 and the block scale code c, searched outward from 7 / m.
+      float x7 = 0;
+      for (int k = 0; k <= 64 && x7 == 0; ++k)
+        for (float x : {std::nextafter(7.0f / m, 0.0f), 7.0f / m}) {
+          for (int j = 0; j < k; ++j) x = std::nextafter(x, k % 2 ? 1e38f : 0.0f);
+          if (x * m == 7.0f && scale_is_c(x)) x7 = x;
+        }
+      // x m moves by ulp(x) m, more than ulp(7) where x's significand is below 1.75: some (G, c)
+      // have no such x.
+      if (x7 == 0) continue;
+      ++found;
+      for (int step = -1; step <= 1; ++step) {
+        const float x = step == 0 ? x7 : std::nextafter(x7, step > 0 ? 1e38f : 0.0f);
+        if (!scale_is_c(x)) continue;
+        for (int fill = 0; fill < 8; ++fill) {
+          std::vector<std::uint32_t> v(256, 0);  // one group of 16 blocks of 16
+          const std::size_t b = rng.below(16);
+          for (std::size_t i = 0; i < 16; ++i) {
+            const float u = static_cast<float>(rng.below(1u << 20)) / static_cast<float>(1u << 20);
+            v[b * 16 + i] = f32_bits(x * u) | (rng.below(2) ? 0x80000000u : 0u);
+          }
+          v[b * 16 + rng.below(16)] = f32_bits(x) | (fill % 2 ? 0x80000000u : 0u);
+          Nvfp4Options o;
+          o.global_amax = g;
+          compare_nvfp4(v, {1, 256}, o, "G " + std::to_string(g) + " code " + std::to_string(c) + " step " +
+                                            std::to_string(step), cases, bad);
+          ++tensors;
+        }
+      }
+    }
+  }
+  std::printf("nvfp4 overflow threshold: %zu (G, code) pairs reach 7.0, %zu tensors, %zu values, %zu mismatching tensors\n",
+              found, tensors, cases, bad);
+  EXPECT_GE(found, 8u);
+  EXPECT_EQ(bad, 0u);
+}
+
 TEST(ScaleLanes, Nvfp4DequantizeEveryCodeMatchesScalar) {
   if (vector_isas().empty()) GTEST_SKIP() << "no vector instruction set on this CPU";
   SplitMix64 rng(0xF5);

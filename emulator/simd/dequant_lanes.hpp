@@ -166,14 +166,24 @@ std::size_t dequantize_f32_blocks_t(const DequantLanes& d, const std::uint8_t* s
   return b;
 }
 
-/// DequantFn (plan.hpp) for this instruction set: MXFP8's two element formats compiled for
-/// their fields, any other through the general form.
+/// DequantFn (plan.hpp) for this instruction set: the 8-bit element shapes of MXFP8 and of the
+/// FNUZ family compiled for their fields (chosen by the descriptor's width, fraction bits and
+/// specials, whatever the bias: e4m3fnuz, e4m3b11fnuz and any runtime 8-bit fnuz format with 3
+/// fraction bits share one), any other through the general form. The FNUZ pair is here because
+/// the general form, with every mask and shift read at run time, ran the runtime FNUZ formats
+/// at 0.55-0.61x of e4m3/e5m2 at L2 and L3 (bench_block, 2026-11-29), under issue 30's 0.6x.
 inline std::size_t dequantize_f32_blocks(const DequantLanes& d, const std::uint8_t* scales, const std::uint8_t* codes,
                                          std::size_t n, std::size_t k, std::size_t b, std::uint32_t* out) {
-  if (d.width == 8 && d.man == 3 && d.specials == Specials::fn && !d.twos)  // e4m3
-    return dequantize_f32_blocks_t<8, 3, Specials::fn>(d, scales, codes, n, k, b, out);
-  if (d.width == 8 && d.man == 2 && d.specials == Specials::ieee && !d.twos)  // e5m2
-    return dequantize_f32_blocks_t<8, 2, Specials::ieee>(d, scales, codes, n, k, b, out);
+  if (d.width == 8 && !d.twos) {
+    if (d.man == 3 && d.specials == Specials::fn)  // e4m3
+      return dequantize_f32_blocks_t<8, 3, Specials::fn>(d, scales, codes, n, k, b, out);
+    if (d.man == 2 && d.specials == Specials::ieee)  // e5m2
+      return dequantize_f32_blocks_t<8, 2, Specials::ieee>(d, scales, codes, n, k, b, out);
+    if (d.man == 3 && d.specials == Specials::fnuz)  // e4m3fnuz, e4m3b11fnuz
+      return dequantize_f32_blocks_t<8, 3, Specials::fnuz>(d, scales, codes, n, k, b, out);
+    if (d.man == 2 && d.specials == Specials::fnuz)  // e5m2fnuz
+      return dequantize_f32_blocks_t<8, 2, Specials::fnuz>(d, scales, codes, n, k, b, out);
+  }
   return dequantize_f32_blocks_t<0, 0, Specials::ieee>(d, scales, codes, n, k, b, out);
 }
 
